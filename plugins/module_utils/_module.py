@@ -1,0 +1,80 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The shared module base: connection options, the lazily built client, and errors -> fail_json."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.module_utils.basic import AnsibleModule, env_fallback
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
+    IronicError, client_from_params, NODE_SUMMARY_FIELDS)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import PlanError
+
+# Documented once, in plugins/doc_fragments/connection.py.
+CONNECTION_ARGUMENT_SPEC = dict(
+    cloud=dict(type='raw', fallback=(env_fallback, ['OS_CLOUD'])),
+    auth_type=dict(type='str'),
+    auth=dict(type='dict', no_log=True),
+    endpoint=dict(type='str'),
+    validate_certs=dict(type='bool', default=True, aliases=['verify']),
+    ca_cert=dict(type='path', aliases=['cacert']),
+    client_cert=dict(type='path', aliases=['cert']),
+    client_key=dict(type='path', aliases=['key'], no_log=False),
+    api_timeout=dict(type='int', default=60),
+)
+
+
+class BaremetalModule(object):
+    """An AnsibleModule with the connection options and the Ironic client of this collection."""
+
+    def __init__(self, argument_spec, **kwargs):
+        spec = dict(CONNECTION_ARGUMENT_SPEC)
+        spec.update(argument_spec)
+        kwargs.setdefault('supports_check_mode', True)
+        self.ansible = AnsibleModule(argument_spec=spec, **kwargs)
+        self.params = self.ansible.params
+        self.check_mode = self.ansible.check_mode
+        self._client = None
+
+    @property
+    def client(self):
+        if self._client is None:
+            try:
+                self._client = client_from_params(self.params)
+            except IronicError as exc:
+                self.fail(str(exc))
+        return self._client
+
+    @property
+    def api_calls(self):
+        return self._client.api_calls if self._client else 0
+
+    def exit(self, **result):
+        result['api_calls'] = self.api_calls
+        self.ansible.exit_json(**result)
+
+    def fail(self, msg, **result):
+        result['api_calls'] = self.api_calls
+        self.ansible.fail_json(msg=msg, **result)
+
+    def require_node(self, ident, fields=None):
+        """The node named or identified by ``ident``, or a failure that says how to find it."""
+        node = self.client.find_node(ident, fields)
+        if node is None:
+            self.fail("No node is named or has the UUID '%s'. List the nodes Ironic knows with "
+                      "baremetal.lifecycle.baremetal_node_info, or enroll it with baremetal.lifecycle.baremetal_node."
+                      % ident)
+        return node
+
+    def run(self, main):
+        """Call main(self); Ironic and planning errors become a failed task with their message."""
+        try:
+            main(self)
+        except (IronicError, PlanError) as exc:
+            self.fail(str(exc))
+
+
+def node_fields(*extra):
+    return NODE_SUMMARY_FIELDS + tuple(extra)

@@ -1,0 +1,230 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Ironic's provision state machine as data.
+
+This is the single source of the state graph. The planner derives its stable-state
+graph from it, the docs draw their picture from it, and a conformance test compares
+TRANSITIONS edge for edge with ``ironic.common.state_machine.machine``.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+# Kinds of state.
+STABLE = 'stable'  # rests until an API request moves it
+TRANSIENT = 'transient'  # the conductor moves it on by itself
+HOLD = 'hold'  # a step asked to wait for an operator ('unhold' or 'abort')
+FAILED = 'failed'  # rests; recovery needs an API request
+
+# state -> (kind, Ironic's target state while in it). Same order and names as ironic/common/states.py.
+STATES = {
+    'enroll': (STABLE, None),
+    'verifying': (TRANSIENT, 'manageable'),
+    'manageable': (STABLE, None),
+    'available': (STABLE, None),
+    'active': (STABLE, None),
+    'error': (STABLE, None),
+    'rescue': (STABLE, None),
+    'deploying': (TRANSIENT, 'active'),
+    'wait call-back': (TRANSIENT, 'active'),
+    'deploy failed': (FAILED, 'active'),
+    'deploy hold': (HOLD, 'active'),
+    'cleaning': (TRANSIENT, 'available'),
+    'clean wait': (TRANSIENT, 'available'),
+    'clean failed': (FAILED, 'available'),
+    'clean hold': (HOLD, 'available'),
+    'deleting': (TRANSIENT, 'available'),
+    'inspecting': (TRANSIENT, 'manageable'),
+    'inspect wait': (TRANSIENT, 'manageable'),
+    'inspect failed': (FAILED, 'manageable'),
+    'adopting': (TRANSIENT, 'active'),
+    'adopt failed': (FAILED, 'active'),
+    'rescuing': (TRANSIENT, 'rescue'),
+    'rescue wait': (TRANSIENT, 'rescue'),
+    'rescue failed': (FAILED, 'rescue'),
+    'unrescuing': (TRANSIENT, 'active'),
+    'unrescue failed': (FAILED, 'active'),
+    'servicing': (TRANSIENT, 'active'),
+    'service wait': (TRANSIENT, 'active'),
+    'service failed': (FAILED, 'active'),
+    'service hold': (HOLD, 'active'),
+}
+
+# Before Kilo an available node had no provision state at all.
+LEGACY_STATE_ALIASES = {None: 'available', 'none': 'available', 'noop': 'available'}
+
+# API verb (PUT /v1/nodes/{node}/states/provision {"target": verb}) -> machine event.
+# 'rebuild' is not in Ironic's VERBS dict but the API accepts it as its own event.
+VERBS = {
+    'active': 'deploy',
+    'deploy': 'deploy',
+    'deleted': 'delete',
+    'undeploy': 'delete',
+    'manage': 'manage',
+    'provide': 'provide',
+    'inspect': 'inspect',
+    'abort': 'abort',
+    'clean': 'clean',
+    'adopt': 'adopt',
+    'rescue': 'rescue',
+    'unrescue': 'unrescue',
+    'unhold': 'unhold',
+    'service': 'service',
+    'rebuild': 'rebuild',
+}
+
+# The one name we send for each event; the others are aliases.
+CANONICAL_VERB = {
+    'deploy': 'active',
+    'delete': 'deleted',
+    'manage': 'manage',
+    'provide': 'provide',
+    'inspect': 'inspect',
+    'abort': 'abort',
+    'clean': 'clean',
+    'adopt': 'adopt',
+    'rescue': 'rescue',
+    'unrescue': 'unrescue',
+    'unhold': 'unhold',
+    'service': 'service',
+    'rebuild': 'rebuild',
+}
+
+# Lowest API microversion that accepts each verb (ironic/api/controllers/v1/utils.py MIN_VERB_VERSIONS).
+VERB_MIN_VERSION = {
+    'manage': (1, 4),
+    'provide': (1, 4),
+    'inspect': (1, 6),
+    'abort': (1, 13),
+    'clean': (1, 15),
+    'adopt': (1, 17),
+    'rescue': (1, 38),
+    'unrescue': (1, 38),
+    'unhold': (1, 85),
+    'service': (1, 87),
+    'deploy': (1, 73),
+    'undeploy': (1, 73),
+}
+
+# Verbs that tear down or re-image a workload.
+DESTRUCTIVE_VERBS = frozenset(('deleted', 'rebuild'))
+
+# Verbs whose path runs cleaning, which wipes disks (automated cleaning on provide and teardown;
+# manual cleaning runs the steps it is given).
+DISK_CLEANING_VERBS = frozenset(('provide', 'deleted', 'clean'))
+
+# Where a verb lands when it does not land on the target of the state it enters:
+# a manual clean passes through 'cleaning' (target available) back to manageable.
+LANDING_OVERRIDES = {
+    ('manageable', 'clean'): 'manageable',
+}
+
+# Every edge of Ironic's machine: (from state, event, to state).
+TRANSITIONS = (
+    ('enroll', 'manage', 'verifying'),
+    ('verifying', 'done', 'manageable'),
+    ('verifying', 'fail', 'enroll'),
+    ('manageable', 'provide', 'cleaning'),
+    ('manageable', 'clean', 'cleaning'),
+    ('manageable', 'inspect', 'inspecting'),
+    ('manageable', 'adopt', 'adopting'),
+    ('available', 'deploy', 'deploying'),
+    ('available', 'manage', 'manageable'),
+    ('deploying', 'fail', 'deploy failed'),
+    ('deploying', 'wait', 'wait call-back'),
+    ('deploying', 'hold', 'deploy hold'),
+    ('deploying', 'done', 'active'),
+    ('wait call-back', 'hold', 'deploy hold'),
+    ('wait call-back', 'resume', 'deploying'),
+    ('wait call-back', 'fail', 'deploy failed'),
+    ('wait call-back', 'abort', 'deploy failed'),
+    ('wait call-back', 'delete', 'deleting'),
+    ('deploy hold', 'unhold', 'wait call-back'),
+    ('deploy hold', 'abort', 'deploy failed'),
+    ('deploy failed', 'rebuild', 'deploying'),
+    ('deploy failed', 'deploy', 'deploying'),
+    ('deploy failed', 'delete', 'deleting'),
+    ('active', 'rebuild', 'deploying'),
+    ('active', 'delete', 'deleting'),
+    ('active', 'rescue', 'rescuing'),
+    ('active', 'service', 'servicing'),
+    ('deleting', 'fail', 'error'),
+    ('deleting', 'clean', 'cleaning'),
+    ('cleaning', 'done', 'available'),
+    ('cleaning', 'fail', 'clean failed'),
+    ('cleaning', 'wait', 'clean wait'),
+    ('cleaning', 'hold', 'clean hold'),
+    ('cleaning', 'manage', 'manageable'),
+    ('clean wait', 'fail', 'clean failed'),
+    ('clean wait', 'abort', 'clean failed'),
+    ('clean wait', 'hold', 'clean hold'),
+    ('clean wait', 'resume', 'cleaning'),
+    ('clean hold', 'abort', 'clean failed'),
+    ('clean hold', 'unhold', 'clean wait'),
+    ('clean failed', 'manage', 'manageable'),
+    ('error', 'rebuild', 'deploying'),
+    ('error', 'delete', 'deleting'),
+    ('inspecting', 'done', 'manageable'),
+    ('inspecting', 'fail', 'inspect failed'),
+    ('inspecting', 'wait', 'inspect wait'),
+    ('inspect wait', 'done', 'manageable'),
+    ('inspect wait', 'fail', 'inspect failed'),
+    ('inspect wait', 'abort', 'inspect failed'),
+    ('inspect wait', 'resume', 'inspecting'),
+    ('inspect failed', 'manage', 'manageable'),
+    ('inspect failed', 'inspect', 'inspecting'),
+    ('rescuing', 'done', 'rescue'),
+    ('rescuing', 'wait', 'rescue wait'),
+    ('rescuing', 'fail', 'rescue failed'),
+    ('rescue wait', 'resume', 'rescuing'),
+    ('rescue wait', 'fail', 'rescue failed'),
+    ('rescue wait', 'abort', 'rescue failed'),
+    ('rescue wait', 'delete', 'deleting'),
+    ('rescue', 'rescue', 'rescuing'),
+    ('rescue', 'delete', 'deleting'),
+    ('rescue', 'unrescue', 'unrescuing'),
+    ('rescue failed', 'rescue', 'rescuing'),
+    ('rescue failed', 'unrescue', 'unrescuing'),
+    ('rescue failed', 'delete', 'deleting'),
+    ('unrescuing', 'done', 'active'),
+    ('unrescuing', 'fail', 'unrescue failed'),
+    ('unrescue failed', 'rescue', 'rescuing'),
+    ('unrescue failed', 'unrescue', 'unrescuing'),
+    ('unrescue failed', 'delete', 'deleting'),
+    ('adopting', 'done', 'active'),
+    ('adopting', 'fail', 'adopt failed'),
+    ('adopt failed', 'adopt', 'adopting'),
+    ('adopt failed', 'manage', 'manageable'),
+    ('servicing', 'done', 'active'),
+    ('servicing', 'fail', 'service failed'),
+    ('servicing', 'wait', 'service wait'),
+    ('servicing', 'hold', 'service hold'),
+    ('service wait', 'hold', 'service hold'),
+    ('service wait', 'resume', 'servicing'),
+    ('service wait', 'fail', 'service failed'),
+    ('service wait', 'abort', 'service failed'),
+    ('service wait', 'delete', 'deleting'),
+    ('service hold', 'service', 'servicing'),
+    ('service hold', 'unhold', 'service wait'),
+    ('service hold', 'fail', 'service failed'),
+    ('service hold', 'abort', 'service failed'),
+    ('service failed', 'service', 'servicing'),
+    ('service failed', 'rescue', 'rescuing'),
+    ('service failed', 'wait', 'service wait'),
+    ('service failed', 'hold', 'service hold'),
+    ('service failed', 'delete', 'deleting'),
+    ('service failed', 'abort', 'active'),
+)
+
+# The stable states a playbook may declare.
+DECLARABLE_STATES = ('enroll', 'manageable', 'available', 'active', 'rescue')
+
+# Power: declared state -> (PUT /states/power target, power_state once reached).
+POWER_ACTIONS = {
+    'powered_on': ('power on', 'power on'),
+    'powered_off': ('power off', 'power off'),
+    'rebooted': ('rebooting', 'power on'),
+    'soft_powered_off': ('soft power off', 'power off'),
+    'soft_rebooted': ('soft rebooting', 'power on'),
+}
