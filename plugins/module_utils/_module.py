@@ -9,7 +9,7 @@ __metaclass__ = type
 from ansible.module_utils.basic import AnsibleModule, env_fallback
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
-    IronicError, client_from_params, NODE_SUMMARY_FIELDS)
+    IronicError, client_from_params)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import PlanError
 
 # Documented once, in plugins/doc_fragments/connection.py.
@@ -74,7 +74,3 @@ class BaremetalModule(object):
             main(self)
         except (IronicError, PlanError) as exc:
             self.fail(str(exc))
-
-
-def node_fields(*extra):
-    return NODE_SUMMARY_FIELDS + tuple(extra)

@@ -74,23 +74,6 @@ VERBS = {
     'rebuild': 'rebuild',
 }
 
-# The one name we send for each event; the others are aliases.
-CANONICAL_VERB = {
-    'deploy': 'active',
-    'delete': 'deleted',
-    'manage': 'manage',
-    'provide': 'provide',
-    'inspect': 'inspect',
-    'abort': 'abort',
-    'clean': 'clean',
-    'adopt': 'adopt',
-    'rescue': 'rescue',
-    'unrescue': 'unrescue',
-    'unhold': 'unhold',
-    'service': 'service',
-    'rebuild': 'rebuild',
-}
-
 # Lowest API microversion that accepts each verb (ironic/api/controllers/v1/utils.py MIN_VERB_VERSIONS).
 VERB_MIN_VERSION = {
     'manage': (1, 4),

@@ -1,0 +1,24 @@
+# -*- coding: utf-8 -*-
+"""Print Ironic's own provision state machine as JSON. Runs with the Python of Ironic's virtualenv."""
+
+import json
+import warnings
+
+warnings.simplefilter('ignore')
+
+from ironic.api.controllers.v1 import utils as api_utils  # noqa: E402
+from ironic.api.controllers.v1 import versions  # noqa: E402
+from ironic.common import state_machine, states  # noqa: E402
+
+machine = state_machine.machine
+print(json.dumps({
+    'transitions': sorted(list(edge) for edge in machine),
+    'states': dict((name, {'stable': machine.is_stable(name), 'target': machine._states[name]['target']})
+                   for name in machine.states),
+    'failure_states': sorted(states.FAILURE_STATES),
+    'unstable_states': sorted(states.UNSTABLE_STATES),
+    'verbs': states.VERBS,
+    'verb_min_minor': dict(api_utils.MIN_VERB_VERSIONS, unhold=versions.MINOR_85_UNHOLD_VERB,
+                           service=versions.MINOR_87_SERVICE),
+    'max_version': versions.max_version_string(),
+}))

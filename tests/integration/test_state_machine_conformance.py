@@ -1,0 +1,42 @@
+# -*- coding: utf-8 -*-
+"""Our state table must agree with the installed Ironic's own state machine, edge for edge."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+
+DUMPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dump_ironic_machine.py')
+
+
+@pytest.fixture(scope='module')
+def machine(ironic):
+    output = subprocess.run([ironic.python, DUMPER], check=True, capture_output=True, text=True).stdout
+    return json.loads(output)
+
+
+def test_transitions_are_exactly_ironics(machine):
+    ours = set(states.TRANSITIONS)
+    theirs = set(tuple(edge) for edge in machine['transitions'])
+    assert sorted(theirs - ours) == [], 'edges Ironic has and our table lacks'
+    assert sorted(ours - theirs) == [], 'edges our table has and Ironic lacks'
+    assert len(states.TRANSITIONS) == len(ours), 'duplicate edges in our table'
+
+
+def test_states_kinds_and_targets_are_ironics(machine):
+    assert set(states.STATES) == set(machine['states'])
+    for name, (kind, target) in states.STATES.items():
+        assert (kind == states.STABLE) == machine['states'][name]['stable'], name
+        assert target == machine['states'][name]['target'], name
+        assert (kind == states.FAILED) == (name in machine['failure_states']), name
+        assert (kind == states.TRANSIENT) == (name in machine['unstable_states']), name
+
+
+def test_verbs_and_their_minimum_versions_are_ironics(machine):
+    assert dict((verb, event) for verb, event in states.VERBS.items() if verb != 'rebuild') == machine['verbs']
+    assert states.VERBS['rebuild'] == 'rebuild'  # the API accepts it as an event of its own
+    assert dict((verb, (1, minor)) for verb, minor in machine['verb_min_minor'].items()) == states.VERB_MIN_VERSION
+

@@ -1,0 +1,23 @@
+# -*- coding: utf-8 -*-
+"""Unit tests import the collection from the source tree, as ansible_collections.baremetal.lifecycle."""
+
+import os
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _collection_root():
+    base = os.path.join(tempfile.gettempdir(), 'baremetal-lifecycle-unit-%d' % os.getuid())
+    namespace = os.path.join(base, 'ansible_collections', 'baremetal')
+    os.makedirs(namespace, exist_ok=True)
+    link = os.path.join(namespace, 'lifecycle')
+    if os.path.realpath(link) != ROOT:
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(ROOT, link)
+    return base
+
+
+sys.path.insert(0, _collection_root())
