@@ -33,9 +33,17 @@ FEATURE_MIN_VERSION = {
     'fields': (1, 8),
     'enroll': (1, 11),
     'clean_steps': (1, 15),
+    'pxe_enabled': (1, 19),
+    'local_link_connection': (1, 19),
+    'resource_class': (1, 21),
+    'power_timeout': (1, 27),
     'interfaces': (1, 31),
+    'storage_interface': (1, 33),
+    'physical_network': (1, 34),
     'traits': (1, 37),
     'rescue_password': (1, 38),
+    'rescue_interface': (1, 38),
+    'bios_interface': (1, 40),
     'conductor_group': (1, 46),
     'automated_clean': (1, 47),
     'owner': (1, 50),
@@ -43,6 +51,7 @@ FEATURE_MIN_VERSION = {
     'config_drive_dict': (1, 56),
     'lessee': (1, 65),
     'deploy_steps': (1, 69),
+    'firmware_interface': (1, 86),
 }
 
 # What a node looks like in results: never driver_info or instance_info (they hold secrets).
@@ -246,6 +255,7 @@ class IronicClient(object):
     def set_power_state(self, ident, target, timeout=None):
         body = {'target': target}
         if timeout is not None:
+            self.require('power_timeout', FEATURE_MIN_VERSION['power_timeout'])
             body['timeout'] = timeout
         self.request('PUT', '/nodes/%s/states/power' % ident, body=body)
 
@@ -261,6 +271,10 @@ class IronicClient(object):
     def set_traits(self, ident, traits):
         self.require('traits', FEATURE_MIN_VERSION['traits'])
         self.request('PUT', '/nodes/%s/traits' % ident, body={'traits': list(traits)})
+
+    def list_drivers(self):
+        """The names of the hardware types the conductors enable."""
+        return sorted(driver['name'] for driver in self.request('GET', '/drivers').get('drivers', []))
 
     # -- ports -------------------------------------------------------------------------------
 
