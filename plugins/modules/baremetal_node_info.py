@@ -15,7 +15,7 @@ description:
     following Ironic's pagination past its page limit.
   - Secrets never leave the module; secret C(driver_info) values are masked and C(instance_info) is not returned.
 author:
-  - baremetal.lifecycle maintainers
+  - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
 attributes:
@@ -24,6 +24,7 @@ attributes:
     description: The module only reads.
   diff_mode:
     support: none
+    description: The module only reads.
 options:
   node:
     description:

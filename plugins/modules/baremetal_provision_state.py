@@ -22,7 +22,7 @@ description:
   - With O(nodes), many nodes converge in one task; they are planned first, at most O(concurrency)
     of them move at once, and one list request per poll follows them all.
 author:
-  - baremetal.lifecycle maintainers
+  - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
 attributes:
@@ -31,6 +31,7 @@ attributes:
     description: Returns the plan computed from the live node and makes no change.
   diff_mode:
     support: none
+    description: Provision states are reported in RV(plan) and RV(transitions) instead.
 options:
   node:
     description:
