@@ -15,7 +15,7 @@ options:
       - The cloud to talk to, as a name in C(clouds.yaml) or a dictionary of the same settings.
       - Falls back to the E(OS_CLOUD) environment variable. C(clouds.yaml) is found the way openstacksdk
         finds it, including E(OS_CLIENT_CONFIG_FILE).
-      - A cloud with C(auth_type: none) and C(baremetal_endpoint_override) points at a standalone Ironic.
+      - "A cloud with C(auth_type: none) and C(baremetal_endpoint_override) points at a standalone Ironic."
     type: raw
   auth_type:
     description:
