@@ -44,6 +44,7 @@ FEATURE_MIN_VERSION = {
     'rescue_password': (1, 38),
     'rescue_interface': (1, 38),
     'bios_interface': (1, 40),
+    'reset_interfaces': (1, 45),
     'conductor_group': (1, 46),
     'automated_clean': (1, 47),
     'owner': (1, 50),
@@ -232,8 +233,13 @@ class IronicClient(object):
     def create_node(self, body):
         return self.request('POST', '/nodes', body=body)
 
-    def update_node(self, ident, patch):
-        return self.request('PATCH', '/nodes/%s' % ident, body=patch)
+    def update_node(self, ident, patch, reset_interfaces=False):
+        """Apply a JSON patch; reset_interfaces gives interfaces the patch does not set their new driver's defaults."""
+        params = None
+        if reset_interfaces:
+            self.require('reset_interfaces', FEATURE_MIN_VERSION['reset_interfaces'])
+            params = {'reset_interfaces': 'true'}
+        return self.request('PATCH', '/nodes/%s' % ident, body=patch, params=params)
 
     def delete_node(self, ident):
         self.request('DELETE', '/nodes/%s' % ident)
