@@ -26,14 +26,35 @@ CONNECTION_ARGUMENT_SPEC = dict(
 )
 
 
-class BaremetalModule(object):
-    """An AnsibleModule with the connection options and the Ironic client of this collection."""
+class _AnsibleModule(AnsibleModule):
+    """An AnsibleModule that also scrubs secrets held inside options, such as driver_info passwords."""
 
-    def __init__(self, argument_spec, **kwargs):
+    def __init__(self, secret_values=None, **kwargs):
+        self._secret_values = secret_values
+        super(_AnsibleModule, self).__init__(**kwargs)
+        self._add_secret_values()
+
+    def _load_params(self):
+        super(_AnsibleModule, self)._load_params()
+        # __init__ goes on to log the arguments to syslog and may fail on them: the secrets must be known first.
+        self._add_secret_values()
+
+    def _add_secret_values(self):
+        if self._secret_values:
+            self.no_log_values.update(self._secret_values(self.params))
+
+
+class BaremetalModule(object):
+    """An AnsibleModule with the connection options and the Ironic client of this collection.
+
+    secret_values(params) returns values to scrub from all output beyond those of no_log options.
+    """
+
+    def __init__(self, argument_spec, secret_values=None, **kwargs):
         spec = dict(CONNECTION_ARGUMENT_SPEC)
         spec.update(argument_spec)
         kwargs.setdefault('supports_check_mode', True)
-        self.ansible = AnsibleModule(argument_spec=spec, **kwargs)
+        self.ansible = _AnsibleModule(secret_values=secret_values, argument_spec=spec, **kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
         self._client = None
@@ -52,12 +73,17 @@ class BaremetalModule(object):
         return self._client.api_calls if self._client else 0
 
     def exit(self, **result):
-        result['api_calls'] = self.api_calls
-        self.ansible.exit_json(**result)
+        self.ansible.exit_json(**self._shown(result))
 
     def fail(self, msg, **result):
+        self.ansible.fail_json(msg=msg, **self._shown(result))
+
+    def _shown(self, result):
+        """The result with api_calls, and with its diff only when diff mode asked for one."""
+        if not self.ansible._diff:
+            result.pop('diff', None)
         result['api_calls'] = self.api_calls
-        self.ansible.fail_json(msg=msg, **result)
+        return result
 
     def require_node(self, ident, fields=None):
         """The node named or identified by ``ident``, or a failure that says how to find it."""
