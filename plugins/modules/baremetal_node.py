@@ -1,0 +1,450 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: baremetal_node
+short_description: Enroll, update and delete bare metal nodes, with their ports and traits
+version_added: 0.1.0
+description:
+  - Declares an Ironic node record, that is its driver and C(driver_info), properties, interfaces, ports,
+    traits and the other fields below. The node is found by O(name); it is created when missing and updated
+    when it differs.
+  - Only what the task names is managed. A field left out is not touched. In the dictionary fields
+    (O(driver_info), O(properties), O(extra), O(instance_info)) the keys given are set, a key given as
+    null is removed, and the keys not mentioned are left alone, so what inspection fills in is kept.
+    O(ports) and O(traits), when given, are made exactly the list given.
+  - A new node is left in the V(enroll) provision state. Moving it on is the job of
+    M(baremetal.lifecycle.baremetal_provision_state).
+  - C(driver_info) is checked against a schema of its hardware type before anything is sent. Unknown or
+    misspelled keys (with the closest known key), missing required keys and wrong types fail the task.
+  - Ironic never shows secret values (it answers C(******)), so they are never compared; see O(update_secrets).
+    Secret values do not appear in results, diffs or logs.
+  - Everything that can be checked (driver, C(driver_info), MAC addresses, addresses used by other nodes)
+    is checked before the first write, so a task that fails on bad input leaves Ironic unchanged.
+author:
+  - baremetal.lifecycle maintainers (@baremetal-lifecycle)
+extends_documentation_fragment:
+  - baremetal.lifecycle.connection
+attributes:
+  check_mode:
+    support: full
+    description: Reads Ironic, validates, and reports what would change without writing.
+  diff_mode:
+    support: full
+    description: Shows the fields, keys, traits and ports that change, before and after, with secrets masked.
+options:
+  name:
+    description:
+      - The name of the node. It identifies the node; the module never renames one.
+    type: str
+    required: true
+  uuid:
+    description:
+      - The UUID to give the node when it is created. Ignored for an existing node.
+    type: str
+  driver:
+    description:
+      - The hardware type, for example V(redfish), V(ipmi), V(idrac), V(ilo), V(fake-hardware) or
+        V(manual-management). Required to create a node.
+      - It must be enabled in Ironic (C(enabled_hardware_types)); the module checks before writing.
+    type: str
+  driver_info:
+    description:
+      - Keys of the node's C(driver_info), which tell Ironic how to reach its BMC and boot it.
+      - A key given as null is removed. Keys not given are left alone.
+      - Secret keys (passwords, Kg keys, tokens) are never compared with the node; see O(update_secrets).
+    type: dict
+  validate_driver_info:
+    description:
+      - Check O(driver_info) against the schema of O(driver) before any request is made.
+      - Set to V(false) to pass vendor-specific keys, or to use a hardware type this collection has no schema for.
+    type: bool
+    default: true
+  properties:
+    description:
+      - Keys of the node's C(properties), for example C(cpu_arch), C(memory_mb) or C(root_device).
+      - A key given as null is removed. Keys not given, such as those inspection fills in, are left alone.
+    type: dict
+  resource_class:
+    description:
+      - The resource class the Compute service schedules the node as.
+    type: str
+  interfaces:
+    description:
+      - The node's hardware interfaces. An interface not given keeps its current value, on creation the
+        default of the hardware type.
+    type: dict
+    suboptions:
+      bios:
+        description: The BIOS interface.
+        type: str
+      boot:
+        description: The boot interface, for example V(ipxe), V(pxe) or V(redfish-virtual-media).
+        type: str
+      console:
+        description: The console interface.
+        type: str
+      deploy:
+        description: The deploy interface, for example V(direct) or V(ramdisk).
+        type: str
+      firmware:
+        description: The firmware interface.
+        type: str
+      inspect:
+        description: The inspect interface, for example V(agent) or V(redfish).
+        type: str
+      management:
+        description: The management interface.
+        type: str
+      network:
+        description: The network interface, for example V(flat), V(neutron) or V(noop).
+        type: str
+      power:
+        description: The power interface.
+        type: str
+      raid:
+        description: The RAID interface.
+        type: str
+      rescue:
+        description: The rescue interface.
+        type: str
+      storage:
+        description: The storage interface.
+        type: str
+      vendor:
+        description: The vendor interface.
+        type: str
+  ports:
+    description:
+      - The node's ports (network interfaces), matched by MAC address. Ports of the node not listed are
+        deleted; an empty list deletes them all. When not given, ports are not touched.
+      - A MAC address already used by a port of another node fails the task before anything changes.
+    type: list
+    elements: dict
+    suboptions:
+      address:
+        description:
+          - The MAC address, six hexadecimal octets separated by colons. Case does not matter.
+        type: str
+        required: true
+      pxe_enabled:
+        description:
+          - Whether the node boots from the network through this port. Ironic's default on creation is V(true).
+        type: bool
+      physical_network:
+        description:
+          - The physical network the port is connected to.
+        type: str
+      local_link_connection:
+        description:
+          - The switch port it is cabled to, with C(switch_id), C(port_id) and optionally C(switch_info).
+        type: dict
+  traits:
+    description:
+      - The node's traits, standard ones or custom ones starting with C(CUSTOM_). The node gets exactly this list.
+    type: list
+    elements: str
+  extra:
+    description:
+      - Keys of the node's C(extra), free-form metadata. A key given as null is removed; keys not given are left alone.
+    type: dict
+  instance_info:
+    description:
+      - Keys of the node's C(instance_info), for example C(image_source). A key given as null is removed;
+        keys not given are left alone. Secret keys are handled as in O(driver_info).
+    type: dict
+  conductor_group:
+    description:
+      - The conductor group that manages the node. Ironic stores it in lower case.
+    type: str
+  owner:
+    description:
+      - The project that owns the node.
+    type: str
+  lessee:
+    description:
+      - The project the node is leased to.
+    type: str
+  description:
+    description:
+      - A free-form description of the node.
+    type: str
+  automated_clean:
+    description:
+      - Whether Ironic runs automated cleaning on the node. When not given, the conductor's setting applies.
+    type: bool
+  state:
+    description:
+      - V(present) creates or updates the node. A new node is left in V(enroll).
+      - V(absent) deletes the node and its ports. A node in a state Ironic cannot delete it from is first
+        brought to V(manageable) by the same engine as M(baremetal.lifecycle.baremetal_provision_state);
+        tearing down a workload on the way needs O(allow_destructive). A node that does not exist is a no-op.
+    type: str
+    default: present
+    choices: [present, absent]
+  update_secrets:
+    description:
+      - When secret keys of O(driver_info) and O(instance_info) are sent to Ironic, which never shows their values.
+      - V(on_create) sends them when the node is created, and when the node lacks the key; an existing secret
+        value is never compared nor replaced, so reruns report no change.
+      - V(always) sends the given secret keys on every run, so the task always reports a change. Use it to
+        rotate a password, then switch back.
+    type: str
+    default: on_create
+    choices: [on_create, always]
+  allow_destructive:
+    description:
+      - With O(state=absent), allow the steps that tear down the node's workload (for example from V(active))
+        on the way to V(manageable). Without it, deleting such a node fails and names the step.
+    type: bool
+    default: false
+  validate_interfaces:
+    description:
+      - After the task, run Ironic's validation of the node's interfaces and return it in RV(validation).
+        It reports; it does not fail the task.
+    type: bool
+    default: false
+  timeout:
+    description:
+      - With O(state=absent), the seconds bringing the node to V(manageable) may take.
+    type: int
+    default: 1800
+requirements:
+  - jsonschema (for O(validate_driver_info))
+notes:
+  - Ironic only lets some fields change in some provision states (for example interfaces of an V(active)
+    node); such an update fails with Ironic's message.
+  - Ironic can only update dictionary keys made of letters, digits, C(_) and C(-); other keys are refused.
+seealso:
+  - module: baremetal.lifecycle.baremetal_provision_state
+  - module: baremetal.lifecycle.baremetal_node_info
+  - module: baremetal.lifecycle.baremetal_maintenance
+  - module: baremetal.lifecycle.baremetal_power
+'''
+
+EXAMPLES = r'''
+- name: Enroll a Redfish server (here behind a sushy-tools emulator) with its port
+  baremetal.lifecycle.baremetal_node:
+    cloud: baremetal-lifecycle-local
+    name: rack1-node07
+    driver: redfish
+    driver_info:
+      redfish_address: http://127.0.0.1:8000
+      redfish_system_id: /redfish/v1/Systems/1
+      redfish_username: admin
+      redfish_password: "{{ vault_bmc_password }}"
+    properties:
+      cpu_arch: x86_64
+    resource_class: baremetal.large
+    interfaces:
+      boot: redfish-virtual-media
+    ports:
+      - address: "52:54:00:12:34:56"
+        physical_network: provisioning
+        local_link_connection:
+          switch_id: "aa:bb:cc:dd:ee:ff"
+          port_id: Ethernet1/7
+    traits:
+      - CUSTOM_RACK1
+
+- name: Then make it available (manage verifies the BMC credentials, provide cleans it)
+  baremetal.lifecycle.baremetal_provision_state:
+    cloud: baremetal-lifecycle-local
+    node: rack1-node07
+    state: available
+
+- name: Move the node to another BMC address and drop a key; other keys stay as they are
+  baremetal.lifecycle.baremetal_node:
+    name: rack1-node07
+    driver_info:
+      redfish_address: https://127.0.0.1:8443
+      redfish_verify_ca: null
+
+- name: Rotate the BMC password (reports changed on every run while update_secrets is always)
+  baremetal.lifecycle.baremetal_node:
+    name: rack1-node07
+    driver_info:
+      redfish_password: "{{ vault_new_bmc_password }}"
+    update_secrets: always
+
+- name: Pass a vendor-specific key the schema of the hardware type does not know
+  baremetal.lifecycle.baremetal_node:
+    name: rack1-node07
+    driver_info:
+      vendor_boot_quirk: "on"
+    validate_driver_info: false
+
+- name: Enroll an IPMI server (here a virtualbmc) and check what Ironic thinks of its interfaces
+  baremetal.lifecycle.baremetal_node:
+    name: rack2-node01
+    uuid: 4b0b0a1e-1c52-4cb5-9f61-6d1d3d0c5a10
+    driver: ipmi
+    driver_info:
+      ipmi_address: 127.0.0.1
+      ipmi_port: 6231
+      ipmi_username: admin
+      ipmi_password: "{{ vault_ipmi_password }}"
+    conductor_group: rack2
+    owner: infra
+    description: Spare database server
+    automated_clean: true
+    extra:
+      asset_tag: A-1234
+    validate_interfaces: true
+  register: enrolled
+
+- name: Set the image to deploy; keys not named stay as they are
+  baremetal.lifecycle.baremetal_node:
+    name: rack2-node01
+    instance_info:
+      image_source: http://127.0.0.1:8080/images/ubuntu.qcow2
+      image_checksum: null
+
+- name: Delete a node, tearing down its workload if it is deployed
+  baremetal.lifecycle.baremetal_node:
+    name: rack1-node07
+    state: absent
+    allow_destructive: true
+    timeout: 3600
+'''
+
+RETURN = r'''
+node:
+  description:
+    - The node after the task, with secret values masked. Never contains C(instance_info).
+    - Null when the node does not exist after the task, and in check mode when it would be created.
+  returned: always
+  type: dict
+  sample:
+    uuid: 4b0b0a1e-1c52-4cb5-9f61-6d1d3d0c5a10
+    name: rack1-node07
+    provision_state: enroll
+    target_provision_state: null
+    power_state: null
+    target_power_state: null
+    maintenance: false
+    maintenance_reason: null
+    last_error: null
+    driver: redfish
+    driver_info: {redfish_address: 'http://127.0.0.1:8000', redfish_username: admin, redfish_password: '********'}
+    properties: {cpu_arch: x86_64}
+    resource_class: baremetal.large
+    extra: {}
+    conductor_group: ''
+    owner: null
+    lessee: null
+    description: null
+    automated_clean: null
+    traits: [CUSTOM_RACK1]
+    interfaces: {boot: redfish-virtual-media, power: redfish, management: redfish}
+    ports: [{address: '52:54:00:12:34:56', pxe_enabled: true, physical_network: provisioning,
+             local_link_connection: {switch_id: 'aa:bb:cc:dd:ee:ff', port_id: Ethernet1/7}}]
+created:
+  description: Whether the node was (or in check mode would be) created.
+  returned: when O(state=present)
+  type: bool
+  sample: true
+validation:
+  description: Ironic's validation of each interface, with C(result) and, when it fails, C(reason).
+  returned: when O(validate_interfaces=true) and the node exists
+  type: dict
+  sample: {power: {result: true}, deploy: {result: false, reason: Node has no instance_info image_source}}
+plan:
+  description: With O(state=absent), the provision steps planned to bring the node to V(manageable) before deleting it.
+  returned: when O(state=absent)
+  type: list
+  elements: dict
+  sample: [{verb: deleted, from: active, to: available, cleans_disks: true, destructive: true},
+           {verb: manage, from: available, to: manageable, cleans_disks: false, destructive: false}]
+transitions:
+  description: With O(state=absent), the provision steps executed, with the state each ended in.
+  returned: when O(state=absent)
+  type: list
+  elements: dict
+  sample: [{verb: manage, from: available, to: manageable, seconds: 0.31}]
+api_calls:
+  description: The number of HTTP requests made to Ironic.
+  returned: always
+  type: int
+  sample: 3
+'''
+
+from ansible.module_utils.basic import missing_required_lib
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import (
+    HAS_JSONSCHEMA, JSONSCHEMA_IMPORT_ERROR)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import (
+    INTERFACES, NodeError, check_declaration, declared_record, ensure_absent, ensure_present, secret_values)
+
+ARGUMENT_SPEC = dict(
+    name=dict(type='str', required=True),
+    uuid=dict(type='str'),
+    driver=dict(type='str'),
+    driver_info=dict(type='dict'),
+    validate_driver_info=dict(type='bool', default=True),
+    properties=dict(type='dict'),
+    resource_class=dict(type='str'),
+    interfaces=dict(type='dict', options=dict((name, dict(type='str')) for name in INTERFACES)),
+    ports=dict(type='list', elements='dict', options=dict(
+        address=dict(type='str', required=True),
+        pxe_enabled=dict(type='bool'),
+        physical_network=dict(type='str'),
+        local_link_connection=dict(type='dict'),
+    )),
+    traits=dict(type='list', elements='str'),
+    extra=dict(type='dict'),
+    instance_info=dict(type='dict'),
+    conductor_group=dict(type='str'),
+    owner=dict(type='str'),
+    lessee=dict(type='str'),
+    description=dict(type='str'),
+    automated_clean=dict(type='bool'),
+    state=dict(type='str', default='present', choices=['present', 'absent']),
+    update_secrets=dict(type='str', default='on_create', choices=['on_create', 'always'], no_log=False),
+    allow_destructive=dict(type='bool', default=False),
+    validate_interfaces=dict(type='bool', default=False),
+    timeout=dict(type='int', default=1800),
+)
+
+
+def present(module):
+    params = module.params
+    if params['validate_driver_info'] and not HAS_JSONSCHEMA:
+        module.fail(missing_required_lib('jsonschema'), exception=JSONSCHEMA_IMPORT_ERROR)
+    declared = declared_record(params)
+    check_declaration(declared, params['validate_driver_info'])
+    result = ensure_present(module.client, params['name'], params['uuid'], declared, params['update_secrets'],
+                            params['validate_driver_info'], module.check_mode)
+    if params['validate_interfaces'] and result['node']:
+        result['validation'] = module.client.validate_node(result['node']['uuid'])
+    return result
+
+
+def main_logic(module):
+    params = module.params
+    if params['timeout'] < 1:
+        module.fail('timeout must be at least 1, got %d.' % params['timeout'])
+    try:
+        if params['state'] == 'absent':
+            result = ensure_absent(module.client, params['name'], params['allow_destructive'], params['timeout'],
+                                   module.check_mode)
+        else:
+            result = present(module)
+    except NodeError as exc:
+        module.fail(str(exc), **exc.result)
+    module.exit(**result)
+
+
+def main():
+    module = BaremetalModule(ARGUMENT_SPEC, secret_values=secret_values)
+    module.run(main_logic)
+
+
+if __name__ == '__main__':
+    main()

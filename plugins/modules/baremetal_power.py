@@ -1,0 +1,156 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: baremetal_power
+short_description: Power bare metal nodes on and off, or reboot them
+version_added: 0.1.0
+description:
+  - Asks Ironic to power a node on or off, hard or soft, or to reboot it, and waits until Ironic reports
+    the power state reached.
+  - V(powered_on), V(powered_off) and V(soft_powered_off) are states; a node already in them is left alone.
+    V(rebooted) and V(soft_rebooted) are actions and always report a change.
+  - When the node's power interface cannot act (for example its BMC is unreachable), the task fails with
+    Ironic's reason.
+  - A power action Ironic is already running on the node is waited for first.
+author:
+  - baremetal.lifecycle maintainers (@baremetal-lifecycle)
+extends_documentation_fragment:
+  - baremetal.lifecycle.connection
+attributes:
+  check_mode:
+    support: full
+    description: Reports whether the power state would change, without asking Ironic to act.
+  diff_mode:
+    support: full
+    description: Shows the power state before and after.
+options:
+  node:
+    description:
+      - The name or UUID of the node.
+    type: str
+    required: true
+  state:
+    description:
+      - V(powered_on) and V(powered_off) switch the power hard.
+      - V(soft_powered_off) asks the operating system to shut down (ACPI), and V(soft_rebooted) to restart.
+      - V(rebooted) power cycles the node hard.
+    type: str
+    required: true
+    choices: [powered_on, powered_off, rebooted, soft_powered_off, soft_rebooted]
+  timeout:
+    description:
+      - Seconds to wait for the power state to be reached.
+      - For soft actions it is also Ironic's own timeout, after which the task fails; the operating system may
+        have ignored the request.
+    type: int
+    default: 300
+notes:
+  - Ironic's power state sync may turn a node back on or off behind the task's back if another tool
+    (or the server itself) changes it; this module only acts when run.
+seealso:
+  - module: baremetal.lifecycle.baremetal_node
+  - module: baremetal.lifecycle.baremetal_maintenance
+'''
+
+EXAMPLES = r'''
+- name: Power a node on
+  baremetal.lifecycle.baremetal_power:
+    cloud: baremetal-lifecycle-local
+    node: rack1-node07
+    state: powered_on
+
+- name: Shut the operating system down cleanly, giving it five minutes
+  baremetal.lifecycle.baremetal_power:
+    node: rack1-node07
+    state: soft_powered_off
+    timeout: 300
+
+- name: Power cycle a hung server
+  baremetal.lifecycle.baremetal_power:
+    node: rack1-node07
+    state: rebooted
+
+- name: Ask the operating system to restart
+  baremetal.lifecycle.baremetal_power:
+    node: rack1-node07
+    state: soft_rebooted
+    timeout: 600
+'''
+
+RETURN = r'''
+node:
+  description: The node after the task (in check mode, before it). Never contains C(driver_info) or C(instance_info).
+  returned: always
+  type: dict
+  contains:
+    uuid:
+      description: The node's UUID.
+      type: str
+    name:
+      description: The node's name.
+      type: str
+    provision_state:
+      description: The provision state.
+      type: str
+    target_provision_state:
+      description: The state Ironic is moving the node to, or null.
+      type: str
+    power_state:
+      description: The power state, V(power on) or V(power off), or null when Ironic does not know it yet.
+      type: str
+    target_power_state:
+      description: The power state Ironic is moving the node to, or null.
+      type: str
+    maintenance:
+      description: Whether the node is in maintenance.
+      type: bool
+    maintenance_reason:
+      description: Why the node is in maintenance.
+      type: str
+    last_error:
+      description: The last error Ironic recorded for the node, such as why a power action failed.
+      type: str
+api_calls:
+  description: The number of HTTP requests made to Ironic.
+  returned: always
+  type: int
+  sample: 4
+'''
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._power import PowerError, ensure_power
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import POWER_ACTIONS
+
+ARGUMENT_SPEC = dict(
+    node=dict(type='str', required=True),
+    state=dict(type='str', required=True, choices=sorted(POWER_ACTIONS)),
+    timeout=dict(type='int', default=300),
+)
+
+
+def main_logic(module):
+    params = module.params
+    if params['timeout'] < 1:
+        module.fail('timeout must be at least 1, got %d.' % params['timeout'])
+    node = module.require_node(params['node'], NODE_SUMMARY_FIELDS)
+    try:
+        result = ensure_power(module.client, node, params['state'], params['timeout'], module.check_mode)
+    except PowerError as exc:
+        module.fail(str(exc), **exc.result)
+    module.exit(**result)
+
+
+def main():
+    module = BaremetalModule(ARGUMENT_SPEC)
+    module.run(main_logic)
+
+
+if __name__ == '__main__':
+    main()
