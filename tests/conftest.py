@@ -1,0 +1,347 @@
+# -*- coding: utf-8 -*-
+"""Test harness shared by all tests: a dedicated standalone Ironic per test session, and runners for the
+modules and playbooks of the installed collection (.work/collections, see `make install`).
+
+Fixtures (see each docstring for details):
+
+- ``ironic`` (session): an ``IronicInstance`` started with playbooks/ironic_start.yml on a free loopback port in
+  a fresh temporary directory, stopped with playbooks/ironic_stop.yml at the end of the session.
+- ``run_module(name, check=False, diff=False, **args)``: runs a module of the collection as a subprocess, the way
+  Ansible runs it, and returns its parsed JSON result.
+- ``run_playbook(path_or_yaml_text, extra_vars=None)``: runs ansible-playbook, returns ``(rc, output)``.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.path.join(ROOT, '.work')
+COLLECTIONS = os.path.join(WORK, 'collections')
+VENV_BIN = os.path.join(WORK, 'venv', 'bin')
+PYTHON = os.path.join(VENV_BIN, 'python') if os.path.exists(os.path.join(VENV_BIN, 'python')) else sys.executable
+ANSIBLE_PLAYBOOK = os.path.join(os.path.dirname(PYTHON), 'ansible-playbook')
+ANSIBLE_CFG = os.path.join(ROOT, 'ansible.cfg')
+IRONIC_VENV = os.path.join(WORK, 'ironic-venv')  # shared by `make demo` and the tests, installed once
+INSTALLED = os.path.join(COLLECTIONS, 'ansible_collections', 'baremetal', 'lifecycle')
+
+API_VERSION = '1.115'
+CLOUD_NAME = 'baremetal-lifecycle-test'
+MODULE_TIMEOUT = 900
+PLAYBOOK_TIMEOUT = 900
+
+# Integration tests may import the installed collection (ansible_collections.baremetal.lifecycle...). Appended,
+# not prepended, so that a test directory putting the source tree first (tests/unit/conftest.py) keeps it first.
+if COLLECTIONS not in sys.path:
+    sys.path.append(COLLECTIONS)
+
+# "... INFO ironic.api [req-...] 127.0.0.1 - PUT /v1/nodes/x/states/provision - 202 (12.3ms)"
+_REQUEST_LINE = re.compile(r' - (?P<method>[A-Z]+) (?P<path>\S+) - (?P<status>\d{3}) \(')
+
+Request = collections.namedtuple('Request', 'method path status')
+
+
+class IronicAPIError(AssertionError):
+    """Raised by ``IronicInstance.api`` when the status is not an expected one."""
+
+    def __init__(self, method, path, status, body):
+        super().__init__('%s %s -> %s %s' % (method, path, status, body))
+        self.status = status
+        self.body = body
+
+
+def free_loopback_port():
+    """A TCP port free on 127.0.0.1 right now (bound to port 0, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def _clean_env(**extra):
+    """The environment for ansible subprocesses: no OS_* variables of the caller, the repository's config."""
+    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
+    env.update(
+        ANSIBLE_CONFIG=ANSIBLE_CFG,
+        ANSIBLE_COLLECTIONS_PATH=COLLECTIONS,
+        ANSIBLE_NOCOLOR='1',
+        ANSIBLE_FORCE_COLOR='0',
+        PATH=os.path.dirname(PYTHON) + os.pathsep + os.environ.get('PATH', ''),
+    )
+    env.update(extra)
+    return env
+
+
+def ansible_playbook(playbook, extra_vars, env, timeout=PLAYBOOK_TIMEOUT):
+    """Run ansible-playbook from the repository root; returns (rc, stdout and stderr interleaved)."""
+    handle, vars_file = tempfile.mkstemp(prefix='extra-vars-', suffix='.json')
+    with os.fdopen(handle, 'w', encoding='utf-8') as stream:
+        json.dump(extra_vars or {}, stream)
+    try:
+        process = subprocess.run([ANSIBLE_PLAYBOOK, playbook, '-e', '@' + vars_file], cwd=ROOT, env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout,
+                                 check=False)
+    finally:
+        os.remove(vars_file)
+    return process.returncode, process.stdout
+
+
+class IronicInstance:
+    """A standalone Ironic managed by the role baremetal.lifecycle.ironic_standalone.
+
+    Attributes: ``endpoint`` (``http://127.0.0.1:PORT``), ``host``, ``port``, ``base_dir``, ``clouds_yaml`` (path of
+    the clouds.yaml holding ``cloud_name``), ``cloud_name``, ``log_path`` (Ironic's log, one line per API request),
+    ``venv`` and ``python`` (Ironic's virtualenv and its interpreter), ``role_vars`` (the extra vars the instance
+    was started with: pass them to playbooks/ironic_*.yml to act on this instance).
+    """
+
+    def __init__(self, base_dir, port, clouds_yaml, cloud_name=CLOUD_NAME, host='127.0.0.1', venv=IRONIC_VENV):
+        self.base_dir = str(base_dir)
+        self.host = host
+        self.port = port
+        self.endpoint = 'http://%s:%d' % (host, port)
+        self.clouds_yaml = str(clouds_yaml)
+        self.cloud_name = cloud_name
+        self.log_path = os.path.join(self.base_dir, 'ironic.log')
+        self.pid_path = os.path.join(self.base_dir, 'ironic.pid')
+        self.venv = venv
+        self.python = os.path.join(venv, 'bin', 'python')
+        self.role_vars = {
+            'ironic_standalone_base_dir': self.base_dir,
+            'ironic_standalone_venv': venv,
+            'ironic_standalone_host': host,
+            'ironic_standalone_port': port,
+            'ironic_standalone_clouds_yaml': self.clouds_yaml,
+            'ironic_standalone_cloud_name': cloud_name,
+        }
+
+    # --- lifecycle -------------------------------------------------------------------------------------------
+    def playbook(self, name, **extra_vars):
+        """Run playbooks/ironic_<name>.yml (start, stop, status) for this instance: (rc, output)."""
+        env = _clean_env(OS_CLIENT_CONFIG_FILE=self.clouds_yaml)
+        playbook = os.path.join('playbooks', 'ironic_%s.yml' % name)
+        return ansible_playbook(playbook, dict(self.role_vars, **extra_vars), env)
+
+    def start(self):
+        rc, output = self.playbook('start')
+        if rc != 0:
+            raise RuntimeError('playbooks/ironic_start.yml failed (rc=%d):\n%s' % (rc, output[-6000:]))
+        return output
+
+    def stop(self):
+        rc, output = self.playbook('stop')
+        if rc != 0:
+            raise RuntimeError('playbooks/ironic_stop.yml failed (rc=%d):\n%s' % (rc, output[-6000:]))
+        return output
+
+    @property
+    def pid(self):
+        """The pid of Ironic's master process (from the pid file), or None."""
+        try:
+            with open(self.pid_path, encoding='utf-8') as handle:
+                return int(handle.read().strip())
+        except (OSError, ValueError):
+            return None
+
+    # --- raw REST --------------------------------------------------------------------------------------------
+    def api(self, method, path, json=None, expect=(200, 201, 202, 204)):  # pylint: disable=redefined-outer-name
+        """Raw REST call with ``X-OpenStack-Ironic-API-Version: 1.115``; returns the decoded JSON body (None when
+        empty). ``path`` is relative to the endpoint: ``/v1/nodes`` or ``/nodes`` (``/v1`` is prepended when
+        missing; ``/`` is the root). Raises ``IronicAPIError`` (``.status``, ``.body``) when the status is not in
+        ``expect``; ``expect=None`` accepts any status.
+        """
+        if path != '/' and not (path == '/v1' or path.startswith('/v1/') or path.startswith('/v1?')):
+            path = '/v1' + (path if path.startswith('/') else '/' + path)
+        data = None
+        headers = {'X-OpenStack-Ironic-API-Version': API_VERSION, 'Accept': 'application/json'}
+        if json is not None:
+            data = _json_dumps(json).encode('utf-8')
+            headers['Content-Type'] = 'application/json'
+        request = urllib.request.Request(self.endpoint + path, data=data, headers=headers, method=method.upper())
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                status, raw = response.status, response.read()
+        except urllib.error.HTTPError as error:
+            status, raw = error.code, error.read()
+        body = _json_loads(raw)
+        if expect is not None and status not in expect:
+            raise IronicAPIError(method.upper(), path, status, body)
+        return body
+
+    # --- request log -----------------------------------------------------------------------------------------
+    def _log_size(self):
+        try:
+            return os.path.getsize(self.log_path)
+        except OSError:
+            return 0
+
+    def _sync_log(self, timeout=10.0):
+        """Wait until every request answered so far is in the log: send a GET with a unique marker and wait for
+        its line (Ironic writes a request's line after answering it)."""
+        marker = uuid.uuid4().hex
+        self.api('GET', '/?sync=%s' % marker, expect=None)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with open(self.log_path, 'rb') as handle:
+                if marker.encode() in handle.read():
+                    return
+            time.sleep(0.02)
+        raise AssertionError('the request with marker %s never appeared in %s' % (marker, self.log_path))
+
+    def log_mark(self):
+        """The current size of Ironic's log, after every request answered so far has been logged."""
+        self._sync_log()
+        return self._log_size()
+
+    def requests_since(self, mark):
+        """Every API request logged after ``mark`` (from ``log_mark()``), as ``Request(method, path, status)``."""
+        self._sync_log()
+        with open(self.log_path, 'rb') as handle:
+            handle.seek(mark)
+            text = handle.read().decode('utf-8', 'replace')
+        requests = []
+        for line in text.splitlines():
+            match = _REQUEST_LINE.search(line)
+            if match and ' ironic.api ' in line:
+                requests.append(Request(match.group('method'), match.group('path'), int(match.group('status'))))
+        return requests
+
+    def write_requests_since(self, mark):
+        """The non-GET (and non-HEAD) requests logged after ``mark``: ``[Request(method, path, status), ...]``.
+        ``[]`` proves that nothing was written to Ironic in between."""
+        return [request for request in self.requests_since(mark) if request.method not in ('GET', 'HEAD')]
+
+
+def _json_dumps(value):
+    return json.dumps(value)
+
+
+def _json_loads(raw):
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode('utf-8', 'replace')
+
+
+def _require_installed_collection():
+    if not os.path.isdir(INSTALLED) or not os.path.exists(ANSIBLE_PLAYBOOK):
+        pytest.fail('the collection is not installed in %s: run `make install` (or `make test`)' % COLLECTIONS,
+                    pytrace=False)
+
+
+@pytest.fixture(scope='session')
+def ironic(tmp_path_factory):
+    """A standalone Ironic for the whole test session (see ``IronicInstance``), on a free loopback port, in a fresh
+    temporary directory, with its virtualenv in .work/ironic-venv (installed on first use) and its own clouds.yaml.
+    Stopped at the end of the session, whatever happened."""
+    _require_installed_collection()
+    base_dir = tmp_path_factory.mktemp('ironic')
+    instance = IronicInstance(base_dir=base_dir, port=free_loopback_port(),
+                              clouds_yaml=os.path.join(str(base_dir), 'clouds.yaml'))
+    try:
+        instance.start()
+        yield instance
+    finally:
+        instance.stop()
+
+
+@pytest.fixture
+def run_module(ironic, tmp_path):
+    """``run_module(name, check=False, diff=False, **args)`` runs the module ``name`` of the installed collection
+    like Ansible does, without a playbook:
+    ``python -m ansible_collections.baremetal.lifecycle.plugins.modules.<name> ARGS_FILE`` with PYTHONPATH set to
+    .work/collections, ``{"ANSIBLE_MODULE_ARGS": {...}}`` in ARGS_FILE, ``_ansible_check_mode``/``_ansible_diff``
+    from ``check``/``diff``, ``cloud`` set to the session Ironic's cloud (unless given) and
+    ``OS_CLIENT_CONFIG_FILE`` set to its clouds.yaml.
+
+    Returns the module's JSON result as a dict (``failed: true`` for fail_json). When the module does not print
+    JSON (a crash), returns ``{'failed': True, 'msg': 'MODULE FAILURE...', 'rc', 'module_stdout', 'module_stderr'}``.
+    """
+    counter = [0]
+
+    def run(name, /, check=False, diff=False, **args):  # positional-only: modules may have a `name` option
+        args.setdefault('cloud', ironic.cloud_name)
+        args['_ansible_check_mode'] = bool(check)
+        args['_ansible_diff'] = bool(diff)
+        counter[0] += 1
+        args_file = tmp_path / ('module-args-%d.json' % counter[0])
+        args_file.write_text(_json_dumps({'ANSIBLE_MODULE_ARGS': args}), encoding='utf-8')
+        env = _clean_env(PYTHONPATH=COLLECTIONS, OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml)
+        process = subprocess.run(
+            [PYTHON, '-m', 'ansible_collections.baremetal.lifecycle.plugins.modules.%s' % name, str(args_file)],
+            cwd=str(tmp_path), env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=MODULE_TIMEOUT, check=False)
+        try:
+            result = json.loads(process.stdout)
+        except ValueError:
+            return {'failed': True, 'rc': process.returncode, 'module_stdout': process.stdout,
+                    'module_stderr': process.stderr,
+                    'msg': 'MODULE FAILURE (rc=%d): %s' % (process.returncode, process.stderr.strip()[-3000:])}
+        if not isinstance(result, dict):
+            return {'failed': True, 'rc': process.returncode, 'module_stdout': process.stdout,
+                    'module_stderr': process.stderr, 'msg': 'MODULE FAILURE: the module did not print a JSON object'}
+        return result
+
+    return run
+
+
+@pytest.fixture
+def run_playbook(ironic, tmp_path):
+    """``run_playbook(path_or_yaml_text, extra_vars=None)`` runs ansible-playbook from the repository root with
+    the installed collection (ANSIBLE_COLLECTIONS_PATH), ``OS_CLIENT_CONFIG_FILE`` set to the session Ironic's
+    clouds.yaml and ``OS_CLOUD`` to its cloud name. ``path_or_yaml_text`` is a playbook path (absolute or relative
+    to the repository root) or the YAML text of a playbook. ``extra_vars`` (a dict) are passed with ``-e @file``.
+    Returns ``(rc, output)``; output holds stdout and stderr interleaved.
+    """
+    counter = [0]
+
+    def run(path_or_yaml_text, extra_vars=None):
+        playbook = path_or_yaml_text
+        if '\n' in playbook or not os.path.exists(os.path.join(ROOT, playbook)):
+            counter[0] += 1
+            path = tmp_path / ('playbook-%d.yml' % counter[0])
+            path.write_text(path_or_yaml_text, encoding='utf-8')
+            playbook = str(path)
+        env = _clean_env(OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml, OS_CLOUD=ironic.cloud_name)
+        return ansible_playbook(playbook, extra_vars, env)
+
+    return run
+
+
+@pytest.fixture
+def make_ironic(tmp_path_factory):
+    """Factory ``make_ironic(host='127.0.0.1', port=None, cloud_name=CLOUD_NAME, clouds_yaml=None)``: a new, not
+    started ``IronicInstance`` with a fresh temporary base directory (``port`` defaults to a free loopback port,
+    ``clouds_yaml`` to a file next to the base directory; the virtualenv is the shared .work/ironic-venv).
+    Call ``.start()``/``.stop()`` or ``.playbook('start'|'stop'|'status')``; every instance that has a pid file at
+    the end of the test is stopped."""
+    _require_installed_collection()
+    instances = []
+
+    def make(host='127.0.0.1', port=None, cloud_name=CLOUD_NAME, clouds_yaml=None):
+        parent = tmp_path_factory.mktemp('ironic-extra')
+        instance = IronicInstance(base_dir=os.path.join(str(parent), 'ironic'), port=port or free_loopback_port(),
+                                  clouds_yaml=clouds_yaml or os.path.join(str(parent), 'clouds.yaml'),
+                                  cloud_name=cloud_name, host=host)
+        instances.append(instance)
+        return instance
+
+    yield make
+
+    for instance in instances:
+        if os.path.exists(instance.pid_path):
+            instance.playbook('stop')

@@ -1,0 +1,44 @@
+# -*- coding: utf-8 -*-
+"""Integration-test fixtures on top of tests/conftest.py (``ironic``, ``run_module``, ``run_playbook``)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import uuid
+
+import pytest
+
+_serial = itertools.count(1)
+
+
+@pytest.fixture
+def fresh_node(ironic):
+    """Factory ``fresh_node(name=None, driver='fake-hardware', **fields)``: creates a node with raw REST
+    (``POST /v1/nodes`` with ``fields``, e.g. ``resource_class``, ``driver_info``, ``properties``, interfaces) and
+    returns the created node as returned by Ironic (a dict with ``uuid``, ``name``, ``provision_state`` (enroll),
+    ...). ``name`` defaults to a unique ``test-<pid>-<n>-<hex>``. Nodes are deleted after the test, best effort
+    (put in maintenance first when Ironic refuses; errors are ignored: the whole Ironic is thrown away at the end
+    of the session anyway)."""
+    created = []
+
+    def create(name=None, driver='fake-hardware', **fields):
+        if name is None:
+            name = 'test-%d-%d-%s' % (os.getpid(), next(_serial), uuid.uuid4().hex[:6])
+        node = ironic.api('POST', '/v1/nodes', dict(fields, name=name, driver=driver))
+        created.append(node['uuid'])
+        return node
+
+    yield create
+
+    for node_uuid in created:
+        try:
+            ironic.api('DELETE', '/v1/nodes/%s' % node_uuid)
+        except AssertionError:
+            try:
+                ironic.api('PUT', '/v1/nodes/%s/maintenance' % node_uuid, {'reason': 'test cleanup'}, expect=None)
+                ironic.api('DELETE', '/v1/nodes/%s' % node_uuid, expect=None)
+            except OSError:
+                pass
+        except OSError:
+            pass

@@ -1,0 +1,115 @@
+# -*- coding: utf-8 -*-
+"""The role baremetal.lifecycle.ironic_standalone and its playbooks (ironic_start/stop/status.yml)."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+
+import pytest
+import yaml
+
+LOOPBACK_REFUSAL = 'ironic_standalone_host must be a loopback IP address'
+
+
+def recap(output):
+    """The PLAY RECAP counters of localhost, as a dict of ints."""
+    match = re.search(r'^localhost\s+:\s+(.*)$', output, re.MULTILINE)
+    assert match, output
+    return dict((key, int(value)) for key, value in re.findall(r'(\w+)=(\d+)', match.group(1)))
+
+
+def live_group_members(pgid):
+    """Pids of the live (not zombie) processes of process group ``pgid``."""
+    members = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry, encoding='utf-8', errors='replace') as handle:
+                fields = handle.read().rsplit(') ', 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] not in ('Z', 'X') and int(fields[2]) == pgid:
+            members.append(int(entry))
+    return members
+
+
+def answers(host, port):
+    with socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(2)
+        return sock.connect_ex((host, port)) == 0
+
+
+def test_start_is_idempotent(ironic):
+    pid = ironic.pid
+    rc, output = ironic.playbook('start')
+    assert rc == 0, output
+    assert recap(output)['changed'] == 0, output
+    assert ironic.pid == pid
+    assert live_group_members(pid)
+
+
+def test_status_reports_running_pid_endpoint_and_version(ironic):
+    version = ironic.api('GET', '/')['default_version']['version']
+    rc, output = ironic.playbook('status')
+    assert rc == 0, output
+    assert 'Ironic is running: pid %d, endpoint %s, API version %s' % (ironic.pid, ironic.endpoint, version) in output
+    assert recap(output)['changed'] == 0
+
+
+def test_clouds_yaml_points_at_the_instance(ironic):
+    with open(ironic.clouds_yaml, encoding='utf-8') as handle:
+        clouds = yaml.safe_load(handle)['clouds']
+    assert clouds[ironic.cloud_name] == {'auth_type': 'none', 'baremetal_endpoint_override': ironic.endpoint}
+
+
+@pytest.mark.parametrize('host', ['0.0.0.0', '192.0.2.10', '::', 'localhost'])
+def test_a_non_loopback_host_is_refused_and_nothing_is_started(make_ironic, host):
+    instance = make_ironic(host=host)
+    rc, output = instance.playbook('start')
+    assert rc != 0, output
+    assert LOOPBACK_REFUSAL in output and "got '%s'" % host in output, output
+    assert not os.path.exists(instance.base_dir)
+    assert not os.path.exists(instance.clouds_yaml)
+    assert not answers('127.0.0.1', instance.port)
+
+
+def test_start_stop_status_cycle(make_ironic):
+    """Start over a stale pid file and next to another cloud in clouds.yaml, stop (the whole process tree), stop
+    again (no-op), status."""
+    instance = make_ironic()
+    os.makedirs(instance.base_dir)
+    with open(instance.pid_path, 'w', encoding='utf-8') as handle:
+        handle.write('999999999\n')  # above pid_max: never a live process
+    other = {'auth_type': 'password', 'auth': {'auth_url': 'https://keystone.example.com/v3'}}
+    with open(instance.clouds_yaml, 'w', encoding='utf-8') as handle:
+        yaml.safe_dump({'clouds': {'other': other}}, handle)
+
+    rc, output = instance.playbook('start')
+    assert rc == 0, output
+    assert recap(output)['changed'] > 0
+    pid = instance.pid
+    assert pid != 999999999
+    assert live_group_members(pid), 'no Ironic process in group %s' % pid
+    assert instance.api('GET', '/')['default_version']['version']
+    with open(instance.clouds_yaml, encoding='utf-8') as handle:
+        clouds = yaml.safe_load(handle)['clouds']
+    assert clouds == {'other': other,
+                      instance.cloud_name: {'auth_type': 'none', 'baremetal_endpoint_override': instance.endpoint}}
+
+    rc, output = instance.playbook('stop')
+    assert rc == 0, output
+    assert recap(output)['changed'] == 1, output
+    assert live_group_members(pid) == [], 'the whole process tree must be stopped'
+    assert not os.path.exists(instance.pid_path)
+    assert not answers('127.0.0.1', instance.port)
+
+    rc, output = instance.playbook('stop')
+    assert rc == 0, output
+    assert recap(output)['changed'] == 0, 'stopping a stopped Ironic must be a no-op'
+
+    rc, output = instance.playbook('status')
+    assert rc == 0, output
+    assert 'Ironic is not running' in output
