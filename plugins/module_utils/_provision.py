@@ -13,7 +13,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planne
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError, NODE_SUMMARY_FIELDS
 
-DEPLOY_VERBS = ('active', 'rebuild')
+# Verbs that read instance_info: deploying writes the image it names; adoption validates it.
+INSTANCE_INFO_VERBS = ('active', 'rebuild', 'adopt')
 
 
 class Options(object):
@@ -107,7 +108,7 @@ def converge(client, targets, options, check_mode=False, wait=True, timeout=3600
         try:
             job.plan = plan_node(node, target, options)
             job.remaining = list(job.plan)
-            if not check_mode and any(step.verb in DEPLOY_VERBS for step in job.plan):
+            if not check_mode and any(step.verb in INSTANCE_INFO_VERBS for step in job.plan):
                 patch = instance_info_patch(node, options.instance_info)
                 if patch:
                     client.update_node(job.uuid, patch)
