@@ -288,8 +288,6 @@ class PortChanges(object):
     def __bool__(self):
         return bool(self.delete or self.create or self.update)
 
-    __nonzero__ = __bool__
-
 
 def port_view(port):
     view = dict((attribute, port.get(attribute)) for attribute in PORT_ATTRIBUTES)
@@ -388,7 +386,8 @@ def _create(client, name, uuid, declared, check_mode):
     _check_driver_enabled(client, declared['driver'])
     wanted_ports = declared.get('ports') or []
     _check_addresses_free(client, None, [port['address'] for port in wanted_ports])
-    after = creation_body(declared, name, uuid)
+    body = creation_body(declared, name, uuid)
+    after = dict(body)
     if 'traits' in declared:
         after['traits'] = sorted(set(declared['traits']))
     if wanted_ports:
@@ -397,7 +396,12 @@ def _create(client, name, uuid, declared, check_mode):
               'diff': {'before': {}, 'after': masked(after, declared['driver'])}}
     if check_mode:
         return result
-    node = client.create_node(creation_body(declared, name, uuid))
+    # Ironic accepts another project as owner in POST only from system-scoped callers (never with noauth);
+    # a PATCH is judged by its update policy instead.
+    owner = body.pop('owner', None)
+    node = client.create_node(body)
+    if owner is not None and node.get('owner') != owner:
+        client.update_node(node['uuid'], [{'op': 'replace', 'path': '/owner', 'value': owner}])
     if declared.get('traits'):
         client.set_traits(node['uuid'], sorted(set(declared['traits'])))
     _create_ports(client, node['uuid'], wanted_ports)

@@ -1,0 +1,396 @@
+# -*- coding: utf-8 -*-
+"""baremetal_node against a real Ironic: enrolling, key-by-key updates, ports and traits, secrets, deletion, and
+bad input that must fail before anything is written."""
+
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from nodes import RawIronic
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+KERNEL = 'http://127.0.0.1:9/deploy.kernel'
+RAMDISK = 'http://127.0.0.1:9/deploy.ramdisk'
+
+
+@pytest.fixture(scope='module')
+def raw(ironic):
+    return RawIronic(ironic.endpoint)
+
+
+@pytest.fixture
+def new_name(ironic):
+    """Factory of unique node names; the nodes the module creates under them are deleted after the test."""
+    names = []
+
+    def make():
+        names.append('node-%s' % uuid.uuid4().hex[:10])
+        return names[-1]
+
+    yield make
+
+    for name in names:
+        if ironic.api('DELETE', '/nodes/%s' % name, expect=None) is not None:
+            ironic.api('PUT', '/nodes/%s/maintenance' % name, {'reason': 'test cleanup'}, expect=None)
+            ironic.api('DELETE', '/nodes/%s' % name, expect=None)
+
+
+def new_mac():
+    octets = uuid.uuid4().bytes[:3]
+    return '52:54:00:%02x:%02x:%02x' % tuple(octets)
+
+
+def closed_loopback_url():
+    """A Redfish address nothing listens on: a port that was free a moment ago, on loopback only."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(('127.0.0.1', 0))
+        return 'http://127.0.0.1:%d' % sock.getsockname()[1]
+
+
+def ports_of(ironic, node_uuid):
+    ports = ironic.api('GET', '/ports?node_uuid=%s&detail=true' % node_uuid)['ports']
+    return sorted(({'address': port['address'], 'pxe_enabled': port['pxe_enabled'],
+                    'physical_network': port['physical_network'],
+                    'local_link_connection': port['local_link_connection']} for port in ports),
+                  key=lambda port: port['address'])
+
+
+def stored_driver_info(ironic, node_uuid):
+    """driver_info as Ironic stored it, secrets in clear: the API masks them, its database does not."""
+    connection = sqlite3.connect('file:%s?mode=ro' % os.path.join(ironic.base_dir, 'ironic.sqlite'), uri=True)
+    try:
+        row = connection.execute('SELECT driver_info FROM nodes WHERE uuid = ?', (node_uuid,)).fetchone()
+    finally:
+        connection.close()
+    return json.loads(row[0])
+
+
+def assert_no_write(ironic, mark):
+    assert ironic.write_requests_since(mark) == []
+
+
+# -- enrolling and updating ---------------------------------------------------------------------------------
+
+def test_enroll_with_every_field_leaves_the_node_in_enroll_and_a_rerun_writes_nothing(ironic, run_module, new_name):
+    name, node_uuid, mac1, mac2 = new_name(), str(uuid.uuid4()), new_mac(), new_mac()
+    args = dict(
+        name=name, uuid=node_uuid, driver='fake-hardware',
+        driver_info={'deploy_kernel': KERNEL, 'deploy_ramdisk': RAMDISK},
+        properties={'cpu_arch': 'x86_64', 'memory_mb': 4096}, resource_class='baremetal-small',
+        interfaces={'boot': 'fake', 'deploy': 'fake', 'inspect': 'no-inspect', 'raid': 'no-raid'},
+        ports=[{'address': mac1.upper(), 'physical_network': 'provisioning',
+                'local_link_connection': {'switch_id': 'AA:BB:CC:DD:EE:01', 'port_id': 'Ethernet1/7'}},
+               {'address': mac2, 'pxe_enabled': False}],
+        traits=['CUSTOM_RACK1', 'CUSTOM_GPU'], extra={'asset_tag': 'A-1234'},
+        instance_info={'image_source': 'http://127.0.0.1:9/image.qcow2'}, owner='infra', lessee='tenant-a',
+        description='spare database server', automated_clean=False)
+
+    result = run_module('baremetal_node', diff=True, **args)
+
+    assert not result.get('failed'), result.get('msg')
+    assert result['changed'] is True and result['created'] is True
+    assert result['node']['uuid'] == node_uuid and result['node']['provision_state'] == 'enroll'
+    node = ironic.api('GET', '/nodes/%s' % name)
+    assert node['uuid'] == node_uuid and node['provision_state'] == 'enroll'
+    assert node['driver_info'] == {'deploy_kernel': KERNEL, 'deploy_ramdisk': RAMDISK}
+    assert node['properties'] == {'cpu_arch': 'x86_64', 'memory_mb': 4096}
+    assert (node['boot_interface'], node['deploy_interface'], node['inspect_interface'], node['raid_interface']) == (
+        'fake', 'fake', 'no-inspect', 'no-raid')
+    assert sorted(node['traits']) == ['CUSTOM_GPU', 'CUSTOM_RACK1']
+    assert (node['resource_class'], node['owner'], node['lessee'], node['description'], node['automated_clean']) == (
+        'baremetal-small', 'infra', 'tenant-a', 'spare database server', False)
+    assert node['extra'] == {'asset_tag': 'A-1234'}
+    assert node['instance_info'] == {'image_source': 'http://127.0.0.1:9/image.qcow2'}
+    assert ports_of(ironic, node_uuid) == sorted([
+        {'address': mac1, 'pxe_enabled': True, 'physical_network': 'provisioning',
+         'local_link_connection': {'switch_id': 'aa:bb:cc:dd:ee:01', 'port_id': 'Ethernet1/7'}},
+        {'address': mac2, 'pxe_enabled': False, 'physical_network': None, 'local_link_connection': {}}],
+        key=lambda port: port['address'])
+    assert result['diff']['before'] == {} and result['diff']['after']['traits'] == ['CUSTOM_GPU', 'CUSTOM_RACK1']
+
+    for check in (True, False):
+        mark = ironic.log_mark()
+        again = run_module('baremetal_node', check=check, diff=True, **args)
+        assert again['changed'] is False, again.get('diff')
+        assert again['diff'] == {'before': {}, 'after': {}}
+        assert_no_write(ironic, mark)
+
+
+def test_check_mode_enroll_reports_the_node_and_writes_nothing(ironic, run_module, new_name):
+    name = new_name()
+    mark = ironic.log_mark()
+    result = run_module('baremetal_node', check=True, diff=True, name=name, driver='fake-hardware',
+                        ports=[{'address': new_mac()}])
+    assert result['changed'] is True and result['created'] is True and result['node'] is None
+    assert result['diff']['after']['driver'] == 'fake-hardware'
+    assert_no_write(ironic, mark)
+    assert ironic.api('GET', '/nodes/%s' % name, expect=(404,))
+
+
+def test_dict_fields_are_updated_key_by_key_and_inspected_keys_survive(ironic, run_module, fresh_node):
+    node = fresh_node(properties={'cpu_arch': 'x86_64', 'memory_mb': 1024, 'local_gb': 10, 'cpus': 8},
+                      extra={'rack': 'r1', 'slot': 4})
+    result = run_module('baremetal_node', diff=True, name=node['name'],
+                        properties={'memory_mb': 2048, 'local_gb': None, 'cpu_arch': 'x86_64'},
+                        extra={'owner_team': 'db'})
+    assert result['changed'] is True
+    current = ironic.api('GET', '/nodes/%s' % node['uuid'])
+    assert current['properties'] == {'cpu_arch': 'x86_64', 'memory_mb': 2048, 'cpus': 8}
+    assert current['extra'] == {'rack': 'r1', 'slot': 4, 'owner_team': 'db'}
+    assert result['diff'] == {'before': {'properties': {'memory_mb': 1024, 'local_gb': 10}, 'extra': {}},
+                              'after': {'properties': {'memory_mb': 2048}, 'extra': {'owner_team': 'db'}}}
+
+    mark = ironic.log_mark()
+    again = run_module('baremetal_node', name=node['name'],
+                       properties={'memory_mb': 2048, 'local_gb': None}, extra={'owner_team': 'db'})
+    assert again['changed'] is False
+    assert_no_write(ironic, mark)
+
+
+def test_ports_and_traits_become_exactly_the_lists_given(ironic, run_module, new_name):
+    name, kept, dropped, added = new_name(), new_mac(), new_mac(), new_mac()
+    created = run_module('baremetal_node', name=name, driver='fake-hardware', traits=['CUSTOM_A', 'CUSTOM_B'],
+                         ports=[{'address': kept}, {'address': dropped}])
+    node_uuid = created['node']['uuid']
+
+    result = run_module('baremetal_node', diff=True, name=name, traits=['CUSTOM_B', 'CUSTOM_C'],
+                        ports=[{'address': kept, 'pxe_enabled': False, 'physical_network': 'storage'},
+                               {'address': added}])
+    assert result['changed'] is True
+    assert [port['address'] for port in ports_of(ironic, node_uuid)] == sorted([kept, added])
+    kept_port = next(port for port in ports_of(ironic, node_uuid) if port['address'] == kept)
+    assert (kept_port['pxe_enabled'], kept_port['physical_network']) == (False, 'storage')
+    assert sorted(ironic.api('GET', '/nodes/%s' % name)['traits']) == ['CUSTOM_B', 'CUSTOM_C']
+    assert result['diff']['before']['traits'] == ['CUSTOM_A', 'CUSTOM_B']
+    assert result['diff']['after']['traits'] == ['CUSTOM_B', 'CUSTOM_C']
+
+    mark = ironic.log_mark()
+    untouched = run_module('baremetal_node', name=name, description=None)
+    assert untouched['changed'] is False and len(untouched['node']['ports']) == 2
+    assert_no_write(ironic, mark)
+
+    cleared = run_module('baremetal_node', name=name, ports=[], traits=[])
+    assert cleared['changed'] is True
+    assert ports_of(ironic, node_uuid) == [] and ironic.api('GET', '/nodes/%s' % name)['traits'] == []
+
+
+def test_changing_the_driver_gives_the_new_one_its_default_interfaces(ironic, run_module, fresh_node):
+    node = fresh_node(driver_info={'deploy_kernel': KERNEL})
+    result = run_module('baremetal_node', name=node['name'], driver='redfish',
+                        driver_info={'redfish_address': closed_loopback_url()})
+    assert not result.get('failed'), result.get('msg')
+    current = ironic.api('GET', '/nodes/%s' % node['uuid'])
+    assert current['driver'] == 'redfish' and current['power_interface'] == 'redfish'
+    assert current['driver_info']['deploy_kernel'] == KERNEL
+
+
+def test_validate_interfaces_returns_ironics_verdict_per_interface(run_module, fresh_node):
+    node = fresh_node()
+    result = run_module('baremetal_node', name=node['name'], validate_interfaces=True)
+    assert result['changed'] is False
+    assert result['validation']['power'] == {'result': True}
+    assert set(result['validation']) >= {'boot', 'deploy', 'management', 'power'}
+
+
+# -- secrets ------------------------------------------------------------------------------------------------
+
+def test_secrets_are_sent_on_create_never_compared_and_rotated_with_always(ironic, run_module, new_name):
+    name, address = new_name(), closed_loopback_url()
+    first, second = 'Zq-first-%s' % uuid.uuid4().hex, 'Zq-second-%s' % uuid.uuid4().hex
+    driver_info = {'redfish_address': address, 'redfish_username': 'admin', 'redfish_password': first}
+
+    created = run_module('baremetal_node', diff=True, name=name, driver='redfish', driver_info=driver_info)
+    node_uuid = created['node']['uuid']
+    assert stored_driver_info(ironic, node_uuid)['redfish_password'] == first
+    assert created['node']['driver_info']['redfish_password'] == '********'
+
+    mark = ironic.log_mark()
+    unchanged = run_module('baremetal_node', diff=True, name=name, driver='redfish',
+                           driver_info=dict(driver_info, redfish_password=second))
+    assert unchanged['changed'] is False
+    assert_no_write(ironic, mark)
+    assert stored_driver_info(ironic, node_uuid)['redfish_password'] == first
+
+    rotated = run_module('baremetal_node', diff=True, name=name, driver='redfish', update_secrets='always',
+                         driver_info=dict(driver_info, redfish_password=second))
+    assert rotated['changed'] is True
+    assert rotated['diff']['after'] == {'driver_info': {'redfish_password': '********'}}
+    assert stored_driver_info(ironic, node_uuid)['redfish_password'] == second
+
+    for result in (created, unchanged, rotated):
+        text = json.dumps(result)
+        assert first not in text and second not in text
+
+
+def test_secrets_never_reach_ansible_output_even_at_vvvv(ironic, new_name, tmp_path):
+    name, secret = new_name(), 'Zq-vvvv-%s' % uuid.uuid4().hex
+    playbook = tmp_path / 'secrets.yml'
+    playbook.write_text('''
+- name: Secrets in every kind of output
+  hosts: localhost
+  gather_facts: false
+  vars:
+    bmc:
+      redfish_address: %(address)s
+      redfish_password: %(secret)s
+  tasks:
+    - name: Enroll
+      baremetal.lifecycle.baremetal_node:
+        name: %(name)s
+        driver: redfish
+        driver_info: "{{ bmc }}"
+    - name: Rotate, in check mode
+      baremetal.lifecycle.baremetal_node:
+        name: %(name)s
+        driver_info: "{{ bmc }}"
+        update_secrets: always
+      check_mode: true
+    - name: Fail on a misspelled key next to the secret
+      baremetal.lifecycle.baremetal_node:
+        name: %(name)s
+        driver_info: "{{ bmc | combine({'redfish_usernme': 'admin'}) }}"
+      ignore_errors: true
+''' % {'name': name, 'secret': secret, 'address': closed_loopback_url()})
+    bin_dir = os.path.join(REPO, '.work', 'venv', 'bin')
+    if not os.path.isdir(bin_dir):
+        bin_dir = os.path.dirname(sys.executable)
+    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
+    env.update(ANSIBLE_CONFIG=os.path.join(REPO, 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, '.work', 'collections'),
+               OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml, OS_CLOUD=ironic.cloud_name)
+    process = subprocess.run([os.path.join(bin_dir, 'ansible-playbook'), '-vvvv', '--diff', str(playbook)],
+                             cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False)
+    output = process.stdout + process.stderr
+
+    assert process.returncode == 0, output[-4000:]
+    # the output does show the arguments and the diff, with the secret scrubbed out of them
+    assert '"invocation"' in output and 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER' in output
+    assert "did you mean 'redfish_username'?" in output
+    assert secret not in output
+    node = ironic.api('GET', '/nodes/%s' % name)
+    assert stored_driver_info(ironic, node['uuid'])['redfish_password'] == secret
+
+
+# -- bad input: fails with the problem and the fix, and Ironic is unchanged -----------------------------------
+
+@pytest.mark.parametrize('args, expected', [
+    ({'driver': 'nosuch-hardware'}, ["unknown driver 'nosuch-hardware'", 'validate_driver_info: false']),
+    ({'driver': 'redfsh', 'driver_info': {'redfish_address': 'http://127.0.0.1:9'}},
+     ["unknown driver 'redfsh': did you mean 'redfish'?"]),
+    ({'driver': 'ipmi', 'driver_info': {'ipmi_address': '127.0.0.1'}},
+     ["Ironic does not enable the hardware type 'ipmi'", 'fake-hardware, manual-management, redfish',
+      'enabled_hardware_types']),
+    ({'driver': 'ipmi', 'driver_info': {'ipmi_adress': '127.0.0.1'}},
+     ["driver_info key 'ipmi_adress' is not known for hardware type 'ipmi': did you mean 'ipmi_address'?",
+      'Set validate_driver_info: false to pass vendor-specific keys.']),
+    ({'driver': 'redfish', 'driver_info': {'redfish_adress': 'http://127.0.0.1:9'}},
+     ["did you mean 'redfish_address'?"]),
+    ({'driver': 'redfish', 'driver_info': {'redfish_username': 'admin'}},
+     ["driver_info key 'redfish_address' is required for hardware type 'redfish': add it to driver_info."]),
+    ({'driver': 'redfish', 'driver_info': {'redfish_address': 'http://127.0.0.1:9', 'redfish_verify_ca': 5,
+                                           'redfish_auth_type': 'kerberos'}},
+     ["'redfish_verify_ca' must be a boolean or a string, got 5 (int)",
+      "'redfish_auth_type' must be one of 'basic', 'session', 'auto', got 'kerberos'"]),
+    ({'driver': 'fake-hardware', 'ports': [{'address': '52:54:00:zz:00:01'}]},
+     ["ports[0].address '52:54:00:zz:00:01' is not a MAC address", 'for example 52:54:00:12:34:56']),
+])
+def test_bad_input_fails_before_any_write(ironic, run_module, new_name, args, expected):
+    name = new_name()
+    mark = ironic.log_mark()
+    result = run_module('baremetal_node', name=name, **args)
+    assert result['failed'] is True
+    for text in expected:
+        assert text in result['msg']
+    assert_no_write(ironic, mark)
+    assert ironic.api('GET', '/nodes/%s' % name, expect=(404,))
+
+
+def test_a_mac_address_of_another_node_is_refused_naming_that_node(ironic, run_module, fresh_node, new_name):
+    other, mac = fresh_node(), new_mac()
+    port = ironic.api('POST', '/ports', {'node_uuid': other['uuid'], 'address': mac})
+    existing, missing = fresh_node(), new_name()
+    for name in (missing, existing['name']):
+        mark = ironic.log_mark()
+        result = run_module('baremetal_node', name=name, driver='fake-hardware', ports=[{'address': mac.upper()}])
+        assert result['failed'] is True
+        assert 'MAC %s is already used by port %s of node %s' % (mac, port['uuid'], other['name']) in result['msg']
+        assert 'Remove that port' in result['msg']
+        assert_no_write(ironic, mark)
+    assert ironic.api('GET', '/nodes/%s' % missing, expect=(404,))
+    assert ports_of(ironic, existing['uuid']) == []
+
+
+def test_vendor_keys_pass_with_validate_driver_info_false(ironic, run_module, new_name):
+    name = new_name()
+    result = run_module('baremetal_node', name=name, driver='fake-hardware', validate_driver_info=False,
+                        driver_info={'vendor_boot_quirk': 'on'})
+    assert not result.get('failed'), result.get('msg')
+    assert ironic.api('GET', '/nodes/%s' % name)['driver_info'] == {'vendor_boot_quirk': 'on'}
+
+
+def test_an_existing_node_needs_no_driver_but_a_new_one_does(ironic, run_module, new_name):
+    name = new_name()
+    mark = ironic.log_mark()
+    result = run_module('baremetal_node', name=name, properties={'cpu_arch': 'x86_64'})
+    assert result['failed'] is True and 'does not exist; set driver to enroll it' in result['msg']
+    assert_no_write(ironic, mark)
+
+
+# -- deleting -----------------------------------------------------------------------------------------------
+
+def test_absent_deletes_an_enrolled_node_and_its_ports_and_then_is_a_no_op(ironic, run_module, new_name):
+    name = new_name()
+    node_uuid = run_module('baremetal_node', name=name, driver='fake-hardware',
+                           ports=[{'address': new_mac()}])['node']['uuid']
+    mark = ironic.log_mark()
+    assert run_module('baremetal_node', check=True, name=name, state='absent')['changed'] is True
+    assert_no_write(ironic, mark)
+
+    result = run_module('baremetal_node', name=name, state='absent')
+    assert result['changed'] is True and result['plan'] == []
+    writes = ironic.write_requests_since(mark)
+    assert [request.method for request in writes] == ['DELETE', 'DELETE']
+    assert writes[0].path.startswith('/v1/ports/') and writes[1].path == '/v1/nodes/%s' % node_uuid
+    assert ironic.api('GET', '/nodes/%s' % node_uuid, expect=(404,))
+
+    mark = ironic.log_mark()
+    again = run_module('baremetal_node', name=name, state='absent')
+    assert again['changed'] is False
+    assert_no_write(ironic, mark)
+
+
+def test_absent_refuses_to_tear_down_an_active_node_without_allow_destructive(ironic, raw, run_module):
+    node = raw.node_in('active')
+    mark = ironic.log_mark()
+    refused = run_module('baremetal_node', name=node['name'], state='absent')
+    assert refused['failed'] is True and refused['changed'] is False
+    assert 'deleted (active -> available)' in refused['msg'] and 'allow_destructive: true' in refused['msg']
+    assert_no_write(ironic, mark)
+    assert raw.node(node['uuid'])['provision_state'] == 'active'
+
+    preview = run_module('baremetal_node', check=True, name=node['name'], state='absent', allow_destructive=True)
+    assert [(step['verb'], step['to']) for step in preview['plan']] == [
+        ('deleted', 'available'), ('manage', 'manageable')]
+    assert_no_write(ironic, mark)
+
+    deleted = run_module('baremetal_node', name=node['name'], state='absent', allow_destructive=True)
+    assert not deleted.get('failed'), deleted.get('msg')
+    assert [(step['verb'], step['to']) for step in deleted['transitions']] == [
+        ('deleted', 'available'), ('manage', 'manageable')]
+    assert ironic.api('GET', '/nodes/%s' % node['uuid'], expect=(404,))
+
+
+def test_absent_manages_an_available_node_first_which_needs_no_opt_in(ironic, raw, run_module):
+    node = raw.node_in('available')
+    result = run_module('baremetal_node', name=node['name'], state='absent')
+    assert not result.get('failed'), result.get('msg')
+    assert [(step['verb'], step['cleans_disks'], step['destructive']) for step in result['plan']] == [
+        ('manage', False, False)]
+    assert [(step['from'], step['to']) for step in result['transitions']] == [('available', 'manageable')]
+    assert ironic.api('GET', '/nodes/%s' % node['uuid'], expect=(404,))
