@@ -254,9 +254,11 @@ def ironic(tmp_path_factory):
                               clouds_yaml=os.path.join(str(base_dir), 'clouds.yaml'))
     try:
         instance.start()
-        yield instance
-    finally:
-        instance.stop()
+    except Exception:
+        instance.playbook('stop')  # the role stops what it started on failure; this is belt and braces
+        raise
+    yield instance
+    instance.stop()
 
 
 @pytest.fixture
