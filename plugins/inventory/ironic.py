@@ -1,0 +1,204 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+name: ironic
+short_description: OpenStack Ironic bare metal nodes as inventory hosts
+version_added: 0.1.0
+description:
+  - Lists the nodes of an Ironic, following its pagination, and makes each one a host named after the node
+    (its UUID when it has no name).
+  - Only files whose names end in C(.ironic.yml) or C(.ironic.yaml) are read by this plugin.
+  - "Host variables come from the node's fields, prefixed with C(ironic_): C(ironic_uuid), C(ironic_name),
+    C(ironic_provision_state), C(ironic_power_state), C(ironic_maintenance), C(ironic_maintenance_reason),
+    C(ironic_resource_class), C(ironic_conductor_group), C(ironic_driver), C(ironic_driver_info),
+    C(ironic_traits), C(ironic_properties), C(ironic_extra), C(ironic_owner), C(ironic_lessee) and
+    C(ironic_description)."
+  - Secrets never become variables, nor reach the inventory cache. Secret values of C(ironic_driver_info)
+    (passwords, keys, tokens) are masked and C(instance_info) is not read at all.
+  - "Every host is in the group C(ironic) and in these groups, built from its fields with every character that
+    is not a letter, a digit or C(_) replaced by C(_): C(provision_state_<state>) (for example
+    C(provision_state_clean_failed)); C(in_maintenance) or C(not_in_maintenance);
+    C(resource_class_<class>) when it has a resource class; C(conductor_group_<group>) when its conductor group
+    is not the default (empty) one; C(trait_<trait>) for each of its traits (for example C(trait_CUSTOM_GPU))."
+  - "The group C(ironic) has the variables C(ansible_connection: local) and
+    C(ansible_python_interpreter: '{{ ansible_playbook_python }}'), so modules of this collection run on the
+    controller for each node, for example in an ad-hoc command. Override them in C(group_vars/ironic), or per
+    host with O(compose), to reach the deployed servers themselves."
+  - Strings read from Ironic are never templated.
+author:
+  - baremetal.lifecycle maintainers (@baremetal-lifecycle)
+extends_documentation_fragment:
+  - constructed
+  - inventory_cache
+  - baremetal.lifecycle.connection
+options:
+  plugin:
+    description:
+      - The name of this plugin; marks the file as a configuration of it.
+    type: str
+    required: true
+    choices: [baremetal.lifecycle.ironic]
+  filters:
+    description:
+      - Only list the nodes that match these query parameters of Ironic's node list, for example
+        C(provision_state), C(maintenance), C(resource_class), C(conductor_group), C(owner), C(lessee) or C(driver).
+      - Booleans are sent as V(true) or V(false).
+    type: dict
+    default: {}
+notes:
+  - O(cloud) falls back to the E(OS_CLOUD) environment variable, like the modules of this collection.
+seealso:
+  - module: baremetal.lifecycle.baremetal_node_info
+  - module: baremetal.lifecycle.baremetal_provision_state
+'''
+
+EXAMPLES = r'''
+# nodes.ironic.yml: every node of the embedded Ironic
+plugin: baremetal.lifecycle.ironic
+cloud: baremetal-lifecycle-local
+
+# rack1.ironic.yml: the nodes of one conductor group, cached, with a group per owner
+plugin: baremetal.lifecycle.ironic
+endpoint: http://127.0.0.1:6385
+filters:
+  conductor_group: rack1
+cache: true
+cache_plugin: ansible.builtin.jsonfile
+cache_connection: ~/.cache/ansible-ironic-inventory
+keyed_groups:
+  - key: ironic_owner
+    prefix: owner
+    default_value: none
+groups:
+  gpu: "'CUSTOM_GPU' in ironic_traits"
+compose:
+  rack: ironic_extra.rack | default('unknown')
+
+# Make every manageable node available, all nodes of the group in one task:
+#   ansible-playbook -i nodes.ironic.yml converge.yml
+# - hosts: localhost
+#   gather_facts: false
+#   tasks:
+#     - name: Provide the manageable nodes
+#       baremetal.lifecycle.baremetal_provision_state:
+#         cloud: baremetal-lifecycle-local
+#         nodes: "{{ groups['provision_state_manageable'] | default([]) }}"
+#         state: available
+'''
+
+from ansible.errors import AnsibleError
+from ansible.inventory.group import to_safe_group_name
+from ansible.module_utils.basic import AnsibleFallbackNotFound
+from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
+from ansible.template import trust_as_template
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import mask_secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError, client_from_params
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
+
+# The node fields that become host variables; driver_info is masked, instance_info is never requested.
+FIELDS = ('uuid', 'name', 'provision_state', 'power_state', 'maintenance', 'maintenance_reason', 'resource_class',
+          'conductor_group', 'driver', 'driver_info', 'traits', 'properties', 'extra', 'owner', 'lessee',
+          'description')
+VAR_PREFIX = 'ironic_'
+ALL_GROUP = 'ironic'
+GROUP_VARS = {
+    'ansible_connection': 'local',
+    # Ours, so trusted; nothing read from Ironic is ever templated.
+    'ansible_python_interpreter': trust_as_template('{{ ansible_playbook_python }}'),
+}
+
+
+def connection_params(get_option):
+    """The shared connection options, with the modules' environment fallbacks (OS_CLOUD)."""
+    params = {}
+    for name, spec in CONNECTION_ARGUMENT_SPEC.items():
+        value = get_option(name)
+        fallback = spec.get('fallback')
+        if value is None and fallback:
+            function, arguments = fallback
+            try:
+                value = function(*arguments)
+            except AnsibleFallbackNotFound:
+                pass
+        params[name] = value
+    return params
+
+
+def host_vars(node):
+    """The variables of one node's host: its public fields, prefixed."""
+    variables = dict((VAR_PREFIX + field, node.get(field)) for field in FIELDS)
+    variables[VAR_PREFIX + 'driver_info'] = mask_secrets(node.get('driver'), node.get('driver_info') or {})
+    variables[VAR_PREFIX + 'traits'] = list(node.get('traits') or [])
+    return variables
+
+
+def node_groups(variables):
+    """The built-in groups of a host, unsanitized."""
+    groups = ['provision_state_%s' % variables['ironic_provision_state'],
+              'in_maintenance' if variables['ironic_maintenance'] else 'not_in_maintenance']
+    if variables['ironic_resource_class']:
+        groups.append('resource_class_%s' % variables['ironic_resource_class'])
+    if variables['ironic_conductor_group']:
+        groups.append('conductor_group_%s' % variables['ironic_conductor_group'])
+    groups.extend('trait_%s' % trait for trait in variables['ironic_traits'])
+    return groups
+
+
+class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
+
+    NAME = 'baremetal.lifecycle.ironic'
+
+    # Node fields hold spaces ('clean failed') and dashes ('wait call-back'): always replace, quietly,
+    # so that group names are usable in patterns and as variable names whatever the global setting.
+    @staticmethod
+    def _sanitize_group_name(name):
+        return to_safe_group_name(name, force=True, silent=True)
+
+    def verify_file(self, path):
+        return super(InventoryModule, self).verify_file(path) and path.endswith(('.ironic.yml', '.ironic.yaml'))
+
+    def parse(self, inventory, loader, path, cache=True):
+        super(InventoryModule, self).parse(inventory, loader, path, cache)
+        self._read_config_data(path)
+        cache_key = self.get_cache_key(path)
+        use_cache = self.get_option('cache')
+        hosts = None
+        if use_cache and cache:
+            hosts = self._cache.get(cache_key)
+        if hosts is None:
+            hosts = self._fetch()
+            if use_cache:
+                self._cache[cache_key] = hosts
+        self._populate(hosts)
+
+    def _fetch(self):
+        """Host variables of every node, ready for the cache: nothing secret in them."""
+        filters = dict((name, str(value).lower() if isinstance(value, bool) else value)
+                       for name, value in self.get_option('filters').items())
+        try:
+            client = client_from_params(connection_params(self.get_option))
+            nodes = client.list_nodes(fields=FIELDS, **filters)
+        except IronicError as exc:
+            raise AnsibleError('baremetal.lifecycle.ironic: %s' % exc)
+        return [host_vars(node) for node in nodes]
+
+    def _populate(self, hosts):
+        self.inventory.add_group(ALL_GROUP)
+        for name, value in GROUP_VARS.items():
+            self.inventory.set_variable(ALL_GROUP, name, value)
+        strict = self.get_option('strict')
+        for variables in sorted(hosts, key=lambda item: (item['ironic_name'] or '', item['ironic_uuid'])):
+            host = self.inventory.add_host(variables['ironic_name'] or variables['ironic_uuid'], group=ALL_GROUP)
+            for name, value in variables.items():
+                self.inventory.set_variable(host, name, value)
+            for group in node_groups(variables):
+                self.inventory.add_child(self.inventory.add_group(self._sanitize_group_name(group)), host)
+            self._set_composite_vars(self.get_option('compose'), variables, host, strict=strict)
+            self._add_host_to_composed_groups(self.get_option('groups'), variables, host, strict=strict)
+            self._add_host_to_keyed_groups(self.get_option('keyed_groups'), variables, host, strict=strict)
