@@ -51,8 +51,8 @@ options:
     type: int
     default: 300
 notes:
-  - Ironic's power state sync may turn a node back on or off behind the task's back if another tool
-    (or the server itself) changes it; this module only acts when run.
+  - Power nodes through Ironic, not through their BMC directly. Ironic's periodic power state sync puts a node
+    back in the power state it recorded (C(force_power_state_during_sync)).
 seealso:
   - module: baremetal.lifecycle.baremetal_node
   - module: baremetal.lifecycle.baremetal_maintenance

@@ -4,11 +4,16 @@
 The behaviour against a real Ironic (reruns, writes, error messages) is tested in tests/integration/test_node.py.
 """
 
+import json
+import sys
+
 import pytest
+from ansible.module_utils import basic
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _node as node_utils
+from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import (
     IRONIC_SECRET_MASK, NodeError, PortChanges, check_declaration, creation_body, declared_record,
     dict_field_changes, masked, node_changes, secret_values, traits_change)
@@ -71,6 +76,26 @@ def test_secret_values_come_from_driver_info_and_instance_info_only():
 
 def test_secret_values_tolerate_raw_arguments_of_the_wrong_type():
     assert secret_values({'driver': ['redfish'], 'driver_info': 'redfish_password=x'}) == set()
+
+
+def test_secrets_are_scrubbed_from_the_line_ansible_logs_to_syslog_and_from_the_result(monkeypatch, tmp_path, capsys):
+    """AnsibleModule logs its arguments from __init__, before any module code runs; the hook must come first."""
+    secret = 'Hunter2-%s' % tmp_path.name
+    args = tmp_path / 'args.json'
+    args.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': {
+        'name': 'n1', 'driver': 'redfish', 'endpoint': 'http://127.0.0.1:9', '_ansible_check_mode': True,
+        'driver_info': {'redfish_address': 'http://127.0.0.1:9', 'redfish_password': secret, 'redfish_usernme': 'x'}}}))
+    logged = []
+    monkeypatch.setattr(sys, 'argv', ['baremetal_node', str(args)])
+    monkeypatch.setattr(basic, '_ANSIBLE_ARGS', None)  # read the file above, not arguments cached by another test
+    monkeypatch.setattr(basic.AnsibleModule, 'log', lambda module, msg, log_args=None: logged.append(msg))
+    with pytest.raises(SystemExit):
+        baremetal_node.main()  # fails on the misspelled key, before any request
+    result = json.loads(capsys.readouterr().out)
+    assert len(logged) == 1 and 'redfish_password' in logged[0] and secret not in logged[0]
+    assert "did you mean 'redfish_username'?" in result['msg'] and result['api_calls'] == 0
+    assert secret not in json.dumps(result)
+    assert result['invocation']['module_args']['driver_info']['redfish_password'] != secret
 
 
 @pytest.mark.parametrize('address, problem', [
