@@ -1,0 +1,176 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The filter fleet_errors: everything wrong with a fleet description, each message naming the node and the field.
+
+Documented in fleet_errors.yml next to this file.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import difflib
+from collections.abc import Mapping
+
+from ansible.errors import AnsibleFilterError
+
+try:
+    import jsonschema
+except ImportError:
+    jsonschema = None
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
+
+_TYPE_NAMES = {'array': 'a list', 'object': 'a dictionary', 'string': 'a string', 'integer': 'an integer',
+               'boolean': 'a boolean', 'number': 'a number', 'null': 'null'}
+_PYTHON_TYPES = {'list': 'list', 'dict': 'dictionary', 'str': 'string', 'int': 'integer', 'bool': 'boolean',
+                 'float': 'number', 'NoneType': 'null'}
+# Fields whose keys may hold secrets (values never shown in messages).
+_SECRET_FIELDS = ('driver_info', 'instance_info')
+
+
+def _python_type(value):
+    for cls in type(value).__mro__:
+        if cls.__name__ in _PYTHON_TYPES:
+            return _PYTHON_TYPES[cls.__name__]
+    return type(value).__name__
+
+
+def _node_label(nodes, index):
+    node = nodes[index] if isinstance(nodes, list) and isinstance(index, int) and index < len(nodes) else None
+    name = node.get('name') if isinstance(node, Mapping) else None
+    return 'fleet[%d]' % index + (' (%s)' % name if isinstance(name, str) and name else '')
+
+
+def _field_path(parts):
+    text = ''
+    for part in parts:
+        text += '[%d]' % part if isinstance(part, int) else ('.' if text else '') + str(part)
+    return text
+
+
+def _is_secret(nodes, path):
+    """Whether path leads into a secret key of driver_info or instance_info."""
+    if len(path) < 3 or path[1] not in _SECRET_FIELDS:
+        return False
+    node = nodes[path[0]]
+    driver = node.get('driver') if isinstance(node.get('driver'), str) else None
+    return hardware.is_secret_key(driver, path[2])
+
+
+def _shown(nodes, path, value):
+    """The wrong value, unless it may hold a secret: a secret key's value, or a whole list or dictionary."""
+    if _is_secret(nodes, path):
+        return hardware.SECRET_MASK
+    if isinstance(value, (Mapping, list)):
+        return 'a %s' % _python_type(value)
+    return '%r (%s)' % (value, _python_type(value))
+
+
+def _did_you_mean(word, choices):
+    close = difflib.get_close_matches(str(word), sorted(choices), n=1)
+    return ' (did you mean %r?)' % close[0] if close else ''
+
+
+def _schema_messages(nodes, error):
+    """(path, text) pairs for one JSON Schema error; several for several missing or unknown fields."""
+    path = list(error.absolute_path)
+    validator = error.validator
+    schema_path = list(error.absolute_schema_path)
+    if 'propertyNames' in schema_path:
+        return [(path, 'key %r is not allowed: Ironic only updates keys made of letters, digits, _ and -'
+                 % error.instance)]
+    if 'dependencies' in schema_path:
+        return [(path[:1] + ['maintenance_reason'], 'needs maintenance: true')]
+    if validator == 'required':
+        return [(path + [name], 'is required') for name in error.validator_value if name not in error.instance]
+    if validator == 'additionalProperties':
+        known = error.schema.get('properties', {})
+        return [(path + [key], 'is not a known field%s' % _did_you_mean(key, known))
+                for key in sorted(error.instance, key=str) if key not in known]
+    if validator == 'type':
+        expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        names = ' or '.join(_TYPE_NAMES[name] for name in expected)
+        return [(path, 'must be %s, got %s' % (names, _shown(nodes, path, error.instance)))]
+    if validator == 'enum':
+        choices = ', '.join(str(value) for value in error.validator_value)
+        return [(path, 'must be one of %s, got %s' % (choices, _shown(nodes, path, error.instance)))]
+    if validator == 'pattern':
+        return [(path, 'must match %s, got %s' % (error.validator_value, _shown(nodes, path, error.instance)))]
+    if validator == 'uniqueItems':
+        return [(path, 'lists an item twice')]
+    if _is_secret(nodes, path):
+        return [(path, 'is not valid (%s)' % validator)]
+    return [(path, error.message)]
+
+
+def _driver_info_messages(node):
+    """What the hardware type's own schema says about driver_info, as baremetal_node checks it."""
+    if node.get('validate_driver_info') is False or not isinstance(node.get('driver'), str):
+        return []
+    driver_info = node.get('driver_info')
+    if driver_info is not None and not isinstance(driver_info, Mapping):
+        return []  # already reported by the fleet schema
+    return hardware.validate_driver_info(node['driver'], driver_info or {})
+
+
+def _duplicate_messages(nodes):
+    """Names, UUIDs and MAC addresses declared twice: Ironic would refuse the second, after the first was sent."""
+    messages = []
+    seen = {}
+    for index, node in enumerate(nodes):
+        if not isinstance(node, Mapping):
+            continue
+        values = [('name', node.get('name')), ('uuid', node.get('uuid'))]
+        ports = node.get('ports') if isinstance(node.get('ports'), list) else []
+        values += [('ports[%d].address' % position, port.get('address'))
+                   for position, port in enumerate(ports) if isinstance(port, Mapping)]
+        for field, value in values:
+            if not isinstance(value, str):
+                continue
+            kind = field.split('.')[-1]
+            key = (kind, value.lower().replace('-', '') if kind == 'uuid' else value.lower() if kind == 'address'
+                   else value)
+            if key in seen:
+                messages.append('%s: %s: %r is also declared by %s' % (
+                    _node_label(nodes, index), field, value, _node_label(nodes, seen[key])))
+            else:
+                seen[key] = index
+    return messages
+
+
+def fleet_errors(nodes, schema):
+    """Every problem of a fleet description, as messages that name the node and the field path; [] when valid."""
+    if jsonschema is None:
+        raise AnsibleFilterError('baremetal.lifecycle.fleet_errors needs the Python library jsonschema on the '
+                                 'controller: pip install jsonschema')
+    if not isinstance(schema, Mapping):
+        raise AnsibleFilterError('baremetal.lifecycle.fleet_errors: the schema must be a dictionary, got %s'
+                                 % _python_type(schema))
+    try:
+        validator = jsonschema.Draft7Validator(schema)
+        validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise AnsibleFilterError('baremetal.lifecycle.fleet_errors: the schema is not a valid JSON Schema: %s'
+                                 % exc.message)
+    messages = []
+    for error in sorted(validator.iter_errors(nodes), key=lambda error: [str(part) for part in error.absolute_path]):
+        for path, text in _schema_messages(nodes, error):
+            if path:
+                where = _node_label(nodes, path[0])
+                field = _field_path(path[1:])
+                messages.append('%s: %s: %s' % (where, field, text) if field else '%s: %s' % (where, text))
+            else:
+                messages.append('fleet: %s' % text)
+    if not isinstance(nodes, list):
+        return messages
+    for index, node in enumerate(nodes):
+        if isinstance(node, Mapping):
+            messages.extend('%s: %s' % (_node_label(nodes, index), text) for text in _driver_info_messages(node))
+    return messages + _duplicate_messages(nodes)
+
+
+class FilterModule(object):
+
+    def filters(self):
+        return {'fleet_errors': fleet_errors}

@@ -1,0 +1,82 @@
+# -*- coding: utf-8 -*-
+"""The role baremetal.lifecycle.fleet against a real Ironic, beyond its Molecule scenario (extensions/molecule/fleet):
+an invalid description fails before anything is sent, naming node and field, and check mode changes nothing."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+PLAYBOOK = '''
+- name: Converge a fleet
+  hosts: localhost
+  gather_facts: false
+  check_mode: %(check)s
+  roles:
+    - role: baremetal.lifecycle.fleet
+'''
+
+BMC_PASSWORD = 'role-bmc-%s' % uuid.uuid4().hex[:8]
+
+
+def converge(run_playbook, nodes, check=False, **role_vars):
+    return run_playbook(PLAYBOOK % {'check': 'true' if check else 'false'}, dict(role_vars, fleet_nodes=nodes))
+
+
+def test_an_invalid_description_names_node_and_field_and_sends_nothing(ironic, run_playbook):
+    tag = uuid.uuid4().hex[:6]
+    nodes = [
+        {'name': 'role-ok-%s' % tag, 'driver': 'fake-hardware'},
+        {'name': 'role-bad-%s' % tag, 'driver': 'fake-hardware', 'ports': [{'address': '52:54:00:zz:00:01'}],
+         'provision_state': 'deployed'},
+        {'name': 'role-ipmi-%s' % tag, 'driver': 'ipmi',
+         'driver_info': {'ipmi_address': '127.0.0.1', 'ipmi_port': 'six', 'ipmi_password': [BMC_PASSWORD]}},
+        {'name': 'role-ok-%s' % tag, 'driver': 'fake-hardware', 'drvier': 'typo'},
+    ]
+    mark = ironic.log_mark()
+    rc, output = converge(run_playbook, nodes)
+    assert rc != 0
+    assert ironic.write_requests_since(mark) == []
+    assert 'nothing was sent to Ironic' in output
+    for message in (
+            "fleet[1] (role-bad-%s): ports[0].address: must match" % tag,
+            "fleet[1] (role-bad-%s): provision_state: must be one of enroll, manageable, available, active, rescue, "
+            "got 'deployed'" % tag,
+            "fleet[2] (role-ipmi-%s): driver_info key 'ipmi_port' must be an integer" % tag,
+            "fleet[3] (role-ok-%s): drvier: is not a known field (did you mean 'driver'?)" % tag,
+            "fleet[3] (role-ok-%s): name: 'role-ok-%s' is also declared by fleet[0] (role-ok-%s)" % (tag, tag, tag)):
+        assert message in output, output
+    assert BMC_PASSWORD not in output
+
+
+def test_check_mode_changes_nothing_and_shows_the_plan(ironic, run_playbook, fresh_node):
+    existing = fresh_node()
+    new_name = 'role-new-%s' % uuid.uuid4().hex[:6]
+    nodes = [{'name': existing['name'], 'driver': 'fake-hardware', 'provision_state': 'manageable'},
+             {'name': new_name, 'driver': 'fake-hardware', 'maintenance': True, 'maintenance_reason': 'rack move'}]
+    mark = ironic.log_mark()
+    rc, output = converge(run_playbook, nodes, check=True)
+    assert rc == 0, output
+    assert ironic.write_requests_since(mark) == []
+    assert ironic.api('GET', '/nodes/%s' % new_name, expect=(404,))
+    summary = [line.strip(' ",') for line in output.splitlines() if existing['name'] in line or new_name in line]
+    assert any(line.split()[:5] == [existing['name'], 'ok', '-', 'enroll', '->'] and line.endswith('manage')
+               for line in summary), summary
+    assert any(line.split()[:2] == [new_name, 'would'] for line in summary), summary
+
+
+def test_converge_fails_after_reporting_every_node_when_too_many_fail(ironic, run_playbook, fresh_node):
+    good = 'role-good-%s' % uuid.uuid4().hex[:6]
+    held = fresh_node()
+    ironic.api('PUT', '/nodes/%s/maintenance' % held['uuid'], {'reason': 'out of band'})
+    nodes = [{'name': good, 'driver': 'fake-hardware', 'provision_state': 'manageable'},
+             {'name': held['name'], 'driver': 'fake-hardware', 'provision_state': 'manageable'}]
+    try:
+        rc, output = converge(run_playbook, nodes)
+        assert rc != 0
+        assert ironic.api('GET', '/nodes/%s' % good)['provision_state'] == 'manageable'
+        summary = json.dumps([line for line in output.splitlines() if held['name'] in line])
+        assert 'is in maintenance (reason: out of band)' in summary
+        assert '1 of 2 nodes failed' in output
+    finally:
+        ironic.api('DELETE', '/nodes/%s' % good, expect=None)
