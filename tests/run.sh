@@ -66,6 +66,7 @@ unit_and_integration() {
 stage "ansible-test sanity" sanity
 stage "ansible-lint" lint
 stage "pytest" unit_and_integration
+stage "molecule fleet" env -C "$ROOT" ANSIBLE_COLLECTIONS_PATH="$WORK/collections" molecule test -s fleet
 
 echo
 if ((${#failed[@]})); then
