@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 """Write docs/state-graph.md from the engine's own table: Ironic's machine and the planner's graph.
 
