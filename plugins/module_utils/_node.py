@@ -16,7 +16,7 @@ import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
-    FEATURE_MIN_VERSION, summarize_node)
+    FEATURE_MIN_VERSION, IronicError, summarize_node)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, converge
 
 INTERFACES = ('bios', 'boot', 'console', 'deploy', 'firmware', 'inspect', 'management', 'network', 'power',
@@ -39,6 +39,9 @@ IRONIC_SECRET_MASK = '******'
 DELETE_ALLOWED_STATES = ('enroll', 'manageable', 'adopt failed')
 
 MAC_ADDRESS = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
+
+# Ironic accepts CUSTOM_ traits and the standard os-traits names, all of this shape, at most 255 long.
+TRAIT_NAME = re.compile(r'^[A-Z][A-Z0-9_]{0,254}$')
 
 # Ironic's JSON patch schema only accepts paths made of these characters.
 PATCHABLE_KEY = re.compile(r'^[\w-]+$')
@@ -120,6 +123,11 @@ def secret_values(params):
 def check_declaration(declared, validate_driver_info=True):
     """What can be checked before asking Ironic anything. Raises NodeError listing every problem."""
     errors = _port_errors(declared.get('ports'))
+    for trait in declared.get('traits') or ():
+        if not TRAIT_NAME.match(str(trait)):
+            errors.append("trait %r is not a trait name: custom traits are CUSTOM_ followed by A-Z, 0-9 and _ "
+                          "(for example CUSTOM_GPU_A100); the others are os-traits names such as HW_CPU_X86_AVX2."
+                          % (trait,))
     for field in DICT_FIELDS:
         for key in sorted(declared.get(field) or {}):
             if not PATCHABLE_KEY.match(str(key)):
@@ -400,11 +408,18 @@ def _create(client, name, uuid, declared, check_mode):
     # a PATCH is judged by its update policy instead.
     owner = body.pop('owner', None)
     node = client.create_node(body)
-    if owner is not None and node.get('owner') != owner:
-        client.update_node(node['uuid'], [{'op': 'replace', 'path': '/owner', 'value': owner}])
-    if declared.get('traits'):
-        client.set_traits(node['uuid'], sorted(set(declared['traits'])))
-    _create_ports(client, node['uuid'], wanted_ports)
+    try:
+        if owner is not None and node.get('owner') != owner:
+            client.update_node(node['uuid'], [{'op': 'replace', 'path': '/owner', 'value': owner}])
+        if declared.get('traits'):
+            client.set_traits(node['uuid'], sorted(set(declared['traits'])))
+        _create_ports(client, node['uuid'], wanted_ports)
+    except IronicError:
+        # Half a node is worse than none: Ironic refused part of the record, so take back the rest.
+        for port in client.list_ports(node_uuid=node['uuid']):
+            client.delete_port(port['uuid'])
+        client.delete_node(node['uuid'])
+        raise
     result['node'] = node_view(client.get_node(node['uuid']), client.list_ports(node_uuid=node['uuid']))
     return result
 

@@ -299,6 +299,8 @@ def test_secrets_never_reach_ansible_output_even_at_vvvv(ironic, new_name, tmp_p
       "'redfish_auth_type' must be one of 'basic', 'session', 'auto', got 'kerberos'"]),
     ({'driver': 'fake-hardware', 'ports': [{'address': '52:54:00:zz:00:01'}]},
      ["ports[0].address '52:54:00:zz:00:01' is not a MAC address", 'for example 52:54:00:12:34:56']),
+    ({'driver': 'fake-hardware', 'traits': ['custom_gpu']},
+     ["trait 'custom_gpu' is not a trait name", 'CUSTOM_ followed by A-Z, 0-9 and _']),
 ])
 def test_bad_input_fails_before_any_write(ironic, run_module, new_name, args, expected):
     name = new_name()
@@ -308,6 +310,14 @@ def test_bad_input_fails_before_any_write(ironic, run_module, new_name, args, ex
     for text in expected:
         assert text in result['msg']
     assert_no_write(ironic, mark)
+    assert ironic.api('GET', '/nodes/%s' % name, expect=(404,))
+
+
+def test_a_record_ironic_refuses_halfway_is_taken_back(ironic, run_module, new_name):
+    # Shaped like a standard trait, but os-traits has no such name: only Ironic can tell, after the POST.
+    name = new_name()
+    result = run_module('baremetal_node', name=name, driver='fake-hardware', traits=['HW_NO_SUCH_TRAIT'])
+    assert result['failed'] is True and 'HW_NO_SUCH_TRAIT' in result['msg']
     assert ironic.api('GET', '/nodes/%s' % name, expect=(404,))
 
 
