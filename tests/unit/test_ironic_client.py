@@ -1,0 +1,145 @@
+# -*- coding: utf-8 -*-
+"""The driver layer over real HTTP against a scripted server on loopback: answers Ironic gives only under load
+or in old releases (503, node locked, an old microversion), and pagination."""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _ironic
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError
+
+
+def ironic_error(message):
+    return {'error_message': json.dumps({'faultcode': 'Client', 'faultstring': message, 'debuginfo': None})}
+
+
+class ScriptedIronic(object):
+    """Answers each (method, path) from a queue of (status, body); the last answer repeats."""
+
+    def __init__(self, max_version='1.115'):
+        self.script = {('GET', '/'): [(200, {'default_version': {'version': max_version, 'min_version': '1.1'}})]}
+        self.requests = []
+        script, requests = self.script, self.requests
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self):
+                length = int(self.headers.get('Content-Length') or 0)
+                body = json.loads(self.rfile.read(length)) if length else None
+                requests.append((self.command, self.path, self.headers.get('X-OpenStack-Ironic-API-Version'), body))
+                answers = script.get((self.command, self.path.split('?')[0]), [(404, ironic_error('no route'))])
+                status, payload = answers.pop(0) if len(answers) > 1 else answers[0]
+                data = json.dumps(payload).encode() if payload is not None else b''
+                self.send_response(status)
+                self.send_header('Content-Type', 'application/json')
+                self.send_header('Content-Length', str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_PUT = do_POST = do_PATCH = do_DELETE = _answer
+
+            def log_message(self, *args):
+                pass
+
+        self.server = HTTPServer(('127.0.0.1', 0), Handler)
+        self.endpoint = 'http://127.0.0.1:%d' % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def on(self, method, path, *answers):
+        self.script[(method, path)] = list(answers)
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def server(monkeypatch):
+    monkeypatch.setattr(_ironic, 'RETRY_BASE_DELAY', 0.001)
+    scripted = ScriptedIronic()
+    yield scripted
+    scripted.close()
+
+
+def test_503_and_node_locked_are_retried_then_succeed(server):
+    server.on('PUT', '/v1/nodes/n1/states/provision',
+              (503, ironic_error('No free conductor workers available')),
+              (409, ironic_error('Node n1 is locked by host c1, please retry after the current operation is completed.')),
+              (202, None))
+    client = IronicClient(server.endpoint)
+    client.set_provision_state('n1', 'provide')
+    assert [request[0] for request in server.requests] == ['GET', 'PUT', 'PUT', 'PUT']
+    assert client.api_calls == 4
+
+
+def test_retries_are_bounded_and_end_with_ironics_message(server):
+    server.on('GET', '/v1/nodes/n1', (503, ironic_error('No free conductor workers available')))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(IronicError) as caught:
+        client.get_node('n1')
+    assert 'HTTP 503' in str(caught.value) and 'No free conductor workers available' in str(caught.value)
+    assert client.api_calls == 1 + _ironic.RETRY_ATTEMPTS
+
+
+@pytest.mark.parametrize('status, message', [
+    (409, 'A port with MAC address 52:54:00:00:00:01 already exists.'),  # a conflict that waiting cannot fix
+    (400, 'The requested action "active" can not be performed on node "n1" while it is in state "enroll".'),
+    (500, "cannot access local variable 'auto_lessee' where it is not associated with a value"),
+])
+def test_other_errors_fail_at_once_with_ironics_message(server, status, message):
+    server.on('PUT', '/v1/nodes/n1/states/provision', (status, ironic_error(message)), (202, None))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(IronicError) as caught:
+        client.set_provision_state('n1', 'active')
+    assert str(caught.value) == 'Ironic refused PUT /v1/nodes/n1/states/provision (HTTP %d): %s' % (status, message)
+    assert client.api_calls == 2
+
+
+def test_the_highest_common_microversion_is_sent(server):
+    client = IronicClient(server.endpoint)
+    server.on('GET', '/v1/nodes/n1', (200, {'uuid': 'n1'}))
+    client.get_node('n1')
+    assert server.requests[-1][2] == '1.115'
+
+
+def test_a_verb_the_server_is_too_old_for_names_the_version_it_needs():
+    old = ScriptedIronic(max_version='1.16')
+    try:
+        client = IronicClient(old.endpoint)
+        with pytest.raises(IronicError) as caught:
+            client.set_provision_state('n1', 'adopt')
+        assert "the 'adopt' verb needs Ironic API 1.17 or newer; this server supports up to 1.16" in str(caught.value)
+        assert [request[0] for request in old.requests] == ['GET']  # nothing was sent to the node
+    finally:
+        old.close()
+
+
+def test_a_field_the_server_is_too_old_for_names_the_version_it_needs():
+    old = ScriptedIronic(max_version='1.60')
+    try:
+        with pytest.raises(IronicError) as caught:
+            IronicClient(old.endpoint).set_provision_state('n1', 'active', deploy_steps=[{'step': 'x'}])
+        assert 'deploy_steps needs Ironic API 1.69 or newer' in str(caught.value)
+    finally:
+        old.close()
+
+
+def test_a_dropped_connection_is_retried_then_reported(monkeypatch):
+    monkeypatch.setattr(_ironic, 'RETRY_BASE_DELAY', 0.001)
+    client = IronicClient('http://127.0.0.1:9')  # nothing listens on the discard port here
+    with pytest.raises(IronicError) as caught:
+        client.get_node('n1')
+    assert 'cannot reach Ironic at http://127.0.0.1:9' in str(caught.value)
+    assert client.api_calls == _ironic.RETRY_ATTEMPTS
+
+
+def test_list_follows_pagination_with_a_marker(server):
+    first = [{'uuid': 'u%d' % index} for index in range(3)]
+    server.on('GET', '/v1/nodes', (200, {'nodes': first, 'next': 'http://x/v1/nodes?marker=u2'}),
+              (200, {'nodes': [{'uuid': 'u3'}]}))
+    nodes = IronicClient(server.endpoint).list_nodes(fields=('uuid',), provision_state='available')
+    assert [node['uuid'] for node in nodes] == ['u0', 'u1', 'u2', 'u3']
+    second_page = server.requests[-1][1]
+    assert 'marker=u2' in second_page and 'provision_state=available' in second_page
