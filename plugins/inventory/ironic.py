@@ -62,6 +62,7 @@ EXAMPLES = r'''
 plugin: baremetal.lifecycle.ironic
 cloud: baremetal-lifecycle-local
 
+---
 # rack1.ironic.yml: the nodes of one conductor group, cached, with a group per owner
 plugin: baremetal.lifecycle.ironic
 endpoint: http://127.0.0.1:6385
