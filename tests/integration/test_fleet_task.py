@@ -31,7 +31,7 @@ def by_name(result):
 
 
 def test_mixed_targets_converge_in_one_task_and_a_rerun_only_reads(raw, ironic, run_module, fresh_node):
-    to_manageable, to_available, to_active, already = (fresh_node() for _ in range(4))
+    to_manageable, to_available, to_active, already = (fresh_node() for _index in range(4))
     raw.verb(already['uuid'], 'manage')
     nodes = [{'node': to_manageable['name'], 'state': 'manageable'}, to_available['uuid'],
              {'node': to_active['name'], 'state': 'active'}, {'node': already['name'], 'state': 'manageable'}]
@@ -90,7 +90,7 @@ def _deploy_fails(raw, fresh_node):
 
 
 def test_failing_nodes_do_not_stop_the_others(raw, ironic, run_module, fresh_node):
-    healthy = [fresh_node() for _ in range(3)]
+    healthy = [fresh_node() for _index in range(3)]
     broken = _deploy_fails(raw, fresh_node)
     held = fresh_node()
     ironic.api('PUT', '/nodes/%s/maintenance' % held['uuid'], {'reason': 'fan'})
@@ -115,7 +115,7 @@ def test_failing_nodes_do_not_stop_the_others(raw, ironic, run_module, fresh_nod
 
 
 def test_no_more_than_concurrency_nodes_move_at_once(raw, ironic, run_module, fresh_node):
-    nodes = [fresh_node() for _ in range(6)]
+    nodes = [fresh_node() for _index in range(6)]
     uuids = set(node['uuid'] for node in nodes)
     mark = ironic.log_mark()
     result = run_module('baremetal_provision_state', nodes=[node['name'] for node in nodes], state='available',

@@ -192,7 +192,7 @@ def test_unreachable_ironic_fails_with_the_reason(ironic, tmp_path):
 def test_the_ad_hoc_command_of_the_issue(ironic, tmp_path, fresh_node):
     resource_class = 'adhoc-%s' % uuid.uuid4().hex[:8]
     raw = RawIronic(ironic.endpoint)
-    manageable = [fresh_node(resource_class=resource_class) for _ in range(3)]
+    manageable = [fresh_node(resource_class=resource_class) for _index in range(3)]
     for node in manageable:
         raw.verb(node['uuid'], 'manage')
     enrolled = fresh_node(resource_class=resource_class)

@@ -23,8 +23,8 @@ TASK_OPTIONS = {'state', 'update_secrets', 'allow_destructive', 'validate_interf
 
 def test_a_valid_fleet_has_no_errors():
     fleet = [
-        {'name': 'rack1-node01', 'driver': 'ipmi', 'driver_info': {'ipmi_address': '127.0.0.1', 'ipmi_port': 623,
-                                                                 'ipmi_password': 'secret'},
+        {'name': 'rack1-node01', 'driver': 'ipmi',
+         'driver_info': {'ipmi_address': '127.0.0.1', 'ipmi_port': 623, 'ipmi_password': 'secret'},
          'ports': [{'address': '52:54:00:12:34:56', 'pxe_enabled': True}], 'traits': ['CUSTOM_GPU'],
          'interfaces': {'boot': 'pxe'}, 'extra': {'asset-tag': 'A1', 'gone': None}, 'provision_state': 'active',
          'maintenance': True, 'maintenance_reason': 'fan'},
