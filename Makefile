@@ -4,6 +4,7 @@
 #   make install  build the collection and install it into .work/collections
 #   make demo     run playbooks/demo.yml against the embedded Ironic in .work/ironic
 #   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh)
+#   make docs     regenerate docs/state-graph.md from the engine's state table
 #   make stop     stop the demo Ironic (.work/ironic), if running
 #   make clean    stop the demo Ironic and remove every generated file
 
@@ -33,7 +34,7 @@ IRONIC_VARS := -e ironic_standalone_base_dir=$(WORK)/ironic \
 	-e ironic_standalone_venv=$(WORK)/ironic-venv \
 	-e ironic_standalone_clouds_yaml=$(WORK)/clouds.yaml
 
-.PHONY: venv install demo test stop clean
+.PHONY: venv install demo test docs stop clean
 
 venv: $(VENV_STAMP)
 
@@ -56,6 +57,9 @@ demo: venv install
 
 test: venv install
 	bash tests/run.sh
+
+docs: venv install
+	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph.py
 
 stop:
 	@if [ -f $(WORK)/ironic/ironic.pid ] && [ -x $(VENV)/bin/ansible-playbook ]; then \
