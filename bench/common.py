@@ -1,0 +1,223 @@
+# -*- coding: utf-8 -*-
+"""What both benchmarks share: a throw-away local Ironic, a raw REST floor that counts its calls, and runners
+for the collection's module and playbooks.
+
+The floor is the least a client must do: the verbs, back to back, and polling at a fixed short interval. Our
+module and playbooks run against the same Ironic in the same run, so the ratios compare like with like.
+"""
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import requests
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MICROVERSION = '1.115'
+PAGE_LIMIT = 1000
+POLL_FIELDS = 'uuid,provision_state,target_provision_state,last_error'
+# The verbs from enroll, with the stable state each lands in.
+TO_AVAILABLE = [('manage', 'manageable'), ('provide', 'available')]
+TO_ACTIVE = TO_AVAILABLE + [('active', 'active')]
+
+
+class BenchError(Exception):
+    pass
+
+
+def tool(name):
+    """An Ansible command of the Python running this script, else the first on PATH."""
+    candidate = os.path.join(os.path.dirname(sys.executable), name)
+    found = candidate if os.access(candidate, os.X_OK) else shutil.which(name)
+    if not found:
+        raise BenchError('%s not found next to %s nor on PATH; run from the venv (make venv).' % (name, sys.executable))
+    return found
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+class RawIronic(object):
+    """Ironic over plain REST with a fixed microversion; counts every request."""
+
+    def __init__(self, endpoint):
+        self.endpoint = endpoint.rstrip('/') + '/v1'
+        self.session = requests.Session()
+        self.session.headers.update({'X-OpenStack-Ironic-API-Version': MICROVERSION, 'Accept': 'application/json'})
+        self.calls = 0
+
+    def call(self, method, path, body=None, params=None):
+        self.calls += 1
+        response = self.session.request(method, self.endpoint + path, json=body, params=params, timeout=60)
+        if response.status_code >= 400:
+            raise BenchError('%s %s: HTTP %d %s' % (method, path, response.status_code, response.text))
+        return response.json() if response.content else None
+
+    def list_nodes(self, fields=POLL_FIELDS):
+        params = {'limit': PAGE_LIMIT, 'fields': fields}
+        nodes = []
+        while True:
+            page = self.call('GET', '/nodes', params=params)
+            nodes.extend(page['nodes'])
+            if not page.get('next') or not page['nodes']:
+                return nodes
+            params['marker'] = page['nodes'][-1]['uuid']
+
+    def create_nodes(self, count, prefix):
+        """New fake-hardware nodes named prefix-0000, prefix-0001...; their (names, UUIDs)."""
+        names = ['%s-%04d' % (prefix, index) for index in range(count)]
+        return names, [self.call('POST', '/nodes', {'name': name, 'driver': 'fake-hardware'})['uuid']
+                       for name in names]
+
+    def delete_nodes(self, uuids):
+        for uuid in uuids:
+            self.call('DELETE', '/nodes/%s' % uuid)
+
+    def states(self, uuids):
+        wanted = set(uuids)
+        return sorted(node['provision_state'] for node in self.list_nodes() if node['uuid'] in wanted)
+
+
+def floor(raw, uuids, path, interval, one_get=False):
+    """Drive the nodes along path with raw REST; returns (seconds, API calls).
+
+    Every node's first verb is sent at once, back to back; each later verb as soon as a poll shows the node at
+    rest. A poll is one list request per page, or with one_get a GET of the single node.
+    """
+    calls = raw.calls
+    started = time.monotonic()
+    step = dict.fromkeys(uuids, 0)
+    for uuid in uuids:
+        raw.call('PUT', '/nodes/%s/states/provision' % uuid, {'target': path[0][0]})
+    pending = set(uuids)
+    while pending:
+        time.sleep(interval)
+        if one_get:
+            nodes = [raw.call('GET', '/nodes/%s' % uuid, params={'fields': POLL_FIELDS}) for uuid in pending]
+        else:
+            nodes = raw.list_nodes()
+        for node in nodes:
+            uuid = node['uuid']
+            if uuid not in pending or node['target_provision_state'] is not None:
+                continue
+            verb, landing = path[step[uuid]]
+            if node['provision_state'] != landing:
+                raise BenchError('floor: %s after %s is %s: %s' % (uuid, verb, node['provision_state'],
+                                                                   node['last_error']))
+            step[uuid] += 1
+            if step[uuid] == len(path):
+                pending.discard(uuid)
+            else:
+                raw.call('PUT', '/nodes/%s/states/provision' % uuid, {'target': path[step[uuid]][0]})
+    return time.monotonic() - started, raw.calls - calls
+
+
+class Bench(object):
+    """A local Ironic on a free loopback port, in a temporary directory, and the means to run our code on it."""
+
+    def __init__(self, ironic_venv, keep=False):
+        self.ironic_venv = ironic_venv
+        self.keep = keep
+        self.dir = tempfile.mkdtemp(prefix='baremetal-bench-')
+        self.port = free_port()
+        self.endpoint = 'http://127.0.0.1:%d' % self.port
+        self.clouds_yaml = os.path.join(self.dir, 'clouds.yaml')
+        self.cloud = 'baremetal-bench'
+        # The source tree, importable as the collection: what is measured is what is in this checkout.
+        namespace = os.path.join(self.dir, 'collections', 'ansible_collections', 'baremetal')
+        os.makedirs(namespace)
+        os.symlink(ROOT, os.path.join(namespace, 'lifecycle'))
+        self.collections = os.path.join(self.dir, 'collections')
+        self.env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=self.collections, OS_CLIENT_CONFIG_FILE=self.clouds_yaml,
+                        ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+                        ANSIBLE_HOST_KEY_CHECKING='false', ANSIBLE_RETRY_FILES_ENABLED='false',
+                        ANSIBLE_LOCALHOST_WARNING='false', ANSIBLE_INVENTORY_UNPARSED_WARNING='false')
+        self.raw = RawIronic(self.endpoint)
+
+    def _role_vars(self):
+        return ['-e', 'ironic_standalone_base_dir=%s' % os.path.join(self.dir, 'ironic'),
+                '-e', 'ironic_standalone_venv=%s' % self.ironic_venv,
+                '-e', 'ironic_standalone_port=%d' % self.port,
+                '-e', 'ironic_standalone_clouds_yaml=%s' % self.clouds_yaml,
+                '-e', 'ironic_standalone_cloud_name=%s' % self.cloud,
+                # Periodic power syncs of hundreds of nodes would land at random in one measurement or another.
+                '-e', 'ironic_standalone_sync_power_state_interval=0']
+
+    def start(self):
+        print('starting Ironic on %s (in %s)' % (self.endpoint, self.dir), flush=True)
+        subprocess.run([tool('ansible-playbook'), os.path.join(ROOT, 'playbooks', 'ironic_start.yml')]
+                       + self._role_vars(), env=self.env, check=True, stdout=subprocess.DEVNULL)
+
+    def stop(self):
+        subprocess.run([tool('ansible-playbook'), os.path.join(ROOT, 'playbooks', 'ironic_stop.yml')]
+                       + self._role_vars(), env=self.env, check=False, stdout=subprocess.DEVNULL)
+        if not self.keep:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def write(self, name, content):
+        path = os.path.join(self.dir, name)
+        with open(path, 'w') as handle:
+            handle.write(content)
+        return path
+
+    def module(self, name, **args):
+        """Run one of our modules as Ansible runs it on a host, minus the controller; (seconds, result)."""
+        args_file = self.write('%s.args.json' % name, json.dumps({'ANSIBLE_MODULE_ARGS': args}))
+        started = time.monotonic()
+        output = subprocess.run([sys.executable, os.path.join(ROOT, 'plugins', 'modules', name + '.py'), args_file],
+                                env=dict(self.env, PYTHONPATH=self.collections), check=True, capture_output=True,
+                                text=True).stdout
+        return time.monotonic() - started, json.loads(output)
+
+    def playbook(self, playbook, inventory=None, forks=5):
+        """Run a playbook of one task; (wall seconds, {host: the task's result})."""
+        tree = tempfile.mkdtemp(prefix='tree-', dir=self.dir)
+        command = [tool('ansible-playbook'), playbook, '--forks', str(forks)]
+        if inventory:
+            command += ['-i', inventory]
+        # The tree callback writes each host's last result as JSON, whatever the stdout callback.
+        env = dict(self.env, ANSIBLE_CALLBACKS_ENABLED='ansible.builtin.tree', ANSIBLE_CALLBACK_TREE_DIR=tree)
+        started = time.monotonic()
+        process = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        seconds = time.monotonic() - started
+        results = {}
+        for host in os.listdir(tree):
+            with open(os.path.join(tree, host)) as handle:
+                results[host] = json.load(handle)
+        shutil.rmtree(tree)
+        failed = [(host, result.get('msg')) for host, result in results.items() if result.get('failed')]
+        if process.returncode or failed or not results:
+            raise BenchError('%s failed (rc %d): %s %s' % (playbook, process.returncode, failed[:5],
+                                                           process.stdout[-1500:] + process.stderr[-1500:]))
+        return seconds, results
+
+
+@contextlib.contextmanager
+def ironic(ironic_venv, keep=False):
+    bench = Bench(ironic_venv, keep)
+    try:
+        bench.start()
+        yield bench
+    finally:
+        bench.stop()
+
+
+def default_ironic_venv():
+    return os.environ.get('IRONIC_VENV') or os.path.join(ROOT, '.work', 'ironic-venv')
+
+
+def table(headers, rows):
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows)]
+    lines = ['  '.join(str(cell).rjust(width) if index else str(cell).ljust(width)
+                       for index, (cell, width) in enumerate(zip(row, widths))) for row in [headers] + rows]
+    lines.insert(1, '  '.join('-' * width for width in widths))
+    return '\n'.join(lines)
