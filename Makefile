@@ -4,6 +4,7 @@
 #   make install  build the collection and install it into .work/collections
 #   make demo     run playbooks/demo.yml against the embedded Ironic in .work/ironic
 #   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh)
+#   make bench    benchmarks against a raw REST floor (bench/; not part of the tests)
 #   make docs     regenerate docs/state-graph.md from the engine's state table
 #   make stop     stop the demo Ironic (.work/ironic), if running
 #   make clean    stop the demo Ironic and remove every generated file
@@ -34,7 +35,7 @@ IRONIC_VARS := -e ironic_standalone_base_dir=$(WORK)/ironic \
 	-e ironic_standalone_venv=$(WORK)/ironic-venv \
 	-e ironic_standalone_clouds_yaml=$(WORK)/clouds.yaml
 
-.PHONY: venv install demo test docs stop clean
+.PHONY: venv install demo test bench docs stop clean
 
 venv: $(VENV_STAMP)
 
@@ -57,6 +58,10 @@ demo: venv install
 
 test: venv install
 	bash tests/run.sh
+
+bench: venv
+	python bench/bench_single.py
+	python bench/bench_fleet.py
 
 docs: venv install
 	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph.py
