@@ -30,8 +30,6 @@ CLIENT_MAX_VERSION = (1, 115)
 
 # Lowest microversion for request fields and parameters beyond the verbs themselves.
 FEATURE_MIN_VERSION = {
-    'fields': (1, 8),
-    'enroll': (1, 11),
     'clean_steps': (1, 15),
     'pxe_enabled': (1, 19),
     'local_link_connection': (1, 19),
@@ -49,7 +47,7 @@ FEATURE_MIN_VERSION = {
     'automated_clean': (1, 47),
     'owner': (1, 50),
     'description': (1, 51),
-    'config_drive_dict': (1, 56),
+    'a config_drive dictionary': (1, 56),
     'lessee': (1, 65),
     'deploy_steps': (1, 69),
     'firmware_interface': (1, 86),
@@ -253,8 +251,10 @@ class IronicClient(object):
         for name, value in arguments.items():
             if value is None:
                 continue
-            if name in FEATURE_MIN_VERSION:
-                self.require(name, FEATURE_MIN_VERSION[name])
+            # A config drive given as a dictionary is built by Ironic; older versions only take an image.
+            feature = 'a config_drive dictionary' if name == 'configdrive' and isinstance(value, dict) else name
+            if feature in FEATURE_MIN_VERSION:
+                self.require(feature, FEATURE_MIN_VERSION[feature])
             body[name] = value
         self.request('PUT', '/nodes/%s/states/provision' % ident, body=body)
 

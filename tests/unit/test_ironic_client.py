@@ -126,6 +126,19 @@ def test_a_field_the_server_is_too_old_for_names_the_version_it_needs():
         old.close()
 
 
+def test_a_config_drive_dictionary_needs_the_version_that_builds_it():
+    old = ScriptedIronic(max_version='1.55')
+    try:
+        old.on('PUT', '/v1/nodes/n1/states/provision', (202, None))
+        client = IronicClient(old.endpoint)
+        client.set_provision_state('n1', 'active', configdrive='http://127.0.0.1:9/configdrive.iso')
+        with pytest.raises(IronicError) as caught:
+            client.set_provision_state('n1', 'active', configdrive={'user_data': '#cloud-config'})
+        assert 'a config_drive dictionary needs Ironic API 1.56 or newer' in str(caught.value)
+    finally:
+        old.close()
+
+
 def test_a_dropped_connection_is_retried_then_reported(monkeypatch):
     monkeypatch.setattr(_ironic, 'RETRY_BASE_DELAY', 0.001)
     client = IronicClient('http://127.0.0.1:9')  # nothing listens on the discard port here
