@@ -34,6 +34,26 @@ class Backoff(object):
         return delay
 
 
+class Deadline(object):
+    """One time limit on a monotonic clock, and the backed-off pause before the next poll."""
+
+    def __init__(self, timeout, clock=time.monotonic, sleep=time.sleep):
+        self.clock = clock
+        self.sleep = sleep
+        self.at = clock() + timeout
+
+    def extend(self, seconds):
+        self.at += seconds
+
+    def pause(self, backoff):
+        """Sleep until the next poll; False, without sleeping, once the deadline has passed."""
+        remaining = self.at - self.clock()
+        if remaining <= 0:
+            return False
+        self.sleep(min(backoff.next(), remaining))
+        return True
+
+
 class Job(object):
     """One node's plan and what happened to it."""
 
@@ -41,11 +61,15 @@ class Job(object):
         self.node = summarize_node(node)
         self.uuid = node['uuid']
         self.plan = list(steps)
-        self.remaining = list(steps)
         self.arguments = arguments or {}  # verb -> extra fields of the provision request
         self.transitions = []
         self.error = None
         self._started = None
+
+    @property
+    def remaining(self):
+        # Every step issued records exactly one transition.
+        return self.plan[len(self.transitions):]
 
     @property
     def label(self):
@@ -74,17 +98,9 @@ class Executor(object):
     def __init__(self, client, timeout, concurrency=1, clock=time.monotonic, sleep=time.sleep):
         self.client = client
         self.clock = clock
-        self.sleep = sleep
         self.timeout = timeout
-        self.deadline = clock() + timeout
+        self.deadline = Deadline(timeout, clock, sleep)
         self.concurrency = max(1, concurrency)
-
-    def _pause(self, backoff):
-        remaining = self.deadline - self.clock()
-        if remaining <= 0:
-            return False
-        self.sleep(min(backoff.next(), remaining))
-        return True
 
     def settle(self, nodes):
         """Wait until every node is at rest; return their latest summaries by UUID.
@@ -95,7 +111,7 @@ class Executor(object):
         moving = set(uuid for uuid, node in latest.items()
                      if not planner.is_at_rest(node['provision_state'], node.get('target_provision_state')))
         backoff = Backoff()
-        while moving and self._pause(backoff):
+        while moving and self.deadline.pause(backoff):
             for uuid, node in self.client.poll_nodes(moving).items():
                 latest[uuid] = node
                 if planner.is_at_rest(node['provision_state'], node.get('target_provision_state')):
@@ -113,7 +129,7 @@ class Executor(object):
         return True
 
     def _finish_step(self, job, node):
-        step = job.remaining.pop(0)
+        step = job.remaining[0]
         job.node = summarize_node(node)
         state = planner.normalize_state(node['provision_state'])
         job.transitions.append({'verb': step.verb, 'from': step.source, 'to': state,
@@ -137,10 +153,10 @@ class Executor(object):
                     backoff.reset()
             if not wait:
                 for job in moving.values():
-                    job.transitions.append({'verb': job.remaining[0].verb, 'from': job.remaining[0].source,
-                                            'to': None, 'seconds': 0.0})
+                    step = job.remaining[0]
+                    job.transitions.append({'verb': step.verb, 'from': step.source, 'to': None, 'seconds': 0.0})
                 break
-            if moving and not self._pause(backoff):
+            if moving and not self.deadline.pause(backoff):
                 break
             if not moving:
                 continue

@@ -13,7 +13,7 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Backoff
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Backoff, Deadline
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import POWER_ACTIONS
 
@@ -35,29 +35,12 @@ class PowerError(Exception):
         self.result = result
 
 
-class PowerWaiter(object):
-    """Polls one node until its power state settles, within a deadline on a monotonic clock."""
-
-    def __init__(self, client, uuid, timeout, clock=time.monotonic, sleep=time.sleep):
-        self.client = client
-        self.uuid = uuid
-        self.clock = clock
-        self.sleep = sleep
-        self.deadline = clock() + timeout
-
-    def extend(self, seconds):
-        self.deadline += seconds
-
-    def settle(self, node):
-        """The node once target_power_state is null, or as last seen when the deadline passes."""
-        backoff = Backoff()
-        while node.get('target_power_state'):
-            remaining = self.deadline - self.clock()
-            if remaining <= 0:
-                break
-            self.sleep(min(backoff.next(), remaining))
-            node = self.client.get_node(self.uuid, NODE_SUMMARY_FIELDS)
-        return node
+def _settle(client, node, deadline):
+    """The node once target_power_state is null, or as last seen when the deadline passes."""
+    backoff = Backoff()
+    while node.get('target_power_state') and deadline.pause(backoff):
+        node = client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
+    return node
 
 
 def _label(node):
@@ -70,9 +53,9 @@ def ensure_power(client, node, declared, timeout, check_mode, clock=time.monoton
     Raises PowerError when Ironic cannot act or the action does not finish within timeout seconds.
     """
     target, reached = POWER_ACTIONS[declared]
-    waiter = PowerWaiter(client, node['uuid'], timeout, clock, sleep)
+    deadline = Deadline(timeout, clock, sleep)
     # A power action already under way decides the state we start from.
-    node = waiter.settle(node)
+    node = _settle(client, node, deadline)
     if node.get('target_power_state'):
         raise PowerError("node %s: an earlier power action to '%s' is still running after %d s. Raise timeout or "
                          "look at the conductor log." % (_label(node), node['target_power_state'], timeout),
@@ -85,8 +68,8 @@ def ensure_power(client, node, declared, timeout, check_mode, clock=time.monoton
     soft = declared in SOFT_ACTIONS
     client.set_power_state(node['uuid'], target, timeout=timeout if soft else None)
     if soft:
-        waiter.extend(SOFT_VERDICT_GRACE)
-    node = waiter.settle(client.get_node(node['uuid'], NODE_SUMMARY_FIELDS))
+        deadline.extend(SOFT_VERDICT_GRACE)
+    node = _settle(client, client.get_node(node['uuid'], NODE_SUMMARY_FIELDS), deadline)
     result['node'] = summarize_node(node)
     if node.get('target_power_state'):
         if soft:

@@ -107,7 +107,6 @@ def converge(client, targets, options, check_mode=False, wait=True, timeout=3600
             continue
         try:
             job.plan = plan_node(node, target, options)
-            job.remaining = list(job.plan)
             if not check_mode and any(step.verb in INSTANCE_INFO_VERBS for step in job.plan):
                 patch = instance_info_patch(node, options.instance_info)
                 if patch:
