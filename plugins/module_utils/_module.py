@@ -85,6 +85,12 @@ class BaremetalModule(object):
         result['api_calls'] = self.api_calls
         return result
 
+    def require_positive(self, *names):
+        """Fail on an integer option below 1, naming it."""
+        for name in names:
+            if self.params[name] < 1:
+                self.fail('%s must be at least 1, got %d.' % (name, self.params[name]))
+
     def require_node(self, ident, fields=None):
         """The node named or identified by ``ident``, or a failure that says how to find it."""
         node = self.client.find_node(ident, fields)

@@ -428,8 +428,7 @@ def present(module):
 
 def main_logic(module):
     params = module.params
-    if params['timeout'] < 1:
-        module.fail('timeout must be at least 1, got %d.' % params['timeout'])
+    module.require_positive('timeout')
     try:
         if params['state'] == 'absent':
             result = ensure_absent(module.client, params['name'], params['allow_destructive'], params['timeout'],

@@ -137,8 +137,7 @@ ARGUMENT_SPEC = dict(
 
 def main_logic(module):
     params = module.params
-    if params['timeout'] < 1:
-        module.fail('timeout must be at least 1, got %d.' % params['timeout'])
+    module.require_positive('timeout')
     node = module.require_node(params['node'], NODE_SUMMARY_FIELDS)
     try:
         result = ensure_power(module.client, node, params['state'], params['timeout'], module.check_mode)

@@ -299,9 +299,7 @@ def targets_from_params(module):
 
 def main_logic(module):
     params = module.params
-    for name in ('timeout', 'concurrency'):
-        if params[name] < 1:
-            module.fail('%s must be at least 1, got %d.' % (name, params[name]))
+    module.require_positive('timeout', 'concurrency')
     started = time.monotonic()
     options = Options(allow_destructive=params['allow_destructive'], adopt=params['adopt'],
                       rebuild=params['rebuild'], clean_steps=params['clean_steps'],

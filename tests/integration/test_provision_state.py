@@ -155,3 +155,15 @@ def test_rebuild_is_refused_without_opt_in_and_issued_with_it(raw, ironic, run_m
         assert 'HTTP 500' in result['msg'] and 'auto_lessee' in result['msg']
     else:
         assert result['transitions'][0]['to'] == 'active'
+
+
+@pytest.mark.parametrize('module, args, option', [
+    ('baremetal_provision_state', {'node': 'x', 'state': 'available', 'timeout': 0}, 'timeout'),
+    ('baremetal_provision_state', {'node': 'x', 'state': 'available', 'concurrency': 0}, 'concurrency'),
+    ('baremetal_power', {'node': 'x', 'state': 'powered_on', 'timeout': 0}, 'timeout'),
+    ('baremetal_node', {'name': 'x', 'timeout': -5}, 'timeout'),
+])
+def test_a_limit_below_one_is_refused_before_any_request(run_module, module, args, option):
+    result = run_module(module, **args)
+    assert result['failed'] and result['msg'] == '%s must be at least 1, got %d.' % (option, args[option])
+    assert result['api_calls'] == 0
