@@ -18,6 +18,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardwa
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
     FEATURE_MIN_VERSION, IronicError, summarize_node)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, converge
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DELETE_ALLOWED_STATES
 
 INTERFACES = ('bios', 'boot', 'console', 'deploy', 'firmware', 'inspect', 'management', 'network', 'power',
               'raid', 'rescue', 'storage', 'vendor')
@@ -34,9 +35,6 @@ PORT_ATTRIBUTES = ('pxe_enabled', 'physical_network', 'local_link_connection')
 
 # What Ironic answers instead of a secret value (oslo strutils.mask_dict_password).
 IRONIC_SECRET_MASK = '******'
-
-# ironic/common/states.py DELETE_ALLOWED_STATES: Ironic deletes a node in these without moving it.
-DELETE_ALLOWED_STATES = ('enroll', 'manageable', 'adopt failed')
 
 MAC_ADDRESS = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
 

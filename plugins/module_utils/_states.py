@@ -200,6 +200,9 @@ TRANSITIONS = (
     ('service failed', 'abort', 'active'),
 )
 
+# States in which Ironic deletes a node record without moving it first (ironic/common/states.py).
+DELETE_ALLOWED_STATES = ('manageable', 'enroll', 'adopt failed')
+
 # The stable states a playbook may declare.
 DECLARABLE_STATES = ('enroll', 'manageable', 'available', 'active', 'rescue')
 

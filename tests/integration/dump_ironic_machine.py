@@ -17,6 +17,7 @@ print(json.dumps({
                    for name in machine.states),
     'failure_states': sorted(states.FAILURE_STATES),
     'unstable_states': sorted(states.UNSTABLE_STATES),
+    'delete_allowed_states': list(states.DELETE_ALLOWED_STATES),
     'verbs': states.VERBS,
     'verb_min_minor': dict(api_utils.MIN_VERB_VERSIONS, unhold=versions.MINOR_85_UNHOLD_VERB,
                            service=versions.MINOR_87_SERVICE),

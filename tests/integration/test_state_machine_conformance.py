@@ -41,3 +41,7 @@ def test_verbs_and_their_minimum_versions_are_ironics(machine):
     # Ironic keys MIN_VERB_VERSIONS by VERBS[verb]: 'undeploy' appears under its event, 'delete'.
     by_verb = dict(('undeploy' if key == 'delete' else key, (1, minor)) for key, minor in machine['verb_min_minor'].items())
     assert by_verb == states.VERB_MIN_VERSION
+
+
+def test_states_a_node_is_deleted_from_are_ironics(machine):
+    assert list(states.DELETE_ALLOWED_STATES) == machine['delete_allowed_states']
