@@ -98,7 +98,7 @@ from ansible.module_utils.basic import AnsibleFallbackNotFound
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.template import trust_as_template
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import mask_secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError, client_from_params
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
 
@@ -133,8 +133,7 @@ def connection_params(get_option):
 
 def host_vars(node):
     """The variables of one node's host: its public fields, prefixed."""
-    variables = dict((VAR_PREFIX + field, node.get(field)) for field in FIELDS)
-    variables[VAR_PREFIX + 'driver_info'] = mask_secrets(node.get('driver'), node.get('driver_info') or {})
+    variables = dict((VAR_PREFIX + field, value) for field, value in public_node(node, FIELDS).items())
     variables[VAR_PREFIX + 'traits'] = list(node.get('traits') or [])
     return variables
 

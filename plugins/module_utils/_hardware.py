@@ -309,6 +309,14 @@ def mask_secrets(driver, driver_info):
     return masked
 
 
+def public_node(node, fields):
+    """The given fields of a node as they may leave the collection: driver_info with its secrets masked."""
+    view = dict((field, node.get(field)) for field in fields)
+    if 'driver_info' in view:
+        view['driver_info'] = mask_secrets(node.get('driver'), node.get('driver_info'))
+    return view
+
+
 def validate_driver_info(driver, driver_info, check_required=True):
     """Validate driver_info against the schema of its hardware type.
 

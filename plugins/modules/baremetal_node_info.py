@@ -114,7 +114,7 @@ api_calls:
   sample: 2
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import mask_secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import STATES
@@ -134,12 +134,6 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def public_view(node):
-    view = dict((field, node.get(field)) for field in INFO_FIELDS)
-    view['driver_info'] = mask_secrets(node.get('driver'), node.get('driver_info') or {})
-    return view
-
-
 def main_logic(module):
     params = module.params
     if params['node'] is not None:
@@ -150,7 +144,7 @@ def main_logic(module):
             filters['maintenance'] = str(filters['maintenance']).lower()
         nodes = module.client.list_nodes(fields=INFO_FIELDS, **filters)
     nodes.sort(key=lambda node: (node.get('name') or '', node['uuid']))
-    module.exit(changed=False, nodes=[public_view(node) for node in nodes])
+    module.exit(changed=False, nodes=[public_node(node, INFO_FIELDS) for node in nodes])
 
 
 def main():
