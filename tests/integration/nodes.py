@@ -4,36 +4,30 @@
 import itertools
 import time
 
-import requests
-
-HEADERS = {'X-OpenStack-Ironic-API-Version': '1.115'}
 CLOSED_LOOPBACK_URL = 'http://127.0.0.1:9/image.raw'  # port 9 (discard) is closed here: downloads fail at once
 _names = itertools.count(1)
 
 
 class RawIronic(object):
-    def __init__(self, endpoint):
-        self.endpoint = endpoint.rstrip('/') + '/v1'
+    """Node set-up through the session Ironic's own raw REST helper (``ironic.api``)."""
 
-    def call(self, method, path, body=None, expect=(200, 201, 202, 204)):
-        response = requests.request(method, self.endpoint + path, json=body, headers=HEADERS, timeout=30)
-        assert response.status_code in expect, '%s %s -> %s %s' % (method, path, response.status_code, response.text)
-        return response.json() if response.content else None
+    def __init__(self, ironic):
+        self.api = ironic.api
 
     def node(self, ident):
-        return self.call('GET', '/nodes/%s' % ident)
+        return self.api('GET', '/nodes/%s' % ident)
 
     def create(self, prefix='node', **fields):
         name = '%s-%d-%d' % (prefix, int(time.time() * 1000) % 100000, next(_names))
         fields.setdefault('driver', 'fake-hardware')
-        return self.call('POST', '/nodes', dict(fields, name=name))
+        return self.api('POST', '/nodes', dict(fields, name=name))
 
     def patch(self, ident, **fields):
-        return self.call('PATCH', '/nodes/%s' % ident,
-                         [{'op': 'add', 'path': '/%s' % key, 'value': value} for key, value in fields.items()])
+        return self.api('PATCH', '/nodes/%s' % ident,
+                        [{'op': 'add', 'path': '/%s' % key, 'value': value} for key, value in fields.items()])
 
     def verb(self, ident, target, **arguments):
-        self.call('PUT', '/nodes/%s/states/provision' % ident, dict(arguments, target=target))
+        self.api('PUT', '/nodes/%s/states/provision' % ident, dict(arguments, target=target))
         return self.settle(ident)
 
     def settle(self, ident, seconds=60):
@@ -81,11 +75,11 @@ class RawIronic(object):
         """What an operator does after reading last_error: put back interfaces that work.
 
         Ironic changes interfaces of a node in a failure state only while it is in maintenance."""
-        self.call('PUT', '/nodes/%s/maintenance' % ident, {'reason': 'fixing interfaces'})
-        self.call('PATCH', '/nodes/%s' % ident, [
+        self.api('PUT', '/nodes/%s/maintenance' % ident, {'reason': 'fixing interfaces'})
+        self.api('PATCH', '/nodes/%s' % ident, [
             {'op': 'replace', 'path': '/deploy_interface', 'value': 'fake'},
             {'op': 'replace', 'path': '/boot_interface', 'value': 'fake'}])
-        self.call('DELETE', '/nodes/%s/maintenance' % ident)
+        self.api('DELETE', '/nodes/%s/maintenance' % ident)
 
     @staticmethod
     def _expect(node, state):

@@ -18,7 +18,7 @@ _SINGLE_NODE = re.compile(r'^/v1/nodes/[^/?]+(\?|$)')
 
 @pytest.fixture(scope='module')
 def raw(ironic):
-    return RawIronic(ironic.endpoint)
+    return RawIronic(ironic)
 
 
 def api_requests(ironic, mark):

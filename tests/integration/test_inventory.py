@@ -67,7 +67,7 @@ def hosts_of(data, group):
 def rack(ironic, fresh_node):
     """Nodes of one new resource class: only they are listed, with filters, whatever else the Ironic holds."""
     resource_class = 'inv-%s' % uuid.uuid4().hex[:8]
-    raw = RawIronic(ironic.endpoint)
+    raw = RawIronic(ironic)
     gpu = fresh_node(resource_class=resource_class, properties={'cpu_arch': 'x86_64'},
                      extra={'rack': 'r1', 'note': '{{ 7 * 6 }}'}, description='GPU box',
                      driver_info={'deploy_kernel': 'http://127.0.0.1:9/k', 'bmc_credential': SECRET_CREDENTIAL},
@@ -191,7 +191,7 @@ def test_unreachable_ironic_fails_with_the_reason(ironic, tmp_path):
 
 def test_the_ad_hoc_command_of_the_issue(ironic, tmp_path, fresh_node):
     resource_class = 'adhoc-%s' % uuid.uuid4().hex[:8]
-    raw = RawIronic(ironic.endpoint)
+    raw = RawIronic(ironic)
     manageable = [fresh_node(resource_class=resource_class) for _index in range(3)]
     for node in manageable:
         raw.verb(node['uuid'], 'manage')

@@ -21,7 +21,7 @@ RAMDISK = 'http://127.0.0.1:9/deploy.ramdisk'
 
 @pytest.fixture(scope='module')
 def raw(ironic):
-    return RawIronic(ironic.endpoint)
+    return RawIronic(ironic)
 
 
 @pytest.fixture

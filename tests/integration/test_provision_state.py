@@ -12,7 +12,7 @@ BROKEN_BY_DESIGN = ('deploy failed', 'adopt failed')  # the start was reached by
 
 @pytest.fixture(scope='module')
 def raw(ironic):
-    return RawIronic(ironic.endpoint)
+    return RawIronic(ironic)
 
 
 def converge(run_module, node, state, **options):
@@ -65,7 +65,7 @@ def test_destructive_step_is_refused_without_opt_in_and_nothing_changes(raw, iro
 
 def test_maintenance_names_the_reason_and_the_fix(raw, ironic, run_module):
     node = raw.node_in('manageable')
-    raw.call('PUT', '/nodes/%s/maintenance' % node['uuid'], {'reason': 'replacing DIMM B2'})
+    raw.api('PUT', '/nodes/%s/maintenance' % node['uuid'], {'reason': 'replacing DIMM B2'})
     mark = ironic.log_mark()
     result = converge(run_module, node['name'], 'available')
     assert result['failed']
@@ -117,7 +117,7 @@ def test_without_wait_only_the_first_step_is_issued(raw, run_module):
 
 def test_a_moving_node_is_waited_for_before_planning(raw, run_module):
     node = raw.node_in('manageable')
-    raw.call('PUT', '/nodes/%s/states/provision' % node['uuid'], {'target': 'provide'})
+    raw.api('PUT', '/nodes/%s/states/provision' % node['uuid'], {'target': 'provide'})
     result = converge(run_module, node['name'], 'available')
     assert result['changed'] is False and result['plan'] == []
     assert result['node']['provision_state'] == 'available'
