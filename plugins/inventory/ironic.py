@@ -99,7 +99,8 @@ from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructa
 from ansible.template import trust_as_template
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import public_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError, client_from_params
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import client_from_params
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
 
 # The node fields that become host variables; driver_info is masked, instance_info is never requested.
@@ -184,7 +185,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         try:
             client = client_from_params(connection_params(self.get_option))
             nodes = client.list_nodes(fields=FIELDS, **filters)
-        except IronicError as exc:
+        except BaremetalError as exc:
             raise AnsibleError('baremetal.lifecycle.ironic: %s' % exc)
         return [host_vars(node) for node in nodes]
 

@@ -24,6 +24,7 @@ except ImportError:
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 
 # The newest microversion this collection was written and tested against.
 CLIENT_MAX_VERSION = (1, 115)
@@ -65,7 +66,7 @@ RETRY_MAX_DELAY = 5.0
 IDEMPOTENT_METHODS = ('GET', 'PUT', 'PATCH', 'DELETE', 'HEAD')
 
 
-class IronicError(Exception):
+class IronicError(BaremetalError):
     """An error answer from Ironic, or no answer at all."""
 
     def __init__(self, message, status=None):
@@ -75,6 +76,13 @@ class IronicError(Exception):
 
 class NotFound(IronicError):
     pass
+
+
+class AnswerLost(IronicError):
+    """A write was sent but its answer never came: Ironic may or may not have applied it.
+
+    Callers re-read what the write was meant to change and go on from what Ironic reports.
+    """
 
 
 def version_string(version):
@@ -146,7 +154,9 @@ class IronicClient(object):
             except requests.exceptions.ConnectionError as exc:
                 # A POST that may have reached the server is not replayed: it would create twice.
                 replayable = method in IDEMPOTENT_METHODS or isinstance(exc, requests.exceptions.ConnectTimeout)
-                if not replayable or attempt == RETRY_ATTEMPTS:
+                if not replayable:
+                    raise AnswerLost('the answer to %s %s was lost: %s' % (method, url[len(self.endpoint):], exc))
+                if attempt == RETRY_ATTEMPTS:
                     raise IronicError('cannot reach Ironic at %s: %s. Check that the endpoint is right and '
                                       'the service is running.' % (self.endpoint, exc))
             except requests.exceptions.RequestException as exc:

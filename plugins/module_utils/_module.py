@@ -8,9 +8,8 @@ __metaclass__ = type
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
-    IronicError, client_from_params)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import PlanError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import client_from_params
 
 # Documented once, in plugins/doc_fragments/connection.py.
 CONNECTION_ARGUMENT_SPEC = dict(
@@ -62,10 +61,7 @@ class BaremetalModule(object):
     @property
     def client(self):
         if self._client is None:
-            try:
-                self._client = client_from_params(self.params)
-            except IronicError as exc:
-                self.fail(str(exc))
+            self._client = client_from_params(self.params)
         return self._client
 
     @property
@@ -101,8 +97,8 @@ class BaremetalModule(object):
         return node
 
     def run(self, main):
-        """Call main(self); Ironic and planning errors become a failed task with their message."""
+        """Call main(self); every error of this collection becomes a failed task with its message and partial result."""
         try:
             main(self)
-        except (IronicError, PlanError) as exc:
-            self.fail(str(exc))
+        except BaremetalError as exc:
+            self.fail(str(exc), **exc.result)

@@ -15,6 +15,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
     FEATURE_MIN_VERSION, IronicError, summarize_node)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, converge
@@ -47,15 +48,8 @@ PATCHABLE_KEY = re.compile(r'^[\w-]+$')
 UPDATE_SECRETS_ALWAYS = 'always'
 
 
-class NodeError(Exception):
-    """A declaration Ironic would refuse or that would do harm; the message says what to change.
-
-    result holds what was already done when the error came in the middle of the work.
-    """
-
-    def __init__(self, message, result=None):
-        super(NodeError, self).__init__(message)
-        self.result = result or {}
+class NodeError(BaremetalError):
+    """A declaration Ironic would refuse or that would do harm; the message says what to change."""
 
 
 def interface_field(name):

@@ -14,6 +14,7 @@ __metaclass__ = type
 import heapq
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 
 # Verbs the planner may choose. 'inspect' and 'service' change nothing about where a node rests;
 # 'clean' is only planned when the task asks for manual cleaning; 'unhold' resumes a step an
@@ -21,7 +22,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states
 PLANNABLE_VERBS = ('manage', 'provide', 'active', 'adopt', 'rescue', 'unrescue', 'abort', 'deleted', 'rebuild', 'clean')
 
 
-class PlanError(Exception):
+class PlanError(BaremetalError):
     """No acceptable path exists; the message says why and what to change."""
 
 

@@ -13,6 +13,7 @@ __metaclass__ = type
 
 import time
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Backoff, Deadline
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import POWER_ACTIONS
@@ -27,12 +28,8 @@ SOFT_ACTIONS = ('soft_powered_off', 'soft_rebooted')
 SOFT_VERDICT_GRACE = 5
 
 
-class PowerError(Exception):
+class PowerError(BaremetalError):
     """The power action failed or did not finish; result holds the node as last seen."""
-
-    def __init__(self, message, result):
-        super(PowerError, self).__init__(message)
-        self.result = result
 
 
 def _settle(client, node, deadline):

@@ -380,7 +380,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware impo
     HAS_JSONSCHEMA, JSONSCHEMA_IMPORT_ERROR)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import (
-    INTERFACES, NodeError, check_declaration, declared_record, ensure_absent, ensure_present, secret_values)
+    INTERFACES, check_declaration, declared_record, ensure_absent, ensure_present, secret_values)
 
 ARGUMENT_SPEC = dict(
     name=dict(type='str', required=True),
@@ -429,14 +429,11 @@ def present(module):
 def main_logic(module):
     params = module.params
     module.require_positive('timeout')
-    try:
-        if params['state'] == 'absent':
-            result = ensure_absent(module.client, params['name'], params['allow_destructive'], params['timeout'],
-                                   module.check_mode)
-        else:
-            result = present(module)
-    except NodeError as exc:
-        module.fail(str(exc), **exc.result)
+    if params['state'] == 'absent':
+        result = ensure_absent(module.client, params['name'], params['allow_destructive'], params['timeout'],
+                               module.check_mode)
+    else:
+        result = present(module)
     module.exit(**result)
 
 

@@ -125,7 +125,7 @@ api_calls:
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._power import PowerError, ensure_power
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._power import ensure_power
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import POWER_ACTIONS
 
 ARGUMENT_SPEC = dict(
@@ -139,11 +139,7 @@ def main_logic(module):
     params = module.params
     module.require_positive('timeout')
     node = module.require_node(params['node'], NODE_SUMMARY_FIELDS)
-    try:
-        result = ensure_power(module.client, node, params['state'], params['timeout'], module.check_mode)
-    except PowerError as exc:
-        module.fail(str(exc), **exc.result)
-    module.exit(**result)
+    module.exit(**ensure_power(module.client, node, params['state'], params['timeout'], module.check_mode))
 
 
 def main():

@@ -6,7 +6,7 @@ import os
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner, _states
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
 def test_state_graph_doc_is_generated_from_the_table():

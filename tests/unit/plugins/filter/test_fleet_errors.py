@@ -13,7 +13,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import I
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DECLARABLE_STATES
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_node
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 with open(os.path.join(ROOT, 'roles', 'fleet', 'files', 'fleet.schema.json')) as _handle:
     SCHEMA = json.load(_handle)
 NODE = SCHEMA['definitions']['node']['properties']

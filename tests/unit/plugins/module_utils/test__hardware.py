@@ -4,20 +4,12 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-import importlib.util
-import os
-
 import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-# Loaded by path: the collection may not be installed as ansible_collections.
-_PATH = os.path.join(os.path.dirname(__file__), '..', '..', 'plugins',
-                     'module_utils', '_hardware.py')
-_SPEC = importlib.util.spec_from_file_location('hardware', _PATH)
-hw = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(hw)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hw
 
 MASK = '********'
 TYPES = ('ipmi', 'redfish', 'idrac', 'ilo', 'fake-hardware',
