@@ -57,11 +57,11 @@ class Deadline(object):
 class Job(object):
     """One node's plan and what happened to it."""
 
-    def __init__(self, node, steps, arguments=None):
+    def __init__(self, node, steps, options):
         self.node = summarize_node(node)
         self.uuid = node['uuid']
         self.plan = list(steps)
-        self.arguments = arguments or {}  # verb -> extra fields of the provision request
+        self.options = options  # _provision.Options: how this node gets there
         self.transitions = []
         self.error = None
         self._started = None
@@ -95,8 +95,9 @@ def describe_failure(step, node):
 class Executor(object):
     """Runs jobs against one Ironic within one deadline."""
 
-    def __init__(self, client, timeout, concurrency=1, clock=time.monotonic, sleep=time.sleep):
+    def __init__(self, client, timeout, concurrency=1, issue_step=None, clock=time.monotonic, sleep=time.sleep):
         self.client = client
+        self.issue_step = issue_step  # issue_step(client, uuid, step, options): sends the request of one step
         self.clock = clock
         self.timeout = timeout
         self.deadline = Deadline(timeout, clock, sleep)
@@ -121,7 +122,7 @@ class Executor(object):
     def _issue(self, job):
         step = job.remaining[0]
         try:
-            self.client.set_provision_state(job.uuid, step.verb, **job.arguments.get(step.verb, {}))
+            self.issue_step(self.client, job.uuid, step, job.options)
         except IronicError as exc:
             job.error = 'node %s: %s' % (job.label, exc)
             return False

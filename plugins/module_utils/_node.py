@@ -18,7 +18,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardwa
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
     FEATURE_MIN_VERSION, IronicError, summarize_node)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, converge
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, Target, converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DELETE_ALLOWED_STATES
 
 INTERFACES = ('bios', 'boot', 'console', 'deploy', 'firmware', 'inspect', 'management', 'network', 'power',
@@ -465,7 +465,7 @@ def ensure_absent(client, name, allow_destructive, timeout, check_mode):
     result = {'changed': True, 'node': None, 'plan': [], 'transitions': [],
               'diff': {'before': node_view(node, ports), 'after': {}}}
     if node['provision_state'] not in DELETE_ALLOWED_STATES:
-        jobs, missing = converge(client, [(node['uuid'], 'manageable')], Options(allow_destructive=allow_destructive),
+        jobs, missing = converge(client, [Target(node['uuid'], 'manageable', Options(allow_destructive=allow_destructive))],
                                  check_mode=check_mode, timeout=timeout)
         if missing:
             raise NodeError(missing[0])

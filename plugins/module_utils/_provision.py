@@ -3,11 +3,14 @@
 """Converge nodes to declared provision states: look up, wait out motion, plan, prepare, execute.
 
 Shared by baremetal_provision_state (one node or a fleet) and baremetal_node (state: absent).
+Planning (plan_node) and issuing a step (issue_step) live here; the executor only calls them.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job
@@ -17,8 +20,12 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import
 INSTANCE_INFO_VERBS = ('active', 'rebuild', 'adopt')
 
 
+# One node to converge: its name or UUID, the declared state, and the Options that say how to get there.
+Target = collections.namedtuple('Target', 'ident state options')
+
+
 class Options(object):
-    """How to get there; the same for every node of a task."""
+    """How to get there: the task's options, or one node's own where a nodes: element overrides them."""
 
     def __init__(self, allow_destructive=False, adopt=False, rebuild=False, clean_steps=None, deploy_steps=None,
                  config_drive=None, instance_info=None, rescue_password=None):
@@ -56,6 +63,11 @@ def plan_node(node, target, options):
     return steps
 
 
+def issue_step(client, uuid, step, options):
+    """Send the request that starts one step of a plan."""
+    client.set_provision_state(uuid, step.verb, **options.arguments().get(step.verb, {}))
+
+
 def instance_info_patch(node, instance_info):
     """JSON patch operations that make node.instance_info agree with the given keys (null removes)."""
     current = node.get('instance_info') or {}
@@ -84,22 +96,22 @@ def find_nodes(client, idents, fields):
     return found, [ident for ident in idents if ident not in by_ident]
 
 
-def converge(client, targets, options, check_mode=False, wait=True, timeout=3600, concurrency=1):
-    """Bring each (ident, target state) to its target. Returns (jobs, errors for idents that match no node).
+def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurrency=1):
+    """Bring each Target to its declared state. Returns (jobs, errors for idents that match no node).
 
     Failures of one node are recorded on its job and never stop the others.
     """
-    fields = NODE_SUMMARY_FIELDS + (('instance_info',) if options.instance_info else ())
-    idents = [ident for ident, _target in targets]
+    fields = NODE_SUMMARY_FIELDS + (('instance_info',) if any(target.options.instance_info for target in targets) else ())
+    idents = [target.ident for target in targets]
     found, missing = find_nodes(client, idents, fields)
-    executor = Executor(client, timeout, concurrency=concurrency)
+    executor = Executor(client, timeout, concurrency=concurrency, issue_step=issue_step)
     rested = executor.settle(found.values())
     jobs = []
-    for ident, target in targets:
+    for ident, target, options in targets:
         if ident not in found:
             continue
         node = dict(found[ident], **rested[found[ident]['uuid']])
-        job = Job(node, [], options.arguments())
+        job = Job(node, [], options)
         jobs.append(job)
         if not planner.is_at_rest(node['provision_state'], node.get('target_provision_state')):
             job.error = ("node %s: still '%s' after %d s; it must come to rest before it can be planned. "

@@ -255,7 +255,7 @@ api_calls:
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, converge
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, Target, converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DECLARABLE_STATES
 
 ARGUMENT_SPEC = dict(
@@ -277,10 +277,10 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def targets_from_params(module):
+def targets_from_params(module, options):
     params = module.params
     if params['node'] is not None:
-        return [(params['node'], params['state'])]
+        return [Target(params['node'], params['state'], options)]
     targets = []
     for index, entry in enumerate(params['nodes']):
         if isinstance(entry, dict):
@@ -291,9 +291,9 @@ def targets_from_params(module):
             state = entry.get('state', params['state'])
             if state not in DECLARABLE_STATES:
                 module.fail("nodes[%d].state must be one of %s, not '%s'." % (index, ', '.join(DECLARABLE_STATES), state))
-            targets.append((str(entry['node']), state))
+            targets.append(Target(str(entry['node']), state, options))
         else:
-            targets.append((str(entry), params['state']))
+            targets.append(Target(str(entry), params['state'], options))
     return targets
 
 
@@ -305,7 +305,7 @@ def main_logic(module):
                       rebuild=params['rebuild'], clean_steps=params['clean_steps'],
                       deploy_steps=params['deploy_steps'], config_drive=params['config_drive'],
                       instance_info=params['instance_info'], rescue_password=params['rescue_password'])
-    jobs, missing = converge(module.client, targets_from_params(module), options, check_mode=module.check_mode,
+    jobs, missing = converge(module.client, targets_from_params(module, options), check_mode=module.check_mode,
                              wait=params['wait'], timeout=params['timeout'], concurrency=params['concurrency'])
     results = [job.result() for job in jobs]
     changed = any(result['changed'] or (module.check_mode and result['plan']) for result in results)

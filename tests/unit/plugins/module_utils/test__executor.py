@@ -11,6 +11,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planne
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job, POLL_MAX_DELAY
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, issue_step
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
 
@@ -73,14 +74,14 @@ class FakeIronic(object):
 
 def job_for(fake, uuid, target, **options):
     node = fake.nodes[uuid]
-    return Job(node, planner.plan(node['provision_state'], target, **options))
+    return Job(node, planner.plan(node['provision_state'], target, **options), Options())
 
 
 def test_walks_a_node_through_every_step_and_records_transitions():
     fake = FakeIronic()
     fake.add('n1', 'enroll')
     job = job_for(fake, 'n1', 'active')
-    Executor(fake, timeout=60, clock=fake.clock, sleep=fake.sleep).run([job])
+    Executor(fake, issue_step=issue_step, timeout=60, clock=fake.clock, sleep=fake.sleep).run([job])
     assert job.error is None
     assert [(t['verb'], t['from'], t['to']) for t in job.transitions] == [
         ('manage', 'enroll', 'manageable'), ('provide', 'manageable', 'available'), ('active', 'available', 'active')]
@@ -91,7 +92,7 @@ def test_walks_a_node_through_every_step_and_records_transitions():
 def test_polling_starts_fast_and_backs_off_to_a_cap():
     fake = FakeIronic(tick=600)  # a real deploy: ten minutes
     fake.add('n1', 'available')
-    Executor(fake, timeout=3600, clock=fake.clock, sleep=fake.sleep).run([job_for(fake, 'n1', 'active')])
+    Executor(fake, issue_step=issue_step, timeout=3600, clock=fake.clock, sleep=fake.sleep).run([job_for(fake, 'n1', 'active')])
     gaps = [later[0] - earlier[0] for earlier, later in zip(fake.polls, fake.polls[1:])]
     assert fake.polls[0][0] < 0.1
     assert gaps == sorted(gaps)
@@ -103,7 +104,7 @@ def test_failure_state_stops_that_node_with_ironics_last_error():
     fake = FakeIronic(fail_in={'cleaning': 'clean failed'})
     fake.add('n1', 'manageable')
     job = job_for(fake, 'n1', 'active')
-    Executor(fake, timeout=60, clock=fake.clock, sleep=fake.sleep).run([job])
+    Executor(fake, issue_step=issue_step, timeout=60, clock=fake.clock, sleep=fake.sleep).run([job])
     assert "'provide' from 'manageable' ended in 'clean failed' instead of 'available'" in job.error
     assert 'the fake conductor failed in cleaning' in job.error
     assert [t['verb'] for t in job.transitions] == ['provide']
@@ -113,7 +114,7 @@ def test_one_overall_timeout_bounds_the_whole_plan():
     fake = FakeIronic(tick=100)
     fake.add('n1', 'enroll')
     job = job_for(fake, 'n1', 'available')
-    Executor(fake, timeout=150, clock=fake.clock, sleep=fake.sleep).run([job])
+    Executor(fake, issue_step=issue_step, timeout=150, clock=fake.clock, sleep=fake.sleep).run([job])
     assert 'timed out after 150 s' in job.error and "'provide'" in job.error
     assert fake.now <= 150 + 1e-9
 
@@ -123,7 +124,7 @@ def test_many_nodes_share_one_poll_and_respect_concurrency():
     for index in range(30):
         fake.add('n%02d' % index, 'manageable')
     jobs = [job_for(fake, uuid, 'active') for uuid in sorted(fake.nodes)]
-    Executor(fake, timeout=600, concurrency=7, clock=fake.clock, sleep=fake.sleep).run(jobs)
+    Executor(fake, issue_step=issue_step, timeout=600, concurrency=7, clock=fake.clock, sleep=fake.sleep).run(jobs)
     assert all(job.error is None and job.node['provision_state'] == 'active' for job in jobs)
     assert fake.moving_peak == 7
     assert all(len(uuids) <= 7 for _at, uuids in fake.polls)
@@ -133,8 +134,8 @@ def test_a_failing_node_does_not_stop_the_others():
     fake = FakeIronic()
     fake.add('good', 'manageable')
     fake.add('bad', 'enroll')
-    jobs = [job_for(fake, 'good', 'available'), Job(fake.nodes['bad'], [planner.Step('provide', 'enroll', 'available')])]
-    Executor(fake, timeout=60, concurrency=2, clock=fake.clock, sleep=fake.sleep).run(jobs)
+    jobs = [job_for(fake, 'good', 'available'), Job(fake.nodes['bad'], [planner.Step('provide', 'enroll', 'available')], Options())]
+    Executor(fake, issue_step=issue_step, timeout=60, concurrency=2, clock=fake.clock, sleep=fake.sleep).run(jobs)
     assert jobs[0].error is None and jobs[0].node['provision_state'] == 'available'
     assert 'cannot provide from enroll' in jobs[1].error
 
@@ -143,7 +144,7 @@ def test_without_wait_only_the_first_verb_is_issued():
     fake = FakeIronic()
     fake.add('n1', 'enroll')
     job = job_for(fake, 'n1', 'active')
-    Executor(fake, timeout=60, clock=fake.clock, sleep=fake.sleep).run([job], wait=False)
+    Executor(fake, issue_step=issue_step, timeout=60, clock=fake.clock, sleep=fake.sleep).run([job], wait=False)
     assert fake.nodes['n1']['provision_state'] == 'verifying'
     assert job.transitions == [{'verb': 'manage', 'from': 'enroll', 'to': None, 'seconds': 0.0}]
     assert fake.polls == []
@@ -154,5 +155,5 @@ def test_settle_waits_for_moving_nodes(state):
     fake = FakeIronic()
     fake.add('n1', state)
     fake.nodes['n1']['target_provision_state'] = states.STATES[state][1]
-    latest = Executor(fake, timeout=60, clock=fake.clock, sleep=fake.sleep).settle([dict(fake.nodes['n1'])])
+    latest = Executor(fake, issue_step=issue_step, timeout=60, clock=fake.clock, sleep=fake.sleep).settle([dict(fake.nodes['n1'])])
     assert planner.is_at_rest(latest['n1']['provision_state'], latest['n1']['target_provision_state'])
