@@ -1,0 +1,48 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Live progress of a long task, written by the module as it waits.
+
+A module cannot print while it runs. Its action plugin (plugins/plugin_utils/_progress.py) names
+a file in the module's environment and shows each line as it arrives. Without that variable (no
+action plugin in front of the module: async, a connection other than local) nothing is written.
+One JSON line per node and change of state or step, never more.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import time
+
+PROGRESS_FILE_ENV = 'BAREMETAL_LIFECYCLE_PROGRESS_FILE'
+
+
+class Progress(object):
+    """Where a task reports its nodes' motion."""
+
+    def __init__(self, path=None, clock=time.monotonic):
+        self._path = path if path is not None else os.environ.get(PROGRESS_FILE_ENV)
+        self._clock = clock
+        self._started = clock()
+        self._last = {}
+
+    def start(self, nodes):
+        """Announce how many nodes the task works on; the viewer summarizes a fleet instead of listing it."""
+        self._write({'nodes': nodes})
+
+    def node(self, label, state, step=None):
+        """Report a node in a provision state, during a step (a verb) or at rest (None)."""
+        if self._last.get(label) == (state, step):
+            return
+        self._last[label] = (state, step)
+        self._write({'node': label, 'state': state, 'step': step,
+                     'seconds': round(self._clock() - self._started, 1)})
+
+    def _write(self, record):
+        if not self._path:
+            return
+        # Appended whole, one line at a time: the reader never sees half a record it cannot parse later.
+        with open(self._path, 'a') as stream:
+            stream.write(json.dumps(record, sort_keys=True) + '\n')
