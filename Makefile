@@ -5,7 +5,8 @@
 #   make demo     run playbooks/demo.yml against the embedded Ironic in .work/ironic
 #   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh)
 #   make bench    benchmarks against a raw REST floor (bench/; not part of the tests)
-#   make docs     regenerate docs/state-graph.md from the engine's state table
+#   make docs     regenerate the generated docs: the state graph (text and SVG) from the engine's table,
+#                 the roles' variable tables from their argument specs
 #   make stop     stop the demo Ironic (.work/ironic), if running
 #   make clean    stop the demo Ironic and remove every generated file
 
@@ -65,6 +66,7 @@ bench: venv
 
 docs: venv install
 	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph.py
+	python docs/generate_role_readmes.py
 
 stop:
 	@if [ -f $(WORK)/ironic/ironic.pid ] && [ -x $(VENV)/bin/ansible-playbook ]; then \

@@ -59,12 +59,34 @@ lint() {
     (cd "$ROOT" && ansible-lint --profile production --nocolor)
 }
 
+# Stages are called as `if "$@"`, where errexit does not apply: each step below checks its own status.
+
+galaxy_import() {
+    # Build the tarball as it would be uploaded and run Galaxy's own import checks on it (galaxy-importer:
+    # metadata, READMEs, ansible-doc of every plugin, ansible-lint). Galaxy shows warnings to every visitor,
+    # so any WARNING or ERROR line fails the stage like a failed import.
+    local out
+    out="$(mktemp -d)"
+    ansible-galaxy collection build --output-path "$out" "$ROOT" >/dev/null || { rm -rf "$out"; return 1; }
+    (cd "$out" && GALAXY_IMPORTER_CONFIG="$ROOT/tests/publish/galaxy-importer.cfg" \
+        python -m galaxy_importer.main baremetal-lifecycle-*.tar.gz >import.log 2>&1)
+    local status=$?
+    cat "$out/import.log"
+    if ((status)) || grep -qE '^(WARNING|ERROR)' "$out/import.log"; then
+        echo "galaxy-importer: the import failed or warned (see above)" >&2
+        status=1
+    fi
+    rm -rf "$out"
+    return "$status"
+}
+
 unit_and_integration() {
     (cd "$ROOT" && python -m pytest tests)
 }
 
 stage "ansible-test sanity" sanity
 stage "ansible-lint" lint
+stage "galaxy-importer" galaxy_import
 stage "pytest" unit_and_integration
 stage "molecule fleet" env -C "$ROOT" ANSIBLE_COLLECTIONS_PATH="$WORK/collections" molecule test -s fleet
 
