@@ -80,6 +80,22 @@ galaxy_import() {
     return "$status"
 }
 
+release_notes() {
+    # Every fragment and changelogs/changelog.yaml are valid antsibull-changelog input, and CHANGELOG.md is what
+    # `antsibull-changelog generate` makes of them (generated again in a scratch copy and compared).
+    (cd "$ROOT" && antsibull-changelog lint && antsibull-changelog lint-changelog-yaml changelogs/changelog.yaml) \
+        || return 1
+    local copy status=0
+    copy="$(mktemp -d)"
+    cp -r "$ROOT/galaxy.yml" "$ROOT/changelogs" "$ROOT/CHANGELOG.md" "$copy/"
+    (cd "$copy" && antsibull-changelog generate) && diff -u "$ROOT/CHANGELOG.md" "$copy/CHANGELOG.md" || {
+        echo "CHANGELOG.md is not generated from changelogs/: run 'antsibull-changelog generate'" >&2
+        status=1
+    }
+    rm -rf "$copy"
+    return "$status"
+}
+
 unit_and_integration() {
     (cd "$ROOT" && python -m pytest tests)
 }
@@ -87,6 +103,7 @@ unit_and_integration() {
 stage "ansible-test sanity" sanity
 stage "ansible-lint" lint
 stage "galaxy-importer" galaxy_import
+stage "release notes" release_notes
 stage "pytest" unit_and_integration
 stage "molecule fleet" env -C "$ROOT" ANSIBLE_COLLECTIONS_PATH="$WORK/collections" molecule test -s fleet
 
