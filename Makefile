@@ -66,6 +66,7 @@ bench: venv
 
 docs: venv install
 	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph.py
+	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph_svg.py
 	python docs/generate_role_readmes.py
 
 stop:
