@@ -6,7 +6,7 @@
 #   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh)
 #   make bench    benchmarks against a raw REST floor (bench/; not part of the tests)
 #   make docs     regenerate the generated docs: the state graph (text and SVG) from the engine's table,
-#                 the roles' variable tables from their argument specs
+#                 the roles' variable tables from their argument specs, the docsite pages from docs/*.md
 #   make stop     stop the demo Ironic (.work/ironic), if running
 #   make clean    stop the demo Ironic and remove every generated file
 
@@ -68,6 +68,7 @@ docs: venv install
 	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph.py
 	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph_svg.py
 	python docs/generate_role_readmes.py
+	python docs/generate_docsite.py
 
 stop:
 	@if [ -f $(WORK)/ironic/ironic.pid ] && [ -x $(VENV)/bin/ansible-playbook ]; then \

@@ -96,6 +96,29 @@ release_notes() {
     return "$status"
 }
 
+docsite() {
+    # antsibull-docs lints the installed collection's documentation (every plugin, module and role, and the
+    # guides in docs/docsite/), then builds the site people read: collection docs and guides, in a scratch directory.
+    antsibull-docs lint-collection-docs --plugin-docs "$COLLECTION" || return 1
+    local site status=0
+    site="$(mktemp -d)"
+    antsibull-docs sphinx-init --use-current --dest-dir "$site" baremetal.lifecycle >/dev/null \
+        && antsibull-docs --config-file "$site/antsibull-docs.cfg" collection --use-current --cleanup everything \
+            --dest-dir "$site/rst" baremetal.lifecycle >/dev/null || { rm -rf "$site"; return 1; }
+    # Offline: no intersphinx inventories, so references into Ansible's own documentation (common return values,
+    # ansible-core's configuration and environment variables) cannot resolve; any other warning fails the stage.
+    echo 'intersphinx_mapping = {}' >>"$site/conf.py"
+    sphinx-build -M html "$site/rst" "$site/build" -c "$site" -q --keep-going -w "$site/warnings.log" >/dev/null 2>&1 \
+        || status=1
+    grep -vE "undefined label: '[a-z_]+' \[ref.ref\]|'envvar' reference target not found: ANSIBLE_[A-Z_]+ \[ref.envvar\]" \
+        "$site/warnings.log" >&2 && status=1
+    for page in index docsite/guide_engine; do
+        [[ -f "$site/build/html/collections/baremetal/lifecycle/$page.html" ]] || { echo "no page $page" >&2; status=1; }
+    done
+    rm -rf "$site"
+    return "$status"
+}
+
 unit_and_integration() {
     (cd "$ROOT" && python -m pytest tests)
 }
@@ -104,6 +127,7 @@ stage "ansible-test sanity" sanity
 stage "ansible-lint" lint
 stage "galaxy-importer" galaxy_import
 stage "release notes" release_notes
+stage "docsite" docsite
 stage "pytest" unit_and_integration
 stage "molecule fleet" env -C "$ROOT" ANSIBLE_COLLECTIONS_PATH="$WORK/collections" molecule test -s fleet
 
