@@ -53,12 +53,19 @@ def to_rst(guide, markdown, repository):
     return header + rst
 
 
+class _IndentedDumper(yaml.SafeDumper):
+    """Indents list items under their key, as yamllint (and so ansible-lint) wants."""
+
+    def increase_indent(self, flow=False, indentless=False):
+        return super(_IndentedDumper, self).increase_indent(flow, False)
+
+
 def extra_docs(titles):
     """docs/docsite/extra-docs.yml: one section listing every guide."""
-    return '---\n' + yaml.safe_dump({'sections': [{
+    return '---\n' + yaml.dump({'sections': [{
         'title': 'Guides',
         'toctree': [{'ref': page_name(guide), 'title': titles[guide]} for guide in titles],
-    }]}, sort_keys=False, width=120)
+    }]}, Dumper=_IndentedDumper, sort_keys=False, width=120)
 
 
 def render(repository):

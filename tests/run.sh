@@ -119,6 +119,21 @@ docsite() {
     return "$status"
 }
 
+execution_environment() {
+    # ansible-builder introspects the installed collection as it does when building an execution environment
+    # that includes it: it must find meta/execution-environment.yml and install exactly requirements.txt.
+    local found status=0
+    found="$(mktemp)"
+    ansible-builder introspect --sanitize --write-pip "$found" "$WORK/collections" || status=1
+    diff -u <(grep -vE '^\s*(#|$)' "$ROOT/requirements.txt" | sort) <(sed 's/ *#.*//' "$found" | grep . | sort) || {
+        echo "ansible-builder would not install the collection's requirements.txt (see meta/execution-environment.yml)" >&2
+        status=1
+    }
+    [[ -f "$COLLECTION/meta/execution-environment.yml" ]] || { echo "meta/execution-environment.yml missing" >&2; status=1; }
+    rm -f "$found"
+    return "$status"
+}
+
 unit_and_integration() {
     (cd "$ROOT" && python -m pytest tests)
 }
@@ -128,6 +143,7 @@ stage "ansible-lint" lint
 stage "galaxy-importer" galaxy_import
 stage "release notes" release_notes
 stage "docsite" docsite
+stage "execution environment" execution_environment
 stage "pytest" unit_and_integration
 stage "molecule fleet" env -C "$ROOT" ANSIBLE_COLLECTIONS_PATH="$WORK/collections" molecule test -s fleet
 

@@ -29,9 +29,9 @@ def test_docsite_is_generated_from_every_guide():
 
 def test_every_guide_is_listed_with_its_title():
     listed = GENERATOR.extra_docs({'engine': 'How the engine chooses a path', 'fleet-scale': 'Fleets at scale'})
-    assert listed == ('---\nsections:\n- title: Guides\n  toctree:\n'
-                      '  - ref: guide_engine\n    title: How the engine chooses a path\n'
-                      '  - ref: guide_fleet_scale\n    title: Fleets at scale\n')
+    assert listed == ('---\nsections:\n  - title: Guides\n    toctree:\n'
+                      '      - ref: guide_engine\n        title: How the engine chooses a path\n'
+                      '      - ref: guide_fleet_scale\n        title: Fleets at scale\n')
 
 
 def test_a_guide_becomes_a_labelled_page():
