@@ -22,7 +22,7 @@ GENERATOR = _generator()
 
 
 @pytest.mark.parametrize('readme_path, specs_path', GENERATOR.roles(),
-                         ids=[os.path.basename(os.path.dirname(path)) for path, _ in GENERATOR.roles()])
+                         ids=[os.path.basename(os.path.dirname(readme)) for readme, _specs in GENERATOR.roles()])
 def test_role_readme_lists_the_variables_of_the_argument_spec(readme_path, specs_path):
     with open(specs_path) as handle:
         specs = yaml.safe_load(handle)

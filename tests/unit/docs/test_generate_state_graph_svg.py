@@ -4,7 +4,7 @@
 import collections
 import importlib.util
 import os
-import xml.etree.ElementTree as ElementTree
+from xml.etree import ElementTree
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner, _states
 
