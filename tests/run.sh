@@ -2,7 +2,12 @@
 # Full test suite, run by `make test` (after `make venv install`):
 #   1. ansible-test sanity on the installed collection (.work/collections/ansible_collections/baremetal/lifecycle)
 #   2. ansible-lint --profile production on the repository
-#   3. pytest tests (unit and integration tests; the integration tests start their own Ironic)
+#   3. galaxy-importer on the built tarball, as Galaxy runs it on an upload (no error, no warning)
+#   4. release notes: antsibull-changelog lint, and CHANGELOG.md is what changelogs/ generates
+#   5. docsite: antsibull-docs lint-collection-docs --plugin-docs, then the whole site built offline (no warning)
+#   6. execution environment: ansible-builder introspect finds the collection's requirements
+#   7. pytest tests (unit and integration tests; the integration tests start their own Ironic)
+#   8. molecule test of the fleet role
 # Every stage runs; the script fails if any of them failed.
 set -euo pipefail
 
