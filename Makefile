@@ -3,10 +3,12 @@
 #   make venv     create .work/venv (Python >= 3.11) with requirements-test.txt
 #   make install  build the collection and install it into .work/collections
 #   make demo     run playbooks/demo.yml against the embedded Ironic in .work/ironic
+#                 (its API on 127.0.0.1:6385; another port with, for example, make demo IRONIC_PORT=6390)
 #   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh)
 #   make bench    benchmarks against a raw REST floor (bench/; not part of the tests)
-#   make docs     regenerate docs/state-graph.md from the engine's state table
-#   make stop     stop the demo Ironic (.work/ironic), if running
+#   make docs     regenerate the generated docs: the state graph (text and SVG) from the engine's table,
+#                 the roles' variable tables from their argument specs, the docsite pages from docs/*.md
+#   make stop     stop the demo Ironic (.work/ironic), if running, and say which endpoint it served
 #   make clean    stop the demo Ironic and remove every generated file
 
 SHELL := /bin/bash
@@ -31,7 +33,10 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Role variables (passed as extra vars, the only way they are set): the demo's
 # Ironic lives in .work/ironic, its virtualenv in .work/ironic-venv (shared
 # with the tests, installed once), its clouds.yaml entry in .work/clouds.yaml.
-IRONIC_VARS := -e ironic_standalone_base_dir=$(WORK)/ironic \
+# IRONIC_PORT is the demo Ironic's API port (on 127.0.0.1).
+IRONIC_PORT ?= 6385
+IRONIC_DIR := $(WORK)/ironic
+IRONIC_VARS := -e ironic_standalone_base_dir=$(IRONIC_DIR) \
 	-e ironic_standalone_venv=$(WORK)/ironic-venv \
 	-e ironic_standalone_clouds_yaml=$(WORK)/clouds.yaml
 
@@ -54,7 +59,7 @@ install: venv
 	ansible-galaxy collection install --force -p $(COLLECTIONS_DIR) $(BUILD_DIR)/baremetal-lifecycle-*.tar.gz
 
 demo: venv install
-	ansible-playbook playbooks/demo.yml $(IRONIC_VARS)
+	ansible-playbook playbooks/demo.yml $(IRONIC_VARS) -e ironic_standalone_port=$(IRONIC_PORT)
 
 test: venv install
 	bash tests/run.sh
@@ -65,11 +70,25 @@ bench: venv
 
 docs: venv install
 	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph.py
+	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph_svg.py
+	python docs/generate_role_readmes.py
+	python docs/generate_docsite.py
 
+# The endpoint is read from the configuration the running Ironic was started with, not from IRONIC_PORT: make stop
+# stops whatever `make demo` started, on any port, and says where it was.
 stop:
-	@if [ -f $(WORK)/ironic/ironic.pid ] && [ -x $(VENV)/bin/ansible-playbook ]; then \
-		ansible-playbook playbooks/ironic_stop.yml $(IRONIC_VARS); \
-	fi
+	@if [ ! -f $(IRONIC_DIR)/ironic.pid ] || [ ! -x $(VENV)/bin/ansible-playbook ]; then \
+		echo "make stop: no demo Ironic to stop (no $(IRONIC_DIR)/ironic.pid)."; \
+		exit 0; \
+	fi; \
+	read -r host port < <(python -c 'import configparser, sys; c = configparser.ConfigParser(interpolation=None); c.read(sys.argv[1]); print(c["api"]["host_ip"], c["api"]["port"])' $(IRONIC_DIR)/ironic.conf); \
+	endpoint="http://$$host:$$port"; \
+	[[ $$host == *:* ]] && endpoint="http://[$$host]:$$port"; \
+	if kill -0 -- "-$$(tr -dc 0-9 < $(IRONIC_DIR)/ironic.pid)" 2>/dev/null; then was=running; else was=gone; fi; \
+	ansible-playbook playbooks/ironic_stop.yml $(IRONIC_VARS) -e ironic_standalone_host=$$host \
+		-e ironic_standalone_port=$$port; \
+	if [ $$was = running ]; then echo "make stop: stopped the demo Ironic at $$endpoint."; \
+	else echo "make stop: the demo Ironic at $$endpoint was not running; removed its stale pid file."; fi
 
 clean: stop
 	rm -rf $(WORK) tests/output .pytest_cache .hypothesis .ansible

@@ -2,7 +2,12 @@
 # Full test suite, run by `make test` (after `make venv install`):
 #   1. ansible-test sanity on the installed collection (.work/collections/ansible_collections/baremetal/lifecycle)
 #   2. ansible-lint --profile production on the repository
-#   3. pytest tests (unit and integration tests; the integration tests start their own Ironic)
+#   3. galaxy-importer on the built tarball, as Galaxy runs it on an upload (no error, no warning)
+#   4. release notes: antsibull-changelog lint, and CHANGELOG.md is what changelogs/ generates
+#   5. docsite: antsibull-docs lint-collection-docs --plugin-docs, then the whole site built offline (no warning)
+#   6. execution environment: ansible-builder introspect finds the collection's requirements
+#   7. pytest tests (unit and integration tests; the integration tests start their own Ironic)
+#   8. molecule test of the fleet role
 # Every stage runs; the script fails if any of them failed.
 set -euo pipefail
 
@@ -59,12 +64,91 @@ lint() {
     (cd "$ROOT" && ansible-lint --profile production --nocolor)
 }
 
+# Stages are called as `if "$@"`, where errexit does not apply: each step below checks its own status.
+
+galaxy_import() {
+    # Build the tarball as it would be uploaded and run Galaxy's own import checks on it (galaxy-importer:
+    # metadata, READMEs, ansible-doc of every plugin, ansible-lint). Galaxy shows warnings to every visitor,
+    # so any WARNING or ERROR line fails the stage like a failed import.
+    local out
+    out="$(mktemp -d)"
+    ansible-galaxy collection build --output-path "$out" "$ROOT" >/dev/null || { rm -rf "$out"; return 1; }
+    (cd "$out" && GALAXY_IMPORTER_CONFIG="$ROOT/tests/publish/galaxy-importer.cfg" \
+        python -m galaxy_importer.main baremetal-lifecycle-*.tar.gz >import.log 2>&1)
+    local status=$?
+    cat "$out/import.log"
+    if ((status)) || grep -qE '^(WARNING|ERROR)' "$out/import.log"; then
+        echo "galaxy-importer: the import failed or warned (see above)" >&2
+        status=1
+    fi
+    rm -rf "$out"
+    return "$status"
+}
+
+release_notes() {
+    # Every fragment and changelogs/changelog.yaml are valid antsibull-changelog input, and CHANGELOG.md is what
+    # `antsibull-changelog generate` makes of them (generated again in a scratch copy and compared).
+    (cd "$ROOT" && antsibull-changelog lint && antsibull-changelog lint-changelog-yaml changelogs/changelog.yaml) \
+        || return 1
+    local copy status=0
+    copy="$(mktemp -d)"
+    cp -r "$ROOT/galaxy.yml" "$ROOT/changelogs" "$ROOT/CHANGELOG.md" "$copy/"
+    (cd "$copy" && antsibull-changelog generate) && diff -u "$ROOT/CHANGELOG.md" "$copy/CHANGELOG.md" || {
+        echo "CHANGELOG.md is not generated from changelogs/: run 'antsibull-changelog generate'" >&2
+        status=1
+    }
+    rm -rf "$copy"
+    return "$status"
+}
+
+docsite() {
+    # antsibull-docs lints the installed collection's documentation (every plugin, module and role, and the
+    # guides in docs/docsite/), then builds the site people read: collection docs and guides, in a scratch directory.
+    antsibull-docs lint-collection-docs --plugin-docs "$COLLECTION" || return 1
+    local site status=0
+    site="$(mktemp -d)"
+    antsibull-docs sphinx-init --use-current --dest-dir "$site" baremetal.lifecycle >/dev/null \
+        && antsibull-docs --config-file "$site/antsibull-docs.cfg" collection --use-current --cleanup everything \
+            --dest-dir "$site/rst" baremetal.lifecycle >/dev/null || { rm -rf "$site"; return 1; }
+    # Offline: no intersphinx inventories, so references into Ansible's own documentation (common return values,
+    # ansible-core's configuration and environment variables) cannot resolve; any other warning fails the stage.
+    echo 'intersphinx_mapping = {}' >>"$site/conf.py"
+    sphinx-build -M html "$site/rst" "$site/build" -c "$site" -q --keep-going -w "$site/warnings.log" >/dev/null 2>&1 \
+        || status=1
+    grep -vE "undefined label: '[a-z_]+' \[ref.ref\]|'envvar' reference target not found: ANSIBLE_[A-Z_]+ \[ref.envvar\]" \
+        "$site/warnings.log" >&2 && status=1
+    for page in index docsite/guide_engine; do
+        [[ -f "$site/build/html/collections/baremetal/lifecycle/$page.html" ]] || { echo "no page $page" >&2; status=1; }
+    done
+    rm -rf "$site"
+    return "$status"
+}
+
+execution_environment() {
+    # ansible-builder introspects the installed collection as it does when building an execution environment
+    # that includes it: it must find meta/execution-environment.yml and install exactly requirements.txt.
+    local found status=0
+    found="$(mktemp)"
+    ansible-builder introspect --sanitize --write-pip "$found" "$WORK/collections" || status=1
+    diff -u <(grep -vE '^\s*(#|$)' "$ROOT/requirements.txt" | sort) <(sed 's/ *#.*//' "$found" | grep . | sort) || {
+        echo "ansible-builder would not install the collection's requirements.txt (see meta/execution-environment.yml)" >&2
+        status=1
+    }
+    [[ -f "$COLLECTION/meta/execution-environment.yml" ]] || { echo "meta/execution-environment.yml missing" >&2; status=1; }
+    rm -f "$found"
+    return "$status"
+}
+
 unit_and_integration() {
     (cd "$ROOT" && python -m pytest tests)
 }
 
 stage "ansible-test sanity" sanity
 stage "ansible-lint" lint
+stage "galaxy-importer" galaxy_import
+stage "release notes" release_notes
+stage "docsite" docsite
+stage "execution environment" execution_environment
 stage "pytest" unit_and_integration
 stage "molecule fleet" env -C "$ROOT" ANSIBLE_COLLECTIONS_PATH="$WORK/collections" molecule test -s fleet
 
