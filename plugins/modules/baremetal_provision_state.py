@@ -19,7 +19,7 @@ description:
   - Destructive steps, which tear down or re-image a workload (V(deleted), V(rebuild)), are only
     planned with O(allow_destructive=true). Each step of the plan says whether it cleans disks and whether it
     may reboot the node.
-  - In-place actions run on the way when the task asks for them: inspection (O(inspection)), manual cleaning
+  - In-place actions run on the way when the task asks for them, such as inspection (O(inspection)), manual cleaning
     (O(clean_steps)), a rebuild (O(rebuild)) and servicing of an active node (O(service_steps)). The plan goes to
     the state the action runs in, runs it, and goes on to O(state).
   - Nodes Ironic will not move the way its state machine suggests fail before any request that changes anything,
