@@ -238,6 +238,20 @@ def _action_step(state, action, policy):
     return path + [step]
 
 
+def _compose(state, target, names, policy):
+    """The named actions in table order, each reached by the shortest path, then the path to target."""
+    steps = []
+    for action in states.ACTIONS:
+        if action.name in names:
+            steps += _action_step(state, action, policy)
+            state = steps[-1].landing
+    return steps + _path(state, (target,), policy, "'%s'" % target)
+
+
+def _destructive(steps):
+    return sum(1 for step in steps if step.destructive)
+
+
 def _resumed_by_unhold(action, hold, resumes_to):
     """True when unholding ``hold`` finishes the work ``action`` would start (the hold interrupted it)."""
     source = action.runs_from[0]
@@ -272,7 +286,7 @@ def plan(current, target, allow_destructive=False, adopt=False, actions=(), opti
     """Return the list of Steps that takes a node at rest in ``current`` to ``target``.
 
     actions: names of ACTIONS to run on the way, every time (in table order); optional_actions: names of
-    ACTIONS run only if reaching them needs no destructive step. unhold: a node in a hold may be resumed
+    ACTIONS run only where they can run without adding a destructive step. unhold: a node in a hold may be resumed
     (held_target is where it then rests: the node's target_provision_state). flags: the node's set
     NODE_FLAGS with their reasons; fault: the fault Ironic recorded, which clear_fault lets the plan clear.
     Raises PlanError when no acceptable path exists.
@@ -298,20 +312,17 @@ def plan(current, target, allow_destructive=False, adopt=False, actions=(), opti
         steps, state = _hold_steps(current, unhold, held_target)
         requested = set(name for name in requested
                         if not _resumed_by_unhold(states.ACTIONS_BY_NAME[name], current, state))
-    for action in states.ACTIONS:
-        if action.name not in requested:
-            continue
+    required = [name for name in actions if name in requested]
+    body = _compose(state, target, required, policy)
+    optional = [name for name in optional_actions if name in requested and name not in required]
+    if optional:
         try:
-            leg = _action_step(state, action, policy)
+            fuller = _compose(state, target, required + optional, policy)
         except PlanError:
-            if action.name in actions:
-                raise
-            continue
-        if action.name not in actions and any(step.destructive for step in leg):
-            continue
-        steps += leg
-        state = leg[-1].landing
-    steps += _path(state, (target,), policy, "'%s'" % target)
+            fuller = None  # an optional action is left out where it cannot run
+        if fuller is not None and _destructive(fuller) == _destructive(body):
+            body = fuller
+    steps += body
     if steps and 'maintenance' in flags:
         steps = _maintenance_steps(current, flags, fault, clear_fault) + steps
     return steps

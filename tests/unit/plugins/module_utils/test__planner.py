@@ -95,6 +95,10 @@ def test_every_plan_is_valid_in_ironics_machine_safe_and_skips_no_action(current
         done_on_the_way = any(step.verb in action.done_by for step in steps)
         # every asked-for action runs once, unless a step on the way does its work or the unhold finishes it
         assert len(ran) == 1 or (not ran and (done_on_the_way or resumed)), (name, steps)
+    if request['optional_actions']:
+        # an optional action (inspection: once) never adds a destructive step
+        without = planner.plan(current, target, held_target=held_target, **dict(request, optional_actions=[]))
+        assert sum(step.destructive for step in steps) == sum(step.destructive for step in without)
 
 
 @pytest.mark.parametrize('current', AT_REST)
@@ -158,6 +162,8 @@ def test_refusal_names_the_destructive_step_and_the_option(current, target):
      ['deleted', 'manage', 'inspect', 'provide', 'active']),
     ('enroll', 'available', {'optional_actions': ['inspect']}, ['manage', 'inspect', 'provide']),
     ('active', 'active', {'optional_actions': ['inspect'], 'allow_destructive': True}, []),  # once never tears down
+    ('enroll', 'enroll', {'optional_actions': ['inspect']}, []),  # ... nor makes a reachable target unreachable
+    ('manageable', 'manageable', {'optional_actions': ['inspect']}, ['inspect']),
     ('active', 'active', {'actions': ['service']}, ['service']),
     ('available', 'active', {'actions': ['service']}, ['active', 'service']),
     ('service failed', 'active', {'actions': ['service']}, ['service']),  # runs the steps again from the failure
