@@ -51,7 +51,7 @@ def is_at_rest(provision_state, target_provision_state):
 
 
 class Step(object):
-    """One step of a plan: an API verb (or a NODE_STEPS request) from a state, and where the node rests after it."""
+    """One step of a plan: an API verb (or clear_fault) from a state, and where the node rests after it."""
 
     __slots__ = ('verb', 'source', 'landing')
 

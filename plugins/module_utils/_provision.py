@@ -43,7 +43,7 @@ NODE_OPTION_TYPES = {
     'clear_fault': bool,
 }
 
-# How issue_step sends the steps that are not provision verbs (_states.NODE_STEPS).
+# How issue_step sends the steps that are not provision verbs.
 NODE_STEP_METHODS = {states.CLEAR_FAULT: 'unset_maintenance'}
 
 
@@ -137,7 +137,11 @@ def node_flags(node):
 
 
 def plan_node(node, target, options):
-    """The steps for one node at rest; PlanError when there is no acceptable path."""
+    """The steps for one node at rest; PlanError when there is no acceptable path.
+
+    Call it once per node and task: asked-for in-place actions (service_steps, rebuild, inspection: always,
+    clean_steps) are in every plan made, so planning again after they ran would run them again.
+    """
     required, optional = options.actions(node)
     steps = planner.plan(node['provision_state'], target, allow_destructive=options.allow_destructive,
                          adopt=options.adopt, actions=required, optional_actions=optional, unhold=options.unhold,

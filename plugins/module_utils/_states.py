@@ -136,9 +136,9 @@ LANDING_OVERRIDES = {
     ('manageable', 'clean'): 'manageable',
 }
 
-# Steps that are not provision verbs. The node rests where it was; what changes is named here.
-CLEAR_FAULT = 'clear_fault'  # DELETE /v1/nodes/{node}/maintenance: clears maintenance and the fault with it
-NODE_STEPS = {CLEAR_FAULT: 'maintenance'}
+# A step that is not a provision verb: take the node out of the maintenance Ironic put it in because of
+# a fault (DELETE /v1/nodes/{node}/maintenance clears the fault with it). The node rests where it was.
+CLEAR_FAULT = 'clear_fault'
 
 # Node flags under which Ironic refuses verbs its machine allows, or lands them elsewhere (the API's
 # node.py and the conductor's manager.py/cleaning.py check these, not the state machine).
