@@ -256,7 +256,9 @@ plan:
   elements: dict
   contains:
     verb:
-      description: The API verb.
+      description:
+        - The API verb, or V(clear_fault) for taking the node out of the maintenance Ironic set for a fault
+          (see O(clear_fault)).
       type: str
       sample: provide
     from:
