@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """Write docs/state-graph.md from the engine's own table: Ironic's machine and the planner's graph.
 
-Run it with `make docs` (it imports the installed collection). tests/unit/test_docs.py fails when the
+Run it with `make docs` (it imports the installed collection). tests/unit/docs/test_generate_state_graph.py fails when the
 committed file and the table disagree.
 """
 
@@ -25,6 +25,7 @@ def render(states, planner):
         'Each arrow is an API verb issued from a node at rest, labelled with the verb, landing where the',
         "conductor's success path ends. Arrows marked destructive need `allow_destructive: true`;",
         'a `*` marks a verb that cleans disks. Failure states are recovered from with the verbs shown.',
+        'Arrows labelled with an option in brackets are in-place actions, run only when a task asks (see below).',
         '',
         '```mermaid',
         'stateDiagram-v2',
@@ -33,10 +34,12 @@ def render(states, planner):
         if kind in (states.STABLE, states.FAILED):
             lines.append('    state "%s" as %s' % (state, _identifier(state)))
     for step in planner.EDGES:
-        if step.source == step.landing:
-            continue
-        label = step.verb + (' *' if step.cleans_disks else '') + (' (destructive)' if step.destructive else '')
-        lines.append('    %s --> %s: %s' % (_identifier(step.source), _identifier(step.landing), label))
+        lines.append('    %s --> %s: %s' % (_identifier(step.source), _identifier(step.landing), _label(step)))
+    for action in states.ACTIONS:
+        for source in action.runs_from:
+            step = planner.Step(action.verb, source, planner.landing(source, action.verb))
+            lines.append('    %s --> %s: %s (%s)' % (_identifier(step.source), _identifier(step.landing), _label(step),
+                                                      action.option))
     for state, (kind, _target) in states.STATES.items():
         if kind == states.FAILED:
             lines.append('    class %s failed' % _identifier(state))
@@ -54,7 +57,33 @@ def render(states, planner):
     for verb, event in states.VERBS.items():
         version = states.VERB_MIN_VERSION.get(verb)
         lines.append('| %s | %s | %s |' % (verb, event, '%d.%d' % version if version else '1.1'))
+    lines += ['', '## In-place actions', '',
+              'Run when a task asks for them, in this order: the planner takes the node to the first state the',
+              'action runs from, runs it, and goes on to the declared state.', '',
+              '| action | asked for by | runs from | declared state | request fields | destructive | cleans disks '
+              '| reboots |', '| --- | --- | --- | --- | --- | --- | --- | --- |']
+    for action in states.ACTIONS:
+        lines.append('| %s | `%s` | %s | %s | %s | %s | %s | %s |' % (
+            action.name, action.option, ', '.join(action.runs_from), ', '.join(action.targets or ('any',)),
+            ', '.join(action.request_fields) or '-', _yes(action.destructive), _yes(action.cleans_disks),
+            _yes(action.reboots)))
+    lines += ['', '## Node flags', '',
+              'Ironic refuses some verbs for a flagged node whatever its state, or lands them elsewhere. A plan that',
+              'needs a refused verb fails before any request, naming the flag and how to clear it.', '',
+              '| flag | verbs refused | lands elsewhere | clear it with |', '| --- | --- | --- | --- |']
+    for flag, rule in states.NODE_FLAGS.items():
+        refused = 'every verb' if rule.refuses == states.ALL_VERBS else ', '.join(rule.refuses)
+        lands = ', '.join('%s in %s' % item for item in sorted(rule.lands.items())) or '-'
+        lines.append('| %s | %s | %s | `%s` |' % (flag, refused, lands, rule.clear))
     return '\n'.join(lines) + '\n'
+
+
+def _label(step):
+    return step.verb + (' *' if step.cleans_disks else '') + (' (destructive)' if step.destructive else '')
+
+
+def _yes(value):
+    return 'yes' if value else 'no'
 
 
 if __name__ == '__main__':

@@ -52,11 +52,18 @@ FEATURE_MIN_VERSION = {
     'lessee': (1, 65),
     'deploy_steps': (1, 69),
     'firmware_interface': (1, 86),
+    'service_steps': (1, 87),
 }
 
+# The inventory inspection stored (GET /v1/nodes/{node}/inventory).
+INVENTORY_MIN_VERSION = (1, 81)
+
 # What a node looks like in results: never driver_info or instance_info (they hold secrets).
+# fault, retired and protected say why Ironic may refuse a verb (see _states.NODE_FLAGS);
+# inspection_finished_at whether the node was ever inspected.
 NODE_SUMMARY_FIELDS = ('uuid', 'name', 'provision_state', 'target_provision_state', 'power_state',
-                       'target_power_state', 'maintenance', 'maintenance_reason', 'last_error')
+                       'target_power_state', 'maintenance', 'maintenance_reason', 'fault', 'retired',
+                       'retired_reason', 'protected', 'protected_reason', 'inspection_finished_at', 'last_error')
 
 PAGE_LIMIT = 1000
 RETRY_STATUSES = (409, 503)
@@ -213,6 +220,15 @@ class IronicClient(object):
         except NotFound:
             return None
 
+    def get_inventory(self, ident):
+        """The hardware inventory inspection stored for the node; None where Ironic has none or the API predates it."""
+        if not self.supports(INVENTORY_MIN_VERSION):
+            return None
+        try:
+            return self.request('GET', '/nodes/%s/inventory' % ident).get('inventory')
+        except NotFound:
+            return None
+
     def list_nodes(self, fields=None, **filters):
         """All nodes matching the filters, following Ironic's pagination."""
         params = dict((key, value) for key, value in filters.items() if value is not None)
@@ -253,7 +269,7 @@ class IronicClient(object):
         self.request('DELETE', '/nodes/%s' % ident)
 
     def set_provision_state(self, ident, verb, **arguments):
-        """PUT a verb; arguments are clean_steps, deploy_steps, configdrive, rescue_password."""
+        """PUT a verb; arguments are clean_steps, deploy_steps, service_steps, configdrive, rescue_password."""
         minimum = states.VERB_MIN_VERSION.get(verb)
         if minimum:
             self.require("the '%s' verb" % verb, minimum)

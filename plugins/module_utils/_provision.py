@@ -12,7 +12,10 @@ __metaclass__ = type
 
 import collections
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError, NODE_SUMMARY_FIELDS
 
@@ -24,11 +27,32 @@ INSTANCE_INFO_VERBS = ('active', 'rebuild', 'adopt')
 Target = collections.namedtuple('Target', 'ident state options')
 
 
+INSPECTION_CHOICES = ('skip', 'once', 'always')
+
+# Options a nodes: element may set for its own node, and what each must be. Options that may carry a
+# secret (config_drive, instance_info, rescue_password) are task-wide only: Ansible hides them there.
+NODE_OPTION_TYPES = {
+    'inspection': INSPECTION_CHOICES,
+    'clean_steps': list,
+    'deploy_steps': list,
+    'service_steps': list,
+    'rebuild': bool,
+    'adopt': bool,
+    'allow_destructive': bool,
+    'unhold': bool,
+    'clear_fault': bool,
+}
+
+# How issue_step sends the steps that are not provision verbs.
+NODE_STEP_METHODS = {states.CLEAR_FAULT: 'unset_maintenance'}
+
+
 class Options(object):
     """How to get there: the task's options, or one node's own where a nodes: element overrides them."""
 
     def __init__(self, allow_destructive=False, adopt=False, rebuild=False, clean_steps=None, deploy_steps=None,
-                 config_drive=None, instance_info=None, rescue_password=None):
+                 config_drive=None, instance_info=None, rescue_password=None, service_steps=None, inspection='skip',
+                 unhold=False, clear_fault=False):
         self.allow_destructive = allow_destructive
         self.adopt = adopt
         self.rebuild = rebuild
@@ -37,6 +61,17 @@ class Options(object):
         self.config_drive = config_drive
         self.instance_info = instance_info
         self.rescue_password = rescue_password
+        self.service_steps = service_steps
+        self.inspection = inspection
+        self.unhold = unhold
+        self.clear_fault = clear_fault
+
+    def overridden(self, **fields):
+        """A copy with some options replaced."""
+        options = Options()
+        options.__dict__.update(self.__dict__)
+        options.__dict__.update(fields)
+        return options
 
     def arguments(self):
         """Extra fields of the provision request, by verb."""
@@ -45,19 +80,73 @@ class Options(object):
             'active': deploy,
             'rebuild': deploy,
             'clean': {'clean_steps': self.clean_steps},
+            'service': {'service_steps': self.service_steps},
             'rescue': {'rescue_password': self.rescue_password},
         }
 
+    def actions(self, node):
+        """The in-place actions (_states.ACTIONS names) asked for this node: (every time, only if harmless).
+
+        inspection: once inspects a node that was never inspected, unless that needs a destructive step.
+        """
+        required = []
+        optional = []
+        if self.inspection == 'always':
+            required.append('inspect')
+        elif self.inspection == 'once' and not node.get('inspection_finished_at'):
+            optional.append('inspect')
+        if self.clean_steps:
+            required.append('clean')
+        if self.rebuild:
+            required.append('rebuild')
+        if self.service_steps:
+            required.append('service')
+        return required, optional
+
+
+def target_from_element(entry, index, state, options):
+    """The Target of one nodes: element: a name or UUID, or a dictionary with node, state and own options."""
+    if not isinstance(entry, dict):
+        return Target(str(entry), state, options)
+    where = 'nodes[%d]' % index
+    unknown = sorted(set(entry) - set(('node', 'state')) - set(NODE_OPTION_TYPES))
+    if 'node' not in entry or unknown:
+        raise BaremetalError('%s must be a name, a UUID, or a dictionary with node and optionally state and %s; got '
+                             'keys %s.' % (where, ', '.join(sorted(NODE_OPTION_TYPES)), ', '.join(sorted(entry))))
+    declared = entry.get('state', state)
+    if declared not in states.DECLARABLE_STATES:
+        raise BaremetalError("%s.state must be one of %s, not '%s'." % (where, ', '.join(states.DECLARABLE_STATES),
+                                                                        declared))
+    overrides = dict((key, value) for key, value in entry.items() if key in NODE_OPTION_TYPES)
+    for key, value in overrides.items():
+        expected = NODE_OPTION_TYPES[key]
+        if isinstance(expected, tuple):
+            if value not in expected:
+                raise BaremetalError("%s.%s must be one of %s, not %r." % (where, key, ', '.join(expected), value))
+        elif expected is list:
+            if not isinstance(value, list) or not all(isinstance(step, dict) for step in value):
+                raise BaremetalError('%s.%s must be a list of steps, each a dictionary.' % (where, key))
+        elif not isinstance(value, expected):
+            raise BaremetalError('%s.%s must be true or false, not %r.' % (where, key, value))
+    return Target(str(entry['node']), declared, options.overridden(**overrides))
+
+
+def node_flags(node):
+    """The node's set NODE_FLAGS, each with its reason."""
+    return dict((flag, node.get(flag + '_reason')) for flag in states.NODE_FLAGS if node.get(flag))
+
 
 def plan_node(node, target, options):
-    """The steps for one node at rest; PlanError when there is no acceptable path."""
+    """The steps for one node at rest; PlanError when there is no acceptable path.
+
+    Call it once per node and task: asked-for in-place actions (service_steps, rebuild, inspection: always,
+    clean_steps) are in every plan made, so planning again after they ran would run them again.
+    """
+    required, optional = options.actions(node)
     steps = planner.plan(node['provision_state'], target, allow_destructive=options.allow_destructive,
-                         adopt=options.adopt, clean=bool(options.clean_steps), rebuild=options.rebuild)
-    if steps and node.get('maintenance'):
-        raise planner.PlanError(
-            "Node %s is in maintenance (reason: %s), so Ironic will not move it. Clear it with "
-            "baremetal.lifecycle.baremetal_maintenance state: disabled once the reason is dealt with."
-            % (node.get('name') or node['uuid'], node.get('maintenance_reason') or 'none given'))
+                         adopt=options.adopt, actions=required, optional_actions=optional, unhold=options.unhold,
+                         held_target=node.get('target_provision_state'), flags=node_flags(node),
+                         fault=node.get('fault'), clear_fault=options.clear_fault)
     if options.rescue_password is None and any(step.verb == 'rescue' for step in steps):
         raise planner.PlanError("The plan rescues the node; set rescue_password (the password of the rescue user).")
     return steps
@@ -65,7 +154,46 @@ def plan_node(node, target, options):
 
 def issue_step(client, uuid, step, options):
     """Send the request that starts one step of a plan."""
+    if step.verb in NODE_STEP_METHODS:
+        getattr(client, NODE_STEP_METHODS[step.verb])(uuid)
+        return
     client.set_provision_state(uuid, step.verb, **options.arguments().get(step.verb, {}))
+
+
+def _public(value):
+    """A copy of inspection data without secret values (keys named like passwords, tokens, keys)."""
+    if isinstance(value, dict):
+        return dict((key, hardware.SECRET_MASK if hardware.is_secret_key(None, key) and item is not None
+                     else _public(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return [_public(item) for item in value]
+    return value
+
+
+def learned_by_inspection(client, uuid, transitions):
+    """What an inspection this task ran learned: the node's properties and its inventory; None without one.
+
+    The inventory is null where Ironic keeps none (an inspect interface that stores no data, an API before 1.81).
+    """
+    if not any(transition['verb'] == 'inspect' and transition['to'] == 'manageable' for transition in transitions):
+        return None
+    properties = client.get_node(uuid, ('properties',)).get('properties') or {}
+    inventory = client.get_inventory(uuid)
+    return {'properties': _public(properties), 'inventory': _public(inventory)}
+
+
+def provision_diff(results, single, check_mode):
+    """Diff mode: each node's provision state before the task and after it (planned, in check mode)."""
+    before, after = {}, {}
+    for result in results:
+        node = result['node']
+        start = result['plan'][0]['from'] if result['plan'] else node['provision_state']
+        end = (result['plan'][-1]['to'] if result['plan'] else start) if check_mode else node['provision_state']
+        label = node.get('name') or node['uuid']
+        before[label], after[label] = start, end
+    if single:
+        return {'before': {'provision_state': before.popitem()[1]}, 'after': {'provision_state': after.popitem()[1]}}
+    return {'before': before, 'after': after}
 
 
 def instance_info_patch(node, instance_info):

@@ -11,6 +11,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import collections
+
 # Kinds of state.
 STABLE = 'stable'  # rests until an API request moves it
 TRANSIENT = 'transient'  # the conductor moves it on by itself
@@ -90,17 +92,75 @@ VERB_MIN_VERSION = {
     'undeploy': (1, 73),
 }
 
+# Moves: the verbs the planner may choose to carry a node from one resting state to another, in the
+# order it prefers among equally short paths. In-place actions (ACTIONS) are only run when a task asks.
+MOVE_VERBS = ('manage', 'provide', 'active', 'adopt', 'rescue', 'unrescue', 'abort', 'deleted', 'rebuild')
+
+# In-place actions: work a task asks for that leaves the node resting where it ran (or, from a failure
+# of the same work, where it should have rested). The planner composes: the path to one of the states
+# the action runs from, the action, the path on to the declared state. Actions of one plan run in this
+# order. option: what asks for it; targets: the declared states it goes with (None: any);
+# request_fields: the fields of its provision request; done_by: verbs that do its work on the way (a
+# fresh deploy is as good as a rebuild), so that a path ending in one needs no action step.
+Action = collections.namedtuple('Action', 'name verb option runs_from targets request_fields done_by '
+                                          'destructive cleans_disks reboots')
+ACTIONS = (
+    Action(name='inspect', verb='inspect', option='inspection', runs_from=('manageable', 'inspect failed'),
+           targets=None, request_fields=(), done_by=(), destructive=False, cleans_disks=False, reboots=True),
+    Action(name='clean', verb='clean', option='clean_steps', runs_from=('manageable',),
+           targets=None, request_fields=('clean_steps',), done_by=(), destructive=False, cleans_disks=True,
+           reboots=True),
+    Action(name='rebuild', verb='rebuild', option='rebuild', runs_from=('active', 'deploy failed', 'error'),
+           targets=('active',), request_fields=('deploy_steps', 'configdrive'), done_by=('active',),
+           destructive=True, cleans_disks=False, reboots=True),
+    Action(name='service', verb='service', option='service_steps', runs_from=('active', 'service failed'),
+           targets=('active',), request_fields=('service_steps',), done_by=(), destructive=False,
+           cleans_disks=False, reboots=True),
+)
+ACTIONS_BY_NAME = dict((action.name, action) for action in ACTIONS)
+
 # Verbs that tear down or re-image a workload.
-DESTRUCTIVE_VERBS = frozenset(('deleted', 'rebuild'))
+DESTRUCTIVE_VERBS = frozenset(('deleted',) + tuple(action.verb for action in ACTIONS if action.destructive))
 
 # Verbs whose path runs cleaning, which wipes disks (automated cleaning on provide and teardown;
 # manual cleaning runs the steps it is given).
-DISK_CLEANING_VERBS = frozenset(('provide', 'deleted', 'clean'))
+DISK_CLEANING_VERBS = frozenset(('provide', 'deleted') + tuple(action.verb for action in ACTIONS if action.cleans_disks))
+
+# Verbs that may power-cycle the node (to boot a ramdisk, deploy or tear down).
+REBOOTING_VERBS = frozenset(('provide', 'active', 'deleted', 'rescue', 'unrescue')
+                            + tuple(action.verb for action in ACTIONS if action.reboots))
 
 # Where a verb lands when it does not land on the target of the state it enters:
 # a manual clean passes through 'cleaning' (target available) back to manageable.
 LANDING_OVERRIDES = {
     ('manageable', 'clean'): 'manageable',
+}
+
+# A step that is not a provision verb: take the node out of the maintenance Ironic put it in because of
+# a fault (DELETE /v1/nodes/{node}/maintenance clears the fault with it). The node rests where it was.
+CLEAR_FAULT = 'clear_fault'
+
+# Node flags under which Ironic refuses verbs its machine allows, or lands them elsewhere (the API's
+# node.py and the conductor's manager.py/cleaning.py check these, not the state machine).
+# flag -> (verbs refused; ALL_VERBS for every one, verb -> landing instead, how to clear the flag)
+ALL_VERBS = '*'
+NodeFlag = collections.namedtuple('NodeFlag', 'refuses lands clear')
+NODE_FLAGS = collections.OrderedDict((
+    # Ironic refuses most verbs in maintenance (provide, deploy, clean, service, rescue, abort of a
+    # failed service...); the collection moves no node in maintenance at all.
+    ('maintenance', NodeFlag(ALL_VERBS, {}, 'baremetal.lifecycle.baremetal_maintenance state: disabled')),
+    # NodeIsRetired on provide; automated cleaning of a retired node ends in manageable (event 'manage').
+    ('retired', NodeFlag(('provide',), {'deleted': 'manageable'}, 'baremetal.lifecycle.baremetal_node retired: false')),
+    # NodeProtected on undeploy and rebuild.
+    ('protected', NodeFlag(('deleted', 'rebuild'), {}, 'baremetal.lifecycle.baremetal_node protected: false')),
+))
+
+# Why Ironic put a node in maintenance by itself (ironic/common/faults.py VALID_FAULTS), in words.
+FAULTS = {
+    'power failure': 'the power state could not be read or set',
+    'clean failure': 'a clean step failed',
+    'rescue abort failure': 'cleaning up an aborted rescue failed',
+    'service failure': 'a service step failed',
 }
 
 # Every edge of Ironic's machine: (from state, event, to state).

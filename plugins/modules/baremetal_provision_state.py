@@ -17,7 +17,15 @@ description:
   - Recovers from failure states where Ironic allows it (V(clean failed), V(inspect failed),
     V(adopt failed), V(deploy failed), V(rescue failed), V(unrescue failed), V(service failed), V(error)).
   - Destructive steps, which tear down or re-image a workload (V(deleted), V(rebuild)), are only
-    planned with O(allow_destructive=true). Each step of the plan says whether it cleans disks.
+    planned with O(allow_destructive=true). Each step of the plan says whether it cleans disks and whether it
+    may reboot the node.
+  - In-place actions run on the way when the task asks for them, such as inspection (O(inspection)), manual cleaning
+    (O(clean_steps)), a rebuild (O(rebuild)) and servicing of an active node (O(service_steps)). The plan goes to
+    the state the action runs in, runs it, and goes on to O(state).
+  - Nodes Ironic will not move the way its state machine suggests fail before any request that changes anything,
+    with a message naming the flag and how to clear it. A C(retired) node cannot become V(available); a
+    C(protected) node cannot be torn down or rebuilt; a node in maintenance is not moved (see O(clear_fault));
+    a node in a hold state is only resumed with O(unhold=true).
   - A node already in the declared state is left alone and no request that changes anything is made.
   - With O(nodes), many nodes converge in one task; they are planned first, at most O(concurrency)
     of them move at once, and one list request per poll follows them all.
@@ -30,8 +38,8 @@ attributes:
     support: full
     description: Returns the plan computed from the live node and makes no change.
   diff_mode:
-    support: none
-    description: Provision states are reported in RV(plan) and RV(transitions) instead.
+    support: full
+    description: Shows each node's provision state before the task and after it (in check mode, after the plan).
 options:
   node:
     description:
@@ -41,7 +49,9 @@ options:
   nodes:
     description:
       - Names or UUIDs of many nodes to bring to O(state) in one task.
-      - An element may also be a dictionary with C(node) and C(state) to declare a different state for that node.
+      - An element may also be a dictionary with C(node), and optionally C(state) and any of C(inspection),
+        C(clean_steps), C(deploy_steps), C(service_steps), C(rebuild), C(adopt), C(allow_destructive), C(unhold)
+        and C(clear_fault), which then apply to that node instead of the task's values.
     type: list
     elements: raw
   state:
@@ -76,10 +86,44 @@ options:
   clean_steps:
     description:
       - Manual clean steps, each a dictionary with C(interface), C(step) and optional C(args).
-      - When given, the path is routed through V(manageable) and a manual clean runs there.
-        A node already in O(state) is not cleaned.
+      - When given, the path is routed through V(manageable) and a manual clean runs there, on every run
+        (the task reports changed), also for a node already in O(state). Cleaning may wipe disks.
     type: list
     elements: dict
+  service_steps:
+    description:
+      - Service steps to run on an active node, each a dictionary with C(interface), C(step), and optional
+        C(args) and C(priority). Needs O(state=active) and Ironic API 1.87 or newer.
+      - The node goes V(active) -> V(servicing) -> V(active) on every run (the task reports changed), like
+        O(rebuild). A node in V(service failed) runs them again from there.
+    type: list
+    elements: dict
+  inspection:
+    description:
+      - Whether to inspect the node's hardware on the way, in V(manageable).
+      - V(skip) never inspects. V(once) inspects a node that was never inspected (no C(inspection_finished_at)),
+        unless that would need a destructive step (an V(active) node is left alone); a second run changes nothing.
+        V(always) inspects on every run; an V(active) node then has to be torn down, which needs
+        O(allow_destructive=true).
+      - What inspection learned is returned in RV(inspection).
+    type: str
+    choices: [skip, once, always]
+    default: skip
+  unhold:
+    description:
+      - Resume a node in a hold state (V(clean hold), V(deploy hold), V(service hold)), where a step asked an
+        operator to look before going on. Without it, such a node fails the task with a message naming the hold.
+      - Work the hold interrupted is finished by resuming it, not started again.
+    type: bool
+    default: false
+  clear_fault:
+    description:
+      - When Ironic put the node in maintenance because of a fault (C(fault) is C(service failure),
+        C(clean failure), C(power failure) or C(rescue abort failure)), clear the maintenance before moving the
+        node. Ironic refuses, for example, to abort a failed service until maintenance is cleared.
+      - Maintenance an operator set (no C(fault)) is never cleared by this module.
+    type: bool
+    default: false
   rescue_password:
     description:
       - The password of the rescue user, required when the plan rescues the node.
@@ -117,7 +161,8 @@ options:
     type: float
     default: 0
 notes:
-  - A node in maintenance is not moved; the task fails with the maintenance reason.
+  - A node in maintenance is not moved; the task fails with the maintenance reason (see O(clear_fault) for
+    maintenance Ironic set because of a fault).
   - Ironic's cleaning wipes disks. Steps that clean disks say so in the returned plan (C(cleans_disks)).
 seealso:
   - module: baremetal.lifecycle.baremetal_node
@@ -160,6 +205,41 @@ EXAMPLES = r'''
   check_mode: true
   register: preview
 
+- name: Enroll to available, inspecting the hardware of nodes never inspected
+  baremetal.lifecycle.baremetal_provision_state:
+    node: rack1-node07
+    state: available
+    inspection: once
+  register: inspected
+
+- name: Run service steps on an active node (it stays active)
+  baremetal.lifecycle.baremetal_provision_state:
+    node: rack1-node07
+    state: active
+    service_steps:
+      - interface: vendor
+        step: log_passthrough
+
+- name: Recover a node whose servicing failed (Ironic put it in maintenance with fault 'service failure')
+  baremetal.lifecycle.baremetal_provision_state:
+    node: rack1-node07
+    state: active
+    clear_fault: true
+
+- name: Resume a node an operator-requested hold step stopped
+  baremetal.lifecycle.baremetal_provision_state:
+    node: rack1-node07
+    state: active
+    unhold: true
+
+- name: Converge a rack in one task, inspecting one node again
+  baremetal.lifecycle.baremetal_provision_state:
+    nodes:
+      - rack1-node01
+      - node: rack1-node02
+        inspection: always
+    state: available
+
 - name: Converge a rack in one task
   baremetal.lifecycle.baremetal_provision_state:
     nodes: "{{ groups['rack1'] }}"
@@ -176,7 +256,9 @@ plan:
   elements: dict
   contains:
     verb:
-      description: The API verb.
+      description:
+        - The API verb, or V(clear_fault) for taking the node out of the maintenance Ironic set for a fault
+          (see O(clear_fault)).
       type: str
       sample: provide
     from:
@@ -195,6 +277,10 @@ plan:
       description: Whether the step tears down or re-images a workload.
       type: bool
       sample: false
+    reboots:
+      description: Whether the step may power-cycle the node.
+      type: bool
+      sample: true
 transitions:
   description:
     - The steps executed, with the state each ended in and how long it took.
@@ -232,11 +318,46 @@ node:
     maintenance_reason:
       description: Why the node is in maintenance.
       type: str
+    fault:
+      description: The fault for which Ironic put the node in maintenance, or null.
+      type: str
+    retired:
+      description: Whether the node is retired (Ironic will not make it available).
+      type: bool
+    retired_reason:
+      description: Why the node is retired.
+      type: str
+    protected:
+      description: Whether the node is protected (Ironic will not tear it down or rebuild it).
+      type: bool
+    protected_reason:
+      description: Why the node is protected.
+      type: str
+    inspection_finished_at:
+      description: When the last inspection of the node finished, or null if it was never inspected.
+      type: str
     last_error:
       description: The last error Ironic recorded for the node.
       type: str
+inspection:
+  description:
+    - What the inspection run by this task learned. With O(nodes), per node in RV(nodes).
+    - Values of keys named like secrets (passwords, tokens, keys) are masked.
+  returned: when the task inspected the node
+  type: dict
+  contains:
+    properties:
+      description: The node's properties after inspection (for example C(cpus), C(memory_mb), C(local_gb)).
+      type: dict
+    inventory:
+      description:
+        - The hardware inventory inspection stored (C(GET /v1/nodes/{node}/inventory), API 1.81), or null where
+          Ironic keeps none.
+      type: dict
 nodes:
-  description: With O(nodes), one entry per node with C(node), C(plan), C(transitions), C(changed) and C(error).
+  description:
+    - With O(nodes), one entry per node with C(node), C(plan), C(transitions), C(changed) and C(error), and
+      C(inspection) when the task inspected it.
   returned: with O(nodes)
   type: list
   elements: dict
@@ -255,7 +376,8 @@ api_calls:
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, Target, converge
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import (
+    INSPECTION_CHOICES, Options, Target, converge, learned_by_inspection, provision_diff, target_from_element)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DECLARABLE_STATES
 
 ARGUMENT_SPEC = dict(
@@ -267,6 +389,10 @@ ARGUMENT_SPEC = dict(
     config_drive=dict(type='raw'),
     deploy_steps=dict(type='list', elements='dict'),
     clean_steps=dict(type='list', elements='dict'),
+    service_steps=dict(type='list', elements='dict'),
+    inspection=dict(type='str', default='skip', choices=list(INSPECTION_CHOICES)),
+    unhold=dict(type='bool', default=False),
+    clear_fault=dict(type='bool', default=False),
     rescue_password=dict(type='str', no_log=True),
     rebuild=dict(type='bool', default=False),
     allow_destructive=dict(type='bool', default=False),
@@ -277,24 +403,10 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def targets_from_params(module, options):
-    params = module.params
+def targets_from_params(params, options):
     if params['node'] is not None:
         return [Target(params['node'], params['state'], options)]
-    targets = []
-    for index, entry in enumerate(params['nodes']):
-        if isinstance(entry, dict):
-            unknown = set(entry) - set(('node', 'state'))
-            if 'node' not in entry or unknown:
-                module.fail('nodes[%d] must be a name, a UUID, or a dictionary with node and optionally state; '
-                            'got keys %s.' % (index, ', '.join(sorted(entry))))
-            state = entry.get('state', params['state'])
-            if state not in DECLARABLE_STATES:
-                module.fail("nodes[%d].state must be one of %s, not '%s'." % (index, ', '.join(DECLARABLE_STATES), state))
-            targets.append(Target(str(entry['node']), state, options))
-        else:
-            targets.append(Target(str(entry), params['state'], options))
-    return targets
+    return [target_from_element(entry, index, params['state'], options) for index, entry in enumerate(params['nodes'])]
 
 
 def main_logic(module):
@@ -304,19 +416,27 @@ def main_logic(module):
     options = Options(allow_destructive=params['allow_destructive'], adopt=params['adopt'],
                       rebuild=params['rebuild'], clean_steps=params['clean_steps'],
                       deploy_steps=params['deploy_steps'], config_drive=params['config_drive'],
-                      instance_info=params['instance_info'], rescue_password=params['rescue_password'])
-    jobs, missing = converge(module.client, targets_from_params(module, options), check_mode=module.check_mode,
+                      instance_info=params['instance_info'], rescue_password=params['rescue_password'],
+                      service_steps=params['service_steps'], inspection=params['inspection'],
+                      unhold=params['unhold'], clear_fault=params['clear_fault'])
+    jobs, missing = converge(module.client, targets_from_params(params, options), check_mode=module.check_mode,
                              wait=params['wait'], timeout=params['timeout'], concurrency=params['concurrency'])
     results = [job.result() for job in jobs]
+    for result in results:
+        learned = learned_by_inspection(module.client, result['node']['uuid'], result['transitions'])
+        if learned is not None:
+            result['inspection'] = learned
     changed = any(result['changed'] or (module.check_mode and result['plan']) for result in results)
+    if params['node'] is not None and missing:
+        module.fail(missing[0])
+    diff = provision_diff(results, params['node'] is not None, module.check_mode)
     if params['node'] is not None:
-        if missing:
-            module.fail(missing[0])
-        result = results[0]
-        if result['error']:
-            module.fail(result['error'], changed=changed, plan=result['plan'], transitions=result['transitions'],
-                        node=result['node'])
-        module.exit(changed=changed, plan=result['plan'], transitions=result['transitions'], node=result['node'])
+        result = dict(results[0])
+        error = result.pop('error')
+        result.pop('changed')
+        if error:
+            module.fail(error, changed=changed, diff=diff, **result)
+        module.exit(changed=changed, diff=diff, **result)
     failed = len(missing) + sum(1 for result in results if result['error'])
     total = len(missing) + len(results)
     totals = {'nodes': total, 'changed': sum(1 for result in results if result['changed']), 'failed': failed,
@@ -325,10 +445,10 @@ def main_logic(module):
     if failed and 100.0 * failed / total > params['max_fail_percentage']:
         module.fail('%d of %d nodes failed (max_fail_percentage is %s): %s' % (
             failed, total, params['max_fail_percentage'], '; '.join(errors)), changed=changed, nodes=results,
-            totals=totals)
+            totals=totals, diff=diff)
     for error in errors:
         module.ansible.warn(error)
-    module.exit(changed=changed, nodes=results, totals=totals)
+    module.exit(changed=changed, nodes=results, totals=totals, diff=diff)
 
 
 def main():

@@ -8,7 +8,7 @@ warnings.simplefilter('ignore')
 
 from ironic.api.controllers.v1 import utils as api_utils  # noqa: E402
 from ironic.api.controllers.v1 import versions  # noqa: E402
-from ironic.common import state_machine, states  # noqa: E402
+from ironic.common import faults, state_machine, states  # noqa: E402
 
 machine = state_machine.machine
 print(json.dumps({
@@ -22,4 +22,7 @@ print(json.dumps({
     'verb_min_minor': dict(api_utils.MIN_VERB_VERSIONS, unhold=versions.MINOR_85_UNHOLD_VERB,
                            service=versions.MINOR_87_SERVICE),
     'max_version': versions.max_version_string(),
+    'faults': sorted(faults.VALID_FAULTS),
+    'inventory_minor': versions.MINOR_81_NODE_INVENTORY,
+    'service_minor': versions.MINOR_87_SERVICE,
 }))

@@ -7,7 +7,9 @@ import subprocess
 
 import pytest
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _ironic
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from nodes import RawIronic
 
 DUMPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dump_ironic_machine.py')
 
@@ -45,3 +47,36 @@ def test_verbs_and_their_minimum_versions_are_ironics(machine):
 
 def test_states_a_node_is_deleted_from_are_ironics(machine):
     assert list(states.DELETE_ALLOWED_STATES) == machine['delete_allowed_states']
+
+
+def test_faults_are_ironics(machine):
+    assert sorted(states.FAULTS) == machine['faults']
+
+
+def test_inventory_and_service_step_versions_are_ironics(machine):
+    assert _ironic.INVENTORY_MIN_VERSION == (1, machine['inventory_minor'])
+    assert _ironic.FEATURE_MIN_VERSION['service_steps'] == (1, machine['service_minor'])
+
+
+# Where to put a node to try each verb a flag refuses; the flag itself is set with a PATCH.
+FLAGGED_NODE_STATES = {('retired', 'provide'): 'manageable', ('protected', 'deleted'): 'active',
+                       ('protected', 'rebuild'): 'active'}
+
+
+@pytest.mark.parametrize('flag, verb', sorted((flag, verb) for flag, rule in states.NODE_FLAGS.items()
+                                               if rule.refuses != states.ALL_VERBS for verb in rule.refuses))
+def test_ironic_refuses_every_verb_the_flag_table_says_it_refuses(ironic, flag, verb):
+    """Ironic keeps these rules in code, not data: try each refused verb on a flagged node."""
+    raw = RawIronic(ironic)
+    node = raw.node_in(FLAGGED_NODE_STATES[(flag, verb)])
+    raw.patch(node['uuid'], **{flag: True})
+    answer = raw.api('PUT', '/nodes/%s/states/provision' % node['uuid'], {'target': verb}, expect=(400, 403))
+    assert flag in answer['error_message'], answer
+    assert raw.node(node['uuid'])['provision_state'] == FLAGGED_NODE_STATES[(flag, verb)]
+
+
+def test_a_retired_nodes_teardown_lands_where_the_flag_table_says(ironic):
+    raw = RawIronic(ironic)
+    node = raw.node_in('active')
+    raw.patch(node['uuid'], retired=True)
+    assert raw.verb(node['uuid'], 'deleted')['provision_state'] == states.NODE_FLAGS['retired'].lands['deleted']

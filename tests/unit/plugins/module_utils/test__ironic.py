@@ -156,3 +156,30 @@ def test_list_follows_pagination_with_a_marker(server):
     assert [node['uuid'] for node in nodes] == ['u0', 'u1', 'u2', 'u3']
     second_page = server.requests[-1][1]
     assert 'marker=u2' in second_page and 'provision_state=available' in second_page
+
+
+def test_servicing_on_a_server_before_api_1_87_names_the_version_and_sends_nothing():
+    old = ScriptedIronic(max_version='1.86')
+    try:
+        with pytest.raises(IronicError) as caught:
+            IronicClient(old.endpoint).set_provision_state('n1', 'service', service_steps=[{'step': 'x'}])
+        assert '1.87' in str(caught.value) and "'service' verb" in str(caught.value)
+        assert [request[0] for request in old.requests] == ['GET']
+    finally:
+        old.close()
+
+
+@pytest.mark.parametrize('max_version, answers, expected', [
+    ('1.115', [(200, {'inventory': {'cpu': {'count': 8}}, 'plugin_data': {'secret': 'x'}})], {'cpu': {'count': 8}}),
+    ('1.115', [(404, ironic_error('Node inventory record for node 2 could not be found.'))], None),
+    ('1.80', [], None),  # no inventory endpoint before 1.81: not even asked
+])
+def test_the_inventory_is_read_where_ironic_keeps_one(max_version, answers, expected):
+    scripted = ScriptedIronic(max_version=max_version)
+    try:
+        if answers:
+            scripted.on('GET', '/v1/nodes/n1/inventory', *answers)
+        assert IronicClient(scripted.endpoint).get_inventory('n1') == expected
+        assert len([request for request in scripted.requests if 'inventory' in request[1]]) == len(answers)
+    finally:
+        scripted.close()

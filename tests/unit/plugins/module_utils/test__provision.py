@@ -1,0 +1,151 @@
+# -*- coding: utf-8 -*-
+"""Planning one node from what Ironic reports, per-node options, issuing steps, and what results show."""
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _provision as provision
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import PlanError, Step
+
+
+def node(state, **fields):
+    return dict({'uuid': 'u1', 'name': 'n1', 'provision_state': state, 'target_provision_state': None}, **fields)
+
+
+def verbs(steps):
+    return [step.verb for step in steps]
+
+
+@pytest.mark.parametrize('fields, options, expected', [
+    ({}, {'inspection': 'once'}, ['manage', 'inspect', 'provide']),
+    ({'inspection_finished_at': '2026-01-01T00:00:00+00:00'}, {'inspection': 'once'}, ['manage', 'provide']),
+    ({'inspection_finished_at': '2026-01-01T00:00:00+00:00'}, {'inspection': 'always'},
+     ['manage', 'inspect', 'provide']),
+    ({}, {'inspection': 'skip'}, ['manage', 'provide']),
+    ({}, {'clean_steps': [{'interface': 'deploy', 'step': 'erase_devices'}]}, ['manage', 'clean', 'provide']),
+])
+def test_inspection_and_cleaning_from_enroll(fields, options, expected):
+    assert verbs(provision.plan_node(node('enroll', **fields), 'available', provision.Options(**options))) == expected
+
+
+def test_inspection_once_leaves_an_active_node_alone_and_always_needs_allow_destructive():
+    active = node('active')
+    assert provision.plan_node(active, 'active', provision.Options(inspection='once')) == []
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(active, 'active', provision.Options(inspection='always'))
+    assert 'allow_destructive: true' in str(caught.value)
+
+
+def test_node_flags_come_from_the_node_view():
+    retired = node('manageable', retired=True, retired_reason='end of life')
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(retired, 'available', provision.Options())
+    assert 'retired node (reason: end of life)' in str(caught.value)
+    assert provision.node_flags(node('active', protected=True, protected_reason='db', maintenance=False)) == {
+        'protected': 'db'}
+
+
+def test_a_fault_is_cleared_only_when_asked_and_a_hold_resumed_only_when_asked():
+    failed = node('service failed', target_provision_state='active', maintenance=True,
+                  maintenance_reason='step failed', fault='service failure')
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(failed, 'active', provision.Options())
+    assert 'clear_fault: true' in str(caught.value)
+    assert verbs(provision.plan_node(failed, 'active', provision.Options(clear_fault=True))) == ['clear_fault', 'abort']
+    held = node('clean hold', target_provision_state='manageable')
+    with pytest.raises(PlanError):
+        provision.plan_node(held, 'manageable', provision.Options())
+    assert provision.plan_node(held, 'manageable', provision.Options(unhold=True)) == [
+        Step('unhold', 'clean hold', 'manageable')]
+
+
+def test_rescue_needs_a_password():
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(node('active'), 'rescue', provision.Options())
+    assert 'rescue_password' in str(caught.value)
+
+
+class RecordingClient(object):
+    def __init__(self, inventory=None, properties=None):
+        self.calls = []
+        self.inventory = inventory
+        self.properties = properties or {}
+
+    def set_provision_state(self, uuid, verb, **arguments):
+        self.calls.append(('provision', uuid, verb, arguments))
+
+    def unset_maintenance(self, uuid):
+        self.calls.append(('unset_maintenance', uuid))
+
+    def get_node(self, uuid, fields=None):
+        return {'uuid': uuid, 'properties': self.properties}
+
+    def get_inventory(self, uuid):
+        return self.inventory
+
+
+def test_issue_step_sends_a_verb_with_its_fields_or_the_request_of_a_node_step():
+    client = RecordingClient()
+    steps = [{'interface': 'vendor', 'step': 'log_passthrough'}]
+    options = provision.Options(service_steps=steps)
+    provision.issue_step(client, 'u1', Step('service', 'active', 'active'), options)
+    provision.issue_step(client, 'u1', Step('clear_fault', 'service failed', 'service failed'), options)
+    provision.issue_step(client, 'u1', Step('manage', 'enroll', 'manageable'), options)
+    assert client.calls == [('provision', 'u1', 'service', {'service_steps': steps}),
+                            ('unset_maintenance', 'u1'), ('provision', 'u1', 'manage', {})]
+
+
+def test_what_inspection_learned_is_returned_without_secrets():
+    client = RecordingClient(inventory={'bmc_address': '127.0.0.1', 'interfaces': [{'name': 'eth0', 'token': 't0k'}]},
+                             properties={'cpus': 8, 'ipmi_password': 'hunter2'})
+    learned = provision.learned_by_inspection(client, 'u1', [{'verb': 'inspect', 'from': 'manageable',
+                                                              'to': 'manageable'}])
+    assert learned['properties']['cpus'] == 8 and learned['inventory']['bmc_address'] == '127.0.0.1'
+    assert 'hunter2' not in str(learned) and 't0k' not in str(learned)
+    assert provision.learned_by_inspection(client, 'u1', [{'verb': 'manage', 'from': 'enroll', 'to': 'manageable'}]) \
+        is None
+
+
+@pytest.mark.parametrize('entry, state, options', [
+    ('n1', 'available', {}),
+    ({'node': 'n1'}, 'available', {}),
+    ({'node': 'n1', 'state': 'active', 'inspection': 'always', 'service_steps': [{'interface': 'vendor',
+                                                                                   'step': 'x'}]},
+     'active', {'inspection': 'always', 'service_steps': [{'interface': 'vendor', 'step': 'x'}]}),
+    ({'node': 'n1', 'unhold': True, 'clear_fault': True}, 'available', {'unhold': True, 'clear_fault': True}),
+])
+def test_a_nodes_element_may_carry_its_own_options(entry, state, options):
+    base = provision.Options(allow_destructive=True)
+    target = provision.target_from_element(entry, 0, 'available', base)
+    assert (target.ident, target.state) == ('n1', state)
+    assert target.options.allow_destructive is True
+    for key, value in options.items():
+        assert getattr(target.options, key) == value
+    assert base.inspection == 'skip' and base.unhold is False  # the task's options are left alone
+
+
+@pytest.mark.parametrize('entry, words', [
+    ({'state': 'active'}, ['nodes[3] must be', 'node']),
+    ({'node': 'n1', 'rescue_password': 'x'}, ['nodes[3]', 'rescue_password']),
+    ({'node': 'n1', 'state': 'deploying'}, ["nodes[3].state must be one of", 'deploying']),
+    ({'node': 'n1', 'inspection': 'twice'}, ['nodes[3].inspection must be one of skip, once, always']),
+    ({'node': 'n1', 'service_steps': 'reboot'}, ['nodes[3].service_steps must be a list of steps']),
+    ({'node': 'n1', 'unhold': 'yes'}, ['nodes[3].unhold must be true or false']),
+])
+def test_a_bad_nodes_element_is_named(entry, words):
+    with pytest.raises(BaremetalError) as caught:
+        provision.target_from_element(entry, 3, 'available', provision.Options())
+    for word in words:
+        assert word in str(caught.value)
+
+
+def test_diff_shows_the_provision_state_before_and_after():
+    results = [{'node': {'uuid': 'u1', 'name': 'n1', 'provision_state': 'available'},
+                'plan': [{'verb': 'manage', 'from': 'enroll', 'to': 'manageable'},
+                         {'verb': 'provide', 'from': 'manageable', 'to': 'available'}]},
+               {'node': {'uuid': 'u2', 'name': None, 'provision_state': 'active'}, 'plan': []}]
+    assert provision.provision_diff(results[:1], True, False) == {
+        'before': {'provision_state': 'enroll'}, 'after': {'provision_state': 'available'}}
+    checked = [dict(results[0], node=dict(results[0]['node'], provision_state='enroll')), results[1]]
+    assert provision.provision_diff(checked, False, True) == {
+        'before': {'n1': 'enroll', 'u2': 'active'}, 'after': {'n1': 'available', 'u2': 'active'}}

@@ -1,0 +1,55 @@
+# -*- coding: utf-8 -*-
+"""The state table's own consistency: every action, flag and verb set refers to what the machine has.
+
+Agreement with Ironic itself is tested against the installed Ironic in
+tests/integration/test_state_machine_conformance.py.
+"""
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options
+
+EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
+AT_REST = set(state for state, (kind, _target) in states.STATES.items() if kind in (states.STABLE, states.FAILED))
+
+
+@pytest.mark.parametrize('action', states.ACTIONS, ids=lambda action: action.name)
+def test_every_action_is_a_verb_ironic_accepts_in_every_state_it_runs_from(action):
+    assert action.verb in states.VERBS
+    for source in action.runs_from:
+        assert source in AT_REST
+        assert (source, states.VERBS[action.verb]) in EVENTS, (source, action.verb)
+    # the first state it runs from is where it runs in place: it comes back there
+    entered = EVENTS[(action.runs_from[0], states.VERBS[action.verb])]
+    assert states.LANDING_OVERRIDES.get((action.runs_from[0], action.verb), states.STATES[entered][1]) == \
+        action.runs_from[0]
+    assert all(verb in states.MOVE_VERBS for verb in action.done_by)
+    assert action.targets is None or set(action.targets) <= set(states.DECLARABLE_STATES)
+
+
+@pytest.mark.parametrize('action', states.ACTIONS, ids=lambda action: action.name)
+def test_every_request_field_of_an_action_is_sent_with_its_verb(action):
+    arguments = Options().arguments().get(action.verb, {})
+    assert set(action.request_fields) == set(arguments)
+
+
+def test_verb_sets_are_derived_from_the_actions():
+    for action in states.ACTIONS:
+        assert (action.verb in states.DESTRUCTIVE_VERBS) is action.destructive
+        assert (action.verb in states.DISK_CLEANING_VERBS) is action.cleans_disks
+        assert (action.verb in states.REBOOTING_VERBS) is action.reboots
+    assert set(states.MOVE_VERBS) <= set(states.VERBS)
+
+
+@pytest.mark.parametrize('flag', list(states.NODE_FLAGS))
+def test_node_flags_name_verbs_and_stable_landings(flag):
+    rule = states.NODE_FLAGS[flag]
+    assert rule.refuses == states.ALL_VERBS or set(rule.refuses) <= set(states.VERBS)
+    for verb, landing in rule.lands.items():
+        assert verb in states.VERBS and states.STATES[landing][0] == states.STABLE
+    assert rule.clear.startswith('baremetal.lifecycle.')
+
+
+def test_the_step_that_is_not_a_verb_does_not_collide_with_one():
+    assert states.CLEAR_FAULT not in states.VERBS
