@@ -63,9 +63,10 @@ RETRY_STATUSES = (409, 503)
 RETRY_ATTEMPTS = 8
 RETRY_BASE_DELAY = 0.1
 RETRY_MAX_DELAY = 5.0
-# Requests sent again when their answer is lost: reading, and PUTs that set a value. A provision
-# verb is a transition, not a value: sent twice, Ironic refuses the second (callers re-read instead).
-REPLAYED_METHODS = ('GET', 'HEAD', 'PUT')
+# Requests sent again when their answer is lost: reading, PUTs that set a value, DELETE. A provision
+# verb is a transition, not a value: sent twice, Ironic refuses the second. A POST could create twice and
+# a JSON patch may not apply twice. For those, AnswerLost: the caller re-reads and goes on from there.
+REPLAYED_METHODS = ('GET', 'HEAD', 'PUT', 'DELETE')
 
 # What a poll reads beyond the summary: whether a conductor holds the node, and its progress.
 POLL_PROGRESS_FIELDS = (('reservation', (1, 8)), ('provision_updated_at', (1, 8)), ('clean_step', (1, 8)),
