@@ -329,7 +329,7 @@ class Executor(object):
         retry, job.retry = job.retry, None
         if retry is not None and node['provision_state'] == retry.source:
             job.node = summarize_node(node)
-            job.plan = job.plan[:job.issued] + [retry]
+            job.plan = job.plan[:job.issued] + [retry] + job.plan[job.issued:]
             job.stage = READY
             return
         self._plan(job, node, check_mode)
@@ -407,8 +407,8 @@ class Executor(object):
     def _abort(self, job):
         """abort_on_timeout: abort a node still in a wait state Ironic can abort. Returns what was done."""
         state = job.node.get('provision_state')
-        if state not in WAIT_STATES or (state == 'wait call-back'
-                                         and not self.client.supports(DEPLOY_WAIT_ABORT_VERSION)):
+        too_old = state == 'wait call-back' and not self.client.supports(DEPLOY_WAIT_ABORT_VERSION)
+        if state not in WAIT_STATES or too_old:
             return ' It is not in a wait state Ironic can abort, so it was left moving.'
         step = planner.Step('abort', state, None)
         try:

@@ -297,9 +297,8 @@ class IronicClient(object):
                 alone.extend(uuids)
                 continue
             wanted = set(uuids)
-            listed = dict((node['uuid'], node) for node in self.list_nodes(fields=self.poll_fields,
-                                                                             provision_state=state)
-                          if node['uuid'] in wanted)
+            in_state = self.list_nodes(fields=self.poll_fields, provision_state=state)
+            listed = dict((node['uuid'], node) for node in in_state if node['uuid'] in wanted)
             latest.update(listed)
             alone.extend(uuid for uuid in uuids if uuid not in listed)
         for uuid in alone:

@@ -7,7 +7,6 @@ Everything users rely on is also tested against the real Ironic in tests/integra
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import (
     Executor, Job, POLL_MAX_DELAY, STRANDED_GRACE, UNREACHABLE_GRACE)
@@ -80,6 +79,7 @@ class FakeIronic(object):
 
     def node_history(self, uuid, limit):
         return self.history[-limit:]
+
     def _advance(self, node):
         if node['uuid'] in self.stalled:
             node['reservation'] = None
@@ -294,13 +294,13 @@ def test_a_stranded_clean_is_reported_promptly_and_taken_out_with_manage():
             fake.stalled.add('n1')
 
     fake.set_provision_state = dies_during_the_clean_of_n1
-    jobs = run(fake, 'available', timeout=3600, concurrency=2)
+    jobs = run(fake, 'active', timeout=3600, concurrency=2)
     n1, n2 = jobs
     assert n2.error is None
-    assert n1.error is None and n1.node['provision_state'] == 'available'
+    assert n1.error is None and n1.node['provision_state'] == 'active'
     verbs = [(t['verb'], t['from'], t['to']) for t in n1.transitions]
     assert verbs == [('provide', 'manageable', 'cleaning'), ('manage', 'cleaning', 'manageable'),
-                     ('provide', 'manageable', 'available')]
+                     ('provide', 'manageable', 'available'), ('active', 'available', 'active')]
     assert 'stranded' in n1.transitions[1]['reason'] and n1.transitions[0]['stranded']
     manage_at = [at for at, uuid, verb in fake.requests if verb == 'manage'][0]
     assert STRANDED_GRACE <= manage_at <= STRANDED_GRACE + 2 * POLL_MAX_DELAY
