@@ -67,8 +67,8 @@ def test_a_fleet_task_rides_out_an_ironic_restart_and_a_rerun_converges(slow_cle
         time.sleep(0.2)
     first = result_of(task)
     report_seconds = max(taken_out.values())
-    print('stranded -> reported and taken out: %.1f s after the restart (grace %d s)' % (report_seconds,
-                                                                                          STRANDED_GRACE))
+    print('stranded -> reported and taken out: %.1f s after the restart (grace %d s)'
+          % (report_seconds, STRANDED_GRACE))
     assert report_seconds <= STRANDED_GRACE + 3 * POLL_MAX_DELAY
 
     assert first['failed'] and first['totals']['failed'] == 8
