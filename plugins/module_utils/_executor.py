@@ -1,10 +1,20 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Run plans: issue each verb, wait for the node to come to rest, detect failure, for one node or many.
+"""Run plans, for one node or many: each node goes its own way, as soon as it can.
+
+A node is first waited on until it is at rest, then planned, then moved step by step: issue a
+verb, wait until the node rests again, check where it landed, issue the next. One node that is
+still moving, stuck or refused never holds up the others.
 
 Waiting polls with a delay that starts short (most transitions take well under a second on a
 fast conductor) and backs off to a cap (a real deploy takes minutes). One overall deadline on a
-monotonic clock bounds everything. Many nodes share one poll: one list request per page.
+monotonic clock bounds everything. Many nodes share each poll.
+
+A node that nobody is moving is told apart from a node that is moving: a transient state whose
+conductor holds no lock (no ``reservation``) and makes no progress (``provision_updated_at``
+and the current step unchanged) for STRANDED_GRACE seconds is stranded. That happens when a
+conductor dies in the middle of a step: on restart Ironic fails at most
+``[conductor]periodic_max_workers`` such nodes per state and leaves the others where they are.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,11 +24,36 @@ __metaclass__ = type
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
+    AnswerLost, IronicError, Unreachable, summarize_node)
 
 POLL_INITIAL_DELAY = 0.05
 POLL_BACKOFF = 1.5
 POLL_MAX_DELAY = 5.0
+
+# Seconds a transient state may go without a conductor's lock and without progress before the node
+# counts as stranded. A working conductor holds the lock for the whole of a non-wait transient state.
+STRANDED_GRACE = 20.0
+
+# Seconds of consecutive failed polls (Ironic restarting) the wait rides out before giving up.
+UNREACHABLE_GRACE = 60.0
+
+# How many of a node's latest history events a timeout reports.
+HISTORY_EVENTS = 5
+
+# Wait states: the conductor waits for the ramdisk to call back and holds no lock meanwhile, so
+# they are never judged stranded (Ironic's own call-back timeouts end them). Ironic can abort each.
+WAIT_STATES = frozenset(source for source, event, _destination in states.TRANSITIONS
+                        if event == 'abort' and states.STATES[source][0] == states.TRANSIENT)
+
+# Aborting 'wait call-back' needs this API version (ironic/api/controllers/v1/utils.py allow_deploy_abort).
+DEPLOY_WAIT_ABORT_VERSION = (1, 110)
+
+# The safe ways out of a stranded state, where Ironic has one: 'manage' ends a clean in Ironic's
+# machine (cleaning -> manageable) without a conductor. The clean did not finish, so the node is
+# planned again from manageable and cleaned again on its way.
+STRANDED_WAY_OUT = {'cleaning': planner.Step('manage', 'cleaning', 'manageable')}
 
 
 class Backoff(object):
@@ -54,22 +89,31 @@ class Deadline(object):
         return True
 
 
-class Job(object):
-    """One node's plan and what happened to it."""
+# Where a job is: waiting for its node to rest, planned and waiting for a slot, moving, or finished.
+WAITING, READY, MOVING, DONE = 'waiting', 'ready', 'moving', 'done'
 
-    def __init__(self, node, steps, options):
+
+class Job(object):
+    """One node's way to its declared state, and what happened on the way."""
+
+    def __init__(self, node, target, options):
         self.node = summarize_node(node)
         self.uuid = node['uuid']
-        self.plan = list(steps)
+        self.target = target  # the declared stable state
         self.options = options  # _provision.Options: how this node gets there
+        self.plan = []  # every step planned, in order; issued ones first
+        self.issued = 0  # how many steps of the plan were issued
         self.transitions = []
         self.error = None
-        self._started = None
+        self.stage = WAITING
+        self.started = False  # a request that changes the node was sent
+        self._step_started = None
+        self._quiet = None  # (progress signature, when first seen) while no conductor holds the node
+        self.retry = None  # a step cut short by a stranded conductor, run again once the node rests
 
     @property
     def remaining(self):
-        # Every step issued records exactly one transition.
-        return self.plan[len(self.transitions):]
+        return self.plan[self.issued:]
 
     @property
     def label(self):
@@ -81,7 +125,8 @@ class Job(object):
             'plan': [step.as_dict() for step in self.plan],
             'transitions': self.transitions,
             'error': self.error,
-            'changed': bool(self.transitions),
+            'changed': self.started,
+            'started': self.started,
         }
 
 
@@ -92,90 +137,309 @@ def describe_failure(step, node):
         node.get('name') or node['uuid'], step.verb, step.source, node['provision_state'], step.landing, detail))
 
 
-class Executor(object):
-    """Runs jobs against one Ironic within one deadline."""
+def _where(node):
+    target = node.get('target_provision_state')
+    return "'%s'%s" % (node.get('provision_state'), (" (target '%s')" % target) if target else '')
 
-    def __init__(self, client, timeout, concurrency=1, issue_step=None, clock=time.monotonic, sleep=time.sleep):
+
+def _progress(node):
+    """What changes while a conductor works on a node."""
+    return (node.get('provision_state'), node.get('provision_updated_at'), repr(node.get('clean_step')),
+            repr(node.get('deploy_step')), repr(node.get('service_step')))
+
+
+class Executor(object):
+    """Runs jobs against one Ironic within one deadline.
+
+    plan(job, node) returns the steps for a node at rest (it calls _provision.plan_node) and may
+    raise PlanError; issue_step(client, uuid, step, options) sends the request of one step.
+    """
+
+    def __init__(self, client, timeout, concurrency=1, plan=None, issue_step=None, abort_on_timeout=False,
+                 stranded_grace=STRANDED_GRACE, clock=time.monotonic, sleep=time.sleep):
         self.client = client
-        self.issue_step = issue_step  # issue_step(client, uuid, step, options): sends the request of one step
+        self.plan = plan
+        self.issue_step = issue_step
+        self.abort_on_timeout = abort_on_timeout
+        self.stranded_grace = stranded_grace
         self.clock = clock
         self.timeout = timeout
         self.deadline = Deadline(timeout, clock, sleep)
         self.concurrency = max(1, concurrency)
 
-    def settle(self, nodes):
-        """Wait until every node is at rest; return their latest summaries by UUID.
+    # -- one node ----------------------------------------------------------------------------
 
-        A node still moving at the deadline is returned as it is; callers check is_at_rest.
+    def _fail(self, job, message):
+        job.error = 'node %s: %s' % (job.label, message)
+        job.stage = DONE
+
+    def _at_rest(self, job, node):
+        """Whether the node rests; an unknown state fails the job (the job is then DONE)."""
+        try:
+            return planner.is_at_rest(node['provision_state'], node.get('target_provision_state'))
+        except planner.PlanError as exc:
+            self._fail(job, str(exc))
+            return False
+
+    def _plan(self, job, node, check_mode):
+        """Plan a node that rests: READY with steps to go, DONE when there is nothing to do or no way."""
+        job.node = summarize_node(node)
+        try:
+            steps = self.plan(job, node)
+        except (planner.PlanError, IronicError) as exc:
+            self._fail(job, str(exc))
+            return
+        job.plan = job.plan[:job.issued] + list(steps)
+        job.stage = READY if job.remaining and not check_mode else DONE
+
+    def _issue(self, job, step, reason=None):
+        """Send one step; on a lost answer, re-read the node and go on from what Ironic reports.
+
+        Returns True when the step is under way (or already done), False when the job failed.
         """
-        latest = dict((node['uuid'], node) for node in nodes)
-        moving = set(uuid for uuid, node in latest.items()
-                     if not planner.is_at_rest(node['provision_state'], node.get('target_provision_state')))
-        backoff = Backoff()
-        while moving and self.deadline.pause(backoff):
-            for uuid, node in self.client.poll_nodes(moving).items():
-                latest[uuid] = node
-                if planner.is_at_rest(node['provision_state'], node.get('target_provision_state')):
-                    moving.discard(uuid)
-        return latest
+        transition = {'verb': step.verb, 'from': step.source, 'to': None, 'seconds': 0.0}
+        if reason:
+            transition['reason'] = reason
+        try:
+            self.issue_step(self.client, job.uuid, step, job.options)
+        except AnswerLost:
+            try:
+                took_effect = self._took_effect(job, step)
+            except IronicError as exc:
+                self._fail(job, "the answer to '%s' was lost and the node could not be read again: %s" % (step.verb, exc))
+                return False
+            if not took_effect:
+                self._fail(job, "the answer to '%s' was lost twice and the node is still in '%s'; look at the "
+                                "conductor log and run the task again." % (step.verb, step.source))
+                return False
+            transition['answer_lost'] = True
+        except IronicError as exc:
+            self._refused(job, step, exc)
+            return False
+        job.started = True
+        job.transitions.append(transition)
+        job._step_started = self.clock()
+        job._quiet = None
+        return True
 
-    def _issue(self, job):
-        step = job.remaining[0]
+    def _took_effect(self, job, step):
+        """After a lost answer: True when Ironic applied the step (or does now, sent once more)."""
+        node = self.client.get_node(job.uuid, self.client.poll_fields)
+        job.node = summarize_node(node)
+        if node['provision_state'] != step.source or node.get('target_provision_state'):
+            return True  # the step is done or under way
+        try:
+            self.issue_step(self.client, job.uuid, step, job.options)  # it never reached the conductor
+        except AnswerLost:
+            node = self.client.get_node(job.uuid, self.client.poll_fields)
+            job.node = summarize_node(node)
+            return node['provision_state'] != step.source or bool(node.get('target_provision_state'))
+        return True
+
+    def _refused(self, job, step, exc):
+        """Say which step was refused, where the node rests and why Ironic may have refused it."""
+        position = ''
+        if step in job.plan:
+            position = ' (step %d of %d)' % (job.plan.index(step) + 1, len(job.plan))
+        message = "Ironic refused '%s'%s from '%s': %s" % (step.verb, position, step.source, exc)
+        try:
+            node = self.client.get_node(job.uuid, self.client.poll_fields)
+        except IronicError:
+            node = None
+        if node is not None:
+            job.node = summarize_node(node)
+            message += ' The node rests in %s.' % _where(node)
+            if node.get('maintenance'):
+                message += (" It is in maintenance (reason: %s), set since the task planned it; clear it with "
+                            "baremetal.lifecycle.baremetal_maintenance state: disabled once the reason is dealt "
+                            "with, then run the task again." % (node.get('maintenance_reason') or 'none given'))
+        self._fail(job, message)
+
+    def _finish_step(self, job, node):
+        """The node rests after a step: record where it landed; DONE, or READY for the next step."""
+        step = job.plan[job.issued - 1]
+        job.node = summarize_node(node)
+        state = node['provision_state']
+        transition = job.transitions[-1]
+        transition.update(to=state, seconds=round(self.clock() - job._step_started, 3))
+        if state != step.landing:
+            job.error = describe_failure(step, node)
+            job.stage = DONE
+        else:
+            job.stage = READY if job.remaining else DONE
+
+    def _stranded(self, job, node):
+        """True once the node sat in a non-wait transient state with no lock and no progress for the grace."""
+        state = node['provision_state']
+        if (planner.kind(state) != states.TRANSIENT or state in WAIT_STATES or 'reservation' not in node
+                or node.get('reservation')):
+            job._quiet = None
+            return False
+        progress = _progress(node)
+        if job._quiet is None or job._quiet[0] != progress:
+            job._quiet = (progress, self.clock())
+            return False
+        return self.clock() - job._quiet[1] >= self.stranded_grace
+
+    def _way_out(self, job, node, check_mode):
+        """A stranded node: take Ironic's safe way out where there is one, else fail this node only."""
+        state = node['provision_state']
+        job.node = summarize_node(node)
+        quiet = round(self.clock() - job._quiet[1], 1)
+        what = ("stranded in '%s': no conductor has held it (no reservation) and it made no progress for %s s, "
+                "so nothing will move it again (its conductor probably restarted in the middle of the step)."
+                % (state, quiet))
+        step = STRANDED_WAY_OUT.get(state)
+        if step is None or check_mode:
+            verb = STRANDED_WAY_OUT[state].verb if step else None
+            advice = ("Run the task without check mode: it takes the node out with '%s'." % verb if verb else
+                      "Ironic takes no request that moves a node out of '%s'. Restart the ironic-conductor: on "
+                      "start-up it fails up to [conductor]periodic_max_workers orphaned nodes per state (raise it "
+                      "to cover them all), and a rerun of this task then recovers them." % state)
+            self._fail(job, '%s %s' % (what, advice))
+            return
+        if job.stage == MOVING:
+            job.transitions[-1].update(to=state, seconds=round(self.clock() - job._step_started, 3),
+                                       stranded=True)
+        interrupted = job.plan[job.issued - 1] if job.stage == MOVING else None
+        if not self._issue(job, step, reason=what + " Ironic's way out is '%s' to '%s'." % (step.verb, step.landing)):
+            return
+        # Back at rest, the node is planned again; a step it did not finish is run again first.
+        job.stage = WAITING
+        job.retry = interrupted
+
+    # -- many nodes --------------------------------------------------------------------------
+
+    def _observe(self, job, node, check_mode):
+        """A polled node: move its job on."""
+        at_rest = self._at_rest(job, node)
+        if job.stage == DONE:
+            return
+        if not at_rest:
+            job.node = summarize_node(node)
+            if self._stranded(job, node):
+                self._way_out(job, node, check_mode)
+            return
+        if job.stage == MOVING:
+            self._finish_step(job, node)
+            return
+        if job.transitions and job.transitions[-1]['to'] is None:  # a way out of a stranded state, now done
+            job.transitions[-1].update(to=node['provision_state'],
+                                       seconds=round(self.clock() - job._step_started, 3))
+        retry, job.retry = job.retry, None
+        if retry is not None and node['provision_state'] == retry.source:
+            job.node = summarize_node(node)
+            job.plan = job.plan[:job.issued] + [retry] + job.plan[job.issued:]
+            job.stage = READY
+            return
+        self._plan(job, node, check_mode)
+
+    def _poll(self, jobs, unreachable_since):
+        """The latest view of each job's node (a missing one was deleted), or None while Ironic is unreachable."""
+        try:
+            nodes = self.client.poll_nodes(dict((job.uuid, job.node) for job in jobs))
+        except Unreachable:
+            unreachable_since[0] = unreachable_since[0] or self.clock()
+            if self.clock() - unreachable_since[0] >= UNREACHABLE_GRACE:
+                raise
+            return None
+        unreachable_since[0] = None
+        return nodes
+
+    def run(self, jobs, wait=True, check_mode=False):
+        """Bring every job's node to its target; nodes are given with the job (see converge).
+
+        At most ``concurrency`` nodes move at once while waiting; with wait=False the first step of
+        every node's plan is issued and the task returns. A failing node never stops the others.
+        """
+        for job, node in jobs:
+            self._observe(job, node, check_mode)
+        jobs = [job for job, _node in jobs]
+        backoff = Backoff()
+        unreachable_since = [None]
+        while True:
+            slots = self.concurrency - sum(1 for job in jobs if job.stage == MOVING)
+            # A node between two steps keeps going before a new one starts.
+            for job in sorted((job for job in jobs if job.stage == READY), key=lambda job: not job.started):
+                if wait and slots <= 0:
+                    break
+                step = job.remaining[0]
+                job.issued += 1
+                if self._issue(job, step):
+                    job.stage = MOVING if wait else DONE
+                    slots -= 1
+                    backoff.reset()
+                else:
+                    job.issued -= 1
+            watched = [job for job in jobs if job.stage == WAITING or job.stage == MOVING]
+            if not watched or not self.deadline.pause(backoff):
+                break
+            try:
+                nodes = self._poll(watched, unreachable_since)
+            except Unreachable as exc:
+                for job in watched:
+                    self._fail(job, 'Ironic stayed unreachable for %d s while the task waited: %s'
+                               % (UNREACHABLE_GRACE, exc))
+                break
+            if nodes is None:
+                continue
+            for job in watched:
+                node = nodes.get(job.uuid)
+                if node is None:
+                    self._fail(job, 'deleted while the task waited on it (last seen in %s).' % _where(job.node))
+                else:
+                    self._observe(job, node, check_mode)
+        self._time_out([job for job in jobs if job.stage != DONE])
+        return jobs
+
+    # -- the deadline ------------------------------------------------------------------------
+
+    def _history(self, uuid):
+        try:
+            events = self.client.node_history(uuid, HISTORY_EVENTS)
+        except IronicError:
+            return ''
+        if not events:
+            return ''
+        return ' Latest events: %s.' % '; '.join(
+            '%s %s' % (event.get('created_at'), (event.get('event') or '').strip()) for event in events)
+
+    def _abort(self, job):
+        """abort_on_timeout: abort a node still in a wait state Ironic can abort. Returns what was done."""
+        state = job.node.get('provision_state')
+        too_old = state == 'wait call-back' and not self.client.supports(DEPLOY_WAIT_ABORT_VERSION)
+        if state not in WAIT_STATES or too_old:
+            return ' It is not in a wait state Ironic can abort, so it was left moving.'
+        step = planner.Step('abort', state, None)
         try:
             self.issue_step(self.client, job.uuid, step, job.options)
         except IronicError as exc:
-            job.error = 'node %s: %s' % (job.label, exc)
-            return False
-        job._started = self.clock()
-        return True
+            return " Aborting it failed: %s" % exc
+        job.started = True
+        job.transitions.append({'verb': 'abort', 'from': state, 'to': None, 'seconds': 0.0,
+                                'reason': 'abort_on_timeout'})
+        return " It was aborted (abort_on_timeout), out of '%s'; Ironic puts it in a failed state." % state
 
-    def _finish_step(self, job, node):
-        step = job.remaining[0]
-        job.node = summarize_node(node)
-        state = planner.normalize_state(node['provision_state'])
-        job.transitions.append({'verb': step.verb, 'from': step.source, 'to': state,
-                                'seconds': round(self.clock() - job._started, 3)})
-        if state != step.landing:
-            job.error = describe_failure(step, node)
-
-    def run(self, jobs, wait=True):
-        """Execute every job's plan; at most ``concurrency`` nodes move at once.
-
-        With wait=False only each job's first verb is issued. A failing node never stops the others.
-        """
-        pending = [job for job in jobs if job.remaining]
-        moving = {}
-        backoff = Backoff()
-        while pending or moving:
-            while pending and len(moving) < self.concurrency:
-                job = pending.pop(0)
-                if self._issue(job):
-                    moving[job.uuid] = job
-                    backoff.reset()
-            if not wait:
-                for job in moving.values():
-                    step = job.remaining[0]
-                    job.transitions.append({'verb': step.verb, 'from': step.source, 'to': None, 'seconds': 0.0})
-                break
-            if moving and not self.deadline.pause(backoff):
-                break
-            if not moving:
-                continue
-            for uuid, node in self.client.poll_nodes(set(moving)).items():
-                if not planner.is_at_rest(node['provision_state'], node.get('target_provision_state')):
-                    continue
-                job = moving[uuid]
-                self._finish_step(job, node)
-                if job.error or not job.remaining:
-                    del moving[uuid]
-                elif self._issue(job):
-                    backoff.reset()
+    def _time_out(self, jobs):
+        for job in jobs:
+            if job.stage == READY and not job.started:
+                job.error = ("node %s: not started: the timeout (%d s) passed while it waited for one of the "
+                             "%d moving slots (concurrency). Raise concurrency or timeout."
+                             % (job.label, self.timeout, self.concurrency))
+            elif job.stage == READY or (job.stage == WAITING and not job.started):
+                job.error = ("node %s: not started: it was still %s after %d s and must come to rest before it "
+                             "can be planned. Ironic's last error: %s.%s Raise timeout if it is just slow."
+                             % (job.label, _where(job.node), self.timeout, job.node.get('last_error') or 'none',
+                                self._history(job.uuid)))
+            else:
+                step = job.plan[job.issued - 1] if job.issued else None
+                doing = (" during '%s' from '%s' (waiting for '%s')" % (step.verb, step.source, step.landing)
+                         if step else '')
+                job.error = ("node %s: timed out after %d s%s: it stopped in %s. Ironic's last error: %s.%s"
+                             % (job.label, self.timeout, doing, _where(job.node), job.node.get('last_error') or 'none',
+                                self._history(job.uuid)))
+                if self.abort_on_timeout and job.started:
+                    job.error += self._abort(job)
                 else:
-                    del moving[uuid]
-        for job in list(moving.values()) + pending:
-            if wait and job.error is None:
-                step = job.remaining[0]
-                job.error = ("node %s: timed out after %d s during '%s' from '%s' (waiting for '%s'). The node "
-                             "is still moving; raise timeout or look at the conductor log."
-                             % (job.label, self.timeout, step.verb, step.source, step.landing))
-        return jobs
+                    job.error += ' Raise timeout, or set abort_on_timeout to abort a node left waiting.'
+            job.stage = DONE

@@ -70,7 +70,20 @@ RETRY_STATUSES = (409, 503)
 RETRY_ATTEMPTS = 8
 RETRY_BASE_DELAY = 0.1
 RETRY_MAX_DELAY = 5.0
-IDEMPOTENT_METHODS = ('GET', 'PUT', 'PATCH', 'DELETE', 'HEAD')
+# Requests sent again when their answer is lost: reading, PUTs that set a value, DELETE. A provision
+# verb is a transition, not a value: sent twice, Ironic refuses the second. A POST could create twice and
+# a JSON patch may not apply twice. For those, AnswerLost: the caller re-reads and goes on from there.
+REPLAYED_METHODS = ('GET', 'HEAD', 'PUT', 'DELETE')
+
+# What a poll reads beyond the summary: whether a conductor holds the node, and its progress.
+POLL_PROGRESS_FIELDS = (('reservation', (1, 8)), ('provision_updated_at', (1, 8)), ('clean_step', (1, 8)),
+                        ('deploy_step', (1, 44)), ('service_step', (1, 87)))
+
+# A poll of nodes in one transient state lists them with a filter when this many of ours are in it.
+POLL_LIST_MIN_NODES = 2
+
+# Node history (GET /v1/nodes/{node}/history).
+HISTORY_VERSION = (1, 78)
 
 
 class IronicError(BaremetalError):
@@ -83,6 +96,10 @@ class IronicError(BaremetalError):
 
 class NotFound(IronicError):
     pass
+
+
+class Unreachable(IronicError):
+    """No connection to Ironic could be made: nothing was sent, so trying again later is safe."""
 
 
 class AnswerLost(IronicError):
@@ -123,6 +140,14 @@ def _is_locked(status, message):
     return status == 409 and 'locked' in message.lower()
 
 
+def _never_sent(exc):
+    """True when a connection error happened before the request could reach Ironic (refused, connect timeout)."""
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return True
+    reason = getattr(exc.args[0], 'reason', None) if exc.args else None
+    return type(reason).__name__ in ('NewConnectionError', 'ConnectTimeoutError', 'NameResolutionError')
+
+
 def summarize_node(node):
     return dict((field, node.get(field)) for field in NODE_SUMMARY_FIELDS)
 
@@ -147,11 +172,15 @@ class IronicClient(object):
         if basic_auth:
             self._session.auth = basic_auth
         self._version = None
+        self.node_count = None  # how many nodes Ironic holds, once a list read them all
 
     # -- transport ---------------------------------------------------------------------------
 
-    def _send(self, method, url, body=None, params=None, headers=None):
-        """One HTTP exchange with bounded, jittered retries for locks, 503 and dropped connections."""
+    def _send(self, method, url, body=None, params=None, headers=None, replay=True):
+        """One HTTP exchange with bounded, jittered retries for locks, 503 and dropped connections.
+
+        replay=False: a lost answer raises AnswerLost even for a PUT.
+        """
         delay = RETRY_BASE_DELAY
         for attempt in range(1, RETRY_ATTEMPTS + 1):
             self.api_calls += 1
@@ -159,12 +188,12 @@ class IronicClient(object):
                 response = self._session.request(method, url, json=body, params=params, headers=headers,
                                                  timeout=self.timeout)
             except requests.exceptions.ConnectionError as exc:
-                # A POST that may have reached the server is not replayed: it would create twice.
-                replayable = method in IDEMPOTENT_METHODS or isinstance(exc, requests.exceptions.ConnectTimeout)
-                if not replayable:
+                # A write that may have reached the server is not sent again (it could apply twice):
+                # the caller re-reads and goes on from what Ironic reports.
+                if not _never_sent(exc) and not (replay and method in REPLAYED_METHODS):
                     raise AnswerLost('the answer to %s %s was lost: %s' % (method, url[len(self.endpoint):], exc))
                 if attempt == RETRY_ATTEMPTS:
-                    raise IronicError('cannot reach Ironic at %s: %s. Check that the endpoint is right and '
+                    raise Unreachable('cannot reach Ironic at %s: %s. Check that the endpoint is right and '
                                       'the service is running.' % (self.endpoint, exc))
             except requests.exceptions.RequestException as exc:
                 raise IronicError('request to Ironic at %s failed: %s' % (self.endpoint, exc))
@@ -200,9 +229,10 @@ class IronicClient(object):
     def supports(self, version):
         return self.version >= version
 
-    def request(self, method, path, body=None, params=None):
+    def request(self, method, path, body=None, params=None, replay=True):
         headers = {'X-OpenStack-Ironic-API-Version': version_string(self.version)}
-        response = self._send(method, self.endpoint + '/v1' + path, body=body, params=params, headers=headers)
+        response = self._send(method, self.endpoint + '/v1' + path, body=body, params=params, headers=headers,
+                              replay=replay)
         if response.status_code == 204 or not response.content:
             return None
         return response.json()
@@ -229,30 +259,69 @@ class IronicClient(object):
         except NotFound:
             return None
 
-    def list_nodes(self, fields=None, **filters):
-        """All nodes matching the filters, following Ironic's pagination."""
+    def list_nodes(self, fields=None, first=None, **filters):
+        """All nodes matching the filters, following Ironic's pagination.
+
+        first=N reads only the first N nodes: returns (nodes, whether that was all of them).
+        """
         params = dict((key, value) for key, value in filters.items() if value is not None)
-        params['limit'] = PAGE_LIMIT
+        params['limit'] = min(first, PAGE_LIMIT) if first else PAGE_LIMIT
         if fields:
             params['fields'] = ','.join(fields)
-        path = '/nodes'
         nodes = []
         while True:
-            page = self.request('GET', path, params=params)
+            page = self.request('GET', '/nodes', params=params)
             nodes.extend(page.get('nodes', []))
-            marker = page.get('next')
-            if not marker or not page.get('nodes'):
-                return nodes
+            complete = not page.get('next') or not page.get('nodes')
+            if complete or (first and len(nodes) >= first):
+                if complete and not filters:
+                    self.node_count = len(nodes)
+                return (nodes, complete) if first else nodes
             params['marker'] = page['nodes'][-1]['uuid']
 
-    def poll_nodes(self, uuids):
-        """Summaries of the given nodes: one GET for one node, one list request per page for many."""
-        if len(uuids) == 1:
-            uuid = next(iter(uuids))
-            return {uuid: self.get_node(uuid, NODE_SUMMARY_FIELDS)}
-        wanted = set(uuids)
-        return dict((node['uuid'], node) for node in self.list_nodes(fields=NODE_SUMMARY_FIELDS)
-                    if node['uuid'] in wanted)
+    @property
+    def poll_fields(self):
+        """The summary, and what tells a node a conductor works on from a stranded one."""
+        return NODE_SUMMARY_FIELDS + tuple(field for field, version in POLL_PROGRESS_FIELDS if self.supports(version))
+
+    def node_history(self, ident, limit):
+        """The node's latest history events, newest last; [] when the API has no history."""
+        if not self.supports(HISTORY_VERSION):
+            return []
+        events = self.request('GET', '/nodes/%s/history' % ident,
+                              params={'detail': 'true', 'limit': limit, 'sort_dir': 'desc'}).get('history', [])
+        return list(reversed(events))
+
+    def poll_nodes(self, last_seen):
+        """The latest view of the given nodes ({uuid: node as last seen}); a node that is gone is left out.
+
+        Reads in proportion to the nodes in play, not to the size of Ironic. When Ironic holds few more
+        nodes than are in play, one list reads them all. Otherwise nodes last seen in the same transient
+        state are listed with a provision_state filter (one request for all of them); a node not in that
+        list any more, or alone in its state, is read with its own GET.
+        """
+        if len(last_seen) > 1 and self.node_count is not None and self.node_count <= 2 * len(last_seen):
+            return dict((node['uuid'], node) for node in self.list_nodes(fields=self.poll_fields)
+                        if node['uuid'] in last_seen)
+        by_state = {}
+        for uuid, node in last_seen.items():
+            by_state.setdefault(node.get('provision_state'), []).append(uuid)
+        latest = {}
+        alone = []
+        for state, uuids in by_state.items():
+            if len(uuids) < POLL_LIST_MIN_NODES or states.STATES.get(state, (None,))[0] != states.TRANSIENT:
+                alone.extend(uuids)
+                continue
+            wanted = set(uuids)
+            in_state = self.list_nodes(fields=self.poll_fields, provision_state=state)
+            listed = dict((node['uuid'], node) for node in in_state if node['uuid'] in wanted)
+            latest.update(listed)
+            alone.extend(uuid for uuid in uuids if uuid not in listed)
+        for uuid in alone:
+            node = self.find_node(uuid, self.poll_fields)
+            if node is not None:
+                latest[uuid] = node
+        return latest
 
     def create_node(self, body):
         return self.request('POST', '/nodes', body=body)
@@ -282,7 +351,7 @@ class IronicClient(object):
             if feature in FEATURE_MIN_VERSION:
                 self.require(feature, FEATURE_MIN_VERSION[feature])
             body[name] = value
-        self.request('PUT', '/nodes/%s/states/provision' % ident, body=body)
+        self.request('PUT', '/nodes/%s/states/provision' % ident, body=body, replay=False)
 
     def set_power_state(self, ident, target, timeout=None):
         body = {'target': target}

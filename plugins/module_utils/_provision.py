@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Converge nodes to declared provision states: look up, wait out motion, plan, prepare, execute.
+"""Converge nodes to declared provision states: look up, then each node rests, is planned and moves.
 
 Shared by baremetal_provision_state (one node or a fleet) and baremetal_node (state: absent).
 Planning (plan_node) and issuing a step (issue_step) live here; the executor only calls them.
@@ -17,7 +17,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planne
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError, NODE_SUMMARY_FIELDS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import AnswerLost, PAGE_LIMIT
 
 # Verbs that read instance_info: deploying writes the image it names; adoption validates it.
 INSTANCE_INFO_VERBS = ('active', 'rebuild', 'adopt')
@@ -211,50 +211,69 @@ def instance_info_patch(node, instance_info):
 
 
 def find_nodes(client, idents, fields):
-    """Nodes by name or UUID, and the idents that match no node. One request per node or per page."""
+    """Nodes by name or UUID, and the idents that match no node.
+
+    Reads in proportion to the idents, not to the size of Ironic: one list of twice as many nodes as
+    asked for; when Ironic holds more than that, a GET for each ident that list did not hold.
+    """
     if len(idents) == 1:
         node = client.find_node(idents[0], fields)
         return ({idents[0]: node}, []) if node else ({}, list(idents))
+    probe = 2 * len(idents)
+    if probe >= PAGE_LIMIT:
+        nodes, complete = client.list_nodes(fields=fields), True
+    else:
+        nodes, complete = client.list_nodes(fields=fields, first=probe)
     by_ident = {}
-    for node in client.list_nodes(fields=fields):
+    for node in nodes:
         by_ident[node['uuid']] = node
         if node.get('name'):
             by_ident[node['name']] = node
+    if not complete:
+        for ident in idents:
+            if ident not in by_ident:
+                node = client.find_node(ident, fields)
+                if node is not None:
+                    by_ident[ident] = node
     found = dict((ident, by_ident[ident]) for ident in idents if ident in by_ident)
     return found, [ident for ident in idents if ident not in by_ident]
 
 
-def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurrency=1):
+def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False):
     """Bring each Target to its declared state. Returns (jobs, errors for idents that match no node).
 
-    Failures of one node are recorded on its job and never stop the others.
+    Each node is planned as soon as it is at rest and moves on its own; failures of one node are
+    recorded on its job and never stop the others.
     """
-    fields = NODE_SUMMARY_FIELDS + (('instance_info',) if any(target.options.instance_info for target in targets) else ())
-    idents = [target.ident for target in targets]
-    found, missing = find_nodes(client, idents, fields)
-    executor = Executor(client, timeout, concurrency=concurrency, issue_step=issue_step)
-    rested = executor.settle(found.values())
-    jobs = []
-    for ident, target, options in targets:
-        if ident not in found:
-            continue
-        node = dict(found[ident], **rested[found[ident]['uuid']])
-        job = Job(node, [], options)
-        jobs.append(job)
-        if not planner.is_at_rest(node['provision_state'], node.get('target_provision_state')):
-            job.error = ("node %s: still '%s' after %d s; it must come to rest before it can be planned. "
-                         "Raise timeout or look at the conductor log." % (job.label, node['provision_state'], timeout))
-            continue
-        try:
-            job.plan = plan_node(node, target, options)
-            if not check_mode and any(step.verb in INSTANCE_INFO_VERBS for step in job.plan):
-                patch = instance_info_patch(node, options.instance_info)
-                if patch:
-                    client.update_node(job.uuid, patch)
-        except (planner.PlanError, IronicError) as exc:
-            job.error = 'node %s: %s' % (job.label, exc)
-    if not check_mode:
-        executor.run([job for job in jobs if job.error is None], wait=wait)
+    with_instance_info = any(target.options.instance_info for target in targets)
+    fields = client.poll_fields + (('instance_info',) if with_instance_info else ())
+    found, missing = find_nodes(client, [target.ident for target in targets], fields)
+
+    def plan(job, node):
+        steps = plan_node(node, job.target, job.options)
+        if not check_mode and any(step.verb in INSTANCE_INFO_VERBS for step in steps):
+            _apply_instance_info(client, job.uuid, found_by_uuid[job.uuid], job.options.instance_info)
+        return steps
+
+    found_by_uuid = dict((node['uuid'], node) for node in found.values())
+    executor = Executor(client, timeout, concurrency=concurrency, plan=plan, issue_step=issue_step,
+                        abort_on_timeout=abort_on_timeout)
+    jobs = [(Job(found[target.ident], target.state, target.options), found[target.ident])
+            for target in targets if target.ident in found]
+    executor.run(jobs, wait=wait, check_mode=check_mode)
     errors = ["No node is named or has the UUID '%s'. List nodes with baremetal.lifecycle.baremetal_node_info."
               % ident for ident in missing]
-    return jobs, errors
+    return [job for job, _node in jobs], errors
+
+
+def _apply_instance_info(client, uuid, node, instance_info):
+    """PATCH instance_info before a deploy; a lost answer is checked against what Ironic now holds."""
+    patch = instance_info_patch(node, instance_info)
+    if not patch:
+        return
+    try:
+        client.update_node(uuid, patch)
+    except AnswerLost:
+        patch = instance_info_patch(client.get_node(uuid, ('instance_info',)), instance_info)
+        if patch:
+            client.update_node(uuid, patch)

@@ -27,8 +27,11 @@ description:
     C(protected) node cannot be torn down or rebuilt; a node in maintenance is not moved (see O(clear_fault));
     a node in a hold state is only resumed with O(unhold=true).
   - A node already in the declared state is left alone and no request that changes anything is made.
-  - With O(nodes), many nodes converge in one task; they are planned first, at most O(concurrency)
-    of them move at once, and one list request per poll follows them all.
+  - With O(nodes), many nodes converge in one task. Each node is planned as soon as it is at rest and
+    moves on its own; at most O(concurrency) of them move at once.
+  - A node left in a transient state with no conductor working on it (for example after Ironic restarted
+    in the middle of its cleaning) is reported as stranded within seconds; where Ironic has a safe way out
+    (V(manage) out of a stranded V(cleaning)) the task takes it and says so in RV(transitions).
 author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
@@ -142,17 +145,27 @@ options:
     default: false
   wait:
     description:
-      - Wait for each step to finish. When false, only the first step of the plan is issued and the module returns.
+      - Wait for each step to finish. When false, only the first step of each node's plan is issued and the module returns.
     type: bool
     default: true
   timeout:
     description:
       - Seconds the whole task may take, including waiting for a moving node to come to rest.
+      - A node still moving at the timeout is reported with the state it stopped in, Ironic's last error
+        and its latest history events.
     type: int
     default: 3600
+  abort_on_timeout:
+    description:
+      - At the timeout, abort a node still waiting for its ramdisk (V(clean wait), V(inspect wait),
+        V(rescue wait), V(service wait), and V(wait call-back) from API 1.110). Ironic then moves it to
+        the matching failed state; the result says so. Other nodes are left moving.
+    type: bool
+    default: false
   concurrency:
     description:
-      - With O(nodes), how many nodes may be moving at once.
+      - With O(nodes), how many nodes may be moving at once while the task waits. With O(wait=false) the
+        first step of every node is issued.
     type: int
     default: 20
   max_fail_percentage:
@@ -356,8 +369,9 @@ inspection:
       type: dict
 nodes:
   description:
-    - With O(nodes), one entry per node with C(node), C(plan), C(transitions), C(changed) and C(error), and
-      C(inspection) when the task inspected it.
+    - With O(nodes), one entry per node with C(node), C(plan), C(transitions), C(changed), C(started) and C(error),
+      and C(inspection) when the task inspected it.
+    - C(started) is false for a node the task never sent a request for (its error then starts with C(not started)).
   returned: with O(nodes)
   type: list
   elements: dict
@@ -398,6 +412,7 @@ ARGUMENT_SPEC = dict(
     allow_destructive=dict(type='bool', default=False),
     wait=dict(type='bool', default=True),
     timeout=dict(type='int', default=3600),
+    abort_on_timeout=dict(type='bool', default=False),
     concurrency=dict(type='int', default=20),
     max_fail_percentage=dict(type='float', default=0),
 )
@@ -420,7 +435,8 @@ def main_logic(module):
                       service_steps=params['service_steps'], inspection=params['inspection'],
                       unhold=params['unhold'], clear_fault=params['clear_fault'])
     jobs, missing = converge(module.client, targets_from_params(params, options), check_mode=module.check_mode,
-                             wait=params['wait'], timeout=params['timeout'], concurrency=params['concurrency'])
+                             wait=params['wait'], timeout=params['timeout'], concurrency=params['concurrency'],
+                             abort_on_timeout=params['abort_on_timeout'])
     results = [job.result() for job in jobs]
     for result in results:
         learned = learned_by_inspection(module.client, result['node']['uuid'], result['transitions'])
@@ -433,7 +449,7 @@ def main_logic(module):
     if params['node'] is not None:
         result = dict(results[0])
         error = result.pop('error')
-        result.pop('changed')
+        del result['changed'], result['started']  # a single node's changed is the task's; it started when it changed
         if error:
             module.fail(error, changed=changed, diff=diff, **result)
         module.exit(changed=changed, diff=diff, **result)

@@ -7,11 +7,11 @@ Everything users rely on is also tested against the real Ironic in tests/integra
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job, POLL_MAX_DELAY
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, issue_step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import (
+    Executor, Job, POLL_MAX_DELAY, STRANDED_GRACE, UNREACHABLE_GRACE)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import AnswerLost, IronicError, Unreachable
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, issue_step, plan_node
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
 
@@ -19,8 +19,17 @@ EVENTS = dict(((source, event), destination) for source, event, destination in s
 class FakeIronic(object):
     """Nodes whose transient states each last ``tick`` seconds of a fake clock."""
 
+    poll_fields = ('uuid', 'provision_state', 'reservation', 'provision_updated_at')
+
     def __init__(self, tick=0.3, fail_in=None):
         self.now = 0.0
+        self.stalled = set()  # nodes whose conductor died: they never move again and hold no lock
+        self.refuse = {}  # verb -> (maintenance reason set just before it is refused)
+        self.lose_answer = {}  # verb -> how many answers to lose (after applying the verb)
+        self.unreachable_until = None
+        self.history = []
+        self.requests = []
+        self.version = (1, 115)
         self.tick = tick
         self.fail_in = fail_in or {}  # transient state -> failure state it falls into
         self.nodes = {}
@@ -34,27 +43,57 @@ class FakeIronic(object):
         assert seconds > 0
         self.now += seconds
 
-    def add(self, uuid, state):
-        self.nodes[uuid] = {'uuid': uuid, 'name': uuid, 'provision_state': state, 'target_provision_state': None,
-                            'since': 0.0, 'last_error': None}
+    def add(self, uuid, state, target=None):
+        self.nodes[uuid] = {'uuid': uuid, 'name': uuid, 'provision_state': state, 'target_provision_state': target,
+                            'since': 0.0, 'last_error': None, 'reservation': 'conductor' if target else None,
+                            'provision_updated_at': '0', 'maintenance': False, 'maintenance_reason': None}
+
+    def supports(self, version):
+        return self.version >= version
 
     def set_provision_state(self, uuid, verb, **arguments):
+        self.requests.append((self.now, uuid, verb))
         node = self.nodes[uuid]
+        if verb in self.refuse:
+            node.update(maintenance=True, maintenance_reason=self.refuse[verb])
+            raise IronicError('node %s is in maintenance' % uuid, 400)
         entered = EVENTS.get((node['provision_state'], states.VERBS[verb]))
         if entered is None:
             raise IronicError('cannot %s from %s' % (verb, node['provision_state']), 400)
         landing = states.LANDING_OVERRIDES.get((node['provision_state'], verb))
         node['provision_state'] = entered
-        node['target_provision_state'] = landing or states.STATES[entered][1]
+        stable = states.STATES[entered][0] != states.TRANSIENT
+        node['target_provision_state'] = None if stable else landing or states.STATES[entered][1]
+        node['reservation'] = None if stable else 'conductor'
         node['since'] = self.now
+        node['provision_updated_at'] = str(self.now)
+        self.stalled.discard(uuid)
         self.moving_peak = max(self.moving_peak, sum(1 for n in self.nodes.values() if n['target_provision_state']))
+        if self.lose_answer.get(verb):
+            self.lose_answer[verb] -= 1
+            raise AnswerLost('the answer to PUT %s was lost' % verb)
+
+    def get_node(self, uuid, fields=None):
+        self._advance(self.nodes[uuid])
+        return dict(self.nodes[uuid])
+
+    def node_history(self, uuid, limit):
+        return self.history[-limit:]
 
     def _advance(self, node):
+        if node['uuid'] in self.stalled:
+            node['reservation'] = None
+            return
         while node['target_provision_state'] and self.now - node['since'] >= self.tick:
             state = node['provision_state']
             if state in self.fail_in:
                 node['provision_state'] = self.fail_in[state]
                 node['last_error'] = 'the fake conductor failed in %s' % state
+                if states.STATES[node['provision_state']][0] == states.TRANSIENT:
+                    self.stalled.add(node['uuid'])  # waits for a ramdisk that never calls back
+                    node['reservation'] = None
+                else:
+                    node['target_provision_state'] = None
                 return
             # the event that reaches the target directly (a manual clean's 'manage'), else onwards
             following = next((EVENTS[(state, event)] for event in ('manage', 'done', 'clean')
@@ -62,37 +101,54 @@ class FakeIronic(object):
             following = following or EVENTS.get((state, 'done')) or EVENTS.get((state, 'clean'))
             node['provision_state'] = following
             node['since'] += self.tick
+            node['provision_updated_at'] = str(node['since'])
             if states.STATES[following][0] == states.STABLE:
                 node['target_provision_state'] = None
+                node['reservation'] = None
 
-    def poll_nodes(self, uuids):
-        self.polls.append((self.now, sorted(uuids)))
-        for uuid in uuids:
-            self._advance(self.nodes[uuid])
-        return dict((uuid, dict(self.nodes[uuid])) for uuid in uuids)
+    def poll_nodes(self, last_seen):
+        if self.unreachable_until is not None and self.now < self.unreachable_until:
+            raise Unreachable('connection refused')
+        self.polls.append((self.now, sorted(last_seen)))
+        for uuid in last_seen:
+            if uuid in self.nodes:
+                self._advance(self.nodes[uuid])
+        return dict((uuid, dict(self.nodes[uuid])) for uuid in last_seen if uuid in self.nodes)
 
 
-def job_for(fake, uuid, target, **options):
-    node = fake.nodes[uuid]
-    return Job(node, planner.plan(node['provision_state'], target, **options), Options())
+def plan(job, node):
+    return plan_node(node, job.target, job.options)
+
+
+def executor(fake, timeout=60, **kwargs):
+    return Executor(fake, timeout, plan=plan, issue_step=issue_step, clock=fake.clock, sleep=fake.sleep, **kwargs)
+
+
+def jobs_for(fake, target, uuids=None, options=None):
+    return [(Job(fake.nodes[uuid], target, options or Options()), dict(fake.nodes[uuid]))
+            for uuid in (uuids or sorted(fake.nodes))]
+
+
+def run(fake, target, timeout=60, wait=True, check_mode=False, **kwargs):
+    return executor(fake, timeout, **kwargs).run(jobs_for(fake, target), wait=wait, check_mode=check_mode)
 
 
 def test_walks_a_node_through_every_step_and_records_transitions():
     fake = FakeIronic()
     fake.add('n1', 'enroll')
-    job = job_for(fake, 'n1', 'active')
-    Executor(fake, issue_step=issue_step, timeout=60, clock=fake.clock, sleep=fake.sleep).run([job])
+    job, = run(fake, 'active')
     assert job.error is None
     assert [(t['verb'], t['from'], t['to']) for t in job.transitions] == [
         ('manage', 'enroll', 'manageable'), ('provide', 'manageable', 'available'), ('active', 'available', 'active')]
     assert all(t['seconds'] >= fake.tick for t in job.transitions)
     assert job.node['provision_state'] == 'active'
+    assert job.result()['changed'] and job.result()['started']
 
 
 def test_polling_starts_fast_and_backs_off_to_a_cap():
     fake = FakeIronic(tick=600)  # a real deploy: ten minutes
     fake.add('n1', 'available')
-    Executor(fake, issue_step=issue_step, timeout=3600, clock=fake.clock, sleep=fake.sleep).run([job_for(fake, 'n1', 'active')])
+    run(fake, 'active', timeout=3600)
     gaps = [later[0] - earlier[0] for earlier, later in zip(fake.polls, fake.polls[1:])]
     assert fake.polls[0][0] < 0.1
     assert gaps == sorted(gaps)
@@ -103,28 +159,51 @@ def test_polling_starts_fast_and_backs_off_to_a_cap():
 def test_failure_state_stops_that_node_with_ironics_last_error():
     fake = FakeIronic(fail_in={'cleaning': 'clean failed'})
     fake.add('n1', 'manageable')
-    job = job_for(fake, 'n1', 'active')
-    Executor(fake, issue_step=issue_step, timeout=60, clock=fake.clock, sleep=fake.sleep).run([job])
+    job, = run(fake, 'active')
     assert "'provide' from 'manageable' ended in 'clean failed' instead of 'available'" in job.error
     assert 'the fake conductor failed in cleaning' in job.error
     assert [t['verb'] for t in job.transitions] == ['provide']
 
 
-def test_one_overall_timeout_bounds_the_whole_plan():
+def test_a_timeout_says_where_the_node_stopped_with_its_last_error_and_history():
     fake = FakeIronic(tick=100)
     fake.add('n1', 'enroll')
-    job = job_for(fake, 'n1', 'available')
-    Executor(fake, issue_step=issue_step, timeout=150, clock=fake.clock, sleep=fake.sleep).run([job])
-    assert 'timed out after 150 s' in job.error and "'provide'" in job.error
+    fake.history = [{'created_at': '2026-01-01T00:00:0%d' % i, 'event': 'event %d' % i} for i in range(8)]
+    job, = run(fake, 'available', timeout=150)
+    assert "timed out after 150 s during 'provide' from 'manageable'" in job.error
+    assert "stopped in 'cleaning' (target 'available')" in job.error
+    assert 'event 3' in job.error and 'event 7' in job.error and 'event 2' not in job.error
+    assert job.node['provision_state'] == 'cleaning'  # the last node polled, not a stale copy
     assert fake.now <= 150 + 1e-9
+
+
+def test_abort_on_timeout_aborts_a_node_left_in_a_wait_state():
+    fake = FakeIronic(fail_in={'cleaning': 'clean wait'})
+    fake.add('n1', 'manageable')
+    fake.add('n2', 'deploying', target='active')  # someone else's deploy, never ours to abort
+    fake.nodes['n2']['since'] = 1000
+    jobs = run(fake, 'available', timeout=30, abort_on_timeout=True)
+    assert 'It was aborted (abort_on_timeout), out of \'clean wait\'' in jobs[0].error
+    assert fake.nodes['n1']['provision_state'] == 'clean failed'
+    assert jobs[0].transitions[-1]['verb'] == 'abort' and jobs[0].result()['changed']
+    assert 'not started' in jobs[1].error and fake.nodes['n2']['provision_state'] == 'deploying'
+    assert [verb for _at, uuid, verb in fake.requests] == ['provide', 'abort']
+
+
+def test_abort_on_timeout_leaves_wait_call_back_alone_before_api_1_110():
+    fake = FakeIronic(fail_in={'deploying': 'wait call-back'})
+    fake.version = (1, 109)
+    fake.add('n1', 'available')
+    job, = run(fake, 'active', timeout=30, abort_on_timeout=True)
+    assert "stopped in 'wait call-back'" in job.error and 'not in a wait state Ironic can abort' in job.error
+    assert [verb for _at, _uuid, verb in fake.requests] == ['active']
 
 
 def test_many_nodes_share_one_poll_and_respect_concurrency():
     fake = FakeIronic()
     for index in range(30):
         fake.add('n%02d' % index, 'manageable')
-    jobs = [job_for(fake, uuid, 'active') for uuid in sorted(fake.nodes)]
-    Executor(fake, issue_step=issue_step, timeout=600, concurrency=7, clock=fake.clock, sleep=fake.sleep).run(jobs)
+    jobs = run(fake, 'active', timeout=600, concurrency=7)
     assert all(job.error is None and job.node['provision_state'] == 'active' for job in jobs)
     assert fake.moving_peak == 7
     assert all(len(uuids) <= 7 for _at, uuids in fake.polls)
@@ -133,27 +212,170 @@ def test_many_nodes_share_one_poll_and_respect_concurrency():
 def test_a_failing_node_does_not_stop_the_others():
     fake = FakeIronic()
     fake.add('good', 'manageable')
-    fake.add('bad', 'enroll')
-    jobs = [job_for(fake, 'good', 'available'), Job(fake.nodes['bad'], [planner.Step('provide', 'enroll', 'available')], Options())]
-    Executor(fake, issue_step=issue_step, timeout=60, concurrency=2, clock=fake.clock, sleep=fake.sleep).run(jobs)
+    fake.add('odd', 'no such state')
+    jobs = run(fake, 'available', concurrency=2)
     assert jobs[0].error is None and jobs[0].node['provision_state'] == 'available'
-    assert 'cannot provide from enroll' in jobs[1].error
+    assert "provision state 'no such state'" in jobs[1].error and not jobs[1].started
 
 
-def test_without_wait_only_the_first_verb_is_issued():
+def test_each_node_is_planned_as_soon_as_it_rests():
+    fake = FakeIronic(tick=0.3)
+    fake.add('slow', 'cleaning', target='available')
+    fake.nodes['slow']['since'] = 1000  # someone else's long clean
+    fake.add('quick', 'manageable')
+    jobs = run(fake, 'available', timeout=30, concurrency=2)
+    quick, slow = jobs
+    assert quick.error is None and quick.transitions[0]['to'] == 'available'
+    assert quick.transitions[0]['seconds'] < 2  # it did not wait for the slow one
+    assert 'not started' in slow.error and "still 'cleaning'" in slow.error and not slow.started
+
+
+def test_a_plan_error_fails_that_node_alone():
     fake = FakeIronic()
-    fake.add('n1', 'enroll')
-    job = job_for(fake, 'n1', 'active')
-    Executor(fake, issue_step=issue_step, timeout=60, clock=fake.clock, sleep=fake.sleep).run([job], wait=False)
-    assert fake.nodes['n1']['provision_state'] == 'verifying'
-    assert job.transitions == [{'verb': 'manage', 'from': 'enroll', 'to': None, 'seconds': 0.0}]
+    fake.add('held', 'clean hold')
+    fake.add('fine', 'enroll')
+    jobs = run(fake, 'manageable')
+    assert 'clean hold' in jobs[1].error
+    assert jobs[0].error is None and jobs[0].node['provision_state'] == 'manageable'
+
+
+def test_without_wait_the_first_verb_of_every_node_is_issued_whatever_the_concurrency():
+    fake = FakeIronic()
+    for index in range(5):
+        fake.add('n%d' % index, 'enroll')
+    jobs = run(fake, 'active', wait=False, concurrency=2)
+    assert [fake.nodes[uuid]['provision_state'] for uuid in sorted(fake.nodes)] == ['verifying'] * 5
+    assert all(job.transitions == [{'verb': 'manage', 'from': 'enroll', 'to': None, 'seconds': 0.0}] and
+               job.error is None for job in jobs)
     assert fake.polls == []
 
 
-@pytest.mark.parametrize('state', ['cleaning', 'deploying', 'verifying'])
-def test_settle_waits_for_moving_nodes(state):
+def test_not_started_nodes_are_told_from_timed_out_ones():
+    fake = FakeIronic(tick=100)
+    for index in range(3):
+        fake.add('n%d' % index, 'manageable')
+    jobs = run(fake, 'available', timeout=50, concurrency=1)
+    assert 'timed out after 50 s' in jobs[0].error and jobs[0].started
+    assert all('not started' in job.error and 'concurrency' in job.error and not job.started for job in jobs[1:])
+
+
+def test_a_node_deleted_while_waiting_is_reported_at_once():
+    fake = FakeIronic(tick=1000)
+    fake.add('gone', 'manageable')
+    fake.add('stays', 'manageable')
+    executor_ = executor(fake, timeout=3600, concurrency=2)
+    jobs = jobs_for(fake, 'available')
+    original = fake.poll_nodes
+
+    def poll_then_delete(last_seen):
+        if fake.now > 10:
+            fake.nodes.pop('gone', None)
+        return original(last_seen)
+
+    fake.poll_nodes = poll_then_delete
+    fake.tick = 30
+    executor_.run(jobs)
+    gone, stays = [job for job, _node in jobs]
+    assert 'deleted while the task waited on it' in gone.error and "'cleaning'" in gone.error
+    assert stays.error is None
+    assert fake.now < 60
+
+
+def test_a_stranded_clean_is_reported_promptly_and_taken_out_with_manage():
+    fake = FakeIronic(tick=0.3)
+    fake.add('n1', 'manageable')
+    fake.add('n2', 'manageable')
+    fake.tick = 0.3
+    original = fake.set_provision_state
+
+    def dies_during_the_clean_of_n1(uuid, verb, **arguments):
+        original(uuid, verb, **arguments)
+        if uuid == 'n1' and verb == 'provide' and not any(r[2] == 'manage' for r in fake.requests):
+            fake.stalled.add('n1')
+
+    fake.set_provision_state = dies_during_the_clean_of_n1
+    jobs = run(fake, 'active', timeout=3600, concurrency=2)
+    n1, n2 = jobs
+    assert n2.error is None
+    assert n1.error is None and n1.node['provision_state'] == 'active'
+    verbs = [(t['verb'], t['from'], t['to']) for t in n1.transitions]
+    assert verbs == [('provide', 'manageable', 'cleaning'), ('manage', 'cleaning', 'manageable'),
+                     ('provide', 'manageable', 'available'), ('active', 'available', 'active')]
+    assert 'stranded' in n1.transitions[1]['reason'] and n1.transitions[0]['stranded']
+    manage_at = [at for at, uuid, verb in fake.requests if verb == 'manage'][0]
+    assert STRANDED_GRACE <= manage_at <= STRANDED_GRACE + 2 * POLL_MAX_DELAY
+
+
+def test_a_stranded_node_without_a_way_out_fails_alone_with_what_to_do():
+    fake = FakeIronic(tick=0.3)
+    fake.add('stuck', 'deploying', target='active')
+    fake.stalled.add('stuck')
+    fake.add('fine', 'available')
+    jobs = run(fake, 'active', timeout=3600, concurrency=2)
+    assert "stranded in 'deploying'" in jobs[1].error and 'periodic_max_workers' in jobs[1].error
+    assert jobs[0].error is None and jobs[0].node['provision_state'] == 'active'
+    assert fake.now <= STRANDED_GRACE + 2 * POLL_MAX_DELAY
+
+
+def test_a_wait_state_without_a_lock_is_not_stranded():
+    fake = FakeIronic(tick=1000)
+    fake.add('n1', 'clean wait', target='available')
+    fake.stalled.add('n1')
+    job, = run(fake, 'available', timeout=200)
+    assert 'timed out' in job.error or 'not started' in job.error
+    assert 'stranded' not in job.error
+
+
+def test_a_refusal_in_the_middle_of_a_plan_names_the_step_where_the_node_rests_and_the_maintenance_reason():
     fake = FakeIronic()
-    fake.add('n1', state)
-    fake.nodes['n1']['target_provision_state'] = states.STATES[state][1]
-    latest = Executor(fake, issue_step=issue_step, timeout=60, clock=fake.clock, sleep=fake.sleep).settle([dict(fake.nodes['n1'])])
-    assert planner.is_at_rest(latest['n1']['provision_state'], latest['n1']['target_provision_state'])
+    fake.add('n1', 'manageable')
+    fake.refuse['active'] = 'disk replaced by ops'
+    job, = run(fake, 'active')
+    assert "Ironic refused 'active' (step 2 of 2) from 'available'" in job.error
+    assert "rests in 'available'" in job.error and 'disk replaced by ops' in job.error
+    assert job.node['maintenance'] is True
+
+
+@pytest.mark.parametrize('applied', [True, False])
+def test_a_lost_answer_is_checked_against_the_node(applied):
+    fake = FakeIronic()
+    fake.add('n1', 'enroll')
+    if applied:
+        fake.lose_answer['manage'] = 1
+    else:
+        original = fake.set_provision_state
+        lost = []
+
+        def lost_before_applied(uuid, verb, **arguments):
+            if verb == 'manage' and not lost:
+                lost.append(verb)
+                raise AnswerLost('lost')
+            original(uuid, verb, **arguments)
+
+        fake.set_provision_state = lost_before_applied
+    job, = run(fake, 'manageable')
+    assert job.error is None and job.node['provision_state'] == 'manageable'
+    assert [verb for _at, _uuid, verb in fake.requests] == ['manage']
+    assert job.transitions[0].get('answer_lost') is True
+
+
+def test_an_ironic_restart_is_ridden_out_and_a_long_outage_is_reported():
+    fake = FakeIronic(tick=5)
+    fake.add('n1', 'manageable')
+    fake.unreachable_until = 8
+    job, = run(fake, 'available')
+    assert job.error is None
+    fake = FakeIronic(tick=5)
+    fake.add('n1', 'manageable')
+    fake.unreachable_until = 1000
+    job, = run(fake, 'available', timeout=3600)
+    assert 'unreachable' in job.error and fake.now < UNREACHABLE_GRACE + 2 * POLL_MAX_DELAY
+
+
+def test_check_mode_plans_without_a_request():
+    fake = FakeIronic()
+    fake.add('n1', 'cleaning', target='available')
+    fake.add('n2', 'enroll')
+    jobs = run(fake, 'manageable', check_mode=True)
+    assert [[step.verb for step in job.plan] for job in jobs] == [['manage'], ['manage']]
+    assert fake.requests == [] and all(job.error is None for job in jobs)

@@ -9,7 +9,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _ironic
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
+    AnswerLost, IronicClient, IronicError, Unreachable)
 
 
 def ironic_error(message):
@@ -31,6 +32,9 @@ class ScriptedIronic(object):
                 requests.append((self.command, self.path, self.headers.get('X-OpenStack-Ironic-API-Version'), body))
                 answers = script.get((self.command, self.path.split('?')[0]), [(404, ironic_error('no route'))])
                 status, payload = answers.pop(0) if len(answers) > 1 else answers[0]
+                if status is None:  # the request arrived; its answer is lost
+                    self.close_connection = True
+                    return
                 data = json.dumps(payload).encode() if payload is not None else b''
                 self.send_response(status)
                 self.send_header('Content-Type', 'application/json')
@@ -142,7 +146,7 @@ def test_a_config_drive_dictionary_needs_the_version_that_builds_it():
 def test_a_dropped_connection_is_retried_then_reported(monkeypatch):
     monkeypatch.setattr(_ironic, 'RETRY_BASE_DELAY', 0.001)
     client = IronicClient('http://127.0.0.1:9')  # nothing listens on the discard port here
-    with pytest.raises(IronicError) as caught:
+    with pytest.raises(Unreachable) as caught:
         client.get_node('n1')
     assert 'cannot reach Ironic at http://127.0.0.1:9' in str(caught.value)
     assert client.api_calls == _ironic.RETRY_ATTEMPTS
@@ -183,3 +187,74 @@ def test_the_inventory_is_read_where_ironic_keeps_one(max_version, answers, expe
         assert len([request for request in scripted.requests if 'inventory' in request[1]]) == len(answers)
     finally:
         scripted.close()
+
+
+def test_a_lost_answer_to_a_provision_verb_is_not_sent_again(server):
+    server.on('PUT', '/v1/nodes/n1/states/provision', (None, None))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(AnswerLost):
+        client.set_provision_state('n1', 'manage')
+    assert [request[:2] for request in server.requests[1:]] == [('PUT', '/v1/nodes/n1/states/provision')]
+
+
+@pytest.mark.parametrize('method, path, call', [
+    ('POST', '/v1/nodes', lambda client: client.create_node({'driver': 'fake-hardware'})),
+    ('PATCH', '/v1/nodes/n1', lambda client: client.update_node('n1', [{'op': 'remove', 'path': '/extra/a'}])),
+])
+def test_a_lost_answer_to_a_post_or_patch_is_not_sent_again(server, method, path, call):
+    server.on(method, path, (None, None))
+    with pytest.raises(AnswerLost):
+        call(IronicClient(server.endpoint))
+    assert len([request for request in server.requests if request[0] == method]) == 1
+
+
+def test_a_lost_answer_to_a_read_or_a_value_put_is_sent_again(server):
+    server.on('GET', '/v1/nodes/n1', (None, None), (200, {'uuid': 'n1'}))
+    server.on('PUT', '/v1/nodes/n1/maintenance', (None, None), (202, None))
+    client = IronicClient(server.endpoint)
+    assert client.get_node('n1') == {'uuid': 'n1'}
+    client.set_maintenance('n1', 'reason')
+    assert [request[0] for request in server.requests[1:]] == ['GET', 'GET', 'PUT', 'PUT']
+
+
+def test_a_refused_connect_is_unreachable_for_writes_too(monkeypatch):
+    monkeypatch.setattr(_ironic, 'RETRY_BASE_DELAY', 0.001)
+    client = IronicClient('http://127.0.0.1:9')
+    client._version = (1, 115)
+    with pytest.raises(Unreachable):
+        client.set_provision_state('n1', 'manage')  # nothing was sent: safe to try again, and it was
+    assert client.api_calls == _ironic.RETRY_ATTEMPTS
+
+
+def test_polls_read_in_proportion_to_the_nodes_in_play(server):
+    server.on('GET', '/v1/nodes', (200, {'nodes': [{'uuid': 'a', 'provision_state': 'cleaning'}]}))
+    server.on('GET', '/v1/nodes/b', (200, {'uuid': 'b', 'provision_state': 'available'}))
+    server.on('GET', '/v1/nodes/c', (200, {'uuid': 'c', 'provision_state': 'deploying'}))
+    server.on('GET', '/v1/nodes/d', (404, ironic_error('Node d could not be found.')))
+    client = IronicClient(server.endpoint)
+    latest = client.poll_nodes({'a': {'provision_state': 'cleaning'}, 'b': {'provision_state': 'cleaning'},
+                                'c': {'provision_state': 'deploying'}, 'd': {'provision_state': 'manageable'}})
+    assert sorted(latest) == ['a', 'b', 'c']  # d is gone
+    paths = [request[1] for request in server.requests[1:]]
+    lists = [path for path in paths if path.startswith('/v1/nodes?')]
+    assert len(paths) == 4 and len(lists) == 1 and 'provision_state=cleaning' in lists[0]  # a list, GETs of b, c, d
+
+
+def test_polls_list_everything_when_ironic_holds_few_more_nodes_than_move(server):
+    nodes = [{'uuid': 'u%d' % index, 'provision_state': 'cleaning'} for index in range(3)]
+    server.on('GET', '/v1/nodes', (200, {'nodes': nodes}))
+    client = IronicClient(server.endpoint)
+    _nodes, complete = client.list_nodes(fields=('uuid',), first=6)
+    assert complete and client.node_count == 3
+    latest = client.poll_nodes({'u0': {'provision_state': 'cleaning'}, 'u1': {'provision_state': 'deploying'}})
+    assert sorted(latest) == ['u0', 'u1']
+    assert 'provision_state=' not in server.requests[-1][1] and len(server.requests) == 3
+
+
+def test_node_history_is_the_latest_events_oldest_first(server):
+    server.on('GET', '/v1/nodes/n1/history', (200, {'history': [{'event': 'new'}, {'event': 'old'}]}))
+    client = IronicClient(server.endpoint)
+    assert [event['event'] for event in client.node_history('n1', 2)] == ['old', 'new']
+    assert 'sort_dir=desc' in server.requests[-1][1] and 'limit=2' in server.requests[-1][1]
+    client._version = (1, 77)
+    assert client.node_history('n1', 2) == []

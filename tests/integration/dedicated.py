@@ -1,0 +1,73 @@
+# -*- coding: utf-8 -*-
+"""A dedicated Ironic (from the harness's make_ironic) with extra configuration, killed and restarted for real,
+and the provision module run against it in the background."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COLLECTIONS = os.path.join(ROOT, '.work', 'collections')
+PYTHON = os.path.join(ROOT, '.work', 'venv', 'bin', 'python')
+
+
+def spawn(instance):
+    """Start Ironic the way the role does (setsid, pid file = process group) and wait for its API."""
+    subprocess.run(
+        ['setsid', '-f', '/bin/sh', '-c', 'echo $$ > "$1"; exec "$2" --config-file "$3" < /dev/null >> "$4" 2>&1',
+         'ironic-standalone', instance.pid_path, os.path.join(instance.venv, 'bin', 'ironic'),
+         os.path.join(instance.base_dir, 'ironic.conf'), os.path.join(instance.base_dir, 'ironic.out')],
+        check=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if instance.api('GET', '/v1/drivers')['drivers']:
+                return time.monotonic()
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError('Ironic did not come back on %s' % instance.endpoint)
+
+
+def kill(instance):
+    os.killpg(instance.pid, signal.SIGKILL)
+    os.remove(instance.pid_path)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            instance.api('GET', '/')
+        except OSError:
+            return
+        time.sleep(0.05)
+    raise AssertionError('Ironic still answers after SIGKILL')
+
+
+def start_module(instance, tmp_path, **args):
+    args = dict(args, endpoint=instance.endpoint, _ansible_check_mode=False, _ansible_diff=False)
+    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
+    env['PYTHONPATH'] = COLLECTIONS
+    path = tmp_path / ('args-%d.json' % time.monotonic_ns())
+    path.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': args}), encoding='utf-8')
+    return subprocess.Popen(
+        [PYTHON, '-m', 'ansible_collections.baremetal.lifecycle.plugins.modules.baremetal_provision_state', str(path)],
+        cwd=str(tmp_path), env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def result_of(process, timeout=300):
+    stdout, stderr = process.communicate(timeout=timeout)
+    assert stdout.strip(), stderr
+    return json.loads(stdout)
+
+
+def spawn_with(instance, extra_conf):
+    """Start the instance once with the role (configuration, database), then again with extra_conf appended."""
+    instance.start()
+    instance.stop()
+    with open(os.path.join(instance.base_dir, 'ironic.conf'), 'a', encoding='utf-8') as conf:
+        conf.write('\n' + extra_conf)
+    return spawn(instance)

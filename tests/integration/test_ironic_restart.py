@@ -1,0 +1,91 @@
+# -*- coding: utf-8 -*-
+"""An Ironic killed (SIGKILL) and restarted in the middle of a fleet task, for real.
+
+On start-up Ironic fails at most [conductor]periodic_max_workers (8) orphaned nodes per state and leaves
+the others in their transient state with no reservation: stranded. The task must ride out the restart,
+report the stranded nodes within a couple of poll intervals after the grace period, take the safe way out
+('manage' out of a stranded 'cleaning'), and a rerun must converge every node.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from dedicated import kill, result_of, spawn, spawn_with, start_module
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import POLL_MAX_DELAY, STRANDED_GRACE
+
+NODES = 10
+CLEAN_SECONDS = 8  # [fake] vendor_delay: the fake vendor's clean step (log_passthrough) sleeps this long
+
+
+@pytest.fixture
+def slow_cleaning_ironic(make_ironic):
+    """A dedicated Ironic whose automated cleaning takes CLEAN_SECONDS (a fake vendor clean step)."""
+    instance = make_ironic()
+    spawn_with(instance, '[fake]\nvendor_delay = %d\n' % CLEAN_SECONDS)
+    return instance
+
+
+def test_a_fleet_task_rides_out_an_ironic_restart_and_a_rerun_converges(slow_cleaning_ironic, tmp_path):
+    ironic = slow_cleaning_ironic
+    names = []
+    for index in range(NODES):
+        node = ironic.api('POST', '/v1/nodes', {'name': 'restart-%02d' % index, 'driver': 'fake-hardware',
+                                                'vendor_interface': 'fake'})
+        ironic.api('PUT', '/v1/nodes/%s/states/provision' % node['uuid'], {'target': 'manage'})
+        names.append(node['name'])
+    deadline = time.monotonic() + 60
+    while any(ironic.api('GET', '/v1/nodes/%s' % name)['provision_state'] != 'manageable' for name in names):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+
+    task = start_module(ironic, tmp_path, nodes=names, state='available', concurrency=NODES, timeout=600)
+    deadline = time.monotonic() + 60
+    while sum(node['provision_state'] == 'cleaning'
+              for node in ironic.api('GET', '/v1/nodes?fields=provision_state')['nodes']) < NODES:
+        assert time.monotonic() < deadline and task.poll() is None
+        time.sleep(0.1)
+    kill(ironic)
+    time.sleep(2)
+    restarted = spawn(ironic)
+
+    nodes = dict((node['name'], node) for node in
+                 ironic.api('GET', '/v1/nodes?fields=name,provision_state,reservation')['nodes'])
+    stranded = sorted(name for name, node in nodes.items() if node['provision_state'] == 'cleaning')
+    failed = sorted(name for name, node in nodes.items() if node['provision_state'] == 'clean failed')
+    assert len(failed) == 8 and len(stranded) == NODES - 8, nodes  # periodic_max_workers = 8
+    assert all(nodes[name]['reservation'] is None for name in stranded)
+
+    # The moment the task takes a stranded node out of 'cleaning' is the moment it reports it.
+    taken_out = {}
+    deadline = time.monotonic() + 120
+    while len(taken_out) < len(stranded) and time.monotonic() < deadline:
+        for name in stranded:
+            if name not in taken_out and ironic.api('GET', '/v1/nodes/%s' % name)['provision_state'] != 'cleaning':
+                taken_out[name] = time.monotonic() - restarted
+        time.sleep(0.2)
+    first = result_of(task)
+    report_seconds = max(taken_out.values())
+    print('stranded -> reported and taken out: %.1f s after the restart (grace %d s)'
+          % (report_seconds, STRANDED_GRACE))
+    assert report_seconds <= STRANDED_GRACE + 3 * POLL_MAX_DELAY
+
+    assert first['failed'] and first['totals']['failed'] == 8
+    by_name = dict((entry['node']['name'], entry) for entry in first['nodes'])
+    for name in stranded:
+        entry = by_name[name]
+        assert entry['error'] is None and entry['node']['provision_state'] == 'available', entry
+        verbs = [(step['verb'], step['from'], step['to']) for step in entry['transitions']]
+        assert verbs == [('provide', 'manageable', 'cleaning'), ('manage', 'cleaning', 'manageable'),
+                         ('provide', 'manageable', 'available')]
+        assert "stranded in 'cleaning'" in entry['transitions'][1]['reason']
+    for name in failed:
+        assert "ended in 'clean failed'" in by_name[name]['error']
+        assert "can't be resumed by conductor" in by_name[name]['error']
+
+    rerun = result_of(start_module(ironic, tmp_path, nodes=names, state='available', concurrency=NODES,
+                                   timeout=300))
+    assert not rerun.get('failed'), rerun
+    assert rerun['changed'] and rerun['totals']['changed'] == 8
+    assert all(entry['node']['provision_state'] == 'available' for entry in rerun['nodes'])
