@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 """Unit tests import the collection from the source tree, as ansible_collections.baremetal.lifecycle."""
 
+import hashlib
 import os
 import sys
 import tempfile
@@ -9,7 +10,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def _collection_root():
-    base = os.path.join(tempfile.gettempdir(), 'baremetal-lifecycle-unit-%d' % os.getuid())
+    # One link per checkout: test runs in two checkouts (worktrees, a fresh clone) must not redirect each other.
+    checkout = hashlib.sha256(ROOT.encode()).hexdigest()[:12]
+    base = os.path.join(tempfile.gettempdir(), 'baremetal-lifecycle-unit-%d-%s' % (os.getuid(), checkout))
     namespace = os.path.join(base, 'ansible_collections', 'baremetal')
     os.makedirs(namespace, exist_ok=True)
     link = os.path.join(namespace, 'lifecycle')
