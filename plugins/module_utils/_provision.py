@@ -28,7 +28,7 @@ class Options(object):
     """How to get there: the task's options, or one node's own where a nodes: element overrides them."""
 
     def __init__(self, allow_destructive=False, adopt=False, rebuild=False, clean_steps=None, deploy_steps=None,
-                 config_drive=None, instance_info=None, rescue_password=None):
+                 config_drive=None, instance_info=None, rescue_password=None, service_steps=None, always_clean=False):
         self.allow_destructive = allow_destructive
         self.adopt = adopt
         self.rebuild = rebuild
@@ -37,6 +37,9 @@ class Options(object):
         self.config_drive = config_drive
         self.instance_info = instance_info
         self.rescue_password = rescue_password
+        self.service_steps = service_steps
+        # Clean even a node already in the declared state: baremetal_hardware passes only steps still needed.
+        self.always_clean = always_clean
 
     def arguments(self):
         """Extra fields of the provision request, by verb."""
@@ -46,13 +49,15 @@ class Options(object):
             'rebuild': deploy,
             'clean': {'clean_steps': self.clean_steps},
             'rescue': {'rescue_password': self.rescue_password},
+            'service': {'service_steps': self.service_steps},
         }
 
 
 def plan_node(node, target, options):
     """The steps for one node at rest; PlanError when there is no acceptable path."""
     steps = planner.plan(node['provision_state'], target, allow_destructive=options.allow_destructive,
-                         adopt=options.adopt, clean=bool(options.clean_steps), rebuild=options.rebuild)
+                         adopt=options.adopt, clean=bool(options.clean_steps), rebuild=options.rebuild,
+                         always_clean=options.always_clean)
     if steps and node.get('maintenance'):
         raise planner.PlanError(
             "Node %s is in maintenance (reason: %s), so Ironic will not move it. Clear it with "
