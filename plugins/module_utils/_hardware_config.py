@@ -124,8 +124,9 @@ def _logical_disk_problems(where, disk):
             where, key, (" (did you mean '%s'?)" % close[0]) if close else '', ', '.join(RAID_DISK_KEYS)))
     if 'raid_level' not in disk:
         problems.append('%s.raid_level is required (one of %s).' % (where, ', '.join(RAID_LEVELS)))
-    elif str(disk['raid_level']) not in RAID_LEVELS or isinstance(disk['raid_level'], bool):
-        problems.append("%s.raid_level must be one of %s, not '%s'." % (where, ', '.join(RAID_LEVELS), disk['raid_level']))
+    elif disk['raid_level'] not in RAID_LEVELS:
+        problems.append("%s.raid_level must be one of %s, as a string (quote it in YAML), not %r."
+                        % (where, ', '.join(RAID_LEVELS), disk['raid_level']))
     if 'size_gb' not in disk:
         problems.append("%s.size_gb is required: a whole number of GiB, or 'MAX' for the rest of the space." % where)
     elif not (disk['size_gb'] == 'MAX' or _is_int(disk['size_gb']) and disk['size_gb'] >= 0):
@@ -372,9 +373,13 @@ def target_for(node, declaration, steps):
             raise HardwareError("node %s: apply: cleaning runs from manageable or available, but this node is '%s'; "
                                 "%s." % (label, state, hint))
         options = Options(clean_steps=steps, always_clean=True)
-    target = Target(node['uuid'], state, options)
-    plan_node(node, target.state, options)  # maintenance and unreachable paths fail here, before any write
-    return target
+    action = 'service' if declaration.apply == 'servicing' else 'clean'
+    # Maintenance and unreachable paths fail here, before any write.
+    if action not in [step.verb for step in plan_node(node, state, options)]:
+        raise HardwareError("node %s: the state engine plans no '%s' action from '%s', so the steps cannot run; "
+                            "this collection's engine does not support apply: %s here."
+                            % (label, action, state, declaration.apply))
+    return Target(node['uuid'], state, options)
 
 
 def describe_steps(steps):

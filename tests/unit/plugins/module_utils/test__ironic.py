@@ -156,3 +156,34 @@ def test_list_follows_pagination_with_a_marker(server):
     assert [node['uuid'] for node in nodes] == ['u0', 'u1', 'u2', 'u3']
     second_page = server.requests[-1][1]
     assert 'marker=u2' in second_page and 'provision_state=available' in second_page
+
+
+def test_bios_is_read_with_its_registry_where_the_api_has_one():
+    for version, query in (('1.74', '/v1/nodes/n1/bios?detail=true'), ('1.73', '/v1/nodes/n1/bios')):
+        scripted = ScriptedIronic(max_version=version)
+        try:
+            scripted.on('GET', '/v1/nodes/n1/bios', (200, {'bios': [{'name': 'A', 'value': '1'}]}))
+            assert IronicClient(scripted.endpoint).get_bios('n1') == [{'name': 'A', 'value': '1'}]
+            assert scripted.requests[-1][1] == query
+        finally:
+            scripted.close()
+
+
+def test_firmware_and_bios_name_the_version_they_need():
+    old = ScriptedIronic(max_version='1.39')
+    try:
+        client = IronicClient(old.endpoint)
+        with pytest.raises(IronicError, match='firmware components needs Ironic API 1.86 or newer'):
+            client.get_firmware('n1')
+        with pytest.raises(IronicError, match='BIOS settings needs Ironic API 1.40 or newer'):
+            client.get_bios('n1')
+        assert [request[0] for request in old.requests] == ['GET']
+    finally:
+        old.close()
+
+
+def test_target_raid_config_is_put_as_the_body(server):
+    server.on('PUT', '/v1/nodes/n1/states/raid', (204, None))
+    layout = {'logical_disks': [{'size_gb': 'MAX', 'raid_level': '1'}]}
+    IronicClient(server.endpoint).set_target_raid_config('n1', layout)
+    assert server.requests[-1][0::3] == ('PUT', layout)

@@ -108,6 +108,8 @@ def test_refusal_names_the_destructive_step_and_the_option(current, target):
     (None, 'active', {}, ['active']),
     ('manageable', 'available', {'clean': True}, ['clean', 'provide']),
     ('available', 'available', {'clean': True}, []),
+    ('available', 'available', {'clean': True, 'always_clean': True}, ['manage', 'clean', 'provide']),
+    ('manageable', 'manageable', {'clean': True, 'always_clean': True}, ['clean']),
     ('available', 'manageable', {'clean': True}, ['manage', 'clean']),
     ('active', 'active', {'rebuild': True, 'allow_destructive': True}, ['rebuild']),
     ('active', 'active', {}, []),
