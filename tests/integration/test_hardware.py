@@ -7,6 +7,8 @@ offers no RAID clean steps, and the fake firmware interface records no versions:
 fake-hardware is, and the tests say so where it matters.
 """
 
+import uuid
+
 import pytest
 
 from nodes import RawIronic
@@ -182,3 +184,34 @@ def test_nodes_are_validated_together_before_any_write(raw, ironic, run_module):
     assert [entry['changed'] for entry in result['nodes']] == [True, True]
     assert bios(raw, good['uuid']) == {'NumCores': '2'}
     assert bios(raw, bad['uuid'])['ProcTurboMode'] == 'Disabled'
+
+
+FLEET_PLAYBOOK = '''
+- name: Converge a fleet
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: baremetal.lifecycle.fleet
+'''
+
+
+def test_the_fleet_role_configures_declared_hardware_and_a_rerun_writes_nothing(ironic, run_playbook):
+    tag = uuid.uuid4().hex[:6]
+    nodes = [{'name': 'hw-bios-%s' % tag, 'driver': 'fake-hardware', 'provision_state': 'manageable',
+              'bios_settings': {'ProcTurboMode': 'Disabled'}},
+             {'name': 'hw-plain-%s' % tag, 'driver': 'fake-hardware', 'provision_state': 'manageable'}]
+    rc, output = run_playbook(FLEET_PLAYBOOK, {'fleet_nodes': nodes})
+    assert rc == 0, output[-4000:]
+    assert bios(RawIronic(ironic), nodes[0]['name']) == {'ProcTurboMode': 'Disabled'}
+    assert bios(RawIronic(ironic), nodes[1]['name']) == {}
+    assert ironic.api('GET', '/nodes/%s' % nodes[0]['name'])['provision_state'] == 'manageable'
+
+    mark = ironic.log_mark()
+    rc, output = run_playbook(FLEET_PLAYBOOK, {'fleet_nodes': nodes})
+    assert rc == 0, output[-4000:]
+    assert ironic.write_requests_since(mark) == []
+
+    nodes[0]['raid'] = {'logical_disks': [{'size_gb': 'ALL', 'raid_level': '1'}]}
+    rc, output = run_playbook(FLEET_PLAYBOOK, {'fleet_nodes': nodes})
+    assert rc != 0 and 'fleet[0] (hw-bios-%s): raid.logical_disks[0].size_gb' % tag in output, output[-4000:]
+    assert ironic.write_requests_since(mark) == []
