@@ -11,8 +11,8 @@ module: baremetal_hardware
 short_description: Declare BIOS settings, a RAID layout and firmware versions of bare metal nodes
 version_added: 0.2.0
 description:
-  - Declares the hardware configuration of an Ironic node: BIOS settings, the RAID layout and firmware
-    versions. The module reads what Ironic reports, validates the declaration against it, and computes the
+  - Declares the hardware configuration of an Ironic node, which is its BIOS settings, its RAID layout and
+    its firmware versions. The module reads what Ironic reports, validates the declaration against it, and computes the
     clean (or service) steps that make the node match.
   - All the steps run together in one cycle, so one reboot applies every change. The provision path around
     them comes from the same state engine as M(baremetal.lifecycle.baremetal_provision_state). With
