@@ -62,6 +62,10 @@ class Declaration(object):
         self.allow_reboot = allow_reboot
 
 
+def _label(node):
+    return node.get('name') or node['uuid']
+
+
 def is_secret_setting(name, registry_entry=None):
     """A BIOS setting whose value must never be shown: the registry says Password, or its name says so."""
     return bool(_SECRET_NAME.search(name)) or (registry_entry or {}).get('attribute_type') == 'Password'
@@ -351,7 +355,7 @@ def target_for(node, declaration, steps):
 
     Raises HardwareError, naming the option or the state to change, when this node cannot take them.
     """
-    label = node.get('name') or node['uuid']
+    label = _label(node)
     state = planner.normalize_state(node['provision_state'])
     if declaration.apply == 'servicing':
         if state != SERVICING_STATE:
@@ -391,21 +395,19 @@ STEP_INTERFACE_FIELDS = {'bios': 'bios_interface', 'raid': 'raid_interface', 'fi
 
 
 def explain_failure(error, node, interfaces):
-    """Ironic's message for a failed write or cycle, plus which hardware interface it needs and how to recover."""
-    needs = '; '.join("%s steps need a %s that offers them (this node's is '%s')" % (
-        interface, STEP_INTERFACE_FIELDS[interface], node.get(STEP_INTERFACE_FIELDS[interface]))
-        for interface in sorted(interfaces))
-    return ('%s %s. Set the interface with baremetal.lifecycle.baremetal_node (for example redfish on a Redfish BMC). '
-            'The node is left where Ironic put it; baremetal.lifecycle.baremetal_provision_state recovers it '
+    """Ironic's message for a failed write or cycle; which hardware interface a refused step needs; how to recover."""
+    needs = ''
+    if 'not support' in error:  # Ironic: "node does not support this clean step", "... RAID configuration"
+        needs = ' %s. Set the interface with baremetal.lifecycle.baremetal_node (for example redfish on a Redfish BMC).' % (
+            '; '.join("%s steps need a %s that offers them (this node's is '%s')" % (
+                interface, STEP_INTERFACE_FIELDS[interface], node.get(STEP_INTERFACE_FIELDS[interface]))
+                for interface in sorted(interfaces)))
+    return ('%s%s The node is left where Ironic put it; baremetal.lifecycle.baremetal_provision_state recovers it '
             '(from clean failed it manages the node again; from service failed it aborts back to active).'
             % (error, needs))
 
 
 # -- one task: many nodes, validated together, applied in one cycle each -----------------------------------
-
-def _label(node):
-    return node.get('name') or node['uuid']
-
 
 def _diff(label, changes):
     before, after = {}, {}
@@ -454,9 +456,13 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=20):
     prepared = []
     for ident, declaration in requests:
         try:
-            prepared.append(prepare(client, ident, declaration))
+            item = prepare(client, ident, declaration)
         except HardwareError as exc:
             problems.append(str(exc))
+            continue
+        if any(other['node']['uuid'] == item['node']['uuid'] for other in prepared):
+            problems.append('node %s is listed more than once; declare each node once.' % ident)
+        prepared.append(item)
     if problems:
         raise HardwareError(' '.join(problems))
     results = {}
@@ -468,11 +474,12 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=20):
             'changed': bool(item['target'] or item['record_raid']), 'error': None,
             'diff': _diff(item['label'], item['changes'])}
     targets = []
+    recorded = set()
     for item in prepared:
         if not check_mode and item['record_raid']:
             try:
                 client.set_target_raid_config(item['node']['uuid'], item['declaration'].raid)
-                results[item['node']['uuid']]['raid_recorded'] = True
+                recorded.add(item['node']['uuid'])
             except BaremetalError as exc:
                 # Ironic checks the layout against the node's RAID interface; nothing else was written.
                 results[item['node']['uuid']].update(changed=False, error=explain_failure(
@@ -489,13 +496,11 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=20):
             item = by_uuid[job.uuid]
             results[job.uuid].update(node=outcome['node'], plan=outcome['plan'], transitions=outcome['transitions'])
             if not check_mode:
-                results[job.uuid]['changed'] = bool(outcome['transitions'] or results[job.uuid].get('raid_recorded'))
+                results[job.uuid]['changed'] = bool(outcome['transitions']) or job.uuid in recorded
             if outcome['error']:
                 results[job.uuid]['error'] = explain_failure(
                     outcome['error'], item['node'], set(step['interface'] for step in item['steps']))
         for target in targets:
             if target.ident not in planned:
                 results[target.ident]['error'] = 'node %s was deleted while the task ran.' % by_uuid[target.ident]['label']
-    for result in results.values():
-        result.pop('raid_recorded', None)
     return [results[item['node']['uuid']] for item in prepared]

@@ -215,3 +215,14 @@ def test_the_fleet_role_configures_declared_hardware_and_a_rerun_writes_nothing(
     rc, output = run_playbook(FLEET_PLAYBOOK, {'fleet_nodes': nodes})
     assert rc != 0 and 'fleet[0] (hw-bios-%s): raid.logical_disks[0].size_gb' % tag in output, output[-4000:]
     assert ironic.write_requests_since(mark) == []
+
+
+def test_a_raid_interface_without_raid_is_named_and_the_node_does_not_move(raw, ironic, run_module):
+    node = raw.create(raid_interface='no-raid')
+    raw.verb(node['uuid'], 'manage')
+    result = run_module('baremetal_hardware', node=node['name'], raid={'logical_disks': [
+        {'size_gb': 'MAX', 'raid_level': '1'}]})
+    assert result['failed']
+    assert "raid steps need a raid_interface that offers them (this node's is 'no-raid')" in result['msg']
+    assert result['transitions'] == [] and raw.node(node['uuid'])['provision_state'] == 'manageable'
+    assert raw.node(node['uuid'])['target_raid_config'] == {}
