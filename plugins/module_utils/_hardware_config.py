@@ -38,7 +38,7 @@ RAID_COMPARED_KEYS = ('raid_level', 'is_root_volume', 'volume_name', 'controller
 FIRMWARE_KEYS = ('component', 'version', 'url', 'wait')
 
 MASK = '********'
-_SECRET_NAME = re.compile(r'passw(or)?d|secret', re.IGNORECASE)
+_SECRET_NAME = re.compile(r'passw(or)?d|pwd|secret', re.IGNORECASE)
 
 # Node fields read for the plan; interfaces say which hardware interface would offer a missing step.
 HARDWARE_NODE_FIELDS = NODE_SUMMARY_FIELDS + ('raid_config', 'target_raid_config', 'bios_interface',
