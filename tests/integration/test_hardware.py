@@ -46,8 +46,10 @@ def test_bios_round_trip_by_cleaning_and_a_rerun_changes_nothing(raw, ironic, ru
     node = raw.node_in('manageable')
     declared = {'ProcTurboMode': 'Disabled', 'NumCores': 4}
 
+    mark = ironic.log_mark()
     preview = run_module('baremetal_hardware', check=True, diff=True, node=node['name'], bios_settings=declared)
     assert not preview.get('failed'), preview.get('msg')
+    assert ironic.write_requests_since(mark) == []
     assert preview['changed'] is True
     assert preview['changes']['bios_settings'] == {'NumCores': {'before': None, 'after': 4},
                                                    'ProcTurboMode': {'before': None, 'after': 'Disabled'}}
