@@ -376,7 +376,7 @@ def target_for(node, declaration, steps):
                     else "bring it to manageable first (baremetal.lifecycle.baremetal_provision_state)")
             raise HardwareError("node %s: apply: cleaning runs from manageable or available, but this node is '%s'; "
                                 "%s." % (label, state, hint))
-        options = Options(clean_steps=steps, always_clean=True)
+        options = Options(clean_steps=steps)
     action = 'service' if declaration.apply == 'servicing' else 'clean'
     # Maintenance and unreachable paths fail here, before any write.
     if action not in [step.verb for step in plan_node(node, state, options)]:

@@ -166,11 +166,11 @@ def _path(source, target, policy):
         source, target, ' by adoption' if policy['adopt'] else ''))
 
 
-def plan(current, target, allow_destructive=False, adopt=False, clean=False, rebuild=False, always_clean=False):
+def plan(current, target, allow_destructive=False, adopt=False, clean=False, rebuild=False):
     """Return the list of Steps that takes a node at rest in ``current`` to ``target``.
 
-    ``clean`` routes the path through manageable and runs a manual clean there (with ``always_clean`` even
-    when the node already rests in ``target``, for callers that pass only steps still needed); ``rebuild``
+    ``clean`` routes the path through manageable and runs a manual clean there, also for a node already
+    in ``target`` (the caller asked for the steps); ``rebuild``
     redeploys a node that is already active. Raises PlanError when no acceptable path exists.
     """
     current = normalize_state(current)
@@ -194,7 +194,7 @@ def plan(current, target, allow_destructive=False, adopt=False, clean=False, reb
             if not allow_destructive:
                 raise PlanError("rebuild re-images the active node's disks. Set allow_destructive: true to allow it.")
             return [step]
-    if current == target and not (clean and always_clean):
+    if current == target and not clean:
         return []
     if not clean:
         return _path(current, target, policy)

@@ -28,7 +28,7 @@ class Options(object):
     """How to get there: the task's options, or one node's own where a nodes: element overrides them."""
 
     def __init__(self, allow_destructive=False, adopt=False, rebuild=False, clean_steps=None, deploy_steps=None,
-                 config_drive=None, instance_info=None, rescue_password=None, service_steps=None, always_clean=False):
+                 config_drive=None, instance_info=None, rescue_password=None, service_steps=None):
         self.allow_destructive = allow_destructive
         self.adopt = adopt
         self.rebuild = rebuild
@@ -38,8 +38,6 @@ class Options(object):
         self.instance_info = instance_info
         self.rescue_password = rescue_password
         self.service_steps = service_steps
-        # Clean even a node already in the declared state: baremetal_hardware passes only steps still needed.
-        self.always_clean = always_clean
 
     def arguments(self):
         """Extra fields of the provision request, by verb."""
@@ -56,8 +54,7 @@ class Options(object):
 def plan_node(node, target, options):
     """The steps for one node at rest; PlanError when there is no acceptable path."""
     steps = planner.plan(node['provision_state'], target, allow_destructive=options.allow_destructive,
-                         adopt=options.adopt, clean=bool(options.clean_steps), rebuild=options.rebuild,
-                         always_clean=options.always_clean)
+                         adopt=options.adopt, clean=bool(options.clean_steps), rebuild=options.rebuild)
     if steps and node.get('maintenance'):
         raise planner.PlanError(
             "Node %s is in maintenance (reason: %s), so Ironic will not move it. Clear it with "

@@ -76,8 +76,8 @@ options:
   clean_steps:
     description:
       - Manual clean steps, each a dictionary with C(interface), C(step) and optional C(args).
-      - When given, the path is routed through V(manageable) and a manual clean runs there.
-        A node already in O(state) is not cleaned.
+      - When given, the path is routed through V(manageable) and a manual clean runs there, on every run
+        (the task reports changed), also for a node already in O(state). Cleaning may wipe disks.
     type: list
     elements: dict
   rescue_password:
