@@ -52,10 +52,6 @@ FEATURE_MIN_VERSION = {
     'lessee': (1, 65),
     'deploy_steps': (1, 69),
     'firmware_interface': (1, 86),
-    'target_raid_config': (1, 12),
-    'BIOS settings': (1, 40),
-    'the BIOS registry': (1, 74),
-    'firmware components': (1, 86),
 }
 
 # What a node looks like in results: never driver_info or instance_info (they hold secrets).
@@ -294,20 +290,28 @@ class IronicClient(object):
 
     # -- hardware configuration --------------------------------------------------------------
 
+    # Lowest microversion for reading and recording BIOS, RAID and firmware configuration.
+    HARDWARE_MIN_VERSION = {
+        'target_raid_config': (1, 12),
+        'BIOS settings': (1, 40),
+        'the BIOS registry': (1, 74),
+        'firmware components': (1, 86),
+    }
+
     def get_bios(self, ident):
         """The node's BIOS settings; with the registry (type, allowed values, bounds, read-only) where the API has it."""
-        self.require('BIOS settings', FEATURE_MIN_VERSION['BIOS settings'])
-        params = {'detail': 'true'} if self.supports(FEATURE_MIN_VERSION['the BIOS registry']) else None
+        self.require('BIOS settings', self.HARDWARE_MIN_VERSION['BIOS settings'])
+        params = {'detail': 'true'} if self.supports(self.HARDWARE_MIN_VERSION['the BIOS registry']) else None
         return self.request('GET', '/nodes/%s/bios' % ident, params=params).get('bios', [])
 
     def get_firmware(self, ident):
         """The firmware components Ironic has recorded for the node, with their current versions."""
-        self.require('firmware components', FEATURE_MIN_VERSION['firmware components'])
+        self.require('firmware components', self.HARDWARE_MIN_VERSION['firmware components'])
         return self.request('GET', '/nodes/%s/firmware' % ident).get('firmware', [])
 
     def set_target_raid_config(self, ident, target_raid_config):
         """Record the RAID layout raid.create_configuration builds; {} clears it."""
-        self.require('target_raid_config', FEATURE_MIN_VERSION['target_raid_config'])
+        self.require('target_raid_config', self.HARDWARE_MIN_VERSION['target_raid_config'])
         self.request('PUT', '/nodes/%s/states/raid' % ident, body=target_raid_config)
 
     def list_drivers(self):

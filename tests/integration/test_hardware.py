@@ -10,6 +10,7 @@ fake-hardware is, and the tests say so where it matters.
 import uuid
 
 import pytest
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, plan_node
 
 from nodes import RawIronic
 
@@ -158,6 +159,27 @@ def test_firmware_is_read_and_updated_in_one_cycle_with_bios(raw, ironic, run_mo
     assert [t['verb'] for t in result['transitions']] == ['clean']
     assert len(ironic.write_requests_since(mark)) == 1
     assert raw.node(node['uuid'])['provision_state'] == 'manageable'
+
+
+def engine_plans_servicing():
+    """Whether the installed engine plans the 'service' action (it arrives with the engine's servicing work)."""
+    node = {'uuid': 'u', 'provision_state': 'active', 'target_provision_state': None, 'maintenance': False}
+    steps = plan_node(node, 'active', Options(service_steps=[{'interface': 'bios', 'step': 'apply_configuration'}]))
+    return [step.verb for step in steps] == ['service']
+
+
+def test_servicing_applies_bios_settings_to_an_active_node_and_a_rerun_changes_nothing(raw, ironic, run_module):
+    if not engine_plans_servicing():
+        pytest.skip("this collection's engine does not plan the 'service' action yet")
+    node = raw.node_in('active')
+    options = dict(node=node['name'], bios_settings={'ProcTurboMode': 'Disabled'}, apply='servicing', allow_reboot=True)
+    result = run_module('baremetal_hardware', **options)
+    assert not result.get('failed'), result.get('msg')
+    assert [(t['verb'], t['from'], t['to']) for t in result['transitions']] == [('service', 'active', 'active')]
+    assert bios(raw, node['uuid']) == {'ProcTurboMode': 'Disabled'}
+    mark = ironic.log_mark()
+    assert run_module('baremetal_hardware', **options)['changed'] is False
+    assert ironic.write_requests_since(mark) == []
 
 
 def test_servicing_needs_allow_reboot_and_cleaning_refuses_an_active_node(raw, ironic, run_module):
