@@ -373,6 +373,32 @@ class IronicClient(object):
         self.require('traits', FEATURE_MIN_VERSION['traits'])
         self.request('PUT', '/nodes/%s/traits' % ident, body={'traits': list(traits)})
 
+    # -- hardware configuration --------------------------------------------------------------
+
+    # Lowest microversion for reading and recording BIOS, RAID and firmware configuration.
+    HARDWARE_MIN_VERSION = {
+        'target_raid_config': (1, 12),
+        'BIOS settings': (1, 40),
+        'the BIOS registry': (1, 74),
+        'firmware components': (1, 86),
+    }
+
+    def get_bios(self, ident):
+        """The node's BIOS settings; with the registry (type, allowed values, bounds, read-only) where the API has it."""
+        self.require('BIOS settings', self.HARDWARE_MIN_VERSION['BIOS settings'])
+        params = {'detail': 'true'} if self.supports(self.HARDWARE_MIN_VERSION['the BIOS registry']) else None
+        return self.request('GET', '/nodes/%s/bios' % ident, params=params).get('bios', [])
+
+    def get_firmware(self, ident):
+        """The firmware components Ironic has recorded for the node, with their current versions."""
+        self.require('firmware components', self.HARDWARE_MIN_VERSION['firmware components'])
+        return self.request('GET', '/nodes/%s/firmware' % ident).get('firmware', [])
+
+    def set_target_raid_config(self, ident, target_raid_config):
+        """Record the RAID layout raid.create_configuration builds; {} clears it."""
+        self.require('target_raid_config', self.HARDWARE_MIN_VERSION['target_raid_config'])
+        self.request('PUT', '/nodes/%s/states/raid' % ident, body=target_raid_config)
+
     def list_drivers(self):
         """The names of the hardware types the conductors enable."""
         return sorted(driver['name'] for driver in self.request('GET', '/drivers').get('drivers', []))

@@ -9,6 +9,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_errors import fleet_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware_config
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import INTERFACES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DECLARABLE_STATES
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_node
@@ -19,6 +20,8 @@ with open(os.path.join(ROOT, 'roles', 'fleet', 'files', 'fleet.schema.json')) as
 NODE = SCHEMA['definitions']['node']['properties']
 # Options of baremetal_node that are about the task, not the record; the role sets them itself.
 TASK_OPTIONS = {'state', 'update_secrets', 'allow_destructive', 'validate_interfaces', 'timeout'}
+# The hardware configuration, applied with baremetal_hardware.
+HARDWARE_FIELDS = {'bios_settings', 'raid', 'firmware'}
 
 
 def test_a_valid_fleet_has_no_errors():
@@ -94,10 +97,19 @@ def test_a_broken_schema_is_reported():
 
 def test_the_schema_declares_every_record_option_of_baremetal_node():
     record = set(baremetal_node.ARGUMENT_SPEC) - TASK_OPTIONS
-    assert set(NODE) - {'maintenance', 'maintenance_reason', 'provision_state'} == record
+    assert set(NODE) - {'maintenance', 'maintenance_reason', 'provision_state'} - HARDWARE_FIELDS == record
     assert set(NODE['interfaces']['properties']) == set(INTERFACES)
     port = baremetal_node.ARGUMENT_SPEC['ports']['options']
     assert set(SCHEMA['definitions']['node']['properties']['ports']['items']['properties']) == set(port)
+
+
+def test_the_schema_declares_the_hardware_keys_baremetal_hardware_accepts():
+    definitions = SCHEMA['definitions']
+    assert set(definitions['logical_disk']['properties']) == set(_hardware_config.RAID_DISK_KEYS)
+    assert definitions['logical_disk']['properties']['raid_level']['enum'] == list(_hardware_config.RAID_LEVELS)
+    assert set(definitions['firmware']['items']['properties']) == set(_hardware_config.FIRMWARE_KEYS)
+    assert fleet_errors([{'name': 'n', 'driver': 'fake-hardware', 'raid': {'logical_disks': [{'raid_level': 1}]},
+                          'firmware': [{'component': 'bmc'}]}], SCHEMA) != []
 
 
 def test_the_schema_declares_the_declarable_provision_states():

@@ -258,3 +258,34 @@ def test_node_history_is_the_latest_events_oldest_first(server):
     assert 'sort_dir=desc' in server.requests[-1][1] and 'limit=2' in server.requests[-1][1]
     client._version = (1, 77)
     assert client.node_history('n1', 2) == []
+
+
+def test_bios_is_read_with_its_registry_where_the_api_has_one():
+    for version, query in (('1.74', '/v1/nodes/n1/bios?detail=true'), ('1.73', '/v1/nodes/n1/bios')):
+        scripted = ScriptedIronic(max_version=version)
+        try:
+            scripted.on('GET', '/v1/nodes/n1/bios', (200, {'bios': [{'name': 'A', 'value': '1'}]}))
+            assert IronicClient(scripted.endpoint).get_bios('n1') == [{'name': 'A', 'value': '1'}]
+            assert scripted.requests[-1][1] == query
+        finally:
+            scripted.close()
+
+
+def test_firmware_and_bios_name_the_version_they_need():
+    old = ScriptedIronic(max_version='1.39')
+    try:
+        client = IronicClient(old.endpoint)
+        with pytest.raises(IronicError, match='firmware components needs Ironic API 1.86 or newer'):
+            client.get_firmware('n1')
+        with pytest.raises(IronicError, match='BIOS settings needs Ironic API 1.40 or newer'):
+            client.get_bios('n1')
+        assert [request[0] for request in old.requests] == ['GET']
+    finally:
+        old.close()
+
+
+def test_target_raid_config_is_put_as_the_body(server):
+    server.on('PUT', '/v1/nodes/n1/states/raid', (204, None))
+    layout = {'logical_disks': [{'size_gb': 'MAX', 'raid_level': '1'}]}
+    IronicClient(server.endpoint).set_target_raid_config('n1', layout)
+    assert server.requests[-1][0::3] == ('PUT', layout)

@@ -1,0 +1,323 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: baremetal_hardware
+short_description: Declare BIOS settings, a RAID layout and firmware versions of bare metal nodes
+version_added: 0.2.0
+description:
+  - Declares the hardware configuration of an Ironic node, which is its BIOS settings, its RAID layout and
+    its firmware versions. The module reads what Ironic reports, validates the declaration against it, and computes the
+    clean (or service) steps that make the node match.
+  - All the steps run together in one cycle, so one reboot applies every change. The provision path around
+    them comes from the same state engine as M(baremetal.lifecycle.baremetal_provision_state). With
+    O(apply=cleaning), a node in V(manageable) or V(available) runs one manual clean and returns to the
+    state it came from. From V(available), that path is V(manage), V(clean), V(provide), and automated
+    cleaning runs again on V(provide).
+  - Everything is validated before anything is written. An unknown BIOS setting gets a "did you mean"
+    from the node's BIOS registry. A value outside the allowed values or range, a read-only setting, or a
+    malformed RAID layout or firmware entry fails the task and names the key. Nothing is sent to Ironic.
+  - When the node already matches, no request that changes anything is made and the task reports no change.
+  - With O(nodes), many nodes are validated first and then configured in one task.
+author:
+  - baremetal.lifecycle maintainers (@baremetal-lifecycle)
+extends_documentation_fragment:
+  - baremetal.lifecycle.connection
+attributes:
+  check_mode:
+    support: full
+    description: Validates, and returns the steps and the provision plan computed from the live node; makes no change.
+  diff_mode:
+    support: full
+    description: Before and after per BIOS setting, per logical disk and per firmware component.
+options:
+  node:
+    description:
+      - The name or UUID of the node.
+      - Exactly one of O(node) and O(nodes) is required.
+    type: str
+  nodes:
+    description:
+      - Names or UUIDs of many nodes to configure in one task.
+      - An element may also be a dictionary with C(node) and any of C(bios_settings), C(raid), C(firmware),
+        C(apply), C(allow_destructive) and C(allow_reboot), which override the task's options for that node.
+    type: list
+    elements: raw
+  bios_settings:
+    description:
+      - BIOS setting names and the values they should have. Only the settings named here are managed;
+        the others are left alone.
+      - Names and values are checked against the node's BIOS registry (API 1.74) when Ironic has one. Values of
+        settings whose registry type is C(Password), or whose name says password, are never shown.
+      - Only the settings that differ are sent, in one C(bios.apply_configuration) step.
+    type: dict
+  raid:
+    description:
+      - The RAID layout the node should have, as Ironic's C(target_raid_config). It is a dictionary with
+        C(logical_disks), a list of logical disks with C(raid_level) and C(size_gb) (GiB or V(MAX)). Each may also
+        have C(is_root_volume), C(volume_name), C(controller), C(physical_disks), C(disk_type),
+        C(interface_type), C(number_of_physical_disks) or C(share_physical_disks).
+      - Use V({}) to declare no RAID. Leave it out to leave RAID alone.
+      - The module first records the layout as the node's C(target_raid_config). When the node's built
+        layout (C(raid_config)) differs, it runs C(raid.delete_configuration) and C(raid.create_configuration).
+    type: dict
+  firmware:
+    description:
+      - Firmware components and the lowest version each should run. A component reported below its
+        C(version), or not reported at all, is updated with one C(firmware.update) step (API 1.86).
+        A component already at or above the version is left alone.
+    type: list
+    elements: dict
+    suboptions:
+      component:
+        description: The component, as Ironic names it (for example V(bios), V(bmc), or V(nic:...) on Redfish).
+        type: str
+        required: true
+      version:
+        description: The version the component should run at least.
+        type: str
+        required: true
+      url:
+        description: The URL of the image that provides this version.
+        type: str
+        required: true
+      wait:
+        description: Seconds to wait after this component's update, where the firmware interface supports it.
+        type: int
+  apply:
+    description:
+      - V(cleaning) runs the steps in one manual clean. It works from V(manageable) or V(available), and the node
+        returns to the state it came from.
+      - V(servicing) runs them as service steps on an V(active) node (API 1.87), without tearing down its
+        workload. This reboots the workload, so it needs O(allow_reboot=true). A RAID change also needs
+        O(allow_destructive=true).
+      - V(never) only validates and reports the difference.
+    type: str
+    choices: [cleaning, servicing, never]
+    default: cleaning
+  allow_destructive:
+    description:
+      - Allow a RAID change on an V(active) node, which destroys the data of its workload.
+    type: bool
+    default: false
+  allow_reboot:
+    description:
+      - Allow servicing to reboot an V(active) node's workload.
+    type: bool
+    default: false
+  timeout:
+    description:
+      - Seconds the whole task may take, including the clean or service cycle.
+    type: int
+    default: 3600
+  concurrency:
+    description:
+      - With O(nodes), how many nodes may be in their cycle at once.
+    type: int
+    default: 20
+notes:
+  - A step the node's hardware interface does not offer fails in Ironic. For example, the C(fake) RAID
+    interface offers no RAID clean steps. The task then fails with Ironic's message and names the interface
+    that would be needed (C(bios_interface), C(raid_interface) or C(firmware_interface)). The node is left in
+    V(clean failed) or V(service failed). M(baremetal.lifecycle.baremetal_provision_state) recovers it from
+    there, and Ironic keeps the recorded C(target_raid_config).
+  - Ironic's C(firmware.update) takes each component's C(url) and optional C(wait). It takes no checksum, so
+    serve firmware images from a trusted location.
+seealso:
+  - module: baremetal.lifecycle.baremetal_provision_state
+  - module: baremetal.lifecycle.baremetal_node
+'''
+
+EXAMPLES = r'''
+- name: Set BIOS settings on a node in manageable, in one manual clean
+  baremetal.lifecycle.baremetal_hardware:
+    cloud: baremetal-lifecycle-local
+    node: rack1-node07
+    bios_settings:
+      ProcTurboMode: Disabled
+      LogicalProc: Enabled
+
+- name: Declare a mirrored root volume and the rest as RAID 5, then return the node to available
+  baremetal.lifecycle.baremetal_hardware:
+    node: rack1-node07
+    raid:
+      logical_disks:
+        - {size_gb: 100, raid_level: "1", is_root_volume: true}
+        - {size_gb: MAX, raid_level: "5"}
+
+- name: Bring the BMC firmware up to 2.76, with BIOS settings, in the same cycle
+  baremetal.lifecycle.baremetal_hardware:
+    node: rack1-node07
+    bios_settings:
+      BootMode: Uefi
+    firmware:
+      - component: bmc
+        version: "2.76"
+        url: http://127.0.0.1:8080/firmware/bmc-2.76.bin
+
+- name: Show what would change on a whole rack, without changing anything
+  baremetal.lifecycle.baremetal_hardware:
+    nodes: "{{ groups['rack1'] }}"
+    bios_settings:
+      ProcTurboMode: Disabled
+    apply: never
+  register: preview
+
+- name: Change a BIOS setting on a deployed node by servicing it, which reboots its workload
+  baremetal.lifecycle.baremetal_hardware:
+    node: db01
+    bios_settings:
+      ProcTurboMode: Enabled
+    apply: servicing
+    allow_reboot: true
+'''
+
+RETURN = r'''
+changes:
+  description:
+    - What differs, per BIOS setting, per logical disk (and the recorded C(target_raid_config)) and per firmware
+      component, each with C(before) and C(after). Password values are shown as C(********).
+    - Empty sections mean that part already matches.
+  returned: with O(node)
+  type: dict
+  sample:
+    bios_settings: {ProcTurboMode: {before: Enabled, after: Disabled}}
+    raid: {}
+    firmware: {bmc: {before: "2.70", after: "2.76"}}
+steps:
+  description: The clean or service steps that make the node match, in the order they run. Empty when it matches.
+  returned: with O(node)
+  type: list
+  elements: dict
+  sample: [{interface: bios, step: apply_configuration, args: {settings: [{name: ProcTurboMode, value: Disabled}]}}]
+plan:
+  description:
+    - The provision path that runs the steps, as in M(baremetal.lifecycle.baremetal_provision_state)
+      (C(verb), C(from), C(to), C(cleans_disks), C(destructive)).
+  returned: with O(node)
+  type: list
+  elements: dict
+  sample: [{verb: clean, from: manageable, to: manageable, cleans_disks: true, destructive: false}]
+transitions:
+  description: The provision steps executed, with the state each ended in and how long it took.
+  returned: with O(node)
+  type: list
+  elements: dict
+node:
+  description:
+    - The node after the task (C(uuid), C(name), C(provision_state), C(target_provision_state), C(power_state),
+      C(target_power_state), C(maintenance), C(maintenance_reason), C(last_error)).
+    - Never contains C(driver_info) or C(instance_info).
+  returned: with O(node)
+  type: dict
+nodes:
+  description: With O(nodes), one entry per node with C(node), C(changes), C(steps), C(plan), C(transitions),
+    C(changed) and C(error).
+  returned: with O(nodes)
+  type: list
+  elements: dict
+api_calls:
+  description: The number of HTTP requests made to Ironic.
+  returned: always
+  type: int
+  sample: 9
+'''
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware_config as hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
+
+DECLARATION_KEYS = ('bios_settings', 'raid', 'firmware', 'apply', 'allow_destructive', 'allow_reboot')
+
+ARGUMENT_SPEC = dict(
+    node=dict(type='str'),
+    nodes=dict(type='list', elements='raw'),
+    bios_settings=dict(type='dict'),
+    raid=dict(type='dict'),
+    firmware=dict(type='list', elements='dict', options=dict(
+        component=dict(type='str', required=True),
+        version=dict(type='str', required=True),
+        url=dict(type='str', required=True),
+        wait=dict(type='int'),
+    )),
+    apply=dict(type='str', default='cleaning', choices=list(hardware.APPLY_MODES)),
+    allow_destructive=dict(type='bool', default=False),
+    allow_reboot=dict(type='bool', default=False),
+    timeout=dict(type='int', default=3600),
+    concurrency=dict(type='int', default=20),
+)
+
+
+def _firmware(entries):
+    """Firmware entries without the keys Ansible's suboptions fill with null."""
+    if entries is None:
+        return None
+    return [dict((key, value) for key, value in entry.items() if value is not None) if isinstance(entry, dict)
+            else entry for entry in entries]
+
+
+def declaration(params, overrides=None):
+    values = dict((key, params[key]) for key in DECLARATION_KEYS)
+    values.update(overrides or {})
+    values['firmware'] = _firmware(values['firmware'])
+    return hardware.Declaration(**values)
+
+
+def requests_from_params(module):
+    params = module.params
+    if params['node'] is not None:
+        return [(params['node'], declaration(params))]
+    requests = []
+    for index, entry in enumerate(params['nodes']):
+        if not isinstance(entry, dict):
+            requests.append((str(entry), declaration(params)))
+            continue
+        unknown = sorted(set(entry) - set(('node',) + DECLARATION_KEYS))
+        if 'node' not in entry or unknown:
+            module.fail('nodes[%d] must be a name, a UUID, or a dictionary with node and optionally %s; got keys %s.'
+                        % (index, ', '.join(DECLARATION_KEYS), ', '.join(sorted(entry))))
+        overrides = dict((key, value) for key, value in entry.items() if key != 'node')
+        requests.append((str(entry['node']), declaration(params, overrides)))
+    return requests
+
+
+def secret_values(params):
+    """Values of password-like BIOS settings, in the task's options and in every nodes: element."""
+    values = hardware.secret_values(params.get('bios_settings'))
+    for entry in params.get('nodes') or []:
+        if isinstance(entry, dict) and isinstance(entry.get('bios_settings'), dict):
+            values |= hardware.secret_values(entry['bios_settings'])
+    return values
+
+
+def main_logic(module):
+    module.require_positive('timeout', 'concurrency')
+    results = hardware.configure(module.client, requests_from_params(module), check_mode=module.check_mode,
+                                 timeout=module.params['timeout'], concurrency=module.params['concurrency'])
+    changed = any(result['changed'] for result in results)
+    diffs = [result.pop('diff') for result in results]
+    errors = [result['error'] for result in results if result['error']]
+    if module.params['node'] is not None:
+        result = results[0]
+        error = result.pop('error')
+        if error:
+            module.fail(error, diff=diffs[0], **result)
+        module.exit(diff=diffs[0], **result)
+    if errors:
+        module.fail('%d of %d nodes failed: %s' % (len(errors), len(results), ' '.join(errors)), changed=changed,
+                    nodes=results, diff=diffs)
+    module.exit(changed=changed, nodes=results, diff=diffs)
+
+
+def main():
+    module = BaremetalModule(ARGUMENT_SPEC, secret_values=secret_values, mutually_exclusive=[('node', 'nodes')],
+                             required_one_of=[('node', 'nodes')])
+    module.run(main_logic)
+
+
+if __name__ == '__main__':
+    main()

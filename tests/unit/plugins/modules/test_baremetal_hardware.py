@@ -1,0 +1,45 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""How baremetal_hardware turns its options into one Declaration per node, and which values it scrubs."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_hardware as module
+
+PARAMS = dict(node=None, nodes=None, bios_settings={'ProcTurboMode': 'Disabled'}, raid=None,
+              firmware=[{'component': 'bmc', 'version': '2', 'url': 'http://127.0.0.1/b', 'wait': None}],
+              apply='cleaning', allow_destructive=False, allow_reboot=False)
+
+
+class FakeModule(object):
+    def __init__(self, **params):
+        self.params = dict(PARAMS, **params)
+
+    def fail(self, msg):
+        raise AssertionError(msg)
+
+
+def test_a_nodes_element_overrides_the_task_options_for_that_node_only():
+    requests = module.requests_from_params(FakeModule(nodes=['a', {'node': 'b', 'raid': {}, 'apply': 'never'}]))
+    (first, a), (second, b) = requests
+    assert (first, second) == ('a', 'b')
+    assert a.bios_settings == b.bios_settings == {'ProcTurboMode': 'Disabled'}
+    assert (a.raid, a.apply) == (None, 'cleaning') and (b.raid, b.apply) == ({}, 'never')
+    # suboptions Ansible filled with null are not passed on to the firmware step
+    assert a.firmware == [{'component': 'bmc', 'version': '2', 'url': 'http://127.0.0.1/b'}]
+
+
+def test_an_unknown_key_in_a_nodes_element_is_named():
+    try:
+        module.requests_from_params(FakeModule(nodes=[{'node': 'b', 'bios': {}}]))
+    except AssertionError as exc:
+        assert 'nodes[0] must be' in str(exc) and 'got keys bios, node' in str(exc)
+    else:
+        raise AssertionError('an unknown key was accepted')
+
+
+def test_password_like_bios_values_are_scrubbed_wherever_they_are_declared():
+    params = dict(PARAMS, bios_settings={'AdminPassword': 'top'}, nodes=[{'node': 'b', 'bios_settings': {
+        'SetupPwd': 'inner', 'ProcTurboMode': 'Enabled'}}, 'c'])
+    assert module.secret_values(params) == set(['top', 'inner'])
