@@ -27,6 +27,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planne
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
     AnswerLost, IronicError, Unreachable, summarize_node)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
 
 POLL_INITIAL_DELAY = 0.05
 POLL_BACKOFF = 1.5
@@ -156,8 +157,9 @@ class Executor(object):
     """
 
     def __init__(self, client, timeout, concurrency=1, plan=None, issue_step=None, abort_on_timeout=False,
-                 stranded_grace=STRANDED_GRACE, clock=time.monotonic, sleep=time.sleep):
+                 stranded_grace=STRANDED_GRACE, progress=None, clock=time.monotonic, sleep=time.sleep):
         self.client = client
+        self.progress = progress or Progress(clock=clock)
         self.plan = plan
         self.issue_step = issue_step
         self.abort_on_timeout = abort_on_timeout
@@ -220,6 +222,7 @@ class Executor(object):
         job.transitions.append(transition)
         job._step_started = self.clock()
         job._quiet = None
+        self.progress.node(job.label, job.node.get('provision_state'), step.verb)
         return True
 
     def _took_effect(self, job, step):
@@ -312,6 +315,8 @@ class Executor(object):
 
     def _observe(self, job, node, check_mode):
         """A polled node: move its job on."""
+        self.progress.node(job.label, node.get('provision_state'),
+                           job.plan[job.issued - 1].verb if job.stage == MOVING else None)
         at_rest = self._at_rest(job, node)
         if job.stage == DONE:
             return
@@ -352,6 +357,7 @@ class Executor(object):
         At most ``concurrency`` nodes move at once while waiting; with wait=False the first step of
         every node's plan is issued and the task returns. A failing node never stops the others.
         """
+        self.progress.start(len(jobs))
         for job, node in jobs:
             self._observe(job, node, check_mode)
         jobs = [job for job, _node in jobs]

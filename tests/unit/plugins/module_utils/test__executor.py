@@ -5,12 +5,15 @@ The fake conductor moves a node along the table's success path one transient sta
 Everything users rely on is also tested against the real Ironic in tests/integration.
 """
 
+import json
+
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import (
     Executor, Job, POLL_MAX_DELAY, STRANDED_GRACE, UNREACHABLE_GRACE)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import AnswerLost, IronicError, Unreachable
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, issue_step, plan_node
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
@@ -379,3 +382,19 @@ def test_check_mode_plans_without_a_request():
     jobs = run(fake, 'manageable', check_mode=True)
     assert [[step.verb for step in job.plan] for job in jobs] == [['manage'], ['manage']]
     assert fake.requests == [] and all(job.error is None for job in jobs)
+
+
+def test_progress_is_one_record_per_node_and_change_of_state_or_step(tmp_path):
+    fake = FakeIronic()
+    for name in ('n1', 'n2'):
+        fake.add(name, 'enroll')
+    path = str(tmp_path / 'progress')
+    run(fake, 'manageable', progress=Progress(path, fake.clock))
+    with open(path) as stream:
+        records = [json.loads(line) for line in stream]
+    assert records[0] == {'nodes': 2}
+    seen = [(record['node'], record['state'], record['step']) for record in records[1:]]
+    assert len(seen) == len(set(seen))
+    for name in ('n1', 'n2'):
+        assert [(state, step) for node, state, step in seen if node == name] == [
+            ('enroll', None), ('enroll', 'manage'), ('verifying', 'manage'), ('manageable', 'manage')]
