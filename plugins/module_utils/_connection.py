@@ -227,8 +227,7 @@ def _cloud_region(cloud, overrides):
                                                'standalone Ironic with auth_type none or http_basic)'))
     try:
         if isinstance(cloud, dict):
-            return os_config.OpenStackConfig(load_yaml_config=False, load_envvars=False).get_one(
-                **dict(cloud, **overrides))
+            return os_config.OpenStackConfig(load_yaml_config=False).get_one(**dict(cloud, **overrides))
         return os_config.OpenStackConfig().get_one(cloud=cloud, **overrides)
     except Exception as exc:  # openstacksdk raises several unrelated types for bad config
         raise BaremetalError('cannot load cloud %r: %s. Check clouds.yaml (OS_CLIENT_CONFIG_FILE) or OS_CLOUD.'
