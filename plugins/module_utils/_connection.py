@@ -66,28 +66,31 @@ class TLSSession(Session):
         try:
             return super(TLSSession, self).request(method, url, **kwargs)
         except SSLError as exc:
-            reason = _certificate_refusal(exc)
-            if reason is None:
+            refusal = _tls_refusal(exc, url.split('/', 3)[2])
+            if refusal is None:
                 raise  # a handshake cut short may be a dropped connection: the client retries those
-            raise CertificateNotVerified(
-                'the TLS certificate of %s could not be verified (%s). Give the CA bundle that signed it with '
-                'ca_cert (or the cloud\'s cacert), or set validate_certs: false for a test Ironic.'
-                % (url.split('/', 3)[2], reason))
+            raise TLSRefused(refusal)
 
 
-class CertificateNotVerified(RequestException):
-    """A certificate that will never be accepted: unlike requests' SSLError, not a ConnectionError to retry."""
+class TLSRefused(RequestException):
+    """A TLS failure no retry cures: unlike requests' SSLError, not a ConnectionError the client retries."""
 
 
-def _certificate_refusal(exc):
-    """The reason the server's certificate was refused, found in an exception's causes, or None."""
+def _tls_refusal(exc, server):
+    """What to tell about a certificate refused by either side, found in an exception's causes; None if neither."""
     for _depth in range(10):  # requests wraps urllib3's error, which wraps ssl's
-        if exc is None or isinstance(exc, ssl.SSLCertVerificationError):
-            break
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            return ('the TLS certificate of %s could not be verified (%s). Give the CA bundle that signed it with '
+                    'ca_cert (or the cloud\'s cacert), or set validate_certs: false for a test Ironic.'
+                    % (server, exc.verify_message or exc))
+        reason = getattr(exc, 'reason', None)
+        if isinstance(exc, ssl.SSLError) and 'ALERT' in str(reason) and 'CERTIFICATE' in str(reason):
+            return ('%s refused the TLS client certificate, or wanted one (%s): set client_cert and client_key (or '
+                    'the cloud\'s cert and key).' % (server, reason))
+        if exc is None:
+            return None
         wrapped = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
-        exc = exc.__cause__ or exc.__context__ or getattr(exc, 'reason', None) or wrapped
-    if isinstance(exc, ssl.SSLCertVerificationError):
-        return exc.verify_message or str(exc)
+        exc = exc.__cause__ or exc.__context__ or (reason if isinstance(reason, BaseException) else None) or wrapped
     return None
 
 
