@@ -128,8 +128,7 @@ def _tls_overrides(params):
 def _config_files():
     override = os.environ.get('OS_CLIENT_CONFIG_FILE')
     files = [override] if override else []
-    files.extend(os.path.join(directory, name + suffix) for directory in CONFIG_DIRS
-                 for name in ('clouds',) for suffix in CONFIG_SUFFIXES)
+    files.extend(os.path.join(directory, 'clouds' + suffix) for directory in CONFIG_DIRS for suffix in CONFIG_SUFFIXES)
     return files
 
 
@@ -178,10 +177,10 @@ def _file_entry(name):
         return None
     if path is None:
         raise BaremetalError('cloud %r is not defined: no clouds.yaml found (set OS_CLIENT_CONFIG_FILE, or use '
-                          'endpoint instead of cloud).' % name)
+                             'endpoint instead of cloud).' % name)
     if name not in clouds:
         raise BaremetalError('cloud %r is not in %s, which defines: %s. Fix the name (cloud option or OS_CLOUD).'
-                          % (name, path, ', '.join(sorted(clouds)) or 'no cloud'))
+                             % (name, path, ', '.join(sorted(clouds)) or 'no cloud'))
     return dict(clouds[name] or {})
 
 
@@ -212,12 +211,12 @@ def _standalone_client(entry, name, timeout):
                 auth[key] = entry[key]
         if not auth.get('username') or not auth.get('password'):
             raise BaremetalError('%s uses auth_type http_basic but does not give auth.username and auth.password.'
-                              % name)
+                                 % name)
         endpoint = endpoint or auth.get('endpoint')
         session.auth = (auth['username'], auth['password'])
     if not endpoint:
         raise BaremetalError('%s uses auth_type %s but gives no Ironic endpoint: set endpoint (or '
-                          'baremetal_endpoint_override in the cloud).' % (name, entry['auth_type']))
+                             'baremetal_endpoint_override in the cloud).' % (name, entry['auth_type']))
     return IronicClient(endpoint, session=session, timeout=timeout)
 
 
@@ -226,15 +225,16 @@ def _cloud_region(cloud, overrides):
     try:
         from openstack import config as os_config
     except ImportError:
-        raise BaremetalError(missing_required_lib('openstacksdk', reason='for keystone authentication (or use a '
-                                               'standalone Ironic with auth_type none or http_basic)'))
+        raise BaremetalError(missing_required_lib(
+            'openstacksdk', reason='for keystone authentication (or use a standalone Ironic with auth_type none or '
+            'http_basic)'))
     try:
         if isinstance(cloud, dict):
             return os_config.OpenStackConfig(load_yaml_config=False).get_one(**dict(cloud, **overrides))
         return os_config.OpenStackConfig().get_one(cloud=cloud, **overrides)
     except Exception as exc:  # openstacksdk raises several unrelated types for bad config
         raise BaremetalError('cannot load cloud %r: %s. Check clouds.yaml (OS_CLIENT_CONFIG_FILE) or OS_CLOUD.'
-                          % (cloud if not isinstance(cloud, dict) else '<dict>', exc))
+                             % (cloud if not isinstance(cloud, dict) else '<dict>', exc))
 
 
 def _keystone_client(cloud, overrides, endpoint, timeout):
@@ -250,7 +250,7 @@ def _keystone_client(cloud, overrides, endpoint, timeout):
         raise IronicError('keystone authentication failed: %s' % exc)
     if not endpoint:
         raise BaremetalError('the service catalog has no baremetal endpoint for this region and interface; set '
-                          'endpoint, region_name or interface.')
+                             'endpoint, region_name or interface.')
 
     def renew_token():
         try:
@@ -295,12 +295,12 @@ def client_from_params(params):
         entry, name = _environment_entry(), 'the OS_* environment variables'
         if entry is None and not overrides.get('auth'):
             raise BaremetalError('no Ironic to talk to: set cloud (a clouds.yaml entry, or OS_CLOUD), endpoint, '
-                              'or OS_* variables such as OS_AUTH_TYPE=none and OS_BAREMETAL_ENDPOINT_OVERRIDE.')
+                                 'or OS_* variables such as OS_AUTH_TYPE=none and OS_BAREMETAL_ENDPOINT_OVERRIDE.')
 
     if entry is not None:
-        merged = dict(entry, **overrides)
         if isinstance(entry.get('auth'), dict) and overrides.get('auth'):
-            merged['auth'] = dict(entry['auth'], **overrides['auth'])
+            overrides['auth'] = dict(entry['auth'], **overrides['auth'])  # auth options add to the cloud's auth
+        merged = dict(entry, **overrides)
         if _standalone(merged):
             return _standalone_client(merged, name, timeout)
     return _keystone_client(cloud, overrides, endpoint, timeout)

@@ -324,4 +324,3 @@ class IronicClient(object):
 
     def delete_port(self, uuid):
         self.request('DELETE', '/ports/%s' % uuid)
-
