@@ -131,3 +131,28 @@ def test_the_inventory_reads_ironic_yml_and_names_its_naming_rule(secure_ironic,
     refused = inventory(tmp_path / 'nodes.yml', secure_ironic)
     assert 'reads only inventory files named ironic.yml or ironic.yaml, or whose names end in .ironic.yml' \
         in ' '.join(refused.stderr.split())
+
+
+def test_the_role_serves_a_given_certificate(make_ironic, tmp_path):
+    given = tmp_path / 'given'
+    given.mkdir()
+    subprocess.run([sys.executable, os.path.join(ROOT, 'roles', 'ironic_standalone', 'files', 'make_tls.py'),
+                    str(given), '127.0.0.1'], check=True, timeout=60)
+    instance = make_ironic(tls=True)
+    instance.ca_file = str(given / 'ca.pem')
+    instance.role_vars.update(ironic_standalone_tls_cert_file=str(given / 'server.pem'),
+                              ironic_standalone_tls_key_file=str(given / 'server.key'),
+                              ironic_standalone_tls_ca_file=instance.ca_file)
+    instance.start()
+    assert not os.path.exists(os.path.join(instance.base_dir, 'tls'))  # nothing generated
+    with open(instance.clouds_yaml, encoding='utf-8') as stream:
+        entry = yaml.safe_load(stream)['clouds'][instance.cloud_name]
+    assert entry == {'auth_type': 'none', 'baremetal_endpoint_override': instance.endpoint,
+                     'cacert': instance.ca_file}
+    served = ssl.get_server_certificate(('127.0.0.1', instance.port))
+    with open(given / 'server.pem', encoding='ascii') as stream:
+        assert ssl.PEM_cert_to_DER_cert(served) == ssl.PEM_cert_to_DER_cert(stream.read())
+    result = run('baremetal_node_info', {'cloud': instance.cloud_name}, tmp_path,
+                 OS_CLIENT_CONFIG_FILE=instance.clouds_yaml)
+    assert not result.get('failed'), result
+    assert result['nodes'] == []
