@@ -101,6 +101,8 @@ def _error_message(response):
     except ValueError:
         return response.text.strip() or response.reason
     message = body.get('error_message', body) if isinstance(body, dict) else body
+    if isinstance(message, dict) and isinstance(message.get('error'), dict):
+        message = message['error']  # the auth middlewares' shape: {"error": {"message": ..., "code": 401}}
     if isinstance(message, str):
         try:
             message = json.loads(message)
@@ -183,7 +185,8 @@ class IronicClient(object):
                     raise
                 if not (renew and self._renew_token):
                     raise IronicError('%s. The credentials were refused: check auth_type and auth (username and '
-                                      'password for http_basic), or the cloud they come from.' % exc, 401)
+                                      'password for http_basic), or the cloud they come from.'
+                                      % str(exc).rstrip('.'), 401)
             self._session.headers['X-Auth-Token'] = self._renew_token()
         raise AssertionError('unreachable')
 

@@ -85,7 +85,8 @@ def test_wrong_credentials_fail_at_once_with_a_clear_401(secure_ironic, secure_n
     result = run_module('baremetal_node_info', cloud=secure_ironic.cloud_name, node=NODE_NAME,
                         auth={'password': 'wrong-password-7'})
     assert result['failed']
-    assert 'HTTP 401' in result['msg'] and 'The credentials were refused: check auth_type and auth' in result['msg']
+    assert 'HTTP 401): Incorrect username or password. The credentials were refused' in result['msg']
+    assert 'The credentials were refused: check auth_type and auth' in result['msg']
     assert 'wrong-password-7' not in json.dumps(result)
     assert result['api_calls'] == 2  # GET / (public) and one refused GET: no retries
     assert secure_ironic.write_requests_since(mark) == []

@@ -344,7 +344,9 @@ def test_without_the_client_certificate_the_server_refuses(serve, authorities, m
 
 def basic_ironic(request):
     if request['path'] != '/' and request['headers'].get('Authorization') != 'Basic YWRtaW46czNjcmV0':
-        return 401, {'error_message': 'Unauthorized'}, {'WWW-Authenticate': 'Basic realm="Baremetal API"'}
+        # The body of Ironic's http_basic middleware (ironic.common.auth_basic).
+        return 401, {'error': {'message': 'Incorrect username or password', 'code': 401}}, {
+            'WWW-Authenticate': 'Basic realm="Baremetal API"'}
     return ironic_answers(request)
 
 
@@ -361,8 +363,10 @@ def test_wrong_http_basic_credentials_fail_at_once_and_clearly(serve):
                                        auth={'username': 'admin', 'password': 'wrong'}))
     with pytest.raises(BaremetalError) as caught:
         client.list_nodes()
-    assert 'HTTP 401' in str(caught.value) and 'credentials were refused' in str(caught.value)
-    assert 'wrong' not in str(caught.value)
+    assert str(caught.value) == (
+        'Ironic refused GET /v1/nodes (HTTP 401): Incorrect username or password. The '
+        'credentials were refused: check auth_type and auth (username and password for http_basic), or the cloud '
+        'they come from.')
     assert [request['path'] for request in server.requests] == ['/', '/v1/nodes?limit=1000']
 
 
