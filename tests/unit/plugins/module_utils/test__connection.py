@@ -291,6 +291,25 @@ def test_missing_libraries_are_named_with_the_interpreter(monkeypatch):
                                   auth={'auth_url': 'http://127.0.0.1:5000/v3'}))
 
 
+def test_a_module_without_requests_reports_the_missing_library(tmp_path):
+    """The message Ansible users know, with the interpreter that lacks the library, not a traceback."""
+    args = tmp_path / 'args.json'
+    args.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': {'endpoint': 'http://127.0.0.1:9'}}), encoding='utf-8')
+    script = ('import runpy, sys\n'
+              'sys.modules["requests"] = None  # as if it were not installed\n'
+              'sys.argv = ["baremetal_node_info", sys.argv[1]]\n'
+              'runpy.run_module("ansible_collections.baremetal.lifecycle.plugins.modules.baremetal_node_info", '
+              'run_name="__main__")\n')
+    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
+    env['PYTHONPATH'] = os.pathsep.join(sys.path)
+    process = subprocess.run([sys.executable, '-c', script, str(args)], env=env, cwd=str(tmp_path),
+                             capture_output=True, text=True, timeout=60, check=False)
+    result = json.loads(process.stdout)
+    assert result['failed']
+    assert result['msg'].startswith('Failed to import the required Python library (requests) on ')
+    assert sys.executable in result['msg']
+
+
 # --- TLS, per request -----------------------------------------------------------------------------------------
 
 def test_ca_cert_decides_whatever_the_environment_says(serve, authorities, monkeypatch):
