@@ -15,42 +15,65 @@ options:
       - The cloud to talk to, as a name in C(clouds.yaml) or a dictionary of the same settings.
       - Falls back to the E(OS_CLOUD) environment variable. C(clouds.yaml) is found the way openstacksdk
         finds it, including E(OS_CLIENT_CONFIG_FILE).
-      - "A cloud with C(auth_type: none) and C(baremetal_endpoint_override) points at a standalone Ironic."
+      - "A cloud with C(auth_type: none) and C(baremetal_endpoint_override) points at a standalone Ironic;
+        with C(auth_type: http_basic), C(auth.username) and C(auth.password) log in to it. Such clouds are read
+        without openstacksdk."
+      - Without O(cloud), O(endpoint) or E(OS_CLOUD), the E(OS_*) variables describe the cloud, as they do for
+        openstacksdk, for example E(OS_AUTH_TYPE=none) and E(OS_BAREMETAL_ENDPOINT_OVERRIDE), or keystone's
+        E(OS_AUTH_URL), E(OS_USERNAME), E(OS_PASSWORD), E(OS_PROJECT_NAME).
+      - The options below, when set, win over the cloud's settings.
     type: raw
   auth_type:
     description:
       - The authentication plugin, for example V(password), V(v3applicationcredential), V(http_basic) or V(none).
-      - With O(endpoint), only V(none) (the default) and V(http_basic) are used.
+      - With O(endpoint) and no O(cloud), V(none) is the default; a keystone plugin (any other value) means
+        "talk to O(endpoint), authenticate with keystone" (O(auth) or the E(OS_*) variables say how).
+      - A keystone token that expires in the middle of a task is renewed once, and the request is sent again.
     type: str
   auth:
     description:
       - Authentication settings for O(auth_type), for example C(auth_url), C(username), C(password), C(project_name).
-      - For V(http_basic), C(username) and C(password).
+      - For V(http_basic), C(username) and C(password). Ironic's answer to wrong credentials (HTTP 401) fails the
+        task at once, without retries.
     type: dict
   endpoint:
     description:
-      - The URL of the Ironic API, for example V(http://127.0.0.1:6385), for a standalone Ironic that uses
-        C(noauth) or C(http_basic). Overrides the endpoint found in the service catalog.
+      - The URL of the Ironic API, for example V(http://127.0.0.1:6385). Overrides the endpoint of the cloud
+        and of the service catalog.
     type: str
+  region_name:
+    description:
+      - The region whose baremetal endpoint is taken from the service catalog (keystone).
+      - Falls back to the cloud's region (C(region_name) or the first of C(regions)), as openstacksdk chooses it.
+    type: str
+  interface:
+    description:
+      - The interface whose baremetal endpoint is taken from the service catalog (keystone).
+      - Falls back to the cloud's C(interface), then V(public).
+    type: str
+    choices: [public, internal, admin]
+    aliases: [endpoint_type]
   validate_certs:
     description:
-      - Whether to verify the TLS certificate of the Ironic API.
+      - Whether to verify the TLS certificate of the Ironic API (and of keystone).
+      - When not set, the cloud's C(verify) and C(insecure) settings decide; when the cloud says nothing, V(true).
+      - With V(true) and no CA bundle from O(ca_cert) or the cloud, the system's CA bundle is used (or
+        E(REQUESTS_CA_BUNDLE)); with V(false) or O(ca_cert), no environment variable changes what is checked.
     type: bool
-    default: true
     aliases: [verify]
   ca_cert:
     description:
-      - A CA bundle to verify the Ironic API's certificate with.
+      - A CA bundle to verify the Ironic API's certificate with (and keystone's). Overrides the cloud's C(cacert).
     type: path
     aliases: [cacert]
   client_cert:
     description:
-      - A client certificate to present to the Ironic API.
+      - A client certificate to present to the Ironic API (and to keystone). Overrides the cloud's C(cert).
     type: path
     aliases: [cert]
   client_key:
     description:
-      - The private key of O(client_cert).
+      - The private key of O(client_cert). Overrides the cloud's C(key).
     type: path
     aliases: [key]
   api_timeout:
@@ -63,7 +86,7 @@ options:
 requirements:
   - python >= 3.11
   - requests
-  - openstacksdk (for O(cloud) and keystone authentication)
+  - openstacksdk (for keystone authentication only; clouds with C(auth_type) V(none) or V(http_basic) do not need it)
 notes:
   - Set the connection options once for every module with
     C(module_defaults) and the action group C(group/baremetal.lifecycle.baremetal).

@@ -12,7 +12,8 @@ version_added: 0.1.0
 description:
   - Lists the nodes of an Ironic, following its pagination, and makes each one a host named after the node
     (its UUID when it has no name).
-  - Only files whose names end in C(.ironic.yml) or C(.ironic.yaml) are read by this plugin.
+  - Only files named C(ironic.yml) or C(ironic.yaml), or whose names end in C(.ironic.yml) or C(.ironic.yaml), are
+    read by this plugin.
   - "Host variables come from the node's fields, prefixed with C(ironic_): C(ironic_uuid), C(ironic_name),
     C(ironic_provision_state), C(ironic_power_state), C(ironic_maintenance), C(ironic_maintenance_reason),
     C(ironic_resource_class), C(ironic_conductor_group), C(ironic_driver), C(ironic_driver_info),
@@ -92,7 +93,9 @@ compose:
 #         state: available
 '''
 
-from ansible.errors import AnsibleError
+import os
+
+from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.inventory.group import to_safe_group_name
 from ansible.module_utils.basic import AnsibleFallbackNotFound
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
@@ -100,7 +103,7 @@ from ansible.template import trust_as_template
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import client_from_params
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
 
 # The node fields that become host variables; driver_info is masked, instance_info is never requested.
@@ -108,6 +111,10 @@ FIELDS = ('uuid', 'name', 'provision_state', 'power_state', 'maintenance', 'main
           'conductor_group', 'driver', 'driver_info', 'traits', 'properties', 'extra', 'owner', 'lessee',
           'description')
 VAR_PREFIX = 'ironic_'
+FILE_NAMES = ('ironic.yml', 'ironic.yaml')
+FILE_SUFFIXES = ('.ironic.yml', '.ironic.yaml')
+NAMING_RULE = ("baremetal.lifecycle.ironic reads only inventory files named ironic.yml or ironic.yaml, or whose "
+               "names end in .ironic.yml or .ironic.yaml: rename %s (for example to nodes.ironic.yml).")
 ALL_GROUP = 'ironic'
 GROUP_VARS = {
     'ansible_connection': 'local',
@@ -162,7 +169,15 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         return to_safe_group_name(name, force=True, silent=True)
 
     def verify_file(self, path):
-        return super(InventoryModule, self).verify_file(path) and path.endswith(('.ironic.yml', '.ironic.yaml'))
+        if not super(InventoryModule, self).verify_file(path):
+            return False
+        if os.path.basename(path) in FILE_NAMES or path.endswith(FILE_SUFFIXES):
+            return True
+        if path.endswith(('.yml', '.yaml')):
+            # Asked by the auto plugin (the file names this plugin), the rule replaces its bare "could not be
+            # verified"; the inventory manager, asking every plugin, takes an error as a refusal.
+            raise AnsibleParserError(NAMING_RULE % path)
+        return False
 
     def parse(self, inventory, loader, path, cache=True):
         super(InventoryModule, self).parse(inventory, loader, path, cache)

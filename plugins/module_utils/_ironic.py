@@ -2,8 +2,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The driver layer's client: the only code that knows Ironic's URLs, headers and microversions.
 
-openstacksdk is used for configuration and authentication only (clouds.yaml, OS_* variables,
-keystone); every request is ours, with an explicit microversion.
+Connection options become a session and credentials in _connection.py; every request is ours, with an
+explicit microversion.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -125,6 +125,8 @@ def _error_message(response):
     except ValueError:
         return response.text.strip() or response.reason
     message = body.get('error_message', body) if isinstance(body, dict) else body
+    if isinstance(message, dict) and isinstance(message.get('error'), dict):
+        message = message['error']  # the auth middlewares' shape: {"error": {"message": ..., "code": 401}}
     if isinstance(message, str):
         try:
             message = json.loads(message)
@@ -155,7 +157,9 @@ def summarize_node(node):
 class IronicClient(object):
     """A session to one Ironic endpoint with a negotiated microversion."""
 
-    def __init__(self, endpoint, token=None, basic_auth=None, verify=True, cert=None, timeout=60):
+    def __init__(self, endpoint, session=None, token=None, renew_token=None, timeout=60):
+        """session: a requests Session carrying TLS settings and basic auth (see _connection.py);
+        token: a keystone token; renew_token(): a fresh token, asked for once when Ironic answers 401."""
         if not HAS_REQUESTS:
             raise IronicError('the Python library requests is required: pip install requests')
         self.endpoint = endpoint.rstrip('/')
@@ -163,14 +167,11 @@ class IronicClient(object):
             self.endpoint = self.endpoint[:-3]
         self.timeout = timeout
         self.api_calls = 0
-        self._session = requests.Session()
-        self._session.verify = verify
-        self._session.cert = cert
+        self._session = session if session is not None else requests.Session()
         self._session.headers['Accept'] = 'application/json'
         if token:
             self._session.headers['X-Auth-Token'] = token
-        if basic_auth:
-            self._session.auth = basic_auth
+        self._renew_token = renew_token
         self._version = None
         self.node_count = None  # how many nodes Ironic holds, once a list read them all
 
@@ -210,11 +211,26 @@ class IronicClient(object):
             delay = min(delay * 2, RETRY_MAX_DELAY)
         raise AssertionError('unreachable')
 
+    def _send_authenticated(self, method, url, **kwargs):
+        """_send, with a fresh token and one more try when Ironic says the token expired (HTTP 401)."""
+        for renew in (True, False):
+            try:
+                return self._send(method, url, **kwargs)
+            except IronicError as exc:
+                if exc.status != 401:
+                    raise
+                if not (renew and self._renew_token):
+                    raise IronicError('%s. The credentials were refused: check auth_type and auth (username and '
+                                      'password for http_basic), or the cloud they come from.'
+                                      % str(exc).rstrip('.'), 401)
+            self._session.headers['X-Auth-Token'] = self._renew_token()
+        raise AssertionError('unreachable')
+
     @property
     def version(self):
         """The highest microversion both this client and the server support."""
         if self._version is None:
-            root = self._send('GET', self.endpoint + '/').json()
+            root = self._send_authenticated('GET', self.endpoint + '/').json()
             advertised = root.get('default_version') or {}
             server_max = parse_version(advertised.get('version') or '1.1')
             self._version = min(server_max, CLIENT_MAX_VERSION)
@@ -231,8 +247,8 @@ class IronicClient(object):
 
     def request(self, method, path, body=None, params=None, replay=True):
         headers = {'X-OpenStack-Ironic-API-Version': version_string(self.version)}
-        response = self._send(method, self.endpoint + '/v1' + path, body=body, params=params, headers=headers,
-                              replay=replay)
+        response = self._send_authenticated(method, self.endpoint + '/v1' + path, body=body, params=params,
+                                            headers=headers, replay=replay)
         if response.status_code == 204 or not response.content:
             return None
         return response.json()
@@ -421,70 +437,3 @@ class IronicClient(object):
 
     def delete_port(self, uuid):
         self.request('DELETE', '/ports/%s' % uuid)
-
-
-def _cloud_region(cloud, auth_type, auth):
-    """Resolve clouds.yaml / OS_* / explicit auth into an openstacksdk CloudRegion."""
-    try:
-        from openstack import config as os_config
-    except ImportError:
-        raise IronicError('openstacksdk is required to use cloud or keystone auth: pip install openstacksdk. '
-                          'For a standalone Ironic, set endpoint instead.')
-    overrides = {}
-    if auth_type:
-        overrides['auth_type'] = auth_type
-    if auth:
-        overrides['auth'] = auth
-    try:
-        if isinstance(cloud, dict):
-            overrides = dict(cloud, **overrides)
-            return os_config.OpenStackConfig(load_yaml_config=False).get_one(**overrides)
-        return os_config.OpenStackConfig().get_one(cloud=cloud, **overrides)
-    except Exception as exc:  # openstacksdk raises several unrelated types for bad config
-        raise IronicError('cannot load cloud %r: %s. Check clouds.yaml (OS_CLIENT_CONFIG_FILE) or OS_CLOUD.'
-                          % (cloud if not isinstance(cloud, dict) else '<dict>', exc))
-
-
-def client_from_params(params):
-    """Build a client from the shared connection options of every module."""
-    verify = params['validate_certs']
-    if verify and params.get('ca_cert'):
-        verify = params['ca_cert']
-    cert = params.get('client_cert')
-    if cert and params.get('client_key'):
-        cert = (cert, params['client_key'])
-    timeout = params['api_timeout']
-    auth_type = params.get('auth_type')
-    auth = params.get('auth') or {}
-    endpoint = params.get('endpoint')
-    if endpoint and auth_type in (None, 'none', 'noauth'):
-        return IronicClient(endpoint, verify=verify, cert=cert, timeout=timeout)
-    if endpoint and auth_type == 'http_basic':
-        return IronicClient(endpoint, basic_auth=(auth.get('username'), auth.get('password')), verify=verify,
-                            cert=cert, timeout=timeout)
-    if not params.get('cloud') and not auth:
-        raise IronicError('no Ironic to talk to: set cloud (a clouds.yaml entry or OS_CLOUD) or endpoint.')
-    region = _cloud_region(params.get('cloud'), auth_type, auth)
-    config = region.config
-    if 'verify' in config or 'cacert' in config:
-        verify = config.get('cacert') or config.get('verify', verify)
-    endpoint = endpoint or region.get_endpoint('baremetal')
-    region_auth_type = config.get('auth_type')
-    if region_auth_type in ('none', 'noauth'):
-        if not endpoint:
-            raise IronicError('cloud %r has auth_type none but no baremetal_endpoint_override.' % params['cloud'])
-        return IronicClient(endpoint, verify=verify, cert=cert, timeout=timeout)
-    if region_auth_type == 'http_basic':
-        basic = config.get('auth', {})
-        return IronicClient(endpoint, basic_auth=(basic.get('username'), basic.get('password')), verify=verify,
-                            cert=cert, timeout=timeout)
-    try:
-        session = region.get_session()
-        token = session.get_token()
-        endpoint = endpoint or session.get_endpoint(service_type='baremetal', interface=region.get_interface(),
-                                                    region_name=region.get_region_name('baremetal'))
-    except Exception as exc:  # keystoneauth raises many types; all mean the same to the user
-        raise IronicError('keystone authentication failed: %s' % exc)
-    if not endpoint:
-        raise IronicError('the service catalog has no baremetal endpoint; set endpoint.')
-    return IronicClient(endpoint, token=token, verify=verify, cert=cert, timeout=timeout)

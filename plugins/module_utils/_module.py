@@ -9,7 +9,7 @@ __metaclass__ = type
 from ansible.module_utils.basic import AnsibleModule, env_fallback
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import client_from_params
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
 
 # Documented once, in plugins/doc_fragments/connection.py.
 CONNECTION_ARGUMENT_SPEC = dict(
@@ -17,7 +17,10 @@ CONNECTION_ARGUMENT_SPEC = dict(
     auth_type=dict(type='str'),
     auth=dict(type='dict', no_log=True),
     endpoint=dict(type='str'),
-    validate_certs=dict(type='bool', default=True, aliases=['verify']),
+    region_name=dict(type='str'),
+    interface=dict(type='str', choices=['public', 'internal', 'admin'], aliases=['endpoint_type']),
+    # No default: unset, the cloud's verify/insecure decide (true when the cloud says nothing).
+    validate_certs=dict(type='bool', aliases=['verify']),
     ca_cert=dict(type='path', aliases=['cacert']),
     client_cert=dict(type='path', aliases=['cert']),
     client_key=dict(type='path', aliases=['key'], no_log=False),

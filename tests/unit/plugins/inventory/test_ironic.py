@@ -1,6 +1,9 @@
 # -*- coding: utf-8 -*-
 """The pure parts of the inventory plugin: variables, built-in groups, group names, connection options."""
 
+import pytest
+from ansible.errors import AnsibleParserError
+
 from ansible_collections.baremetal.lifecycle.plugins.inventory import ironic
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
 
@@ -46,8 +49,18 @@ def test_connection_options_are_the_modules_with_their_environment_fallback(monk
 
 def test_only_ironic_inventory_files_are_claimed(tmp_path):
     plugin = ironic.InventoryModule()
-    for name, claimed in (('nodes.ironic.yml', True), ('nodes.ironic.yaml', True), ('nodes.yml', False),
-                          ('ironic.yml', False)):
+    for name, claimed in (('nodes.ironic.yml', True), ('nodes.ironic.yaml', True), ('ironic.yml', True),
+                          ('ironic.yaml', True), ('nodes.ini', False), ('missing.ironic.yml', False)):
         path = tmp_path / name
-        path.write_text('plugin: baremetal.lifecycle.ironic\n')
+        if name != 'missing.ironic.yml':
+            path.write_text('plugin: baremetal.lifecycle.ironic\n')
         assert plugin.verify_file(str(path)) is claimed, name
+
+
+def test_a_yaml_file_with_another_name_is_refused_with_the_naming_rule(tmp_path):
+    path = tmp_path / 'nodes.yml'
+    path.write_text('plugin: baremetal.lifecycle.ironic\n')
+    with pytest.raises(AnsibleParserError) as caught:
+        ironic.InventoryModule().verify_file(str(path))
+    assert 'named ironic.yml or ironic.yaml, or whose names end in .ironic.yml or .ironic.yaml' in str(caught.value)
+    assert 'rename %s' % path in str(caught.value)

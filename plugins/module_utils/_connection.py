@@ -1,0 +1,306 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Connection options -> one HTTP session to Ironic, shared by the modules and the inventory plugin.
+
+The options follow openstacksdk's conventions (clouds.yaml, OS_* variables, auth_type and auth). A standalone
+Ironic (auth_type none or http_basic) is reached without importing openstacksdk, whose import alone costs about
+0.4 s per module run: its clouds.yaml entry or OS_* variables are read here, the way openstacksdk reads them.
+openstacksdk is imported only for keystone, which also re-authenticates when a token expires in a long task.
+
+TLS settings are given with every request, so REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE in the environment cannot
+replace the CA bundle or turn verification back on; the module's options win over the cloud's settings.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import ssl
+
+from ansible.module_utils.basic import missing_required_lib
+
+try:
+    from requests import Session
+    from requests.exceptions import RequestException, SSLError
+    HAS_REQUESTS = True
+except ImportError:
+    Session = RequestException = object
+    HAS_REQUESTS = False
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError
+
+NO_AUTH_TYPES = ('none', 'noauth')
+BASIC_AUTH_TYPE = 'http_basic'
+
+# Where openstacksdk looks for clouds.yaml after OS_CLIENT_CONFIG_FILE, in its order (Linux).
+CONFIG_DIRS = (
+    os.getcwd(),
+    os.path.join(os.environ.get('XDG_CONFIG_HOME') or os.path.expanduser('~/.config'), 'openstack'),
+    os.path.expanduser('~/.config/openstack'),
+    os.path.join((os.environ.get('XDG_CONFIG_DIRS') or '/etc/xdg').split(':')[0], 'openstack'),
+    '/etc/openstack',
+)
+CONFIG_SUFFIXES = ('.yaml', '.yml', '.json')
+# OS_* variables that select a cloud or a file but do not describe a cloud (openstacksdk ignores them too).
+ENV_SELECTORS = ('OS_CLOUD', 'OS_REGION_NAME', 'OS_CLIENT_CONFIG_FILE', 'OS_CLIENT_SECURE_FILE', 'OS_CLOUD_NAME')
+ENV_IGNORED_PREFIXES = ('OS_TEST', 'OS_STD', 'OS_LOG')
+# Settings of a cloud entry that only openstacksdk resolves (vendor profiles, per-region values).
+SDK_ONLY_KEYS = ('profile', 'regions')
+# Keys openstacksdk moves into auth for the http_basic plugin when they are given at the top of an entry.
+BASIC_AUTH_KEYS = ('username', 'password', 'endpoint')
+
+
+class TLSSession(Session):
+    """A requests Session whose verify and cert hold for every request, as keystoneauth's Session does.
+
+    requests lets REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE replace a session-wide verify (even False) unless the
+    request itself carries one; with verify True, that environment remains the system's CA bundle.
+    """
+
+    def request(self, method, url, **kwargs):  # pylint: disable=arguments-differ
+        kwargs.setdefault('verify', self.verify)
+        kwargs.setdefault('cert', self.cert)
+        try:
+            return super(TLSSession, self).request(method, url, **kwargs)
+        except SSLError as exc:
+            refusal = _tls_refusal(exc, url.split('/', 3)[2])
+            if refusal is None:
+                raise  # a handshake cut short may be a dropped connection: the client retries those
+            raise TLSRefused(refusal)
+
+
+class TLSRefused(RequestException):
+    """A TLS failure no retry cures: unlike requests' SSLError, not a ConnectionError the client retries."""
+
+
+def _tls_refusal(exc, server):
+    """What to tell about a certificate refused by either side, found in an exception's causes; None if neither."""
+    for _depth in range(10):  # requests wraps urllib3's error, which wraps ssl's
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            return ('the TLS certificate of %s could not be verified (%s). Give the CA bundle that signed it with '
+                    'ca_cert (or the cloud\'s cacert), or set validate_certs: false for a test Ironic.'
+                    % (server, exc.verify_message or exc))
+        reason = getattr(exc, 'reason', None)
+        if isinstance(exc, ssl.SSLError) and 'ALERT' in str(reason) and 'CERTIFICATE' in str(reason):
+            return ('%s refused the TLS client certificate, or wanted one (%s): set client_cert and client_key (or '
+                    'the cloud\'s cert and key).' % (server, reason))
+        if exc is None:
+            return None
+        wrapped = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
+        exc = exc.__cause__ or exc.__context__ or (reason if isinstance(reason, BaseException) else None) or wrapped
+    return None
+
+
+def _truthy(value):
+    if isinstance(value, str):
+        return value.strip().lower() in ('1', 'true', 'yes', 'on')
+    return bool(value)
+
+
+def _requests_tls(config):
+    """verify and cert for requests from openstacksdk-style settings (insecure, verify, cacert, cert, key)."""
+    verify = _truthy(config.get('verify', True)) and not _truthy(config.get('insecure', False))
+    if verify and config.get('cacert'):
+        verify = os.path.expanduser(config['cacert'])
+    cert = config.get('cert')
+    if cert:
+        cert = os.path.expanduser(cert)
+        if config.get('key'):
+            cert = (cert, os.path.expanduser(config['key']))
+    return verify, cert or None
+
+
+def _tls_overrides(params):
+    """The TLS settings the module's options give, in clouds.yaml's words; unset options leave the cloud's."""
+    overrides = {}
+    if params.get('validate_certs') is not None:
+        overrides['verify'] = params['validate_certs']
+        overrides['insecure'] = not params['validate_certs']
+    for option, key in (('ca_cert', 'cacert'), ('client_cert', 'cert'), ('client_key', 'key')):
+        if params.get(option):
+            overrides[key] = params[option]
+    return overrides
+
+
+def _config_files():
+    override = os.environ.get('OS_CLIENT_CONFIG_FILE')
+    files = [override] if override else []
+    files.extend(os.path.join(directory, 'clouds' + suffix) for directory in CONFIG_DIRS for suffix in CONFIG_SUFFIXES)
+    return files
+
+
+def _secure_file_exists():
+    if os.environ.get('OS_CLIENT_SECURE_FILE'):
+        return True
+    return any(os.path.exists(os.path.join(directory, 'secure' + suffix))
+               for directory in CONFIG_DIRS for suffix in CONFIG_SUFFIXES)
+
+
+def _load_clouds_file():
+    """(path, clouds) of the first clouds.yaml openstacksdk would read, (None, None) when none exists.
+
+    Raises LookupError when only openstacksdk can read it (no PyYAML here).
+    """
+    for path in _config_files():
+        if not os.path.exists(path):
+            continue
+        try:
+            with open(path) as stream:
+                if path.endswith('.json'):
+                    data = json.load(stream)
+                else:
+                    try:
+                        import yaml
+                    except ImportError:
+                        raise LookupError(path)
+                    data = yaml.safe_load(stream)
+        except (OSError, IOError):
+            continue  # openstacksdk skips a file it cannot read, too
+        except ValueError as exc:
+            raise BaremetalError('cannot read %s: %s. Fix its syntax.' % (path, exc))
+        if hasattr(data, 'get'):
+            return path, data.get('clouds') or {}
+        raise BaremetalError('%s has no clouds: mapping. See openstacksdk\'s clouds.yaml format.' % path)
+    return None, None
+
+
+def _file_entry(name):
+    """The clouds.yaml entry named ``name``, or None when only openstacksdk can resolve it."""
+    if _secure_file_exists():
+        return None  # secure.yaml is merged into clouds.yaml by openstacksdk
+    try:
+        path, clouds = _load_clouds_file()
+    except LookupError:
+        return None
+    if path is None:
+        raise BaremetalError('cloud %r is not defined: no clouds.yaml found (set OS_CLIENT_CONFIG_FILE, or use '
+                             'endpoint instead of cloud).' % name)
+    if name not in clouds:
+        raise BaremetalError('cloud %r is not in %s, which defines: %s. Fix the name (cloud option or OS_CLOUD).'
+                             % (name, path, ', '.join(sorted(clouds)) or 'no cloud'))
+    return dict(clouds[name] or {})
+
+
+def _environment_entry():
+    """The cloud that OS_* variables describe without OS_CLOUD (openstacksdk's "envvars" cloud), or None."""
+    names = [name for name in os.environ
+             if name.startswith('OS_') and not name.startswith(ENV_IGNORED_PREFIXES)]
+    if not set(names) - set(ENV_SELECTORS):
+        return None
+    return dict((name[3:].lower(), os.environ[name]) for name in names)
+
+
+def _standalone(entry):
+    """Whether a cloud entry is one this module resolves itself (no keystone, nothing openstacksdk-only)."""
+    return entry.get('auth_type') in NO_AUTH_TYPES + (BASIC_AUTH_TYPE,) and not any(
+        key in entry for key in SDK_ONLY_KEYS)
+
+
+def _standalone_client(entry, name, timeout):
+    """A client for a standalone Ironic described by an openstacksdk-style entry (auth_type none or http_basic)."""
+    auth = dict(entry.get('auth') or {})
+    endpoint = entry.get('baremetal_endpoint_override')
+    session = TLSSession()
+    session.verify, session.cert = _requests_tls(entry)
+    if entry['auth_type'] == BASIC_AUTH_TYPE:
+        for key in BASIC_AUTH_KEYS:
+            if key not in auth and entry.get(key) is not None:
+                auth[key] = entry[key]
+        if not auth.get('username') or not auth.get('password'):
+            raise BaremetalError('%s uses auth_type http_basic but does not give auth.username and auth.password.'
+                                 % name)
+        endpoint = endpoint or auth.get('endpoint')
+        session.auth = (auth['username'], auth['password'])
+    if not endpoint:
+        raise BaremetalError('%s uses auth_type %s but gives no Ironic endpoint: set endpoint (or '
+                             'baremetal_endpoint_override in the cloud).' % (name, entry['auth_type']))
+    return IronicClient(endpoint, session=session, timeout=timeout)
+
+
+def _cloud_region(cloud, overrides):
+    """Resolve clouds.yaml / OS_* / explicit settings into an openstacksdk CloudRegion (keystone only)."""
+    try:
+        from openstack import config as os_config
+    except ImportError:
+        raise BaremetalError(missing_required_lib(
+            'openstacksdk', reason='for keystone authentication (or use a standalone Ironic with auth_type none or '
+            'http_basic)'))
+    try:
+        if isinstance(cloud, dict):
+            return os_config.OpenStackConfig(load_yaml_config=False).get_one(**dict(cloud, **overrides))
+        return os_config.OpenStackConfig().get_one(cloud=cloud, **overrides)
+    except Exception as exc:  # openstacksdk raises several unrelated types for bad config
+        raise BaremetalError('cannot load cloud %r: %s. Check clouds.yaml (OS_CLIENT_CONFIG_FILE) or OS_CLOUD.'
+                             % (cloud if not isinstance(cloud, dict) else '<dict>', exc))
+
+
+def _keystone_client(cloud, overrides, endpoint, timeout):
+    """A client that authenticates with keystone, and again when Ironic says its token expired."""
+    region = _cloud_region(cloud, overrides)
+    try:
+        keystone = region.get_session()
+        token = keystone.get_token()
+        endpoint = endpoint or region.get_endpoint('baremetal') or keystone.get_endpoint(
+            service_type='baremetal', interface=region.get_interface(),
+            region_name=region.get_region_name('baremetal'))
+    except Exception as exc:  # keystoneauth raises many types; all mean the same to the user
+        raise IronicError('keystone authentication failed: %s' % exc)
+    if not endpoint:
+        raise BaremetalError('the service catalog has no baremetal endpoint for this region and interface; set '
+                             'endpoint, region_name or interface.')
+
+    def renew_token():
+        try:
+            keystone.invalidate()
+            return keystone.get_token()
+        except Exception as exc:  # as above
+            raise IronicError('keystone re-authentication failed: %s' % exc)
+
+    session = TLSSession()
+    session.verify, session.cert = region.get_requests_verify_args()
+    return IronicClient(endpoint, session=session, token=token, renew_token=renew_token, timeout=timeout)
+
+
+def client_from_params(params):
+    """An IronicClient from the shared connection options of every module (see doc_fragments/connection.py).
+
+    Precedence, highest first: the module's options, the cloud (``cloud``, else OS_* variables), defaults.
+    """
+    if not HAS_REQUESTS:
+        raise BaremetalError(missing_required_lib('requests'))
+    cloud = params.get('cloud')
+    endpoint = params.get('endpoint')
+    auth_type = params.get('auth_type')
+    timeout = params['api_timeout']
+    overrides = _tls_overrides(params)
+    for key in ('auth_type', 'region_name', 'interface'):
+        if params.get(key):
+            overrides[key] = params[key]
+    if params.get('auth'):
+        overrides['auth'] = params['auth']
+    if endpoint:
+        overrides['baremetal_endpoint_override'] = endpoint
+
+    if endpoint and not cloud and auth_type in (None,) + NO_AUTH_TYPES + (BASIC_AUTH_TYPE,):
+        # A standalone Ironic named by its URL: nothing to read from a cloud.
+        entry, name = dict(overrides, auth_type=auth_type or 'none'), 'endpoint %s' % endpoint
+    elif isinstance(cloud, dict):
+        entry, name = dict(cloud), 'the cloud dictionary'
+    elif cloud:
+        entry, name = _file_entry(cloud), 'cloud %r' % cloud
+    else:
+        entry, name = _environment_entry(), 'the OS_* environment variables'
+        if entry is None and not overrides.get('auth'):
+            raise BaremetalError('no Ironic to talk to: set cloud (a clouds.yaml entry, or OS_CLOUD), endpoint, '
+                                 'or OS_* variables such as OS_AUTH_TYPE=none and OS_BAREMETAL_ENDPOINT_OVERRIDE.')
+
+    if entry is not None:
+        if isinstance(entry.get('auth'), dict) and overrides.get('auth'):
+            overrides['auth'] = dict(entry['auth'], **overrides['auth'])  # auth options add to the cloud's auth
+        merged = dict(entry, **overrides)
+        if _standalone(merged):
+            return _standalone_client(merged, name, timeout)
+    return _keystone_client(cloud, overrides, endpoint, timeout)

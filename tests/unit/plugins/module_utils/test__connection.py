@@ -1,0 +1,506 @@
+# -*- coding: utf-8 -*-
+"""Connection options -> session, over real HTTP(S) on loopback: clouds.yaml and OS_* read the way openstacksdk
+reads them (checked against openstacksdk itself), TLS settings that the environment cannot override, client
+certificates, keystone (a small keystone on loopback: Ironic here cannot run with keystone) with token renewal,
+region and interface, http_basic refusals, and missing libraries."""
+
+import datetime
+import ipaddress
+import json
+import os
+import re
+import ssl
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+import yaml
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _connection, _ironic
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+
+ROOT_ANSWER = {'default_version': {'version': '1.115', 'min_version': '1.1'}}
+NODES_ANSWER = {'nodes': [{'uuid': 'u1', 'name': 'n1'}]}
+
+
+def params(**options):
+    """The connection options as a module gets them (every option present, unset ones None)."""
+    values = dict.fromkeys(('cloud', 'auth_type', 'auth', 'endpoint', 'region_name', 'interface', 'validate_certs',
+                            'ca_cert', 'client_cert', 'client_key'))
+    values['api_timeout'] = 10
+    values.update(options)
+    return values
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch, tmp_path):
+    """No OS_* variable, CA bundle variable or clouds.yaml of the caller leaks into a test."""
+    for name in list(os.environ):
+        if name.startswith('OS_') or name in ('REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'):
+            monkeypatch.delenv(name)
+    monkeypatch.setattr(_connection, 'CONFIG_DIRS', (str(tmp_path / 'nowhere'),))
+
+
+def write_clouds(tmp_path, monkeypatch, clouds):
+    path = tmp_path / 'clouds.yaml'
+    path.write_text(yaml.safe_dump({'clouds': clouds}), encoding='utf-8')
+    monkeypatch.setenv('OS_CLIENT_CONFIG_FILE', str(path))
+    return path
+
+
+# --- certificates ---------------------------------------------------------------------------------------------
+
+def _name(text):
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, text)])
+
+
+def _certificate(subject, issuer, public_key, signing_key, ca, server=False):
+    now = datetime.datetime.now(datetime.timezone.utc)
+    builder = (x509.CertificateBuilder().subject_name(_name(subject)).issuer_name(_name(issuer))
+               .public_key(public_key).serial_number(x509.random_serial_number())
+               .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+               .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    if ca:
+        builder = builder.add_extension(x509.KeyUsage(True, False, False, False, False, True, True, False, False),
+                                        critical=True)
+        builder = builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False)
+    else:
+        builder = builder.add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(
+            signing_key.public_key()), critical=False)
+    if server:
+        builder = builder.add_extension(x509.SubjectAlternativeName([x509.IPAddress(
+            ipaddress.ip_address('127.0.0.1'))]), critical=False)
+    return builder.sign(signing_key, hashes.SHA256())
+
+
+class Authority(object):
+    """A CA on disk with a server certificate for 127.0.0.1 and a client certificate, all PEM files."""
+
+    def __init__(self, directory, name):
+        directory.mkdir()
+        key = ec.generate_private_key(ec.SECP256R1())
+        self.ca = self._write(directory / 'ca.pem', _certificate(name, name, key.public_key(), key, ca=True))
+        for role in ('server', 'client'):
+            leaf_key = ec.generate_private_key(ec.SECP256R1())
+            cert = _certificate('%s %s' % (name, role), name, leaf_key.public_key(), key, ca=False,
+                                server=role == 'server')
+            setattr(self, role + '_cert', self._write(directory / (role + '.pem'), cert))
+            setattr(self, role + '_key', self._write(directory / (role + '.key'), leaf_key))
+
+    @staticmethod
+    def _write(path, item):
+        if isinstance(item, x509.Certificate):
+            data = item.public_bytes(serialization.Encoding.PEM)
+        else:
+            data = item.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                      serialization.NoEncryption())
+        path.write_bytes(data)
+        return str(path)
+
+
+@pytest.fixture(scope='module')
+def authorities(tmp_path_factory):
+    base = tmp_path_factory.mktemp('pki')
+    return Authority(base / 'right', 'right CA'), Authority(base / 'other', 'other CA')
+
+
+# --- servers --------------------------------------------------------------------------------------------------
+
+class Server(object):
+    """A loopback HTTP(S) server answering (method, path) from handler(request) -> (status, body, headers).
+
+    Records every request as dict(method, path, headers, body, client_cert).
+    """
+
+    def __init__(self, handler, tls=None):
+        self.requests = []
+        requests = self.requests
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self):
+                length = int(self.headers.get('Content-Length') or 0)
+                raw = self.rfile.read(length) if length else b''
+                peer = self.connection.getpeercert() if hasattr(self.connection, 'getpeercert') else None
+                request = dict(method=self.command, path=self.path, headers=dict(self.headers),
+                               body=json.loads(raw) if raw else None, client_cert=peer)
+                requests.append(request)
+                status, body, headers = handler(request)
+                data = json.dumps(body).encode() if body is not None else b''
+                self.send_response(status)
+                self.send_header('Content-Type', 'application/json')
+                self.send_header('Content-Length', str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer
+
+            def log_message(self, *args):
+                pass
+
+        self.server = HTTPServer(('127.0.0.1', 0), Handler)
+        scheme = 'http'
+        if tls is not None:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+            scheme = 'https'
+        self.endpoint = '%s://127.0.0.1:%d' % (scheme, self.server.server_address[1])
+        threading.Thread(target=self.server.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def ironic_answers(request):
+    if request['path'] == '/':
+        return 200, ROOT_ANSWER, None
+    if request['path'].startswith('/v1/nodes'):
+        return 200, NODES_ANSWER, None
+    return 404, {'error_message': 'no route'}, None
+
+
+@pytest.fixture
+def serve():
+    servers = []
+
+    def start(handler=ironic_answers, tls=None):
+        servers.append(Server(handler, tls))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def tls_context(authority, client_ca=None):
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(authority.server_cert, authority.server_key)
+    if client_ca:
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.load_verify_locations(client_ca)
+    return context
+
+
+# --- clouds.yaml and OS_* without openstacksdk, read as openstacksdk reads them ----------------------------------
+
+STANDALONE_CLOUDS = {
+    'plain': {'auth_type': 'none', 'baremetal_endpoint_override': 'http://127.0.0.1:6385'},
+    'versioned': {'auth_type': 'none', 'baremetal_endpoint_override': 'http://127.0.0.1:6385/v1/'},
+    'basic': {'auth_type': 'http_basic', 'auth': {'username': 'admin', 'password': 's3cret'},
+              'baremetal_endpoint_override': 'https://127.0.0.1:6385', 'cacert': '/etc/ca.pem'},
+    'basic-auth-endpoint': {'auth_type': 'http_basic',
+                            'auth': {'username': 'a', 'password': 'b', 'endpoint': 'https://127.0.0.1:1'}},
+    'unverified': {'auth_type': 'none', 'baremetal_endpoint_override': 'https://127.0.0.1:6385', 'verify': False,
+                   'cacert': '/etc/ca.pem'},
+    'insecure': {'auth_type': 'none', 'baremetal_endpoint_override': 'https://127.0.0.1:6385', 'insecure': True},
+    'client-cert': {'auth_type': 'none', 'baremetal_endpoint_override': 'https://127.0.0.1:6385',
+                    'cert': '/etc/client.pem', 'key': '/etc/client.key'},
+}
+
+
+def _sdk_view(name):
+    """What openstacksdk makes of a cloud: (endpoint, verify, cert, basic credentials)."""
+    from openstack import config as os_config
+    region = os_config.OpenStackConfig().get_one(cloud=name)
+    verify, cert = region.get_requests_verify_args()
+    auth = region.config.get('auth') or {}
+    credentials = (auth['username'], auth['password']) if region.config['auth_type'] == 'http_basic' else None
+    endpoint = region.get_endpoint('baremetal') or auth.get('endpoint')
+    return endpoint.rstrip('/').rsplit('/v1', 1)[0], verify, cert, credentials
+
+
+def _our_view(client):
+    return client.endpoint, client._session.verify, client._session.cert, client._session.auth
+
+
+@pytest.mark.parametrize('name', sorted(STANDALONE_CLOUDS))
+def test_standalone_clouds_are_read_as_openstacksdk_reads_them(name, tmp_path, monkeypatch):
+    write_clouds(tmp_path, monkeypatch, STANDALONE_CLOUDS)
+    assert _our_view(client_from_params(params(cloud=name))) == _sdk_view(name)
+
+
+def test_os_variables_alone_describe_a_standalone_ironic_as_for_openstacksdk(monkeypatch):
+    monkeypatch.setenv('OS_AUTH_TYPE', 'none')
+    monkeypatch.setenv('OS_BAREMETAL_ENDPOINT_OVERRIDE', 'http://127.0.0.1:6385')
+    monkeypatch.setenv('OS_CACERT', '/etc/ca.pem')
+    assert _our_view(client_from_params(params())) == _sdk_view(None)
+
+
+def test_os_variables_for_http_basic(monkeypatch):
+    for name, value in (('OS_AUTH_TYPE', 'http_basic'), ('OS_USERNAME', 'admin'), ('OS_PASSWORD', 'pw'),
+                        ('OS_BAREMETAL_ENDPOINT_OVERRIDE', 'http://127.0.0.1:6385'), ('OS_INSECURE', 'true')):
+        monkeypatch.setenv(name, value)
+    assert _our_view(client_from_params(params())) == ('http://127.0.0.1:6385', False, None, ('admin', 'pw'))
+
+
+def test_a_standalone_cloud_does_not_import_openstacksdk(tmp_path):
+    """openstacksdk's import is most of a module's start-up: a standalone cloud must not pay for it."""
+    clouds = tmp_path / 'clouds.yaml'
+    clouds.write_text(yaml.safe_dump({'clouds': STANDALONE_CLOUDS}), encoding='utf-8')
+    script = ('import sys\n'
+              'from ansible_collections.baremetal.lifecycle.plugins.module_utils import _connection\n'
+              '_connection.client_from_params(dict(cloud="basic", api_timeout=1))\n'
+              'print(sorted(name for name in sys.modules if name.split(".")[0] in ("openstack", "keystoneauth1")))\n')
+    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
+    env.update(OS_CLIENT_CONFIG_FILE=str(clouds), PYTHONPATH=os.pathsep.join(sys.path))
+    output = subprocess.run([sys.executable, '-c', script], env=env, cwd=str(tmp_path), capture_output=True,
+                            text=True, check=True, timeout=60).stdout
+    assert output.strip() == '[]'
+
+
+def test_module_options_win_over_the_cloud(tmp_path, monkeypatch):
+    write_clouds(tmp_path, monkeypatch, STANDALONE_CLOUDS)
+    client = client_from_params(params(cloud='basic', validate_certs=False, endpoint='https://127.0.0.1:9',
+                                       auth={'password': 'other'}))
+    assert _our_view(client) == ('https://127.0.0.1:9', False, None, ('admin', 'other'))
+    client = client_from_params(params(cloud='insecure', validate_certs=True, ca_cert='/mine.pem',
+                                       client_cert='/c.pem', client_key='/c.key'))
+    assert _our_view(client)[1:3] == ('/mine.pem', ('/c.pem', '/c.key'))
+
+
+@pytest.mark.parametrize('options, message', [
+    (dict(), 'no Ironic to talk to: set cloud'),
+    (dict(cloud='absent'), "cloud 'absent' is not in"),
+    (dict(cloud='basic', auth={'password': ''}), 'does not give auth.username and auth.password'),
+    (dict(cloud={'auth_type': 'none'}), 'gives no Ironic endpoint'),
+])
+def test_wrong_connection_settings_name_the_fix(options, message, tmp_path, monkeypatch):
+    write_clouds(tmp_path, monkeypatch, STANDALONE_CLOUDS)
+    with pytest.raises(BaremetalError, match=message):
+        client_from_params(params(**options))
+
+
+def test_missing_libraries_are_named_with_the_interpreter(monkeypatch):
+    monkeypatch.setattr(_connection, 'HAS_REQUESTS', False)
+    with pytest.raises(BaremetalError) as caught:
+        client_from_params(params(endpoint='http://127.0.0.1:6385'))
+    assert 'Failed to import the required Python library (requests)' in str(caught.value)
+    assert sys.executable in str(caught.value)
+    monkeypatch.setattr(_connection, 'HAS_REQUESTS', True)
+    monkeypatch.setitem(sys.modules, 'openstack', None)
+    with pytest.raises(BaremetalError, match=r'required Python library \(openstacksdk\).*keystone'):
+        client_from_params(params(endpoint='http://127.0.0.1:6385', auth_type='password',
+                                  auth={'auth_url': 'http://127.0.0.1:5000/v3'}))
+
+
+def test_a_module_without_requests_reports_the_missing_library(tmp_path):
+    """The message Ansible users know, with the interpreter that lacks the library, not a traceback."""
+    args = tmp_path / 'args.json'
+    args.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': {'endpoint': 'http://127.0.0.1:9'}}), encoding='utf-8')
+    script = ('import runpy, sys\n'
+              'sys.modules["requests"] = None  # as if it were not installed\n'
+              'sys.argv = ["baremetal_node_info", sys.argv[1]]\n'
+              'runpy.run_module("ansible_collections.baremetal.lifecycle.plugins.modules.baremetal_node_info", '
+              'run_name="__main__")\n')
+    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
+    env['PYTHONPATH'] = os.pathsep.join(sys.path)
+    process = subprocess.run([sys.executable, '-c', script, str(args)], env=env, cwd=str(tmp_path),
+                             capture_output=True, text=True, timeout=60, check=False)
+    result = json.loads(process.stdout)
+    assert result['failed']
+    assert result['msg'].startswith('Failed to import the required Python library (requests) on ')
+    assert sys.executable in result['msg']
+
+
+# --- TLS, per request -----------------------------------------------------------------------------------------
+
+def test_ca_cert_decides_whatever_the_environment_says(serve, authorities, monkeypatch):
+    right, other = authorities
+    server = serve(tls=tls_context(right))
+    monkeypatch.setenv('REQUESTS_CA_BUNDLE', other.ca)
+    monkeypatch.setenv('CURL_CA_BUNDLE', other.ca)
+    client = client_from_params(params(endpoint=server.endpoint, ca_cert=right.ca))
+    assert client.list_nodes() == NODES_ANSWER['nodes']
+
+
+def test_validate_certs_false_decides_whatever_the_environment_says(serve, authorities, monkeypatch):
+    right, other = authorities
+    server = serve(tls=tls_context(right))
+    monkeypatch.setenv('REQUESTS_CA_BUNDLE', other.ca)
+    client = client_from_params(params(endpoint=server.endpoint, validate_certs=False))
+    assert client.list_nodes() == NODES_ANSWER['nodes']
+
+
+def test_an_unknown_certificate_is_refused_with_a_clear_message(serve, authorities):
+    right, other = authorities
+    server = serve(tls=tls_context(right))
+    client = client_from_params(params(endpoint=server.endpoint, ca_cert=other.ca))
+    with pytest.raises(BaremetalError) as caught:
+        client.list_nodes()
+    assert re.search(r'the TLS certificate of %s could not be verified \(.*certificate.*\)\. Give the CA bundle that '
+                     r'signed it with ca_cert' % re.escape(server.endpoint.split('//')[1]), str(caught.value))
+    assert client.api_calls == 1  # a certificate never becomes valid: no retry
+
+
+def test_the_clouds_cacert_and_client_certificate_are_used(serve, authorities, tmp_path, monkeypatch):
+    right = authorities[0]
+    server = serve(tls=tls_context(right, client_ca=right.ca))
+    write_clouds(tmp_path, monkeypatch, {'tls': {
+        'auth_type': 'none', 'baremetal_endpoint_override': server.endpoint, 'cacert': right.ca,
+        'cert': right.client_cert, 'key': right.client_key}})
+    assert client_from_params(params(cloud='tls')).list_nodes() == NODES_ANSWER['nodes']
+    subject = dict(item[0] for item in server.requests[-1]['client_cert']['subject'])
+    assert subject['commonName'] == 'right CA client'
+
+
+def test_without_the_client_certificate_the_server_refuses(serve, authorities, monkeypatch):
+    monkeypatch.setattr(_ironic, 'RETRY_BASE_DELAY', 0.001)  # the refusal looks like a dropped connection
+    right = authorities[0]
+    server = serve(tls=tls_context(right, client_ca=right.ca))
+    with pytest.raises(BaremetalError, match='refused the TLS client certificate, or wanted one|cannot reach Ironic'):
+        client_from_params(params(endpoint=server.endpoint, ca_cert=right.ca)).list_nodes()
+
+
+# --- http_basic -----------------------------------------------------------------------------------------------
+
+def basic_ironic(request):
+    if request['path'] != '/' and request['headers'].get('Authorization') != 'Basic YWRtaW46czNjcmV0':
+        # The body of Ironic's http_basic middleware (ironic.common.auth_basic).
+        return 401, {'error': {'message': 'Incorrect username or password', 'code': 401}}, {
+            'WWW-Authenticate': 'Basic realm="Baremetal API"'}
+    return ironic_answers(request)
+
+
+def test_http_basic_sends_the_credentials(serve):
+    server = serve(basic_ironic)
+    client = client_from_params(params(endpoint=server.endpoint, auth_type='http_basic',
+                                       auth={'username': 'admin', 'password': 's3cret'}))
+    assert client.list_nodes() == NODES_ANSWER['nodes']
+
+
+def test_wrong_http_basic_credentials_fail_at_once_and_clearly(serve):
+    server = serve(basic_ironic)
+    client = client_from_params(params(endpoint=server.endpoint, auth_type='http_basic',
+                                       auth={'username': 'admin', 'password': 'wrong'}))
+    with pytest.raises(BaremetalError) as caught:
+        client.list_nodes()
+    assert str(caught.value) == (
+        'Ironic refused GET /v1/nodes (HTTP 401): Incorrect username or password. The '
+        'credentials were refused: check auth_type and auth (username and password for http_basic), or the cloud '
+        'they come from.')
+    assert [request['path'] for request in server.requests] == ['/', '/v1/nodes?limit=1000']
+
+
+# --- keystone -------------------------------------------------------------------------------------------------
+
+class Keystone(object):
+    """A keystone v3 on loopback that hands out token-1, token-2... with a catalog of baremetal endpoints."""
+
+    def __init__(self, serve, catalog):
+        self.issued = 0
+        self.catalog = catalog
+        self.server = serve(self.answer)
+        self.auth_url = self.server.endpoint + '/v3'
+
+    def answer(self, request):
+        if request['method'] == 'GET' and request['path'].rstrip('/') == '/v3':
+            return 200, {'version': {'id': 'v3.14', 'status': 'stable', 'links': [
+                {'rel': 'self', 'href': self.auth_url + '/'}]}}, None
+        if request['method'] == 'POST' and request['path'] == '/v3/auth/tokens':
+            password = request['body']['auth']['identity']['password']['user']['password']
+            if password != 'keystone-pw':
+                return 401, {'error': {'code': 401, 'message': 'The request requires authentication.'}}, None
+            self.issued += 1
+            domain = {'id': 'default', 'name': 'Default'}
+            token = {'methods': ['password'], 'expires_at': '2099-01-01T00:00:00.000000Z',
+                     'issued_at': '2026-01-01T00:00:00.000000Z',
+                     'user': {'id': 'u1', 'name': 'admin', 'domain': domain},
+                     'project': {'id': 'p1', 'name': 'admin', 'domain': domain},
+                     'catalog': [{'type': 'baremetal', 'name': 'ironic', 'id': 's1', 'endpoints': [
+                         dict(id='e%d' % index, interface=interface, region=region, region_id=region, url=url)
+                         for index, (region, interface, url) in enumerate(self.catalog)]}]}
+            return 201, {'token': token}, {'X-Subject-Token': 'token-%d' % self.issued}
+        return 404, None, None
+
+    def auth(self, password='keystone-pw'):
+        return {'auth_url': self.auth_url, 'username': 'admin', 'password': password, 'project_name': 'admin',
+                'user_domain_name': 'Default', 'project_domain_name': 'Default'}
+
+
+def token_ironic(valid):
+    """An Ironic that accepts only the tokens in ``valid`` (a set the test changes to expire tokens)."""
+    def answer(request):
+        if request['path'] != '/' and request['headers'].get('X-Auth-Token') not in valid:
+            return 401, {'error_message': 'Authentication required'}, None
+        return ironic_answers(request)
+    return answer
+
+
+def test_an_expired_keystone_token_is_renewed_once_and_the_task_goes_on(serve):
+    valid = {'token-1'}
+    ironic = serve(token_ironic(valid))
+    keystone = Keystone(serve, [('RegionOne', 'public', ironic.endpoint)])
+    client = client_from_params(params(auth_type='password', auth=keystone.auth()))
+    assert client.endpoint == ironic.endpoint
+    assert client.list_nodes() == NODES_ANSWER['nodes']
+    valid.clear()
+    valid.add('token-2')  # token-1 expired
+    assert client.list_nodes() == NODES_ANSWER['nodes']
+    assert keystone.issued == 2
+    assert [request['headers'].get('X-Auth-Token') for request in ironic.requests[1:]] == [
+        'token-1', 'token-1', 'token-2']
+
+
+def test_a_token_refused_again_after_renewal_fails_without_a_retry_storm(serve):
+    ironic = serve(token_ironic(set()))
+    keystone = Keystone(serve, [('RegionOne', 'public', ironic.endpoint)])
+    client = client_from_params(params(auth_type='password', auth=keystone.auth()))
+    with pytest.raises(BaremetalError, match='HTTP 401.*credentials were refused'):
+        client.list_nodes()
+    assert keystone.issued == 2
+    assert len(ironic.requests) == 3  # GET /, the request, the request with the renewed token
+
+
+def test_endpoint_with_a_keystone_auth_type_uses_that_endpoint_and_keystone(serve):
+    ironic = serve(token_ironic({'token-1'}))
+    keystone = Keystone(serve, [('RegionOne', 'public', 'http://127.0.0.1:9/not-this-one')])
+    client = client_from_params(params(endpoint=ironic.endpoint, auth_type='password', auth=keystone.auth()))
+    assert client.endpoint == ironic.endpoint
+    assert client.list_nodes() == NODES_ANSWER['nodes']
+
+
+def test_keystone_from_os_variables_alone(serve, monkeypatch):
+    ironic = serve(token_ironic({'token-1'}))
+    keystone = Keystone(serve, [('RegionOne', 'public', ironic.endpoint)])
+    for key, value in keystone.auth().items():
+        monkeypatch.setenv('OS_' + key.upper(), value)
+    assert client_from_params(params()).list_nodes() == NODES_ANSWER['nodes']
+
+
+def test_region_name_and_interface_choose_the_catalog_endpoint(serve):
+    keystone = Keystone(serve, [('RegionOne', 'public', 'http://127.0.0.1:1'),
+                                ('RegionOne', 'internal', 'http://127.0.0.1:2'),
+                                ('RegionTwo', 'public', 'http://127.0.0.1:3'),
+                                ('RegionTwo', 'internal', 'http://127.0.0.1:4')])
+    chosen = dict(((region, interface), client_from_params(params(
+        auth_type='password', auth=keystone.auth(), region_name=region, interface=interface)).endpoint)
+        for region in ('RegionOne', 'RegionTwo') for interface in ('public', 'internal'))
+    assert chosen == {('RegionOne', 'public'): 'http://127.0.0.1:1', ('RegionOne', 'internal'): 'http://127.0.0.1:2',
+                      ('RegionTwo', 'public'): 'http://127.0.0.1:3', ('RegionTwo', 'internal'): 'http://127.0.0.1:4'}
+
+
+def test_keystone_gets_the_modules_tls_settings(serve, authorities):
+    right = authorities[0]
+    ironic = serve(token_ironic({'token-1'}))
+    keystone = Keystone(serve, [('RegionOne', 'public', ironic.endpoint)])
+    keystone.server.close()
+    keystone.server = serve(keystone.answer, tls=tls_context(right))
+    keystone.auth_url = keystone.server.endpoint + '/v3'
+    with pytest.raises(BaremetalError, match='keystone authentication failed'):
+        client_from_params(params(auth_type='password', auth=keystone.auth()))
+    client = client_from_params(params(auth_type='password', auth=keystone.auth(), ca_cert=right.ca))
+    assert client.list_nodes() == NODES_ANSWER['nodes']
+
+
+def test_wrong_keystone_credentials_are_reported(serve):
+    keystone = Keystone(serve, [])
+    with pytest.raises(BaremetalError, match='keystone authentication failed'):
+        client_from_params(params(auth_type='password', auth=keystone.auth(password='wrong')))
