@@ -157,9 +157,9 @@ options:
     default: 3600
   abort_on_timeout:
     description:
-      - At the timeout, abort a node still waiting for its ramdisk (V(clean wait), V(inspect wait),
-        V(rescue wait), V(service wait), and V(wait call-back) from API 1.110). Ironic then moves it to
-        the matching failed state; the result says so. Other nodes are left moving.
+      - At the timeout, abort a node this task moved that is still waiting for its ramdisk (V(clean wait),
+        V(inspect wait), V(rescue wait), V(service wait), and V(wait call-back) from API 1.110). Ironic then
+        moves it to the matching failed state; the error and RV(transitions) say so. Other nodes are left as they are.
     type: bool
     default: false
   concurrency:
