@@ -51,10 +51,11 @@ WAIT_STATES = frozenset(source for source, event, _destination in states.TRANSIT
 # Aborting 'wait call-back' needs this API version (ironic/api/controllers/v1/utils.py allow_deploy_abort).
 DEPLOY_WAIT_ABORT_VERSION = (1, 110)
 
-# The safe ways out of a stranded state, where Ironic has one: 'manage' ends a clean in Ironic's
-# machine (cleaning -> manageable) without a conductor. The clean did not finish, so the node is
-# planned again from manageable and cleaned again on its way.
-STRANDED_WAY_OUT = {'cleaning': planner.Step('manage', 'cleaning', 'manageable')}
+# Ironic's safe ways out of a stranded state (_states.STRANDED_WAY_OUT), as steps.
+STRANDED_WAY_OUT = dict(
+    (state, planner.Step(verb, state, next(destination for source, event, destination in states.TRANSITIONS
+                                           if (source, event) == (state, states.VERBS[verb]))))
+    for state, verb in states.STRANDED_WAY_OUT.items())
 
 
 class Backoff(object):

@@ -163,6 +163,11 @@ FAULTS = {
     'service failure': 'a service step failed',
 }
 
+# A transient state no conductor works on any more (it died in the middle of the step) -> the verb that
+# takes the node out without a conductor, where Ironic's machine has one: 'manage' ends a clean
+# (cleaning -> manageable). The clean did not finish, so the node is planned again and cleaned again.
+STRANDED_WAY_OUT = {'cleaning': 'manage'}
+
 # Every edge of Ironic's machine: (from state, event, to state).
 TRANSITIONS = (
     ('enroll', 'manage', 'verifying'),

@@ -53,3 +53,11 @@ def test_node_flags_name_verbs_and_stable_landings(flag):
 
 def test_the_step_that_is_not_a_verb_does_not_collide_with_one():
     assert states.CLEAR_FAULT not in states.VERBS
+
+
+def test_every_way_out_of_a_stranded_state_is_an_edge_of_ironics_machine_to_a_resting_state():
+    edges = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
+    for state, verb in states.STRANDED_WAY_OUT.items():
+        assert states.STATES[state][0] == states.TRANSIENT
+        landing = edges[(state, states.VERBS[verb])]
+        assert states.STATES[landing][0] in (states.STABLE, states.FAILED)
