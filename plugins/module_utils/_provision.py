@@ -15,6 +15,7 @@ import collections
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError, NODE_SUMMARY_FIELDS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_distinct_nodes
 
 # Verbs that read instance_info: deploying writes the image it names; adoption validates it.
 INSTANCE_INFO_VERBS = ('active', 'rebuild', 'adopt')
@@ -104,6 +105,7 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
     fields = NODE_SUMMARY_FIELDS + (('instance_info',) if any(target.options.instance_info for target in targets) else ())
     idents = [target.ident for target in targets]
     found, missing = find_nodes(client, idents, fields)
+    check_distinct_nodes(found)
     executor = Executor(client, timeout, concurrency=concurrency, issue_step=issue_step)
     rested = executor.settle(found.values())
     jobs = []

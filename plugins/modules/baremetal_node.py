@@ -381,6 +381,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware impo
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import (
     INTERFACES, check_declaration, declared_record, ensure_absent, ensure_present, secret_values)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_node_name
 
 ARGUMENT_SPEC = dict(
     name=dict(type='str', required=True),
@@ -428,7 +429,7 @@ def present(module):
 
 def main_logic(module):
     params = module.params
-    module.require_positive('timeout')
+    check_node_name('name', params['name'])
     if params['state'] == 'absent':
         result = ensure_absent(module.client, params['name'], params['allow_destructive'], params['timeout'],
                                module.check_mode)

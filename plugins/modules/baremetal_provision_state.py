@@ -299,7 +299,6 @@ def targets_from_params(module, options):
 
 def main_logic(module):
     params = module.params
-    module.require_positive('timeout', 'concurrency')
     started = time.monotonic()
     options = Options(allow_destructive=params['allow_destructive'], adopt=params['adopt'],
                       rebuild=params['rebuild'], clean_steps=params['clean_steps'],
