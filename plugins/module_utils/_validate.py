@@ -89,9 +89,9 @@ def check_options(params):
     if isinstance(params.get('instance_info'), Mapping):
         errors.extend(_key_errors('instance_info', params['instance_info']))
     if params.get('uuid') is not None and not is_uuid_like(params['uuid']):
-        errors.append('uuid %r is not a UUID: write 32 hexadecimal digits, such as '
+        errors.append('uuid %s is not a UUID: write 32 hexadecimal digits, such as '
                       '5f1c2d6e-6a9c-4a55-9d3c-2b3f8e0c1a11, or leave uuid out to let Ironic choose one.'
-                      % _shown_text(params['uuid']))
+                      % _quoted(params['uuid']))
     if params.get('node') is not None:
         errors.extend(ident_errors('node', params['node']))
     if params.get('nodes') is not None:
@@ -222,7 +222,7 @@ def _key_errors(option, record):
 def _name_errors(option, name):
     if not isinstance(name, str) or not _LOGICAL_NAME.match(name):
         return ["%s %s is not a node name Ironic accepts: use 1 to 255 letters, digits, '.', '_', '~' or '-'."
-                % (option, _shown_ident(name))]
+                % (option, _quoted(name))]
     if is_uuid_like(name):
         return ['%s %s is a UUID, and Ironic node names cannot be UUIDs: give the name of the node (to choose the '
                 'UUID of a new node, set uuid as well).' % (option, name)]
@@ -274,11 +274,7 @@ def check_distinct_nodes(found):
     raise_errors(errors)
 
 
-def _shown_ident(value):
-    return repr(_shown_text(value))
-
-
-def _shown_text(value):
+def _quoted(value):
     """A value quoted in a message, cut short: a huge string would drown the message."""
     text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= 60 else '%s... (%d characters)' % (text[:40], len(text))
+    return repr(text) if len(text) <= 60 else '%r... (%d characters)' % (text[:40], len(text))
