@@ -311,12 +311,18 @@ def mask_secrets(driver, driver_info):
     user_data shows only its size.
     """
     masked = {}
+    secret_pair = _is_secret_pair(driver_info)
     for key, value in (driver_info or {}).items():
-        if value is not None and is_secret_key(driver, key):
+        if value is not None and (is_secret_key(driver, key) or secret_pair and key == 'value'):
             masked[key] = _masked_value(key, value)
         else:
             masked[key] = _mask_nested(driver, value)
     return masked
+
+
+def _is_secret_pair(record):
+    """A setting given as {name: AdminPassword, value: ...} (BIOS settings, for example): its value is secret."""
+    return isinstance(record, Mapping) and 'value' in record and is_secret_key(None, record.get('name'))
 
 
 def _mask_nested(driver, value):
@@ -368,8 +374,9 @@ def secret_values(params, argument_spec=None):
 
 def _collect_nested(value, values):
     if isinstance(value, Mapping):
+        secret_pair = _is_secret_pair(value)
         for key, item in value.items():
-            if is_secret_key(None, key):
+            if is_secret_key(None, key) or secret_pair and key == 'value':
                 _collect_secret(key, item, values)
             else:
                 _collect_nested(item, values)

@@ -242,17 +242,21 @@ def nodes_errors(option, nodes):
     seen = {}
     for index, entry in enumerate(nodes):
         where = '%s[%d]' % (option, index)
+        # An element's node: (or a plain string) finds a node by name or UUID; its name: names a node record,
+        # which Ironic never lets look like a UUID.
+        check = ident_errors
         if isinstance(entry, Mapping):
             key = 'node' if 'node' in entry else 'name'
             ident = entry.get(key)
             where += '.' + key
+            check = ident_errors if key == 'node' else _name_errors
         else:
             ident = entry
         if isinstance(ident, int) and not isinstance(ident, bool):
             ident = str(ident)
         if ident is None:
             continue  # the module says which keys an element needs
-        problems = ident_errors(where, ident)
+        problems = check(where, ident)
         errors.extend(problems)
         if problems:
             continue

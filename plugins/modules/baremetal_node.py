@@ -41,6 +41,8 @@ options:
   name:
     description:
       - The name of the node. It identifies the node; the module never renames one.
+      - Ironic refuses names that look like UUIDs, so such a name is refused rather than taken as the UUID of
+        another node.
     type: str
     required: true
   uuid:

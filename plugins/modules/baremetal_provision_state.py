@@ -42,6 +42,7 @@ options:
     description:
       - Names or UUIDs of many nodes to bring to O(state) in one task.
       - An element may also be a dictionary with C(node) and C(state) to declare a different state for that node.
+      - Each node may be listed once. An empty list changes nothing and says so in C(msg).
     type: list
     elements: raw
   state:
@@ -113,7 +114,7 @@ options:
     default: 20
   max_fail_percentage:
     description:
-      - With O(nodes), the percentage of nodes that may fail before the task fails.
+      - With O(nodes), the percentage of nodes that may fail before the task fails, from 0 to 100.
     type: float
     default: 0
 notes:

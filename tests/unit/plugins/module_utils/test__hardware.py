@@ -573,3 +573,10 @@ def test_secret_values_finds_every_secret_of_module_arguments():
 def test_secret_values_takes_a_config_drive_text_whole_and_survives_raw_arguments():
     assert 'H4sIAAAA' in hw.secret_values({'config_drive': 'H4sIAAAA'})
     assert hw.secret_values({'driver_info': 'not a dict', 'nodes': 5, 'auth': None}) == set()
+
+
+def test_a_setting_named_like_a_secret_has_a_secret_value():
+    settings = {'bios_settings': [{'name': 'AdminPassword', 'value': 'bios-pw'}, {'name': 'BootMode', 'value': 'Uefi'}]}
+    assert hw.mask_secrets(None, settings) == {
+        'bios_settings': [{'name': 'AdminPassword', 'value': MASK}, {'name': 'BootMode', 'value': 'Uefi'}]}
+    assert hw.secret_values(settings) == {'bios-pw'}

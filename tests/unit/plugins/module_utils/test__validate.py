@@ -117,6 +117,10 @@ def test_node_lists():
     assert validate.nodes_errors('nodes', ['a', {'node': 'a'}]) == [
         'nodes[1].node names a again (first in nodes[0]): list each node once.']
     assert 'is not a node name' in validate.nodes_errors('nodes', ['a b'])[0]
+    # node: finds a node, by name or UUID; name: names a record, and Ironic names are never UUIDs.
+    assert validate.nodes_errors('nodes', [{'name': UUID}]) == [
+        'nodes[0].name %s is a UUID, and Ironic node names cannot be UUIDs: give the name of the node (to choose '
+        'the UUID of a new node, set uuid as well).' % UUID]
     with pytest.raises(validate.InputError, match=r'names node u1 more than once \(n1, u1\)'):
         validate.check_distinct_nodes({'n1': {'uuid': 'u1'}, 'u1': {'uuid': 'u1'}, 'n2': {'uuid': 'u2'}})
 
