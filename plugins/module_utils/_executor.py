@@ -14,6 +14,7 @@ __metaclass__ = type
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import mask_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError, summarize_node
 
 POLL_INITIAL_DELAY = 0.05
@@ -86,7 +87,7 @@ class Job(object):
 
 
 def describe_failure(step, node):
-    last_error = node.get('last_error')
+    last_error = mask_text(node.get('last_error'))
     detail = (' Ironic says: %s' % last_error) if last_error else ''
     return ("node %s: '%s' from '%s' ended in '%s' instead of '%s'.%s" % (
         node.get('name') or node['uuid'], step.verb, step.source, node['provision_state'], step.landing, detail))

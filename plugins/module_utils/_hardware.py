@@ -46,6 +46,9 @@ _SECRET_NAME = re.compile(
     r'|kek|key|user_data|vendor_data',
     re.IGNORECASE)
 
+# Node fields where Ironic writes free text that may quote input.
+FREE_TEXT_FIELDS = ('last_error', 'maintenance_reason')
+
 # Shown by their size only: a whole config drive is neither read nor hashed.
 _SIZED_NAME = re.compile(r'config_?drive|user_data', re.IGNORECASE)
 
@@ -340,6 +343,38 @@ def _masked_value(key, value):
     return '%s (%d bytes)' % (SECRET_MASK, len(text.encode('utf-8')))
 
 
+# A key and its quoted value inside Ironic's free text, as a Python or JSON dictionary prints it:
+# "node does not support this clean step: {'interface': 'deploy', 'args': {'admin_password': 'x'}}".
+_QUOTED_ITEM = re.compile(
+    r'''(?P<key_quote>['"])(?P<key>[^'"\n]{1,100})(?P=key_quote)\s*:\s*'''
+    r'''(?P<quote>['"])(?P<value>(?:\\.|(?!(?P=quote)).)*)(?P=quote)''')
+# key=value, as a command line or a URL query prints it.
+_ASSIGNED_ITEM = re.compile(r'(?P<key>\b[\w-]+)=(?P<value>[^\s&,;]+)')
+
+
+def mask_text(text):
+    """Free text from Ironic (last_error, maintenance_reason) with the values of secret-named keys masked.
+
+    Ironic's errors quote the input they refuse, and last_error outlives the task that sent the secret, so a
+    later task that never saw the secret cannot scrub it by value.
+    """
+    if not isinstance(text, str):
+        return text
+
+    def quoted(match):
+        if not is_secret_key(None, match.group('key')):
+            return match.group(0)
+        return '%s%s%s: %s%s%s' % (match.group('key_quote'), match.group('key'), match.group('key_quote'),
+                                   match.group('quote'), SECRET_MASK, match.group('quote'))
+
+    def assigned(match):
+        if not is_secret_key(None, match.group('key')):
+            return match.group(0)
+        return '%s=%s' % (match.group('key'), SECRET_MASK)
+
+    return _ASSIGNED_ITEM.sub(assigned, _QUOTED_ITEM.sub(quoted, text))
+
+
 def public_node(node, fields):
     """The given fields of a node as they may leave the collection, every dictionary field with its secrets masked.
 
@@ -349,6 +384,8 @@ def public_node(node, fields):
     for field, value in view.items():
         if isinstance(value, Mapping):
             view[field] = mask_secrets(node.get('driver'), value)
+        elif field in FREE_TEXT_FIELDS:
+            view[field] = mask_text(value)
     return view
 
 

@@ -145,6 +145,11 @@ PLAYBOOK = '''
       ignore_errors: true
       register: clean_failed
 
+    - name: Read the node whose last error quotes the secret, in a task that was not given it
+      baremetal.lifecycle.baremetal_node_info:
+        node: "{{ second_node }}"
+      register: info_after_failure
+
     - name: Deploy with a config drive that is not one
       baremetal.lifecycle.baremetal_provision_state:
         node: "{{ second_node }}"
@@ -165,7 +170,7 @@ PLAYBOOK = '''
       ansible.builtin.debug:
         var: item
       loop: "{{ [enrolled, rotated_in_check_mode, by_hardware_type, misspelled, info, deploy_planned, deployed,
-                 rescued, clean_failed, bad_config_drive, bad_step] }}"
+                 rescued, clean_failed, info_after_failure, bad_config_drive, bad_step] }}"
 '''
 
 FLEET_PLAYBOOK = '''
@@ -325,6 +330,8 @@ def test_ironic_echoed_the_clean_step_secret_that_the_failed_task_hides(outputs)
     # Ironic's own error quotes the step with its arguments: only the collection stands between it and the output.
     assert MARKERS['clean_step_password'] in (facts['second node']['last_error'] or '')
     assert 'no_such_step' in texts['modules: ansible-playbook -vvvv output']
+    # A later task, never given the secret, reads the node: the secret quoted in last_error is masked.
+    assert "'admin_password': '********'" in texts['modules: ansible-playbook -vvvv output']
 
 
 def test_the_inventory_and_fleet_scenarios_ran(outputs):

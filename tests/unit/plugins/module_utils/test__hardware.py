@@ -580,3 +580,21 @@ def test_a_setting_named_like_a_secret_has_a_secret_value():
     assert hw.mask_secrets(None, settings) == {
         'bios_settings': [{'name': 'AdminPassword', 'value': MASK}, {'name': 'BootMode', 'value': 'Uefi'}]}
     assert hw.secret_values(settings) == {'bios-pw'}
+
+
+def test_mask_text_masks_secret_values_quoted_in_ironics_free_text():
+    last_error = ("node does not support this clean step: {'interface': 'deploy', 'step': 'x', "
+                  "'args': {'admin_password': 'pw-1', \"api_token\": \"tk \\\" 2\"}}; ipmitool -P x password=pw-3 -U admin")
+    masked = hw.mask_text(last_error)
+    for secret in ('pw-1', 'tk ', 'pw-3'):
+        assert secret not in masked
+    assert "'interface': 'deploy'" in masked and "'admin_password': '********'" in masked
+    assert 'password=******** -U admin' in masked
+    assert hw.mask_text(None) is None
+    assert hw.mask_text('Timeout reached while cleaning the node.') == 'Timeout reached while cleaning the node.'
+
+
+def test_public_node_masks_secrets_quoted_in_last_error():
+    node = {'uuid': 'u', 'last_error': "bad step {'args': {'password': 'pw'}}", 'maintenance_reason': 'fan'}
+    assert hw.public_node(node, ('uuid', 'last_error', 'maintenance_reason')) == {
+        'uuid': 'u', 'last_error': "bad step {'args': {'password': '********'}}", 'maintenance_reason': 'fan'}
