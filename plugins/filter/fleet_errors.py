@@ -20,6 +20,7 @@ except ImportError:
     jsonschema = None
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _validate as validate
 
 _TYPE_NAMES = {'array': 'a list', 'object': 'a dictionary', 'string': 'a string', 'integer': 'an integer',
                'boolean': 'a boolean', 'number': 'a number', 'null': 'null'}
@@ -139,8 +140,26 @@ def _duplicate_messages(nodes):
     return messages
 
 
-def fleet_errors(nodes, schema):
-    """Every problem of a fleet description, as messages that name the node and the field path; [] when valid."""
+def _settings_messages(settings):
+    """The role's own variables (fleet_concurrency...), by the numeric limits the modules apply."""
+    messages = []
+    for name, value in sorted((settings or {}).items()):
+        messages.extend(validate.limit_errors(name, value, name[len('fleet_'):]))
+    return messages
+
+
+def _uuid_name_messages(nodes):
+    return ['%s: name: is a UUID, and Ironic node names cannot be UUIDs: give the node a name (and its UUID in uuid)'
+            % _node_label(nodes, index) for index, node in enumerate(nodes)
+            if isinstance(node, Mapping) and validate.is_uuid_like(node.get('name'))]
+
+
+def fleet_errors(nodes, schema, settings=None):
+    """Every problem of a fleet description, as messages that name the node and the field path; [] when valid.
+
+    settings are the role's own numeric variables, checked as well so that nothing is enrolled before the
+    convergence would refuse them.
+    """
     if jsonschema is None:
         raise AnsibleFilterError('baremetal.lifecycle.fleet_errors needs the Python library jsonschema on the '
                                  'controller: pip install jsonschema')
@@ -153,7 +172,7 @@ def fleet_errors(nodes, schema):
     except jsonschema.SchemaError as exc:
         raise AnsibleFilterError('baremetal.lifecycle.fleet_errors: the schema is not a valid JSON Schema: %s'
                                  % exc.message)
-    messages = []
+    messages = _settings_messages(settings)
     for error in sorted(validator.iter_errors(nodes), key=lambda error: [str(part) for part in error.absolute_path]):
         for path, text in _schema_messages(nodes, error):
             if path:
@@ -167,7 +186,7 @@ def fleet_errors(nodes, schema):
     for index, node in enumerate(nodes):
         if isinstance(node, Mapping):
             messages.extend('%s: %s' % (_node_label(nodes, index), text) for text in _driver_info_messages(node))
-    return messages + _duplicate_messages(nodes)
+    return messages + _uuid_name_messages(nodes) + _duplicate_messages(nodes)
 
 
 class FilterModule(object):

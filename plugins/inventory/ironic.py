@@ -105,6 +105,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware impo
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_options
 
 # The node fields that become host variables; driver_info is masked, instance_info is never requested.
 FIELDS = ('uuid', 'name', 'provision_state', 'power_state', 'maintenance', 'maintenance_reason', 'resource_class',
@@ -198,7 +199,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         filters = dict((name, str(value).lower() if isinstance(value, bool) else value)
                        for name, value in self.get_option('filters').items())
         try:
-            client = client_from_params(connection_params(self.get_option))
+            params = connection_params(self.get_option)
+            check_options(params)
+            client = client_from_params(params)
             nodes = client.list_nodes(fields=FIELDS, **filters)
         except BaremetalError as exc:
             raise AnsibleError('baremetal.lifecycle.ironic: %s' % exc)

@@ -25,6 +25,7 @@ import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import mask_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
     AnswerLost, IronicError, Unreachable, summarize_node)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
@@ -133,7 +134,7 @@ class Job(object):
 
 
 def describe_failure(step, node):
-    last_error = node.get('last_error')
+    last_error = mask_text(node.get('last_error'))
     detail = (' Ironic says: %s' % last_error) if last_error else ''
     return ("node %s: '%s' from '%s' ended in '%s' instead of '%s'.%s" % (
         node.get('name') or node['uuid'], step.verb, step.source, node['provision_state'], step.landing, detail))

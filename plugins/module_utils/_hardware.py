@@ -19,6 +19,7 @@ __metaclass__ = type
 
 import copy
 import difflib
+import json
 import re
 import traceback
 from collections.abc import Mapping
@@ -38,11 +39,22 @@ SECRET_MASK = '********'
 # Key names that hold secrets whatever the hardware type: every name that
 # oslo.utils strutils.mask_dict_password (used by the Ironic API) masks, plus
 # any name containing "key", such as ipmi_hex_kg_key that Ironic leaves
-# visible. Masking too much only hides a value; too little leaks one.
+# visible, and the config drive and its user_data and vendor_data, which may
+# carry passwords. Masking too much only hides a value; too little leaks one.
 _SECRET_NAME = re.compile(
-    r'pass|pswd|secret|token|credential|cookie|configdrive|fsid|hashsuffix'
-    r'|kek|key',
+    r'pass|pswd|secret|token|credential|cookie|config_?drive|fsid|hashsuffix'
+    r'|kek|key|user_data|vendor_data',
     re.IGNORECASE)
+
+# Node fields where Ironic writes free text that may quote input.
+FREE_TEXT_FIELDS = ('last_error', 'maintenance_reason')
+
+# Shown by their size only: a whole config drive is neither read nor hashed.
+_SIZED_NAME = re.compile(r'config_?drive|user_data', re.IGNORECASE)
+
+# A config drive given as a dictionary is judged key by key: its meta_data
+# and network_data (host name, addresses) are not secret, its user_data is.
+_CONFIG_DRIVE_NAME = re.compile(r'^config_?drive$', re.IGNORECASE)
 
 
 def _str(description):
@@ -296,25 +308,136 @@ def is_secret_key(driver, key):
 def mask_secrets(driver, driver_info):
     """Return a copy of driver_info with secret values replaced by SECRET_MASK.
 
-    None values are kept: they ask to remove the key and reveal nothing.
+    Any dictionary of keys (instance_info, extra, step arguments...) is masked
+    the same way, down through nested dictionaries and lists. None values are
+    kept: they ask to remove the key and reveal nothing. A config drive or its
+    user_data shows only its size.
     """
     masked = {}
+    secret_pair = _is_secret_pair(driver_info)
     for key, value in (driver_info or {}).items():
-        if value is not None and is_secret_key(driver, key):
-            masked[key] = SECRET_MASK
-        elif isinstance(value, Mapping):
-            masked[key] = mask_secrets(driver, value)
+        if value is not None and (is_secret_key(driver, key) or secret_pair and key == 'value'):
+            masked[key] = _masked_value(key, value)
         else:
-            masked[key] = value
+            masked[key] = _mask_nested(driver, value)
     return masked
 
 
+def _is_secret_pair(record):
+    """A setting given as {name: AdminPassword, value: ...} (BIOS settings, for example): its value is secret."""
+    return isinstance(record, Mapping) and 'value' in record and is_secret_key(None, record.get('name'))
+
+
+def _mask_nested(driver, value):
+    if isinstance(value, Mapping):
+        return mask_secrets(driver, value)
+    if isinstance(value, (list, tuple)):
+        return [_mask_nested(driver, item) for item in value]
+    return value
+
+
+def _masked_value(key, value):
+    if not _SIZED_NAME.search(str(key)):
+        return SECRET_MASK
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return '%s (%d bytes)' % (SECRET_MASK, len(text.encode('utf-8')))
+
+
+# A key and its quoted value inside Ironic's free text, as a Python or JSON dictionary prints it:
+# "node does not support this clean step: {'interface': 'deploy', 'args': {'admin_password': 'x'}}".
+_QUOTED_ITEM = re.compile(
+    r'''(?P<key_quote>['"])(?P<key>[^'"\n]{1,100})(?P=key_quote)\s*:\s*'''
+    r'''(?P<quote>['"])(?P<value>(?:\\.|(?!(?P=quote)).)*)(?P=quote)''')
+# key=value, as a command line or a URL query prints it.
+_ASSIGNED_ITEM = re.compile(r'(?P<key>\b[\w-]+)=(?P<value>[^\s&,;]+)')
+
+
+def mask_text(text):
+    """Free text from Ironic (last_error, maintenance_reason) with the values of secret-named keys masked.
+
+    Ironic's errors quote the input they refuse, and last_error outlives the task that sent the secret, so a
+    later task that never saw the secret cannot scrub it by value.
+    """
+    if not isinstance(text, str):
+        return text
+
+    def quoted(match):
+        if not is_secret_key(None, match.group('key')):
+            return match.group(0)
+        return '%s%s%s: %s%s%s' % (match.group('key_quote'), match.group('key'), match.group('key_quote'),
+                                   match.group('quote'), SECRET_MASK, match.group('quote'))
+
+    def assigned(match):
+        if not is_secret_key(None, match.group('key')):
+            return match.group(0)
+        return '%s=%s' % (match.group('key'), SECRET_MASK)
+
+    return _ASSIGNED_ITEM.sub(assigned, _QUOTED_ITEM.sub(quoted, text))
+
+
 def public_node(node, fields):
-    """The given fields of a node as they may leave the collection: driver_info with its secrets masked."""
+    """The given fields of a node as they may leave the collection, every dictionary field with its secrets masked.
+
+    Ironic itself masks some driver_info secrets, but never those in extra, properties or vendor keys.
+    """
     view = dict((field, node.get(field)) for field in fields)
-    if 'driver_info' in view:
-        view['driver_info'] = mask_secrets(node.get('driver'), node.get('driver_info'))
+    for field, value in view.items():
+        if isinstance(value, Mapping):
+            view[field] = mask_secrets(node.get('driver'), value)
+        elif field in FREE_TEXT_FIELDS:
+            view[field] = mask_text(value)
     return view
+
+
+def secret_values(params, argument_spec=None):
+    """Every secret value held in module arguments, for Ansible to scrub from all output (no_log_values).
+
+    A top-level option counts by its name, unless its spec says no_log: false (update_secrets, client_key);
+    inside dictionaries and lists, every key counts by its name. A secret key gives all the values under it,
+    except a config drive dictionary, whose keys count one by one. Besides each value, the escaped forms an
+    error message may quote (JSON, Python repr) are returned. Works on raw arguments of any type.
+    """
+    specs = dict((alias, spec) for spec in (argument_spec or {}).values() for alias in spec.get('aliases') or ())
+    specs.update(argument_spec or {})
+    values = set()
+    for name, value in (params or {}).items():
+        spec = specs.get(name) or {}
+        if spec.get('no_log') is False or name.startswith('_ansible_') or not is_secret_key(None, name):
+            _collect_nested(value, values)
+        else:
+            _collect_secret(name, value, values)
+    return values
+
+
+def _collect_nested(value, values):
+    if isinstance(value, Mapping):
+        secret_pair = _is_secret_pair(value)
+        for key, item in value.items():
+            if is_secret_key(None, key) or secret_pair and key == 'value':
+                _collect_secret(key, item, values)
+            else:
+                _collect_nested(item, values)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _collect_nested(item, values)
+
+
+def _collect_secret(key, value, values):
+    if isinstance(value, Mapping) and _CONFIG_DRIVE_NAME.match(str(key)):
+        _collect_nested(value, values)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            _collect_secret(None, item, values)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _collect_secret(None, item, values)
+    elif isinstance(value, str) and value:
+        values.add(value)
+        # The forms an error message quotes: a JSON document, a Python repr of a dictionary.
+        values.add(json.dumps(value)[1:-1])
+        values.add(repr(value)[1:-1])
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        values.add(str(value))
 
 
 def validate_driver_info(driver, driver_info, check_required=True):

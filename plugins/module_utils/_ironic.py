@@ -25,6 +25,7 @@ except ImportError:
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import public_node
 
 # The newest microversion this collection was written and tested against.
 CLIENT_MAX_VERSION = (1, 115)
@@ -151,7 +152,7 @@ def _never_sent(exc):
 
 
 def summarize_node(node):
-    return dict((field, node.get(field)) for field in NODE_SUMMARY_FIELDS)
+    return public_node(node, NODE_SUMMARY_FIELDS)
 
 
 class IronicClient(object):

@@ -8,6 +8,8 @@ __metaclass__ = type
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _validate as validate
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
 
@@ -29,7 +31,8 @@ CONNECTION_ARGUMENT_SPEC = dict(
 
 
 class _AnsibleModule(AnsibleModule):
-    """An AnsibleModule that also scrubs secrets held inside options, such as driver_info passwords."""
+    """An AnsibleModule that also scrubs secrets held inside options (driver_info passwords, instance_info
+    tokens, config drive user_data, step arguments...), by the one rule of _hardware.secret_values."""
 
     def __init__(self, secret_values=None, **kwargs):
         self._secret_values = secret_values
@@ -42,6 +45,7 @@ class _AnsibleModule(AnsibleModule):
         self._add_secret_values()
 
     def _add_secret_values(self):
+        self.no_log_values.update(hardware.secret_values(self.params, self.argument_spec))
         if self._secret_values:
             self.no_log_values.update(self._secret_values(self.params))
 
@@ -81,14 +85,10 @@ class BaremetalModule(object):
         """The result with api_calls, and with its diff only when diff mode asked for one."""
         if not self.ansible._diff:
             result.pop('diff', None)
+        if self.params.get('nodes') == []:
+            result.setdefault('msg', validate.NOTHING_TO_DO)
         result['api_calls'] = self.api_calls
         return result
-
-    def require_positive(self, *names):
-        """Fail on an integer option below 1, naming it."""
-        for name in names:
-            if self.params[name] < 1:
-                self.fail('%s must be at least 1, got %d.' % (name, self.params[name]))
 
     def require_node(self, ident, fields=None):
         """The node named or identified by ``ident``, or a failure that says how to find it."""
@@ -102,6 +102,7 @@ class BaremetalModule(object):
     def run(self, main):
         """Call main(self); every error of this collection becomes a failed task with its message and partial result."""
         try:
+            validate.check_options(self.params)
             main(self)
         except BaremetalError as exc:
             self.fail(str(exc), **exc.result)

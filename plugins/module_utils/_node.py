@@ -318,9 +318,9 @@ def creation_body(declared, name, uuid):
 def masked(record, driver):
     """A copy of a record (node view or diff side) whose secret values are masked."""
     result = dict(record)
-    for field in SECRET_FIELDS:
-        if isinstance(result.get(field), dict):
-            result[field] = hardware.mask_secrets(driver, result[field])
+    for field, value in result.items():
+        if isinstance(value, dict):
+            result[field] = hardware.mask_secrets(driver, value)
     return result
 
 

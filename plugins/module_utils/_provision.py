@@ -18,6 +18,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import AnswerLost, PAGE_LIMIT
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_distinct_nodes
 
 # Verbs that read instance_info: deploying writes the image it names; adoption validates it.
 INSTANCE_INFO_VERBS = ('active', 'rebuild', 'adopt')
@@ -248,6 +249,7 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
     with_instance_info = any(target.options.instance_info for target in targets)
     fields = client.poll_fields + (('instance_info',) if with_instance_info else ())
     found, missing = find_nodes(client, [target.ident for target in targets], fields)
+    check_distinct_nodes(found)
 
     def plan(job, node):
         steps = plan_node(node, job.target, job.options)

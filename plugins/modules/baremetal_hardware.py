@@ -295,7 +295,6 @@ def secret_values(params):
 
 
 def main_logic(module):
-    module.require_positive('timeout', 'concurrency')
     results = hardware.configure(module.client, requests_from_params(module), check_mode=module.check_mode,
                                  timeout=module.params['timeout'], concurrency=module.params['concurrency'])
     changed = any(result['changed'] for result in results)

@@ -41,6 +41,8 @@ options:
   name:
     description:
       - The name of the node. It identifies the node; the module never renames one.
+      - Ironic refuses names that look like UUIDs, so such a name is refused rather than taken as the UUID of
+        another node.
     type: str
     required: true
   uuid:
@@ -381,6 +383,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware impo
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import (
     INTERFACES, check_declaration, declared_record, ensure_absent, ensure_present, secret_values)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_node_name
 
 ARGUMENT_SPEC = dict(
     name=dict(type='str', required=True),
@@ -428,7 +431,7 @@ def present(module):
 
 def main_logic(module):
     params = module.params
-    module.require_positive('timeout')
+    check_node_name('name', params['name'])
     if params['state'] == 'absent':
         result = ensure_absent(module.client, params['name'], params['allow_destructive'], params['timeout'],
                                module.check_mode)

@@ -137,7 +137,6 @@ ARGUMENT_SPEC = dict(
 
 def main_logic(module):
     params = module.params
-    module.require_positive('timeout')
     node = module.require_node(params['node'], NODE_SUMMARY_FIELDS)
     module.exit(**ensure_power(module.client, node, params['state'], params['timeout'], module.check_mode))
 

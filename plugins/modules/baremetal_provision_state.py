@@ -55,6 +55,7 @@ options:
       - An element may also be a dictionary with C(node), and optionally C(state) and any of C(inspection),
         C(clean_steps), C(deploy_steps), C(service_steps), C(rebuild), C(adopt), C(allow_destructive), C(unhold)
         and C(clear_fault), which then apply to that node instead of the task's values.
+      - Each node may be listed once. An empty list changes nothing and says so in C(msg).
     type: list
     elements: raw
   state:
@@ -170,7 +171,7 @@ options:
     default: 20
   max_fail_percentage:
     description:
-      - With O(nodes), the percentage of nodes that may fail before the task fails.
+      - With O(nodes), the percentage of nodes that may fail before the task fails, from 0 to 100.
     type: float
     default: 0
 notes:
@@ -426,7 +427,6 @@ def targets_from_params(params, options):
 
 def main_logic(module):
     params = module.params
-    module.require_positive('timeout', 'concurrency')
     started = time.monotonic()
     options = Options(allow_destructive=params['allow_destructive'], adopt=params['adopt'],
                       rebuild=params['rebuild'], clean_steps=params['clean_steps'],

@@ -4,6 +4,8 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import re
+
 import jsonschema
 import pytest
 from hypothesis import given, settings
@@ -495,9 +497,18 @@ def _assert_no_secret_leaks(driver, original, masked):
         if value is None:
             assert masked[key] is None
         elif hw.is_secret_key(driver, key):
-            assert masked[key] == MASK
-        elif isinstance(value, dict):
-            _assert_no_secret_leaks(driver, value, masked[key])
+            # A config drive or its user_data shows its size only: '******** (12 bytes)'.
+            assert masked[key] == MASK or re.match(r'^\*{8} \(\d+ bytes\)$', masked[key])
+        else:
+            _assert_nested_no_leaks(driver, value, masked[key])
+
+
+def _assert_nested_no_leaks(driver, value, masked):
+    if isinstance(value, dict):
+        _assert_no_secret_leaks(driver, value, masked)
+    elif isinstance(value, list):
+        for item, masked_item in zip(value, masked):
+            _assert_nested_no_leaks(driver, item, masked_item)
 
 
 @settings(max_examples=300, deadline=None)
@@ -518,3 +529,72 @@ def test_validation_never_leaks_secret_values(driver, secret, wrap):
     info = dict((key, wrap(secret)) for key in SECRETS[driver])
     info['vendor_secret'] = secret
     assert secret not in _all_messages(driver, info)
+
+
+def test_mask_secrets_recurses_into_lists_and_shows_config_drives_by_size():
+    info = {'vendor': [{'api_token': 'T', 'port': 1}], 'configdrive': {'user_data': 'abc'}, 'user_data': 'hello'}
+    assert hw.mask_secrets(None, info) == {
+        'vendor': [{'api_token': MASK, 'port': 1}],
+        'configdrive': MASK + ' (20 bytes)',
+        'user_data': MASK + ' (5 bytes)',
+    }
+
+
+def test_public_node_masks_every_dictionary_field():
+    node = {'uuid': 'u', 'driver': 'ipmi', 'driver_info': {'ipmi_hex_kg_key': 'K', 'ipmi_address': '127.0.0.1'},
+            'extra': {'vendor': {'bmc_secret': 'S'}}, 'properties': {'cpu_arch': 'x86_64'}}
+    assert hw.public_node(node, ('uuid', 'driver_info', 'extra', 'properties')) == {
+        'uuid': 'u', 'driver_info': {'ipmi_hex_kg_key': MASK, 'ipmi_address': '127.0.0.1'},
+        'extra': {'vendor': {'bmc_secret': MASK}}, 'properties': {'cpu_arch': 'x86_64'}}
+
+
+def test_secret_values_finds_every_secret_of_module_arguments():
+    params = {
+        'driver_info': {'redfish_password': 'P', 'vendor': {'bmc_token': 'T'}, 'ipmi_hex_kg_key': 'K',
+                        'ipmi_port': 623, 'secret_list': ['L1', {'a': 'L2'}], 'fast_track': True},
+        'instance_info': {'image_pull_secret': 'S', 'image_source': 'http://127.0.0.1:9/i.img'},
+        'config_drive': {'meta_data': {'hostname': 'h1'}, 'user_data': '#cloud-config\npassword: U'},
+        'clean_steps': [{'interface': 'management', 'step': 's', 'args': {'admin_password': 'A'}}],
+        'rescue_password': 'R',
+        'update_secrets': 'on_create',
+        'key': '/etc/tls/client.key',
+        'nodes': [{'name': 'n1', 'driver_info': {'ilo_password': 'I'}}],
+        '_ansible_keep_remote_files': False,
+    }
+    spec = {'update_secrets': {'no_log': False}, 'client_key': {'aliases': ['key'], 'no_log': False}}
+    values = hw.secret_values(params, spec)
+    for secret in ('P', 'T', 'K', 'L1', 'L2', 'S', 'A', 'R', 'I', '#cloud-config\npassword: U',
+                   '#cloud-config\\npassword: U'):
+        assert secret in values
+    for public in ('on_create', '/etc/tls/client.key', 'h1', 'n1', '623', 'True', 'http://127.0.0.1:9/i.img'):
+        assert public not in values
+
+
+def test_secret_values_takes_a_config_drive_text_whole_and_survives_raw_arguments():
+    assert 'H4sIAAAA' in hw.secret_values({'config_drive': 'H4sIAAAA'})
+    assert hw.secret_values({'driver_info': 'not a dict', 'nodes': 5, 'auth': None}) == set()
+
+
+def test_a_setting_named_like_a_secret_has_a_secret_value():
+    settings = {'bios_settings': [{'name': 'AdminPassword', 'value': 'bios-pw'}, {'name': 'BootMode', 'value': 'Uefi'}]}
+    assert hw.mask_secrets(None, settings) == {
+        'bios_settings': [{'name': 'AdminPassword', 'value': MASK}, {'name': 'BootMode', 'value': 'Uefi'}]}
+    assert hw.secret_values(settings) == {'bios-pw'}
+
+
+def test_mask_text_masks_secret_values_quoted_in_ironics_free_text():
+    last_error = ("node does not support this clean step: {'interface': 'deploy', 'step': 'x', "
+                  "'args': {'admin_password': 'pw-1', \"api_token\": \"tk \\\" 2\"}}; ipmitool -P x password=pw-3 -U admin")
+    masked = hw.mask_text(last_error)
+    for secret in ('pw-1', 'tk ', 'pw-3'):
+        assert secret not in masked
+    assert "'interface': 'deploy'" in masked and "'admin_password': '********'" in masked
+    assert 'password=******** -U admin' in masked
+    assert hw.mask_text(None) is None
+    assert hw.mask_text('Timeout reached while cleaning the node.') == 'Timeout reached while cleaning the node.'
+
+
+def test_public_node_masks_secrets_quoted_in_last_error():
+    node = {'uuid': 'u', 'last_error': "bad step {'args': {'password': 'pw'}}", 'maintenance_reason': 'fan'}
+    assert hw.public_node(node, ('uuid', 'last_error', 'maintenance_reason')) == {
+        'uuid': 'u', 'last_error': "bad step {'args': {'password': '********'}}", 'maintenance_reason': 'fan'}

@@ -1,0 +1,320 @@
+# -*- coding: utf-8 -*-
+"""Bad input, everywhere: every wrong invocation in CASES fails with a message that names the problem and the
+fix, and Ironic receives no request that changes anything (no non-GET request in its API log).
+
+CASES is the list; docs/bad-input.md renders it (``python tests/integration/test_bad_input.py > docs/bad-input.md``,
+kept in sync by test_the_documented_table_is_this_table). An empty ``nodes:`` list is not an error: it is an
+explicit no-op whose result says so (test_an_empty_nodes_list_is_a_no_op_that_says_so).
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import sys
+import uuid
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DOC = os.path.join(ROOT, 'docs', 'bad-input.md')
+
+# where: a module name, 'inventory' (a *.ironic.yml file), or 'role:<name>' (the role's variables).
+# args: the module's arguments, the inventory file or the role's variables; {enrolled}, {enrolled_uuid} and
+# {other_uuid} stand for nodes of the fixture `nodes`, {tmp} for the test's temporary directory. expected: parts of the error message.
+Case = collections.namedtuple('Case', 'where what args expected')
+
+PS = 'baremetal_provision_state'
+NODE = 'baremetal_node'
+NEW = 'bad-input-new-node'  # never created: every case that names it fails first
+STEP = {'interface': 'deploy', 'step': 'erase_devices_metadata'}
+DEPLOY_STEP = {'interface': 'deploy', 'step': 'write_image', 'args': {}, 'priority': 80}
+REDFISH = {'redfish_address': 'http://127.0.0.1:9', 'redfish_password': 'bad-input-secret'}
+FLEET_NODE = {'name': NEW, 'driver': 'fake-hardware'}
+
+CASES = [
+    # -- baremetal_provision_state ------------------------------------------------------------------------
+    Case(PS, 'unknown state', {'node': '{enrolled}', 'state': 'deployed'},
+         ['value of state must be one of: enroll, manageable, available, active, rescue, got: deployed']),
+    Case(PS, 'node and nodes together', {'node': '{enrolled}', 'nodes': ['{enrolled}'], 'state': 'manageable'},
+         ['mutually exclusive: node|nodes']),
+    Case(PS, 'neither node nor nodes', {'state': 'manageable'}, ['one of the following is required: node, nodes']),
+    Case(PS, 'timeout of zero', {'node': '{enrolled}', 'state': 'manageable', 'timeout': 0},
+         ['timeout must be at least 1, got 0.']),
+    Case(PS, 'negative timeout', {'node': '{enrolled}', 'state': 'manageable', 'timeout': -5},
+         ['timeout must be at least 1, got -5.']),
+    Case(PS, 'timeout that is not a number', {'node': '{enrolled}', 'state': 'manageable', 'timeout': 'soon'},
+         ["'timeout' is of type", 'unable to convert to int']),
+    Case(PS, 'concurrency of zero', {'nodes': ['{enrolled}'], 'state': 'manageable', 'concurrency': 0},
+         ['concurrency must be at least 1, got 0.']),
+    Case(PS, 'max_fail_percentage above 100', {'nodes': ['{enrolled}'], 'state': 'manageable',
+                                               'max_fail_percentage': 150},
+         ['max_fail_percentage must be between 0 and 100, got 150']),
+    Case(PS, 'negative max_fail_percentage', {'nodes': ['{enrolled}'], 'state': 'manageable',
+                                              'max_fail_percentage': -1},
+         ['max_fail_percentage must be between 0 and 100, got -1']),
+    Case(PS, 'api_timeout of zero', {'node': '{enrolled}', 'state': 'manageable', 'api_timeout': 0},
+         ['api_timeout must be at least 1, got 0.']),
+    Case(PS, 'adopt that is not a boolean', {'node': '{enrolled}', 'state': 'active', 'adopt': 'maybe'},
+         ["'adopt' is of type", 'unable to convert to bool']),
+    Case(PS, 'clean step on an unknown interface (the node would be managed first)',
+         {'node': '{enrolled}', 'state': 'manageable', 'clean_steps': [dict(STEP, interface='disk')]},
+         ["clean_steps[0].interface 'disk' is not an interface of clean steps", 'use one of bios, deploy']),
+    Case(PS, 'clean step without its step name', {'node': '{enrolled}', 'state': 'manageable',
+                                                  'clean_steps': [{'interface': 'deploy'}]},
+         ["clean_steps[0] lacks 'step': every clean step needs interface, step."]),
+    Case(PS, 'clean step with a misspelled key', {'node': '{enrolled}', 'state': 'manageable',
+                                                  'clean_steps': [dict(STEP, arg={})]},
+         ["clean_steps[0] has the unknown key 'arg' (did you mean 'args'?)"]),
+    Case(PS, 'clean step that is a string', {'node': '{enrolled}', 'state': 'manageable',
+                                             'clean_steps': ['erase_devices_metadata']},
+         ['clean_steps', 'dict']),
+    Case(PS, 'empty clean step list', {'node': '{enrolled}', 'state': 'manageable', 'clean_steps': []},
+         ['clean_steps is an empty list: give at least one step, or leave clean_steps out.']),
+    Case(PS, 'deploy step without priority and args (the node would be cleaned first)',
+         {'node': '{enrolled}', 'state': 'active', 'deploy_steps': [STEP]},
+         ["deploy_steps[0] lacks 'args'", "deploy_steps[0] lacks 'priority'"]),
+    Case(PS, 'deploy step with a negative priority', {'node': '{enrolled}', 'state': 'active',
+                                                      'deploy_steps': [dict(DEPLOY_STEP, priority=-1)]},
+         ['deploy_steps[0].priority must be a whole number, 0 or more.']),
+    Case(PS, 'deploy step whose args are not a dictionary', {'node': '{enrolled}', 'state': 'active',
+                                                             'deploy_steps': [dict(DEPLOY_STEP, args='a=1')]},
+         ['deploy_steps[0].args must be a dictionary of the step arguments, got a string.']),
+    Case(PS, 'config drive text that is neither a URL nor base64',
+         {'node': '{enrolled}', 'state': 'active', 'config_drive': '#cloud-config\npassword: x'},
+         ['config_drive is text that is neither a URL nor base64']),
+    Case(PS, 'config drive with a misspelled key', {'node': '{enrolled}', 'state': 'active',
+                                                    'config_drive': {'metadata': {'hostname': 'n1'}}},
+         ["config_drive has the unknown key 'metadata' (did you mean 'meta_data'?)"]),
+    Case(PS, 'config drive whose user_data is a number', {'node': '{enrolled}', 'state': 'active',
+                                                          'config_drive': {'user_data': 5}},
+         ['config_drive.user_data must be text']),
+    Case(PS, 'config drive that is a list', {'node': '{enrolled}', 'state': 'active',
+                                             'config_drive': ['#cloud-config']},
+         ['config_drive must be a URL, base64 text or a dictionary', 'got a list']),
+    Case(PS, 'instance_info key Ironic cannot patch', {'node': '{enrolled}', 'state': 'active',
+                                                       'instance_info': {'image/source': 'http://127.0.0.1:9/i'}},
+         ["instance_info key 'image/source' cannot be managed"]),
+    Case(PS, 'the same node twice in nodes', {'nodes': ['{enrolled}', '{enrolled}'], 'state': 'manageable'},
+         ['nodes[1] names {enrolled} again (first in nodes[0]): list each node once.']),
+    Case(PS, 'the same node by name and by UUID', {'nodes': ['{enrolled}', '{enrolled_uuid}'], 'state': 'manageable'},
+         ['nodes names node {enrolled_uuid} more than once', 'list each node once']),
+    Case(PS, 'nodes element with an unknown key', {'nodes': [{'node': '{enrolled}', 'target': 'active'}],
+                                                   'state': 'manageable'},
+         ['nodes[0] must be a name, a UUID, or a dictionary with node and optionally state']),
+    Case(PS, 'nodes element with an unknown state', {'nodes': [{'node': '{enrolled}', 'state': 'deployed'}],
+                                                     'state': 'manageable'},
+         ["nodes[0].state must be one of enroll, manageable, available, active, rescue, not 'deployed'"]),
+    Case(PS, 'non-ASCII node name', {'node': 'nœud-1', 'state': 'manageable'},
+         ["node 'nœud-1' is not a node name Ironic accepts", "letters, digits, '.', '_', '~' or '-'"]),
+    Case(PS, 'huge node name', {'node': 'x' * 5000, 'state': 'manageable'},
+         ["'xxxxxxxxxx", '... (5000 characters) is not a node name Ironic accepts']),
+    Case(PS, 'unknown node', {'node': 'no-such-node-bad-input', 'state': 'manageable'},
+         ["No node is named or has the UUID 'no-such-node-bad-input'", 'baremetal_node_info']),
+    Case(PS, 'adopt with a state other than active', {'node': '{enrolled}', 'state': 'manageable', 'adopt': True},
+         ["adopt: true only applies to state: active, not 'manageable'."]),
+    Case(PS, 'rebuild with a state other than active', {'node': '{enrolled}', 'state': 'available', 'rebuild': True},
+         ["rebuild: true redeploys an active node; it needs state: active, not 'available'."]),
+    Case(PS, 'rescue without rescue_password', {'node': '{enrolled}', 'state': 'rescue'},
+         ['set rescue_password']),
+    # -- baremetal_node -----------------------------------------------------------------------------------
+    Case(NODE, "name that is another node's UUID", {'name': '{other_uuid}', 'description': 'hijack'},
+         ['name {other_uuid} is a UUID, and Ironic node names cannot be UUIDs']),
+    Case(NODE, "deleting by another node's UUID as name", {'name': '{other_uuid}', 'state': 'absent'},
+         ['Ironic node names cannot be UUIDs']),
+    Case(NODE, 'name with a space', {'name': 'rack 1', 'driver': 'fake-hardware'},
+         ["name 'rack 1' is not a node name Ironic accepts"]),
+    Case(NODE, 'uuid that is not a UUID', {'name': NEW, 'driver': 'fake-hardware', 'uuid': 'abc'},
+         ["uuid 'abc' is not a UUID"]),
+    Case(NODE, 'malformed MAC address', {'name': NEW, 'driver': 'fake-hardware',
+                                         'ports': [{'address': '52:54:00:12:34'}]},
+         ["ports[0].address '52:54:00:12:34' is not a MAC address", 'for example 52:54:00:12:34:56']),
+    Case(NODE, 'the same MAC address twice', {'name': NEW, 'driver': 'fake-hardware',
+                                              'ports': [{'address': '52:54:00:aa:bb:01'},
+                                                        {'address': '52:54:00:AA:BB:01'}]},
+         ['ports[1].address 52:54:00:aa:bb:01 is listed twice']),
+    Case(NODE, 'misspelled hardware type', {'name': NEW, 'driver': 'redfsh', 'driver_info': REDFISH},
+         ["unknown driver 'redfsh': did you mean 'redfish'?"]),
+    Case(NODE, 'misspelled driver_info key', {'name': NEW, 'driver': 'redfish',
+                                              'driver_info': dict(REDFISH, redfish_pasword='x')},
+         ["driver_info key 'redfish_pasword' is not known for hardware type 'redfish': did you mean "
+          "'redfish_password'?"]),
+    Case(NODE, 'required driver_info key missing', {'name': NEW, 'driver': 'redfish',
+                                                    'driver_info': {'redfish_username': 'admin'}},
+         ["driver_info key 'redfish_address' is required for hardware type 'redfish'"]),
+    Case(NODE, 'hardware type Ironic does not enable', {'name': NEW, 'driver': 'ipmi',
+                                                        'driver_info': {'ipmi_address': '127.0.0.1'}},
+         ["Ironic does not enable the hardware type 'ipmi'"]),
+    Case(NODE, 'trait that is not a trait name', {'name': NEW, 'driver': 'fake-hardware', 'traits': ['gpu']},
+         ["trait 'gpu' is not a trait name", 'CUSTOM_']),
+    Case(NODE, 'unknown interface name', {'name': NEW, 'driver': 'fake-hardware', 'interfaces': {'bot': 'fake'}},
+         ['interfaces.bot']),
+    Case(NODE, 'unknown state', {'name': NEW, 'state': 'gone'}, ['value of state must be one of: present, absent']),
+    Case(NODE, 'negative timeout', {'name': NEW, 'timeout': -5}, ['timeout must be at least 1, got -5.']),
+    Case(NODE, 'new node without a driver', {'name': NEW}, ['Node %s does not exist; set driver to enroll it.' % NEW]),
+    # -- baremetal_power, baremetal_maintenance, baremetal_node_info --------------------------------------
+    Case('baremetal_power', 'unknown power state', {'node': '{enrolled}', 'state': 'on'},
+         ['value of state must be one of']),
+    Case('baremetal_power', 'timeout of zero', {'node': '{enrolled}', 'state': 'powered_off', 'timeout': 0},
+         ['timeout must be at least 1, got 0.']),
+    Case('baremetal_power', 'unknown node', {'node': 'no-such-node-bad-input', 'state': 'powered_on'},
+         ["No node is named or has the UUID 'no-such-node-bad-input'"]),
+    Case('baremetal_maintenance', 'unknown maintenance state', {'node': '{enrolled}', 'state': 'yes'},
+         ['value of state must be one of: enabled, disabled, got: yes']),
+    Case('baremetal_maintenance', 'unknown node', {'node': 'no-such-node-bad-input', 'state': 'enabled'},
+         ["No node is named or has the UUID 'no-such-node-bad-input'"]),
+    Case('baremetal_maintenance', 'node name with a slash', {'node': '../nodes', 'state': 'enabled'},
+         ["node '../nodes' is not a node name Ironic accepts"]),
+    Case('baremetal_node_info', 'node together with a filter', {'node': '{enrolled}', 'provision_state': 'enroll'},
+         ['mutually exclusive: node|provision_state']),
+    Case('baremetal_node_info', 'unknown provision state filter', {'provision_state': 'deployed'},
+         ['value of provision_state must be one of']),
+    Case('baremetal_node_info', 'unknown node', {'node': 'no-such-node-bad-input'},
+         ["No node is named or has the UUID 'no-such-node-bad-input'"]),
+    # -- the inventory plugin -----------------------------------------------------------------------------
+    Case('inventory', 'api_timeout of zero', {'api_timeout': 0}, ['api_timeout must be at least 1, got 0.']),
+    Case('inventory', 'unknown filter value', {'filters': {'provision_state': 'deployed'}},
+         ['Ironic refused GET /v1/nodes (HTTP 400)']),
+    Case('inventory', 'filters that are not a dictionary', {'filters': ['active']}, ['filters']),
+    # -- the roles ----------------------------------------------------------------------------------------
+    Case('role:fleet', 'concurrency of zero (refused before any node is enrolled)',
+         {'fleet_nodes': [FLEET_NODE], 'fleet_concurrency': 0}, ['fleet_concurrency must be at least 1, got 0.']),
+    Case('role:fleet', 'max_fail_percentage above 100',
+         {'fleet_nodes': [FLEET_NODE], 'fleet_max_fail_percentage': 101},
+         ['fleet_max_fail_percentage must be between 0 and 100, got 101']),
+    Case('role:fleet', 'timeout of zero', {'fleet_nodes': [FLEET_NODE], 'fleet_timeout': 0},
+         ['fleet_timeout must be at least 1, got 0.']),
+    Case('role:fleet', 'node name that is a UUID', {'fleet_nodes': [dict(FLEET_NODE, name='{other_uuid}')]},
+         ['fleet[0] ({other_uuid}): name: is a UUID, and Ironic node names cannot be UUIDs']),
+    Case('role:fleet', 'the same node twice', {'fleet_nodes': [FLEET_NODE, FLEET_NODE]},
+         ["fleet[1] (%s): name: '%s' is also declared by fleet[0]" % (NEW, NEW)]),
+    Case('role:fleet', 'fleet_nodes and fleet_file together', {'fleet_nodes': [FLEET_NODE], 'fleet_file': '/dev/null'},
+         ['Set fleet_nodes or fleet_file, not both.']),
+    Case('role:fleet', 'unknown provision state', {'fleet_nodes': [FLEET_NODE], 'fleet_provision_state': 'deployed'},
+         ['fleet_provision_state', 'deployed']),
+    Case('role:ironic_standalone', 'unknown state', {'ironic_standalone_state': 'running'},
+         ['ironic_standalone_state', 'running']),
+    Case('role:ironic_standalone', 'address that is not loopback',
+         {'ironic_standalone_host': '0.0.0.0', 'ironic_standalone_base_dir': '{tmp}/ironic',
+          'ironic_standalone_clouds_yaml': '{tmp}/clouds.yaml'},
+         ["ironic_standalone_host must be a loopback IP address", "got '0.0.0.0'"]),
+]
+
+ROLE_PLAYBOOK = '''
+- name: Run a role with bad variables
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: baremetal.lifecycle.%s
+'''
+
+
+def case_id(case):
+    return '%s: %s' % (case.where, case.what)
+
+
+def resolve(value, names):
+    """value with the placeholders of the fixture's nodes filled in, in strings, lists and dictionaries."""
+    if isinstance(value, str):
+        for key, name in names.items():
+            value = value.replace('{%s}' % key, name)
+        return value
+    if isinstance(value, list):
+        return [resolve(item, names) for item in value]
+    if isinstance(value, dict):
+        return dict((resolve(key, names), resolve(item, names)) for key, item in value.items())
+    return value
+
+
+@pytest.fixture(scope='module')
+def nodes(ironic):
+    """An enrolled node, whose plans start with a write, and another node, whose UUID is misused as a name."""
+    tag = uuid.uuid4().hex[:8]
+    enrolled = ironic.api('POST', '/nodes', {'name': 'bad-input-%s' % tag, 'driver': 'fake-hardware'})
+    other = ironic.api('POST', '/nodes', {'name': 'bad-input-other-%s' % tag, 'driver': 'fake-hardware'})
+    yield {'enrolled': enrolled['name'], 'enrolled_uuid': enrolled['uuid'], 'other_uuid': other['uuid'],
+           'other': other['name']}
+    for node in (enrolled, other):
+        ironic.api('DELETE', '/nodes/%s' % node['uuid'], expect=None)
+
+
+def run_case(case, args, ironic, run_module, run_playbook, tmp_path):
+    """(failed, message) of one case."""
+    if case.where == 'inventory':
+        from test_inventory import run  # pylint: disable=import-outside-toplevel
+        process = run(ironic, tmp_path, ['ansible-inventory', '--list'], args)
+        return process.returncode != 0, process.stderr
+    if case.where.startswith('role:'):
+        rc, output = run_playbook(ROLE_PLAYBOOK % case.where[len('role:'):], args)
+        return rc != 0, output
+    result = run_module(case.where, **args)
+    return bool(result.get('failed')), result.get('msg', '')
+
+
+@pytest.mark.parametrize('case', CASES, ids=case_id)
+def test_bad_input_fails_naming_the_problem_and_changes_nothing(case, nodes, ironic, run_module, run_playbook,
+                                                                tmp_path):
+    args = resolve(case.args, dict(nodes, tmp=str(tmp_path)))
+    before = ironic.api('GET', '/nodes/%s' % nodes['enrolled_uuid'])
+    mark = ironic.log_mark()
+    failed, message = run_case(case, args, ironic, run_module, run_playbook, tmp_path)
+    assert failed, message
+    for part in resolve(case.expected, nodes):
+        assert part in message, message[-3000:]
+    assert ironic.write_requests_since(mark) == []
+    assert ironic.api('GET', '/nodes/%s' % NEW, expect=(404,)) is not None
+    after = ironic.api('GET', '/nodes/%s' % nodes['enrolled_uuid'])
+    assert after['provision_state'] == before['provision_state'] == 'enroll'
+    assert after['updated_at'] == before['updated_at']
+
+
+def test_an_empty_nodes_list_is_a_no_op_that_says_so(ironic, run_module):
+    mark = ironic.log_mark()
+    result = run_module(PS, nodes=[], state='active')
+    assert not result.get('failed'), result
+    assert result['changed'] is False and result['nodes'] == []
+    assert result['msg'] == 'nodes is an empty list: there is nothing to do, and nothing was sent to Ironic.'
+    assert ironic.write_requests_since(mark) == []
+
+
+def test_there_are_at_least_forty_distinct_cases_across_every_entry_point():
+    assert len(set(case_id(case) for case in CASES)) == len(CASES) >= 40
+    wheres = set(case.where for case in CASES)
+    assert wheres >= {PS, NODE, 'baremetal_power', 'baremetal_maintenance', 'baremetal_node_info', 'inventory',
+                      'role:fleet', 'role:ironic_standalone'}
+
+
+def render():
+    """The table of CASES as Markdown, for docs/bad-input.md."""
+    lines = [
+        '# Bad input',
+        '',
+        '<!-- Generated by `python tests/integration/test_bad_input.py > docs/bad-input.md`; do not edit. -->',
+        '',
+        'Every wrong invocation below fails with a message that names the problem and the fix, and Ironic receives',
+        'no request that changes anything: `tests/integration/test_bad_input.py` runs each one against a real',
+        "Ironic and counts the non-GET requests in its API log. Checks that need no answer from Ironic (step lists,",
+        'config drives, numbers, names, node lists) run before the first request, in',
+        '`plugins/module_utils/_validate.py`, so that a plan never stops half-way on input Ironic would refuse.',
+        '',
+        'An empty `nodes:` list is not an error: the task changes nothing, sends nothing that writes, and its',
+        '`msg` says there was nothing to do (an inventory group can be empty).',
+        '',
+        '| where | wrong input | the message says |',
+        '| --- | --- | --- |',
+    ]
+    for case in CASES:
+        message = ' … '.join(case.expected).replace('|', '\\|').replace('\n', ' ')
+        lines.append('| `%s` | %s | %s |' % (case.where, case.what, message))
+    lines.append('')
+    lines.append('%d cases.' % len(CASES))
+    return '\n'.join(lines) + '\n'
+
+
+def test_the_documented_table_is_this_table():
+    with open(DOC, encoding='utf-8') as handle:
+        assert handle.read() == render(), 'regenerate docs/bad-input.md: python %s > docs/bad-input.md' % __file__
+
+
+if __name__ == '__main__':
+    sys.stdout.write(render())

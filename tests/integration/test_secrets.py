@@ -1,0 +1,348 @@
+# -*- coding: utf-8 -*-
+"""No secret reaches any output. A marker string is planted in every secret-bearing field (BMC passwords of every
+hardware type, the IPMI Kg key, SNMP passphrases, secrets nested in vendor keys of driver_info and extra,
+instance_info secrets, rescue_password, config drive user_data, clean step arguments), the collection is used the
+way people use it (enrolling, check and diff mode, deploying, rescuing, failing tasks, node_info, the inventory
+and its cache, the fleet role with valid and invalid fleet files), and every output is grepped for every marker:
+module results, ansible-playbook -vvvv output, the ANSIBLE_LOG_PATH file, inventory output and cache files.
+
+Each scenario also proves it is not vacuous: the secrets did reach Ironic, the tasks ran, Ironic did echo the
+secret it was given in the error it returned.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import uuid
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.join(ROOT, '.work', 'venv', 'bin')
+TAG = uuid.uuid4().hex[:8]
+
+FIELDS = (
+    'ipmi_password', 'ipmi_hex_kg_key', 'redfish_password', 'idrac_password', 'ilo_password', 'ilo_change_password',
+    'snmp_auth_prot_password', 'snmp_auth_priv_password', 'vendor_bmc_token', 'extra_api_secret',
+    'image_pull_secret', 'image_auth_token', 'rescue_password', 'user_data', 'clean_step_password',
+    'bad_config_drive', 'bad_step_password', 'fleet_password', 'fleet_instance_secret', 'fleet_invalid_password',
+)
+MARKERS = dict((field, 'mk%s%s' % (TAG, field.replace('_', ''))) for field in FIELDS)
+ALL_HARDWARE_SECRETS = {
+    'ipmi_password': MARKERS['ipmi_password'], 'ipmi_hex_kg_key': MARKERS['ipmi_hex_kg_key'],
+    'redfish_password': MARKERS['redfish_password'], 'ilo_password': MARKERS['ilo_password'],
+    'ilo_change_password': MARKERS['ilo_change_password'],
+    'snmp_auth_prot_password': MARKERS['snmp_auth_prot_password'],
+    'snmp_auth_priv_password': MARKERS['snmp_auth_priv_password'],
+}
+BMC = 'http://127.0.0.1:9'
+# One valid driver_info per hardware type, secrets planted (idrac speaks Redfish).
+BY_HARDWARE = {
+    'ipmi': {'ipmi_address': '127.0.0.1', 'ipmi_username': 'admin', 'ipmi_password': MARKERS['ipmi_password'],
+             'ipmi_hex_kg_key': MARKERS['ipmi_hex_kg_key']},
+    'redfish': {'redfish_address': BMC, 'redfish_username': 'admin', 'redfish_password': MARKERS['redfish_password']},
+    'idrac': {'redfish_address': BMC, 'redfish_username': 'root', 'redfish_password': MARKERS['idrac_password']},
+    'ilo': {'ilo_address': '127.0.0.1', 'ilo_username': 'admin', 'ilo_password': MARKERS['ilo_password'],
+            'ilo_change_password': MARKERS['ilo_change_password'],
+            'snmp_auth_user': 'snmp', 'snmp_auth_prot_password': MARKERS['snmp_auth_prot_password'],
+            'snmp_auth_priv_password': MARKERS['snmp_auth_priv_password']},
+}
+USER_DATA = '#cloud-config\nchpasswd:\n  list: |\n    root:%s\n' % MARKERS['user_data']
+
+PLAYBOOK = '''
+- name: Secrets in every kind of output
+  hosts: localhost
+  gather_facts: false
+  module_defaults:
+    group/baremetal.lifecycle.baremetal:
+      cloud: "{{ cloud }}"
+  tasks:
+    - name: Enroll a node whose driver_info holds the secrets of every hardware type
+      baremetal.lifecycle.baremetal_node:
+        name: "{{ node }}"
+        driver: fake-hardware
+        validate_driver_info: false
+        driver_info: "{{ secrets | combine({'vendor_options': {'bmc_token': markers.vendor_bmc_token}}) }}"
+        extra: {vendor: {api_secret: "{{ markers.extra_api_secret }}"}}
+        instance_info: {image_pull_secret: "{{ markers.image_pull_secret }}"}
+      diff: true
+      register: enrolled
+
+    - name: Rotate the secrets in check mode, with a diff
+      baremetal.lifecycle.baremetal_node:
+        name: "{{ node }}"
+        driver_info: "{{ secrets }}"
+        validate_driver_info: false
+        instance_info: {image_pull_secret: "{{ markers.image_pull_secret }}"}
+        update_secrets: always
+      check_mode: true
+      diff: true
+      register: rotated_in_check_mode
+
+    - name: Enroll one node of each hardware type in check mode (Ironic enables only some of them)
+      baremetal.lifecycle.baremetal_node:
+        name: "{{ node }}-{{ item }}"
+        driver: "{{ item }}"
+        driver_info: "{{ by_hardware[item] }}"
+      # Over names: Ansible puts the loop item in each result, and shows it.
+      loop: "{{ by_hardware.keys() | list }}"
+      check_mode: true
+      diff: true
+      ignore_errors: true
+      register: by_hardware_type
+
+    - name: Fail on a misspelled key next to the secrets
+      baremetal.lifecycle.baremetal_node:
+        name: "{{ node }}"
+        driver: ipmi
+        driver_info: "{{ by_hardware.ipmi | combine({'ipmi_pasword': markers.ipmi_password}) }}"
+      ignore_errors: true
+      register: misspelled
+
+    - name: Read the node
+      baremetal.lifecycle.baremetal_node_info:
+        node: "{{ node }}"
+      register: info
+
+    - name: Deploy in check mode, with instance_info secrets and a config drive
+      baremetal.lifecycle.baremetal_provision_state: &deploy
+        node: "{{ node }}"
+        state: active
+        instance_info:
+          image_pull_secret: "{{ markers.image_pull_secret }}"
+          image_auth_token: "{{ markers.image_auth_token }}"
+        config_drive:
+          meta_data: {hostname: "{{ node }}"}
+          user_data: "{{ user_data }}"
+      check_mode: true
+      diff: true
+      register: deploy_planned
+
+    - name: Deploy
+      baremetal.lifecycle.baremetal_provision_state: *deploy
+      diff: true
+      register: deployed
+
+    - name: Rescue
+      baremetal.lifecycle.baremetal_provision_state:
+        node: "{{ node }}"
+        state: rescue
+        rescue_password: "{{ markers.rescue_password }}"
+      register: rescued
+
+    - name: Clean with a step Ironic does not have; Ironic's error quotes the step and its arguments
+      baremetal.lifecycle.baremetal_provision_state:
+        node: "{{ second_node }}"
+        state: manageable
+        clean_steps:
+          - interface: deploy
+            step: no_such_step
+            args: {admin_password: "{{ markers.clean_step_password }}"}
+      ignore_errors: true
+      register: clean_failed
+
+    - name: Read the node whose last error quotes the secret, in a task that was not given it
+      baremetal.lifecycle.baremetal_node_info:
+        node: "{{ second_node }}"
+      register: info_after_failure
+
+    - name: Deploy with a config drive that is not one
+      baremetal.lifecycle.baremetal_provision_state:
+        node: "{{ second_node }}"
+        state: active
+        config_drive: "#cloud-config password: {{ markers.bad_config_drive }}"
+      ignore_errors: true
+      register: bad_config_drive
+
+    - name: Clean with a step on an unknown interface
+      baremetal.lifecycle.baremetal_provision_state:
+        node: "{{ second_node }}"
+        state: manageable
+        clean_steps: [{interface: disks, step: erase, args: {password: "{{ markers.bad_step_password }}"}}]
+      ignore_errors: true
+      register: bad_step
+
+    - name: Show every result
+      ansible.builtin.debug:
+        var: item
+      loop: "{{ [enrolled, rotated_in_check_mode, by_hardware_type, misspelled, info, deploy_planned, deployed,
+                 rescued, clean_failed, info_after_failure, bad_config_drive, bad_step] }}"
+'''
+
+FLEET_PLAYBOOK = '''
+- name: Converge a fleet
+  hosts: localhost
+  gather_facts: false
+  check_mode: %s
+  roles:
+    - role: baremetal.lifecycle.fleet
+'''
+
+
+def markers_in(text):
+    return sorted(field for field, marker in MARKERS.items() if marker in text)
+
+
+def environment(ironic, tmp_path, log_name):
+    env = dict((key, value) for key, value in os.environ.items() if not key.startswith(('OS_', 'ANSIBLE_')))
+    env.update(ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, '.work', 'collections'), ANSIBLE_VERBOSITY='4',
+               ANSIBLE_LOG_PATH=str(tmp_path / log_name), OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml,
+               OS_CLOUD=ironic.cloud_name)
+    return env
+
+
+def playbook_outputs(ironic, tmp_path, name, text, extra_vars):
+    """Run a playbook at -vvvv with ANSIBLE_LOG_PATH set: (rc, {output name: text})."""
+    (tmp_path / (name + '.yml')).write_text(text, encoding='utf-8')
+    (tmp_path / (name + '.vars.json')).write_text(json.dumps(extra_vars), encoding='utf-8')
+    process = subprocess.run(
+        [os.path.join(BIN, 'ansible-playbook'), str(tmp_path / (name + '.yml')), '-e',
+         '@' + str(tmp_path / (name + '.vars.json'))],
+        cwd=ROOT, env=environment(ironic, tmp_path, name + '.log'), capture_output=True, text=True, timeout=900,
+        check=False)
+    log = tmp_path / (name + '.log')
+    return process.returncode, {
+        '%s: ansible-playbook -vvvv output' % name: process.stdout + process.stderr,
+        '%s: ANSIBLE_LOG_PATH file' % name: log.read_text(encoding='utf-8') if log.exists() else '',
+    }
+
+
+def stored(ironic, uuid_, field):
+    """A node field as Ironic's database holds it, secrets in clear (the API masks some of them)."""
+    connection = sqlite3.connect('file:%s?mode=ro' % os.path.join(ironic.base_dir, 'ironic.sqlite'), uri=True)
+    try:
+        row = connection.execute('SELECT %s FROM nodes WHERE uuid = ?' % field, (uuid_,)).fetchone()
+    finally:
+        connection.close()
+    return json.loads(row[0]) if row[0] else {}
+
+
+def delete_node(ironic, ident):
+    ironic.api('PUT', '/nodes/%s/maintenance' % ident, {'reason': 'test cleanup'}, expect=None)
+    ironic.api('DELETE', '/nodes/%s' % ident, expect=None)
+
+
+@pytest.fixture(scope='module')
+def outputs(ironic, tmp_path_factory):
+    """Every output of every scenario, by name, and what each scenario did (for the checks that it ran)."""
+    tmp_path = tmp_path_factory.mktemp('secrets')
+    node, second_node = 'secrets-%s' % TAG, 'secrets-second-%s' % TAG
+    ironic.api('POST', '/nodes', {'name': second_node, 'driver': 'fake-hardware'})
+    texts = {}
+    facts = {}
+    rc, texts_of_run = playbook_outputs(ironic, tmp_path, 'modules', PLAYBOOK, {
+        'cloud': ironic.cloud_name, 'node': node, 'second_node': second_node, 'markers': MARKERS,
+        'secrets': ALL_HARDWARE_SECRETS, 'by_hardware': BY_HARDWARE, 'user_data': USER_DATA})
+    texts.update(texts_of_run)
+    facts['modules rc'] = rc
+    facts['node'] = ironic.api('GET', '/nodes/%s' % node, expect=None)
+    facts['second node'] = ironic.api('GET', '/nodes/%s' % second_node)
+
+    # The inventory, with its jsonfile cache.
+    cache = tmp_path / 'inventory-cache'
+    inventory = tmp_path / 'nodes.ironic.yml'
+    inventory.write_text(json.dumps({'plugin': 'baremetal.lifecycle.ironic', 'cache': True,
+                                     'cache_plugin': 'ansible.builtin.jsonfile', 'cache_connection': str(cache)}),
+                         encoding='utf-8')
+    process = subprocess.run([os.path.join(BIN, 'ansible-inventory'), '--list', '-i', str(inventory)], cwd=str(tmp_path),
+                             env=environment(ironic, tmp_path, 'inventory.log'), capture_output=True, text=True,
+                             timeout=600, check=False)
+    facts['inventory rc'] = process.returncode
+    texts['inventory: ansible-inventory -vvvv output'] = process.stdout + process.stderr
+    texts['inventory: ANSIBLE_LOG_PATH file'] = (tmp_path / 'inventory.log').read_text(encoding='utf-8') \
+        if (tmp_path / 'inventory.log').exists() else ''
+    texts['inventory: cache files'] = ''.join(
+        (cache / name).read_text(encoding='utf-8') for name in sorted(os.listdir(str(cache)))) if cache.exists() else ''
+
+    # The fleet role: a valid fleet file (in check mode, then for real) and an invalid one.
+    fleet_node = 'secrets-fleet-%s' % TAG
+    fleet = [{'name': fleet_node, 'driver': 'fake-hardware', 'validate_driver_info': False,
+              'driver_info': {'ipmi_password': MARKERS['fleet_password'],
+                              'vendor': {'bmc_secret': MARKERS['fleet_password']}},
+              'instance_info': {'image_pull_secret': MARKERS['fleet_instance_secret']},
+              'provision_state': 'manageable'}]
+    (tmp_path / 'fleet.yml').write_text(json.dumps(fleet), encoding='utf-8')
+    for check in ('true', 'false'):
+        rc, texts_of_run = playbook_outputs(ironic, tmp_path, 'fleet-check-%s' % check, FLEET_PLAYBOOK % check,
+                                            {'fleet_file': str(tmp_path / 'fleet.yml')})
+        texts.update(texts_of_run)
+        facts['fleet check %s rc' % check] = rc
+    invalid = [dict(fleet[0], name='secrets-fleet-bad-%s' % TAG, validate_driver_info=True, driver='ipmi',
+                    driver_info={'ipmi_address': '127.0.0.1', 'ipmi_password': [MARKERS['fleet_invalid_password']],
+                                 'ipmi_hex_kg_key': 5, 'ipmi_port': 'six'}, drvier='typo')]
+    (tmp_path / 'invalid.yml').write_text(json.dumps(invalid), encoding='utf-8')
+    rc, texts_of_run = playbook_outputs(ironic, tmp_path, 'fleet-invalid', FLEET_PLAYBOOK % 'false',
+                                        {'fleet_file': str(tmp_path / 'invalid.yml')})
+    texts.update(texts_of_run)
+    facts['fleet invalid rc'] = rc
+    facts['fleet node'] = ironic.api('GET', '/nodes/%s' % fleet_node, expect=None)
+    yield texts, facts
+    for ident in (node, second_node, fleet_node):
+        delete_node(ironic, ident)
+
+
+OUTPUT_NAMES = ['modules: ansible-playbook -vvvv output', 'modules: ANSIBLE_LOG_PATH file',
+                'inventory: ansible-inventory -vvvv output', 'inventory: ANSIBLE_LOG_PATH file',
+                'inventory: cache files'] + [
+                    '%s: %s' % (run, kind) for run in ('fleet-check-true', 'fleet-check-false', 'fleet-invalid')
+                    for kind in ('ansible-playbook -vvvv output', 'ANSIBLE_LOG_PATH file')]
+
+
+@pytest.mark.parametrize('name', OUTPUT_NAMES)
+def test_no_marker_in(outputs, name):
+    texts, _facts = outputs
+    assert texts[name], 'the output %r is empty: the scenario did not run' % name
+    leaked = markers_in(texts[name])
+    assert leaked == [], 'secrets of %s leak into %s' % (leaked, name)
+
+
+def test_the_module_scenario_ran_and_its_secrets_reached_ironic(ironic, outputs):
+    texts, facts = outputs
+    output = texts['modules: ansible-playbook -vvvv output']
+    assert facts['modules rc'] == 0, output[-4000:]
+    assert texts['modules: ANSIBLE_LOG_PATH file'].count('"invocation"') >= 10
+    node = facts['node']
+    assert node['provision_state'] == 'rescue'
+    driver_info = stored(ironic, node['uuid'], 'driver_info')
+    for key, value in ALL_HARDWARE_SECRETS.items():
+        assert driver_info[key] == value
+    assert driver_info['vendor_options'] == {'bmc_token': MARKERS['vendor_bmc_token']}
+    assert stored(ironic, node['uuid'], 'extra') == {'vendor': {'api_secret': MARKERS['extra_api_secret']}}
+    instance_info = stored(ironic, node['uuid'], 'instance_info')
+    assert instance_info['image_pull_secret'] == MARKERS['image_pull_secret']
+    assert instance_info['image_auth_token'] == MARKERS['image_auth_token']
+    # The results were printed, masked: the keys are there, the values are not.
+    for shown in ('"redfish_password": "********"', '"ipmi_hex_kg_key": "********"', '"bmc_token": "********"',
+                  '"api_secret": "********"', "did you mean 'ipmi_password'?",
+                  "Ironic does not enable the hardware type 'ilo'", 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER',
+                  'config_drive is text that is neither a URL nor base64',
+                  "clean_steps[0].interface 'disks' is not an interface of clean steps"):
+        assert shown in output, shown
+
+
+def test_ironic_echoed_the_clean_step_secret_that_the_failed_task_hides(outputs):
+    texts, facts = outputs
+    # Ironic's own error quotes the step with its arguments: only the collection stands between it and the output.
+    assert MARKERS['clean_step_password'] in (facts['second node']['last_error'] or '')
+    assert 'no_such_step' in texts['modules: ansible-playbook -vvvv output']
+    # A later task, never given the secret, reads the node: the secret quoted in last_error is masked.
+    assert "'admin_password': '********'" in texts['modules: ansible-playbook -vvvv output']
+
+
+def test_the_inventory_and_fleet_scenarios_ran(outputs):
+    texts, facts = outputs
+    assert facts['inventory rc'] == 0, texts['inventory: ansible-inventory -vvvv output'][-3000:]
+    assert 'secrets-%s' % TAG in texts['inventory: cache files']
+    assert re.search(r'"ipmi_password": \{\s*"__ansible_unsafe": "\*{8}"',
+                     texts['inventory: ansible-inventory -vvvv output'])
+    assert facts['fleet check true rc'] == 0 and facts['fleet check false rc'] == 0
+    assert facts['fleet node']['provision_state'] == 'manageable'
+    assert facts['fleet invalid rc'] != 0
+    invalid = texts['fleet-invalid: ansible-playbook -vvvv output']
+    assert "driver_info key 'ipmi_port' must be an integer" in invalid
+    assert "drvier: is not a known field (did you mean 'driver'?)" in invalid

@@ -1,0 +1,69 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The module base: secrets found anywhere in the arguments are scrubbed from the line AnsibleModule logs to the
+system log when it starts (before any result exists), and from the result; bad input fails before any request."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import json
+
+import pytest
+from ansible.module_utils import basic
+from ansible.module_utils.common.text.converters import to_bytes
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _module
+
+SECRETS = {'driver_info': 'bmc-pass-7f3a', 'instance_info': 'pull-secret-91c2', 'user_data': 'root:ud-pass-55e1',
+           'step': 'step-pass-0b8d', 'rescue': 'rescue-pass-c4d2'}
+SPEC = dict(
+    driver_info=dict(type='dict'),
+    instance_info=dict(type='dict'),
+    config_drive=dict(type='raw'),
+    clean_steps=dict(type='list', elements='dict'),
+    rescue_password=dict(type='str', no_log=True),
+    update_secrets=dict(type='str', no_log=False),
+    timeout=dict(type='int', default=60),
+)
+ARGS = {
+    'driver_info': {'redfish_address': 'http://127.0.0.1:9', 'redfish_password': SECRETS['driver_info']},
+    'instance_info': {'image_pull_secret': SECRETS['instance_info']},
+    'config_drive': {'meta_data': {'hostname': 'rack1-node07'}, 'user_data': '#cloud-config\n%s' % SECRETS['user_data']},
+    'clean_steps': [{'interface': 'deploy', 'step': 'erase', 'args': {'admin_password': SECRETS['step']}}],
+    'rescue_password': SECRETS['rescue'],
+    'update_secrets': 'on_create',
+}
+
+
+def run_module(monkeypatch, capsys, args, main):
+    """Build a BaremetalModule from args, run main with it; returns (result, lines logged to syslog)."""
+    logged = []
+    monkeypatch.setattr(basic, '_ANSIBLE_ARGS', to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args})))
+    monkeypatch.setattr(basic, '_ANSIBLE_PROFILE', 'legacy')
+    monkeypatch.setattr(basic.AnsibleModule, 'log', lambda self, msg, log_args=None: logged.append(msg))
+    with pytest.raises(SystemExit):
+        _module.BaremetalModule(SPEC).run(main)
+    return json.loads(capsys.readouterr().out), '\n'.join(logged)
+
+
+def test_secrets_anywhere_in_the_arguments_never_reach_the_log_nor_the_result(monkeypatch, capsys):
+    def main(module):
+        module.fail('Ironic refused: %s' % json.dumps(module.params))  # an error that quotes every argument
+
+    result, logged = run_module(monkeypatch, capsys, ARGS, main)
+    assert 'Invoked with' in logged and 'rack1-node07' in logged and 'on_create' in logged
+    text = json.dumps(result)
+    assert 'Ironic refused' in result['msg'] and 'rack1-node07' in text
+    for secret in SECRETS.values():
+        assert secret not in logged
+        assert secret not in text
+
+
+def test_bad_input_fails_before_main_runs(monkeypatch, capsys):
+    def main(module):
+        raise AssertionError('main must not run')
+
+    result, _logged = run_module(monkeypatch, capsys, dict(ARGS, timeout=0, config_drive={'userdata': 'x'}), main)
+    assert result['failed'] and result['api_calls'] == 0
+    assert 'timeout must be at least 1, got 0.' in result['msg']
+    assert "config_drive has the unknown key 'userdata' (did you mean 'user_data'?)" in result['msg']
