@@ -35,11 +35,9 @@ def render(states, planner):
             lines.append('    state "%s" as %s' % (state, _identifier(state)))
     for step in planner.EDGES:
         lines.append('    %s --> %s: %s' % (_identifier(step.source), _identifier(step.landing), _label(step)))
-    for action in states.ACTIONS:
-        for source in action.runs_from:
-            step = planner.Step(action.verb, source, planner.landing(source, action.verb))
-            lines.append('    %s --> %s: %s (%s)' % (_identifier(step.source), _identifier(step.landing), _label(step),
-                                                      action.option))
+    for action, step in planner.ACTION_EDGES:
+        lines.append('    %s --> %s: %s (%s)' % (_identifier(step.source), _identifier(step.landing), _label(step),
+                                                  action.option))
     for state, (kind, _target) in states.STATES.items():
         if kind == states.FAILED:
             lines.append('    class %s failed' % _identifier(state))

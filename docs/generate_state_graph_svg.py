@@ -25,6 +25,10 @@ def _quoted(text):
     return '"%s"' % text.replace('"', '\\"')
 
 
+def edge_label(step):
+    return step.verb + (' *' if step.cleans_disks else '')
+
+
 def render_dot(states, planner):
     """The DOT source of the planner's graph: states at rest as boxes, each verb a plan may issue as an arrow."""
     lines = [
@@ -33,7 +37,8 @@ def render_dot(states, planner):
         '           label=%s];' % _quoted(
             'baremetal.lifecycle: the verbs the planner issues between the states a node rests in.\\l'
             'Blue: the states a task can declare. Red: failure states, recovered from with the verbs shown.\\l'
-            'Red dashed arrows: destructive verbs (they need allow_destructive: true). *: the verb cleans disks.\\l'),
+            'Red dashed arrows: destructive verbs (they need allow_destructive: true). *: the verb cleans disks.\\l'
+            'Dotted arrows: in-place actions, run only when a task asks for them with the option in brackets.\\l'),
         '    node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=11];',
         '    edge [fontname="Helvetica", fontsize=10];',
     ]
@@ -43,9 +48,14 @@ def render_dot(states, planner):
         elif kind == states.STABLE:
             fill = DECLARABLE_FILL if state in states.DECLARABLE_STATES else OTHER_STABLE_FILL
             lines.append('    %s [fillcolor="%s"];' % (_quoted(state), fill))
-    for step in planner.EDGES:
-        label = step.verb + (' *' if step.cleans_disks else '')
-        style = ', color="%s", fontcolor="%s", style=dashed' % ((DESTRUCTIVE_COLOR,) * 2) if step.destructive else ''
+    drawn = [(step, '', 'dashed') for step in planner.EDGES]
+    drawn += [(step, ' (%s)' % action.option, 'dotted') for action, step in planner.ACTION_EDGES]
+    for step, asked_by, line in drawn:
+        label = edge_label(step) + asked_by
+        if step.destructive:
+            style = ', color="%s", fontcolor="%s", style=%s' % (DESTRUCTIVE_COLOR, DESTRUCTIVE_COLOR, line)
+        else:
+            style = ', style=dotted' if asked_by else ''
         lines.append('    %s -> %s [label=%s%s];' % (_quoted(step.source), _quoted(step.landing), _quoted(label), style))
     lines.append('}')
     return '\n'.join(lines) + '\n'

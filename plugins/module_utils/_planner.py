@@ -112,6 +112,10 @@ def _move_edges(lands=None):
 
 # The graph of a node without flags: what the docs draw.
 EDGES = _move_edges()
+
+# One (action, Step) per in-place action and state it runs from: what the docs draw beside EDGES.
+ACTION_EDGES = tuple((action, Step(action.verb, source, landing(source, action.verb)))
+                     for action in states.ACTIONS for source in action.runs_from)
 _EDGES_BY_LANDS = {(): EDGES}
 
 

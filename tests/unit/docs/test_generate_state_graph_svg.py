@@ -39,15 +39,21 @@ def test_picture_was_drawn_from_the_current_table():
 def test_picture_shows_every_state_at_rest_and_every_planned_verb():
     at_rest = [state for state, (kind, _target) in _states.STATES.items() if kind in (_states.STABLE, _states.FAILED)]
     assert _drawn('node') == collections.Counter((state, state) for state in at_rest)
-    assert _drawn('edge') == collections.Counter(
-        ('%s->%s' % (step.source, step.landing), step.verb + (' *' if step.cleans_disks else ''))
-        for step in _planner.EDGES)
+    expected = [('%s->%s' % (step.source, step.landing), GENERATOR.edge_label(step)) for step in _planner.EDGES]
+    expected += [('%s->%s' % (step.source, step.landing), '%s (%s)' % (GENERATOR.edge_label(step), action.option))
+                 for action, step in _planner.ACTION_EDGES]
+    assert _drawn('edge') == collections.Counter(expected)
 
 
 class _Step(object):
     def __init__(self, verb, source, landing, destructive=False, cleans_disks=False):
         self.verb, self.source, self.landing = verb, source, landing
         self.destructive, self.cleans_disks = destructive, cleans_disks
+
+
+class _Action(object):
+    def __init__(self, option):
+        self.option = option
 
 
 class _Table(object):
@@ -58,6 +64,8 @@ class _Table(object):
     DECLARABLE_STATES = ('enroll', 'available')
     EDGES = (_Step('provide', 'enroll', 'available', cleans_disks=True),
              _Step('deleted', 'clean failed', 'available', destructive=True, cleans_disks=True))
+    ACTION_EDGES = ((_Action('clean_steps'), _Step('clean', 'available', 'available', cleans_disks=True)),
+                    (_Action('rebuild'), _Step('rebuild', 'clean failed', 'available', destructive=True)))
 
 
 def test_dot_source_follows_the_table():
@@ -68,6 +76,9 @@ def test_dot_source_follows_the_table():
     assert '"cleaning"' not in dot
     assert '"enroll" -> "available" [label="provide *"];' in dot
     assert '"clean failed" -> "available" [label="deleted *", color="#cc0000", fontcolor="#cc0000", style=dashed];' in dot
+    assert '"available" -> "available" [label="clean * (clean_steps)", style=dotted];' in dot
+    assert ('"clean failed" -> "available" [label="rebuild (rebuild)", color="#cc0000", fontcolor="#cc0000", '
+            'style=dotted];') in dot
 
 
 def test_embedded_source_reads_back():
