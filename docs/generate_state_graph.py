@@ -36,8 +36,8 @@ def render(states, planner):
     for step in planner.EDGES:
         lines.append('    %s --> %s: %s' % (_identifier(step.source), _identifier(step.landing), _label(step)))
     for action, step in planner.ACTION_EDGES:
-        lines.append('    %s --> %s: %s (%s)' % (_identifier(step.source), _identifier(step.landing), _label(step),
-                                                  action.option))
+        edge = (_identifier(step.source), _identifier(step.landing), _label(step), action.option)
+        lines.append('    %s --> %s: %s (%s)' % edge)
     for state, (kind, _target) in states.STATES.items():
         if kind == states.FAILED:
             lines.append('    class %s failed' % _identifier(state))

@@ -63,8 +63,11 @@ FLAGGED_NODE_STATES = {('retired', 'provide'): 'manageable', ('protected', 'dele
                        ('protected', 'rebuild'): 'active'}
 
 
-@pytest.mark.parametrize('flag, verb', sorted((flag, verb) for flag, rule in states.NODE_FLAGS.items()
-                                               if rule.refuses != states.ALL_VERBS for verb in rule.refuses))
+REFUSALS = sorted((flag, verb) for flag, rule in states.NODE_FLAGS.items()
+                  if rule.refuses != states.ALL_VERBS for verb in rule.refuses)
+
+
+@pytest.mark.parametrize('flag, verb', REFUSALS)
 def test_ironic_refuses_every_verb_the_flag_table_says_it_refuses(ironic, flag, verb):
     """Ironic keeps these rules in code, not data: try each refused verb on a flagged node."""
     raw = RawIronic(ironic)

@@ -109,8 +109,8 @@ def test_what_inspection_learned_is_returned_without_secrets():
 @pytest.mark.parametrize('entry, state, options', [
     ('n1', 'available', {}),
     ({'node': 'n1'}, 'available', {}),
-    ({'node': 'n1', 'state': 'active', 'inspection': 'always', 'service_steps': [{'interface': 'vendor',
-                                                                                   'step': 'x'}]},
+    ({'node': 'n1', 'state': 'active', 'inspection': 'always',
+      'service_steps': [{'interface': 'vendor', 'step': 'x'}]},
      'active', {'inspection': 'always', 'service_steps': [{'interface': 'vendor', 'step': 'x'}]}),
     ({'node': 'n1', 'unhold': True, 'clear_fault': True}, 'available', {'unhold': True, 'clear_fault': True}),
 ])
