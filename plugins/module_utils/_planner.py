@@ -307,7 +307,8 @@ def plan(current, target, allow_destructive=False, adopt=False, actions=(), opti
     requested = set(actions) | set(optional_actions)
     for action in states.ACTIONS:
         if action.name in requested and action.targets and target not in action.targets:
-            raise PlanError("%s needs state: %s, not '%s'." % (action.option, ' or '.join(action.targets), target))
+            raise PlanError("%s needs state: %s, not '%s': declare that state, or leave %s out."
+                            % (action.option, ' or '.join(action.targets), target, action.option))
     policy = _Policy(allow_destructive, adopt, target,
                      dict((flag, reason) for flag, reason in flags.items() if states.NODE_FLAGS[flag].refuses != states.ALL_VERBS))
     steps = []

@@ -217,6 +217,8 @@ def find_nodes(client, idents, fields):
     Reads in proportion to the idents, not to the size of Ironic: one list of twice as many nodes as
     asked for; when Ironic holds more than that, a GET for each ident that list did not hold.
     """
+    if not idents:
+        return {}, []
     if len(idents) == 1:
         node = client.find_node(idents[0], fields)
         return ({idents[0]: node}, []) if node else ({}, list(idents))

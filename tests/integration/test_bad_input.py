@@ -114,7 +114,7 @@ CASES = [
     Case(PS, 'adopt with a state other than active', {'node': '{enrolled}', 'state': 'manageable', 'adopt': True},
          ["adopt: true only applies to state: active, not 'manageable'."]),
     Case(PS, 'rebuild with a state other than active', {'node': '{enrolled}', 'state': 'available', 'rebuild': True},
-         ["rebuild: true redeploys an active node; it needs state: active, not 'available'."]),
+         ["rebuild needs state: active, not 'available': declare that state, or leave rebuild out."]),
     Case(PS, 'rescue without rescue_password', {'node': '{enrolled}', 'state': 'rescue'},
          ['set rescue_password']),
     # -- baremetal_node -----------------------------------------------------------------------------------
