@@ -1,0 +1,150 @@
+# -*- coding: utf-8 -*-
+"""The fleet role from nothing to available, and its no-op rerun, against a raw REST floor doing the same requests.
+
+Starts its own Ironic on a free loopback port. For each fleet size, in interleaved rounds (medians reported):
+  floor       raw REST: per node POST /nodes (properties, resource class), PUT traits, POST /ports, back to back;
+              then manage and provide as bench/common.floor does (every verb back to back, one list request per
+              page every 100 ms, each next verb as soon as the list shows the node at rest);
+  role        ansible-playbook running the role baremetal.lifecycle.fleet over a fleet file of the same nodes
+              (records, ports, traits, maintenance, provision), wall time of the whole run;
+  rerun       the same ansible-playbook again: it must report changed=0.
+Nodes are deleted after each measurement, so that every one starts from an empty Ironic.
+Targets (issue 9): 300 nodes, rerun under 5 s; role within 1.3x of the floor.
+
+    python bench/bench_fleet_role.py [--sizes 100 300] [--repeat 3] [--ironic-venv DIR]
+"""
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import time
+
+import common
+
+ROLE_PLAYBOOK = '''---
+- name: Converge the fleet
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: baremetal.lifecycle.fleet
+      vars:
+        fleet_file: %(fleet_file)s
+        fleet_cloud: %(cloud)s
+'''
+
+RECAP = re.compile(r'localhost\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)')
+
+
+def fleet_nodes(size, label):
+    """A fleet file's nodes: fake-hardware, one port, two traits, properties and a resource class each."""
+    return [{'name': '%s-%04d' % (label, index), 'driver': 'fake-hardware', 'resource_class': 'bench',
+             'properties': {'cpu_arch': 'x86_64', 'memory_mb': 4096},
+             'ports': [{'address': '52:54:%02x:%02x:%02x:%02x' % (sum(map(ord, label)) % 256, index // 65536 % 256,
+                                                                  index // 256 % 256, index % 256)}],
+             'traits': ['CUSTOM_BENCH', 'CUSTOM_RACK%d' % (index // 40)]}
+            for index in range(size)]
+
+
+def delete_all(raw):
+    """Every node of the bench Ironic, gone (maintenance first: Ironic deletes available nodes only then)."""
+    for node in raw.list_nodes(fields='uuid,provision_state'):
+        if node['provision_state'] == 'available':
+            raw.call('PUT', '/nodes/%s/maintenance' % node['uuid'], {'reason': 'bench cleanup'})
+        raw.call('DELETE', '/nodes/%s' % node['uuid'])
+
+
+def check_available(raw, size, path):
+    states = sorted(set(node['provision_state'] for node in raw.list_nodes()))
+    count = len(raw.list_nodes())
+    if states != ['available'] or count != size:
+        raise common.BenchError('%s left %d nodes in %s' % (path, count, states))
+
+
+def run_floor(bench, size, label):
+    raw = bench.raw
+    calls = raw.calls
+    started = time.monotonic()
+    uuids = []
+    for node in fleet_nodes(size, label):
+        created = raw.call('POST', '/nodes', {'name': node['name'], 'driver': node['driver'],
+                                              'resource_class': node['resource_class'],
+                                              'properties': node['properties']})
+        raw.call('PUT', '/nodes/%s/traits' % created['uuid'], {'traits': node['traits']})
+        for port in node['ports']:
+            raw.call('POST', '/ports', dict(port, node_uuid=created['uuid']))
+        uuids.append(created['uuid'])
+    common.floor(raw, uuids, common.TO_AVAILABLE, 0.1)
+    seconds = time.monotonic() - started
+    check_available(raw, size, 'floor')
+    delete_all(raw)
+    return {'floor: raw REST, same requests': (seconds, raw.calls - calls, None)}
+
+
+def run_role(bench, size, label, forks):
+    fleet_file = bench.write(label + '.fleet.yml', json.dumps(fleet_nodes(size, label)))
+    playbook = bench.write(label + '.yml', ROLE_PLAYBOOK % {'fleet_file': fleet_file, 'cloud': bench.cloud})
+    samples = {}
+    for path in ('role: nothing -> available', 'role: no-op rerun'):
+        started = time.monotonic()
+        process = subprocess.run([common.tool('ansible-playbook'), playbook, '--forks', str(forks)],
+                                 env=bench.env, capture_output=True, text=True, check=False)
+        seconds = time.monotonic() - started
+        recap = RECAP.search(process.stdout)
+        if process.returncode or not recap:
+            raise common.BenchError('%s failed (rc %d): %s' % (path, process.returncode,
+                                                               process.stdout[-3000:] + process.stderr[-2000:]))
+        samples[path] = (seconds, None, int(recap.group(2)))
+    if samples['role: no-op rerun'][2]:
+        raise common.BenchError('the rerun reported changed=%d' % samples['role: no-op rerun'][2])
+    check_available(bench.raw, size, 'role')
+    delete_all(bench.raw)
+    return samples
+
+
+def measure(bench, size, repeat, forks):
+    samples = {}
+    for index in range(repeat):
+        for run in (run_floor, lambda *args: run_role(*args, forks=forks)):
+            for path, sample in run(bench, size, 'r%d-%d' % (size, index)).items():
+                samples.setdefault(path, []).append(sample)
+                print('  %s: %.2f s%s' % (path, sample[0], ', changed=%d' % sample[2] if sample[2] is not None else ''),
+                      flush=True)
+    return samples
+
+
+def report(size, samples):
+    floor = statistics.median(sample[0] for sample in samples['floor: raw REST, same requests'])
+    rows = []
+    for path, values in samples.items():
+        seconds = [value[0] for value in values]
+        spread = '%.2f-%.2f' % (min(seconds), max(seconds)) if len(seconds) > 1 else ''
+        median = statistics.median(seconds)
+        rows.append((path, '%.2f' % median, spread, '%.2f' % (median / floor), '%.1f' % (1000.0 * median / size),
+                     len(values)))
+    print()
+    print('%d fake-hardware nodes (one port, two traits each), nothing -> available; median of the rounds' % size)
+    print(common.table(('path', 'seconds', 'min-max', 'x floor', 'ms/node', 'rounds'), rows))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--sizes', type=int, nargs='+', default=[100, 300], help='fleet sizes (default 100 300)')
+    parser.add_argument('--repeat', type=int, default=3, help='rounds per size; medians are reported (default 3)')
+    parser.add_argument('--forks', type=int, default=5, help='ansible-playbook --forks (default 5)')
+    parser.add_argument('--ironic-venv', default=common.default_ironic_venv(),
+                        help='virtualenv with Ironic (default $IRONIC_VENV or .work/ironic-venv)')
+    parser.add_argument('--keep', action='store_true', help='keep the temporary directory (Ironic logs)')
+    args = parser.parse_args()
+    results = []
+    with common.ironic(args.ironic_venv, args.keep) as bench:
+        for size in args.sizes:
+            print('%d nodes' % size, flush=True)
+            results.append((size, measure(bench, size, args.repeat, args.forks)))
+    for size, samples in results:
+        report(size, samples)
+
+
+if __name__ == '__main__':
+    main()
