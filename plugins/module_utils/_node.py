@@ -394,27 +394,32 @@ def declarations_from_params(params):
 
 
 def check_declarations(declarations):
-    """Check every declaration before anything is read or sent. Raises NodeError listing every invalid one."""
-    errors = []
+    """What can be checked before anything is read: [(declaration, message)] for every problem."""
     if not declarations:
         raise NodeError('nodes is empty: list at least one node, or skip the task (for example with when:).')
-    names, addresses = {}, {}
+    problems, names, addresses = [], {}, {}
     for declaration in declarations:
         try:
             check_declaration(declaration.declared, declaration.validate_driver_info)
         except NodeError as exc:
-            errors.append(declaration.prefixed(str(exc)))
+            problems.append((declaration, str(exc)))
         if declaration.name in names:
-            errors.append(declaration.prefixed('name %r is also declared by %s; declare each node once.'
-                                               % (declaration.name, names[declaration.name].label)))
+            problems.append((declaration, 'name %r is also declared by %s; declare each node once.'
+                             % (declaration.name, names[declaration.name].label)))
         names.setdefault(declaration.name, declaration)
         for port in declaration.declared.get('ports') or ():
             other = addresses.setdefault(port['address'], declaration)
             if other is not declaration:
-                errors.append(declaration.prefixed('port %s is also declared by %s; a MAC address belongs to one '
-                                                   'node.' % (port['address'], other.label)))
-    if errors:
-        raise NodeError(' | '.join(errors) if len(declarations) > 1 else errors[0])
+                problems.append((declaration, 'port %s is also declared by %s; a MAC address belongs to one node.'
+                                 % (port['address'], other.label)))
+    return problems
+
+
+def _refusal(declarations, problems):
+    """One NodeError naming every problem, in the order of the declarations."""
+    order = dict((id(declaration), index) for index, declaration in enumerate(declarations))
+    problems = sorted(problems, key=lambda problem: order[id(problem[0])])
+    return NodeError(' | '.join(declaration.prefixed(message) for declaration, message in problems))
 
 
 # -- talking to Ironic -------------------------------------------------------------------------
@@ -561,20 +566,16 @@ def _check_flags(node, declared):
 
 
 def plan_changes(client, declarations, send_secrets):
-    """Read Ironic once for every declaration, check all, and return their Changes. Nothing is written.
-
-    Raises NodeError listing every declaration that would fail.
-    """
+    """Read Ironic once for every declaration, check each, and return (Changes, [(declaration, message)]).
+    Nothing is written."""
     snapshot = Snapshot(client, declarations)
-    changes, errors = [], []
+    changes, problems = [], []
     for declaration in declarations:
         try:
             changes.append(check_change(snapshot, declaration, send_secrets))
         except (NodeError, IronicError) as exc:
-            errors.append(declaration.prefixed(str(exc)))
-    if errors:
-        raise NodeError(' | '.join(errors) if len(declarations) > 1 else errors[0])
-    return changes
+            problems.append((declaration, str(exc)))
+    return changes, problems
 
 
 def apply_change(client, change, send_secrets, check_mode):
@@ -706,11 +707,18 @@ def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1
     Every declaration is checked before the first write; then at most ``concurrency`` nodes are written at
     once, and a node that fails has its error in its result while the others go on.
     """
-    check_declarations(declarations)
     send_secrets = update_secrets == UPDATE_SECRETS_ALWAYS
-    present = [declaration for declaration in declarations if declaration.state == 'present']
-    changes = dict((change.declaration.name, change) for change in plan_changes(client, present, send_secrets)) \
-        if present else {}
+    problems = check_declarations(declarations)
+    invalid = set(id(declaration) for declaration, _message in problems)
+    present = [declaration for declaration in declarations
+               if declaration.state == 'present' and id(declaration) not in invalid]
+    changes = []
+    if present:
+        changes, read_problems = plan_changes(client, present, send_secrets)
+        problems.extend(read_problems)
+    if problems:
+        raise _refusal(declarations, problems)
+    changes = dict((change.declaration.name, change) for change in changes)
 
     def converge_one(declaration):
         if declaration.state == 'absent':

@@ -62,8 +62,10 @@ options:
   concurrency:
     description:
       - With O(nodes) or O(select), how many nodes are changed at once.
+      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
+        SQLite, Ironic answers concurrent writes with C(database is locked).
     type: int
-    default: 20
+    default: 1
   state:
     description:
       - V(enabled) puts the node in maintenance, V(disabled) takes it out.
@@ -184,7 +186,7 @@ ARGUMENT_SPEC = dict(
     select=dict(type='dict', options=SELECTION_SPEC),
     state=dict(type='str', required=True, choices=STATES),
     reason=dict(type='str'),
-    concurrency=dict(type='int', default=20),
+    concurrency=dict(type='int', default=1),
 )
 
 

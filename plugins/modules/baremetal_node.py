@@ -190,8 +190,10 @@ options:
   concurrency:
     description:
       - With O(nodes), how many nodes are written at once (nodes that need no change cost no request).
+      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
+        SQLite, Ironic answers concurrent writes with C(database is locked).
     type: int
-    default: 20
+    default: 1
   uuid:
     description:
       - The UUID to give the node when it is created. Ignored for an existing node.
@@ -497,7 +499,7 @@ EXAMPLES = r'''
         traits: [CUSTOM_RACK3]
       - name: rack3-node09
         state: absent
-    concurrency: 10
+    concurrency: 4
   register: rack3
 
 - name: Protect a deployed node from being torn down, saying why
@@ -649,7 +651,7 @@ ARGUMENT_SPEC = dict(RECORD_SPEC,
                      allow_destructive=dict(type='bool', default=False),
                      validate_interfaces=dict(type='bool', default=False),
                      timeout=dict(type='int', default=1800),
-                     concurrency=dict(type='int', default=20))
+                     concurrency=dict(type='int', default=1))
 
 
 def main_logic(module):

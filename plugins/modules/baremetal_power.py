@@ -64,8 +64,10 @@ options:
   concurrency:
     description:
       - With O(nodes) or O(select), how many nodes are powered at once.
+      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
+        SQLite, Ironic answers concurrent writes with C(database is locked).
     type: int
-    default: 20
+    default: 1
   state:
     description:
       - V(powered_on) and V(powered_off) switch the power hard.
@@ -113,12 +115,12 @@ EXAMPLES = r'''
     state: soft_rebooted
     timeout: 600
 
-- name: Power on every node of a conductor group, twenty at a time
+- name: Power on every node of a conductor group, five at a time (Ironic on MySQL or PostgreSQL)
   baremetal.lifecycle.baremetal_power:
     select:
       conductor_group: rack2
     state: powered_on
-    concurrency: 20
+    concurrency: 5
 '''
 
 RETURN = r'''
@@ -183,7 +185,7 @@ ARGUMENT_SPEC = dict(
     select=dict(type='dict', options=SELECTION_SPEC),
     state=dict(type='str', required=True, choices=sorted(POWER_ACTIONS)),
     timeout=dict(type='int', default=300),
-    concurrency=dict(type='int', default=20),
+    concurrency=dict(type='int', default=1),
 )
 
 

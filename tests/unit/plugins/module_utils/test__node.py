@@ -320,9 +320,8 @@ def test_every_invalid_element_is_listed_before_anything_is_read():
         element('c', driver='fake-hardware', ports=[port('52:54:00:00:00:01')]),
         element('d', protected=False, protected_reason='why'),
     ]))
-    with pytest.raises(NodeError) as error:
-        node_utils.check_declarations(declarations)
-    message = str(error.value)
+    problems = node_utils.check_declarations(declarations)
+    message = str(node_utils._refusal(declarations, problems))  # pylint: disable=protected-access
     assert "nodes[0] (a): trait 'lower' is not a trait name" in message
     assert "nodes[2] (a): name 'a' is also declared by nodes[0] (a)" in message
     assert 'nodes[3] (c): port 52:54:00:00:00:01 is also declared by nodes[1] (b)' in message
