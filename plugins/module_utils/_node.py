@@ -578,18 +578,21 @@ def plan_changes(client, declarations, send_secrets):
     return changes, problems
 
 
-def apply_change(client, change, send_secrets, check_mode):
-    """Make one node what its Change says. Returns its result (name, changed, created, node, diff)."""
+def apply_change(client, change, check_mode):
+    """Make one node what its Change says. Returns its result (name, changed, created, node, diff).
+
+    The node returned is built from Ironic's answers to the writes, without reading it again.
+    """
     result = {'name': change.declaration.name, 'changed': change.changed, 'created': change.node is None,
               'node': None if change.node is None else node_view(change.node, change.current_ports),
               'diff': change.diff}
     if not change.changed or check_mode:
         return result
     try:
-        uuid = _create(client, change) if change.node is None else _update(client, change, send_secrets)
+        node, ports = _create(client, change) if change.node is None else _update(client, change)
     except BaremetalError as exc:
         raise NodeError(str(exc), result)
-    result['node'] = node_view(client.get_node(uuid), client.list_ports(node_uuid=uuid, fields=PORT_FIELDS))
+    result['node'] = node_view(node, ports)
     return result
 
 
@@ -602,17 +605,18 @@ def _create(client, change):
     node = _create_node(client, body, declared)
     try:
         if owner is not None and node.get('owner') != owner:
-            client.update_node(node['uuid'], [{'op': 'replace', 'path': '/owner', 'value': owner}])
+            node = client.update_node(node['uuid'], [{'op': 'replace', 'path': '/owner', 'value': owner}])
         if declared.get('traits'):
-            client.set_traits(node['uuid'], sorted(set(declared['traits'])))
-        _create_ports(client, node['uuid'], declared.get('ports') or [])
+            node['traits'] = sorted(set(declared['traits']))
+            client.set_traits(node['uuid'], node['traits'])
+        ports = _create_ports(client, node['uuid'], declared.get('ports') or [])
     except IronicError:
         # Half a node is worse than none: Ironic refused part of the record, so take back the rest.
         for port in client.list_ports(node_uuid=node['uuid'], fields=PORT_FIELDS):
             client.delete_port(port['uuid'])
         client.delete_node(node['uuid'])
         raise
-    return node['uuid']
+    return node, ports
 
 
 def _create_node(client, body, declared):
@@ -649,18 +653,23 @@ def _is_record_sent(node, body, declared):
 
 
 def _create_ports(client, node_uuid, wanted_ports):
+    """Create the ports; returns them as Ironic answered (or holds them, after a lost answer)."""
+    created = []
     for wanted in wanted_ports:
         body = dict((attribute, value) for attribute, value in wanted.items() if value is not None)
         body['node_uuid'] = node_uuid
         try:
-            client.create_port(body)
+            created.append(client.create_port(body))
         except AnswerLost:
-            if _port_of(client, node_uuid, body['address']) is None:
-                client.create_port(body)
+            port = _port_of(client, node_uuid, body['address'])
+            created.append(port if port is not None else client.create_port(body))
         except IronicError as exc:
             # 409: the address exists; fine when it is this node's port, which a lost answer may have created.
-            if exc.status != 409 or _port_of(client, node_uuid, body['address']) is None:
+            port = _port_of(client, node_uuid, body['address']) if exc.status == 409 else None
+            if port is None:
                 raise
+            created.append(port)
+    return created
 
 
 def _port_of(client, node_uuid, address):
@@ -668,36 +677,43 @@ def _port_of(client, node_uuid, address):
                  if port['node_uuid'] == node_uuid), None)
 
 
-def _update(client, change, send_secrets):
+def _update(client, change):
     node, declared = change.node, change.declaration.declared
     uuid = node['uuid']
     if change.operations:
         driver = declared.get('driver', node.get('driver'))
-        _patch_node(client, node, change.operations, declared, reset_interfaces=driver != node.get('driver'))
+        # What the answer lacks (a field of a newer API, traits) is as read.
+        node = dict(node, **_patch_node(client, node, change.operations, declared,
+                                        reset_interfaces=driver != node.get('driver')))
     if change.traits is not None:
         client.set_traits(uuid, change.traits)
+        node = dict(node, traits=change.traits)
+    ports = change.current_ports
     if change.ports:
         # Deletions first: a MAC address may move from a deleted port to a created one.
         for port in change.ports.delete:
             client.delete_port(port['uuid'])
-        for port, port_operations in change.ports.update:
-            client.update_port(port['uuid'], port_operations)
-        _create_ports(client, uuid, change.ports.create)
-    return uuid
+        updated = dict((port['uuid'], client.update_port(port['uuid'], port_operations))
+                       for port, port_operations in change.ports.update)
+        deleted = set(port['uuid'] for port in change.ports.delete)
+        ports = [updated.get(port['uuid'], port) for port in ports if port['uuid'] not in deleted]
+        ports += _create_ports(client, uuid, change.ports.create)
+    return node, ports
 
 
 def _patch_node(client, node, operations, declared, reset_interfaces):
-    """PATCH the node. A refusal of a PATCH whose first answer was lost (a removal retried after it was
-    applied) is no failure when the node now holds what was declared."""
+    """PATCH the node and return Ironic's answer. A refusal of a PATCH whose first answer was lost (a removal
+    retried after it was applied) is no failure when the node now holds what was declared."""
     try:
         # Interfaces of the old driver would not work with the new one; Ironic resets those not declared.
-        client.update_node(node['uuid'], operations, reset_interfaces=reset_interfaces)
+        return client.update_node(node['uuid'], operations, reset_interfaces=reset_interfaces)
     except IronicError as exc:
         if exc.status != 400:
             raise
         current = client.get_node(node['uuid'])
         if node_changes(current, declared, send_secrets=False)[0]:
             raise
+        return current
 
 
 def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1, allow_destructive=False,
@@ -724,7 +740,7 @@ def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1
         if declaration.state == 'absent':
             return dict(ensure_absent(client, declaration.name, allow_destructive, timeout, check_mode),
                         name=declaration.name)
-        return apply_change(client, changes[declaration.name], send_secrets, check_mode)
+        return apply_change(client, changes[declaration.name], check_mode)
 
     results = run_each(declarations, converge_one, concurrency)
     for declaration, result in zip(declarations, results):
