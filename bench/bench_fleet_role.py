@@ -19,6 +19,7 @@ Targets (issue 9): 300 nodes, rerun under 5 s; role within 1.3x of the floor.
 import argparse
 import json
 import re
+import resource
 import statistics
 import subprocess
 import time
@@ -65,9 +66,16 @@ def check_available(raw, size, path):
         raise common.BenchError('%s left %d nodes in %s' % (path, count, states))
 
 
+def children_cpu():
+    """CPU seconds (user + system) of the finished child processes and theirs: ansible-playbook, its workers and
+    the module processes. Ironic is not a child. On a loaded machine this is what the run would take on an idle one,
+    less the time spent waiting on Ironic."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_floor(bench, size, label):
     raw = bench.raw
-    calls = raw.calls
     started = time.monotonic()
     uuids = []
     for node in fleet_nodes(size, label):
@@ -83,7 +91,7 @@ def run_floor(bench, size, label):
     seconds = time.monotonic() - started
     check_available(raw, size, 'floor')
     delete_all(raw)
-    return {'floor: raw REST, same requests': (seconds, raw.calls - calls, None)}
+    return {'floor: raw REST, same requests': (seconds, None, None)}
 
 
 def run_role(bench, size, label, forks, reruns):
@@ -91,15 +99,15 @@ def run_role(bench, size, label, forks, reruns):
     playbook = bench.write(label + '.yml', ROLE_PLAYBOOK % {'fleet_file': fleet_file, 'cloud': bench.cloud})
     samples = {}
     for path in ['role: nothing -> available'] + ['role: no-op rerun %d' % index for index in range(reruns)]:
-        started = time.monotonic()
+        started, cpu = time.monotonic(), children_cpu()
         process = subprocess.run([common.tool('ansible-playbook'), playbook, '--forks', str(forks)],
                                  env=bench.env, capture_output=True, text=True, check=False)
-        seconds = time.monotonic() - started
+        seconds, cpu = time.monotonic() - started, children_cpu() - cpu
         recap = RECAP.search(process.stdout)
         if process.returncode or not recap:
             raise common.BenchError('%s failed (rc %d): %s' % (path, process.returncode,
                                                                process.stdout[-3000:] + process.stderr[-2000:]))
-        samples[path] = (seconds, None, int(recap.group(2)))
+        samples[path] = (seconds, cpu, int(recap.group(2)))
     changed = [sample[2] for path, sample in samples.items() if path.startswith('role: no-op')]
     if any(changed):
         raise common.BenchError('a rerun reported changed=%s' % changed)
@@ -113,8 +121,8 @@ def measure(bench, size, repeat, forks, reruns):
 
     def add(path, sample):
         samples.setdefault(path, []).append(sample)
-        print('  %s: %.2f s%s' % (path, sample[0], ', changed=%d' % sample[2] if sample[2] is not None else ''),
-              flush=True)
+        print('  %s: %.2f s%s%s' % (path, sample[0], ', controller CPU %.2f s' % sample[1] if sample[1] else '',
+                                    ', changed=%d' % sample[2] if sample[2] is not None else ''), flush=True)
 
     for index in range(repeat):
         label = 'r%d-%d' % (size, index)
@@ -133,11 +141,12 @@ def report(size, samples):
         seconds = [value[0] for value in values]
         spread = '%.2f-%.2f' % (min(seconds), max(seconds)) if len(seconds) > 1 else ''
         median = statistics.median(seconds)
+        cpu = [value[1] for value in values if value[1] is not None]
         rows.append((path, '%.2f' % median, spread, '%.2f' % (median / floor), '%.1f' % (1000.0 * median / size),
-                     len(values)))
+                     '%.2f' % statistics.median(cpu) if cpu else '-', len(values)))
     print()
     print('%d fake-hardware nodes (one port, two traits each), nothing -> available; median of the rounds' % size)
-    print(common.table(('path', 'seconds', 'min-max', 'x floor', 'ms/node', 'rounds'), rows))
+    print(common.table(('path', 'seconds', 'min-max', 'x floor', 'ms/node', 'controller CPU s', 'samples'), rows))
 
 
 def main():
