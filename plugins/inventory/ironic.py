@@ -47,7 +47,9 @@ options:
   filters:
     description:
       - Only list the nodes that match these query parameters of Ironic's node list, for example
-        C(provision_state), C(maintenance), C(resource_class), C(conductor_group), C(owner), C(lessee) or C(driver).
+        C(provision_state), C(maintenance), C(resource_class), C(conductor_group), C(shard) (Ironic API 1.82),
+        C(owner), C(lessee) or C(driver). With one play per shard or conductor group, each inventory holds
+        only the nodes that play drives.
       - Booleans are sent as V(true) or V(false).
     type: dict
     default: {}

@@ -47,11 +47,16 @@ FEATURE_MIN_VERSION = {
     'reset_interfaces': (1, 45),
     'conductor_group': (1, 46),
     'automated_clean': (1, 47),
+    'protected': (1, 48),
+    'protected_reason': (1, 48),
     'owner': (1, 50),
     'description': (1, 51),
     'a config_drive dictionary': (1, 56),
+    'retired': (1, 61),
+    'retired_reason': (1, 61),
     'lessee': (1, 65),
     'deploy_steps': (1, 69),
+    'shard': (1, 82),
     'firmware_interface': (1, 86),
     'service_steps': (1, 87),
 }
@@ -422,13 +427,24 @@ class IronicClient(object):
 
     # -- ports -------------------------------------------------------------------------------
 
-    def list_ports(self, node_uuid=None, address=None):
-        params = {'limit': PAGE_LIMIT, 'detail': 'true'}
+    def list_ports(self, node_uuid=None, address=None, fields=None):
+        """Ports matching the filters, following Ironic's pagination; fields restricts what each holds."""
+        params = {'limit': PAGE_LIMIT}
+        if fields:
+            params['fields'] = ','.join(fields)
+        else:
+            params['detail'] = 'true'
         if node_uuid:
             params['node_uuid'] = node_uuid
         if address:
             params['address'] = address
-        return self.request('GET', '/ports', params=params).get('ports', [])
+        ports = []
+        while True:
+            page = self.request('GET', '/ports', params=params)
+            ports.extend(page.get('ports', []))
+            if not page.get('next') or not page.get('ports'):
+                return ports
+            params['marker'] = page['ports'][-1]['uuid']
 
     def create_port(self, body):
         return self.request('POST', '/ports', body=body)

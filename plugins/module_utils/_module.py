@@ -85,8 +85,6 @@ class BaremetalModule(object):
         """The result with api_calls, and with its diff only when diff mode asked for one."""
         if not self.ansible._diff:
             result.pop('diff', None)
-        if self.params.get('nodes') == []:
-            result.setdefault('msg', validate.NOTHING_TO_DO)
         result['api_calls'] = self.api_calls
         return result
 
@@ -103,6 +101,9 @@ class BaremetalModule(object):
         """Call main(self); every error of this collection becomes a failed task with its message and partial result."""
         try:
             validate.check_options(self.params)
+            if self.params.get('nodes') == []:
+                # An inventory group may well be empty: every module takes that as nothing to do, and says so.
+                self.exit(changed=False, nodes=[], msg=validate.NOTHING_TO_DO)
             main(self)
         except BaremetalError as exc:
             self.fail(str(exc), **exc.result)

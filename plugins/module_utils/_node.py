@@ -15,9 +15,10 @@ __metaclass__ = type
 import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
-    FEATURE_MIN_VERSION, IronicError, summarize_node)
+    FEATURE_MIN_VERSION, NODE_SUMMARY_FIELDS, AnswerLost, IronicError, summarize_node)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, Target, converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DELETE_ALLOWED_STATES
 
@@ -30,7 +31,16 @@ DICT_FIELDS = ('driver_info', 'properties', 'extra', 'instance_info')
 # Ironic masks the values of these fields' secret keys, so they cannot be compared.
 SECRET_FIELDS = ('driver_info', 'instance_info')
 
-SCALAR_FIELDS = ('driver', 'resource_class', 'conductor_group', 'owner', 'lessee', 'description', 'automated_clean')
+SCALAR_FIELDS = ('driver', 'resource_class', 'conductor_group', 'shard', 'owner', 'lessee', 'description',
+                 'automated_clean', 'protected', 'protected_reason', 'retired', 'retired_reason')
+
+# A reason field and the flag it needs: Ironic refuses the reason while the flag is false, and clears it
+# when the flag is cleared.
+REASON_FLAGS = (('protected_reason', 'protected'), ('retired_reason', 'retired'))
+
+# Ironic makes a node protected only in these provision states, and never retires an available node.
+PROTECTABLE_STATES = ('active', 'rescue')
+UNRETIRABLE_STATES = ('available',)
 
 PORT_ATTRIBUTES = ('pxe_enabled', 'physical_network', 'local_link_connection')
 
@@ -96,11 +106,17 @@ def normalized_port(port):
 
 
 def secret_values(params):
-    """The values of secret keys of driver_info and instance_info, for Ansible to scrub from all output.
+    """The values of secret keys of driver_info and instance_info, of the node and of every element of
+    nodes, for Ansible to scrub from all output.
 
     Also called on the raw arguments, before Ansible has checked their types.
     """
     values = set()
+    elements = params.get('nodes')
+    if isinstance(elements, list):
+        for element in elements:
+            if isinstance(element, dict):
+                values.update(secret_values(dict(element, nodes=None)))
     driver = params.get('driver') if isinstance(params.get('driver'), str) else None
     for field in SECRET_FIELDS:
         record = params.get(field)
@@ -125,6 +141,10 @@ def check_declaration(declared, validate_driver_info=True):
             if not PATCHABLE_KEY.match(str(key)):
                 errors.append("%s key %r cannot be managed: Ironic can only update keys made of letters, digits, "
                               "'_' and '-'. Rename the key." % (field, key))
+    for reason, flag in REASON_FLAGS:
+        if declared.get(reason) and declared.get(flag) is False:
+            errors.append('%s is only kept while %s is true, and %s is false: drop %s or set %s: true.'
+                          % (reason, flag, flag, reason, flag))
     if validate_driver_info and 'driver' in declared:
         if declared['driver'] in hardware.SUPPORTED_HARDWARE_TYPES:
             errors.extend(hardware.validate_driver_info(declared['driver'], declared.get('driver_info'),
@@ -324,133 +344,403 @@ def masked(record, driver):
     return result
 
 
+# The fields of a node the module compares and returns (instance_info is only read when declared).
+VIEW_FIELDS = ('driver', 'driver_info', 'properties', 'resource_class', 'extra', 'conductor_group', 'shard', 'owner',
+               'lessee', 'description', 'automated_clean', 'traits', 'protected', 'protected_reason', 'retired',
+               'retired_reason')
+
+
 def node_view(node, ports):
     """The node as the module returns it: what it manages, secrets masked, no instance_info."""
     view = summarize_node(node)
-    for field in ('driver', 'driver_info', 'properties', 'resource_class', 'extra', 'conductor_group', 'owner',
-                  'lessee', 'description', 'automated_clean', 'traits'):
+    for field in VIEW_FIELDS:
         view[field] = node.get(field)
     view['interfaces'] = dict((name, node.get(interface_field(name))) for name in INTERFACES)
     view['ports'] = [port_view(port) for port in sorted(ports, key=lambda port: port['address'])]
     return masked(view, node.get('driver'))
 
 
+# -- many nodes, one declaration each --------------------------------------------------------------
+
+class Declaration(object):
+    """One node as the task declares it: the node options of the module, or one element of nodes."""
+
+    def __init__(self, name, uuid=None, declared=None, state='present', validate_driver_info=True, label=None):
+        self.name = name
+        self.uuid = uuid
+        self.declared = declared or {}
+        self.state = state
+        self.validate_driver_info = validate_driver_info
+        # How errors name the node: 'nodes[3] (rack1-node07)' in bulk mode, nothing with one node.
+        self.label = label
+
+    def prefixed(self, message):
+        return '%s: %s' % (self.label, message) if self.label else message
+
+
+def declarations_from_params(params):
+    """The Declarations of a task: nodes elements inherit state and validate_driver_info from the task."""
+    if params.get('nodes') is None:
+        return [Declaration(params['name'], params.get('uuid'), declared_record(params), params['state'],
+                            params['validate_driver_info'])]
+    declarations = []
+    for index, element in enumerate(params['nodes']):
+        inherited = dict((option, params[option] if element.get(option) is None else element[option])
+                         for option in ('state', 'validate_driver_info'))
+        declarations.append(Declaration(element['name'], element.get('uuid'), declared_record(element),
+                                        inherited['state'], inherited['validate_driver_info'],
+                                        label='nodes[%d] (%s)' % (index, element['name'])))
+    return declarations
+
+
+def check_declarations(declarations):
+    """What can be checked before anything is read: [(declaration, message)] for every problem."""
+    problems, names, addresses = [], {}, {}
+    for declaration in declarations:
+        try:
+            check_declaration(declaration.declared, declaration.validate_driver_info)
+        except NodeError as exc:
+            problems.append((declaration, str(exc)))
+        if declaration.name in names:
+            problems.append((declaration, 'name %r is also declared by %s; declare each node once.'
+                             % (declaration.name, names[declaration.name].label)))
+        names.setdefault(declaration.name, declaration)
+        for port in declaration.declared.get('ports') or ():
+            other = addresses.setdefault(port['address'], declaration)
+            if other is not declaration:
+                problems.append((declaration, 'port %s is also declared by %s; a MAC address belongs to one node.'
+                                 % (port['address'], other.label)))
+    return problems
+
+
+def _refusal(declarations, problems):
+    """One NodeError naming every problem, in the order of the declarations."""
+    order = dict((id(declaration), index) for index, declaration in enumerate(declarations))
+    problems = sorted(problems, key=lambda problem: order[id(problem[0])])
+    return NodeError(' | '.join(declaration.prefixed(message) for declaration, message in problems))
+
+
 # -- talking to Ironic -------------------------------------------------------------------------
 
-def _check_driver_enabled(client, driver):
-    enabled = client.list_drivers()
-    if driver not in enabled:
-        raise NodeError("Ironic does not enable the hardware type %r; it enables %s. Choose one of those, or add "
-                        "it to enabled_hardware_types in ironic.conf and restart the conductor."
-                        % (driver, ', '.join(enabled) or 'none'))
+PORT_FIELDS = ('uuid', 'address', 'node_uuid') + PORT_ATTRIBUTES
 
 
-def _check_addresses_free(client, node_uuid, addresses):
-    """Fail when another node already has a port with one of these MAC addresses."""
-    for address in addresses:
-        for port in client.list_ports(address=address):
-            if port.get('node_uuid') == node_uuid:
-                continue
-            owner = client.find_node(port['node_uuid'], ('uuid', 'name')) or {}
-            raise NodeError("MAC %s is already used by port %s of node %s. Remove that port (or the node) first, "
-                            "or correct the address." % (address, port['uuid'], owner.get('name') or port['node_uuid']))
+def readable_fields(client, fields):
+    """The fields this Ironic can return: a field newer than its API version is left out."""
+    return tuple(field for field in fields
+                 if field not in FEATURE_MIN_VERSION or client.supports(FEATURE_MIN_VERSION[field]))
 
 
-def _check_features(client, declared):
-    for feature in _required_features(declared):
-        client.require(feature, FEATURE_MIN_VERSION[feature])
+def read_fields(client, declarations):
+    fields = NODE_SUMMARY_FIELDS + VIEW_FIELDS + tuple(interface_field(name) for name in INTERFACES)
+    if any('instance_info' in declaration.declared for declaration in declarations):
+        fields += ('instance_info',)
+    return readable_fields(client, fields)
 
 
-def _create_ports(client, node_uuid, wanted_ports):
-    for wanted in wanted_ports:
-        body = dict((attribute, value) for attribute, value in wanted.items() if value is not None)
-        body['node_uuid'] = node_uuid
-        client.create_port(body)
+class Snapshot(object):
+    """What Ironic holds for the declared nodes, read once: nodes by name, ports by node and by address.
+
+    One node is read with one GET (and its ports with one more); many with one list request per page of
+    nodes and one per page of ports, whatever their number.
+    """
+
+    def __init__(self, client, declarations):
+        self.client = client
+        self.fields = read_fields(client, declarations)
+        self._drivers = None
+        names = [declaration.name for declaration in declarations]
+        if len(names) == 1:
+            node = client.find_node(names[0], self.fields)  # a name is never a UUID (_validate.check_node_name)
+            self.nodes = {names[0]: node} if node else {}
+            ports = client.list_ports(node_uuid=node['uuid'], fields=PORT_FIELDS) if node else []
+            self._ports_by_address = None
+        else:
+            wanted = set(names)
+            self.nodes = dict((node['name'], node) for node in client.list_nodes(fields=self.fields)
+                              if node.get('name') in wanted)
+            ports = client.list_ports(fields=PORT_FIELDS)
+            self._ports_by_address = dict((port['address'], port) for port in ports)
+        self.ports = {}
+        for port in ports:
+            self.ports.setdefault(port['node_uuid'], []).append(port)
+
+    def drivers(self):
+        if self._drivers is None:
+            self._drivers = self.client.list_drivers()
+        return self._drivers
+
+    def port_owner(self, address):
+        """The port with this address, or None (from the port list, or one request with one node)."""
+        if self._ports_by_address is not None:
+            return self._ports_by_address.get(address)
+        found = self.client.list_ports(address=address, fields=PORT_FIELDS)
+        return found[0] if found else None
 
 
-def ensure_present(client, name, uuid, declared, update_secrets, validate_driver_info, check_mode):
-    """Create or update the node. Returns the module result (changed, created, node, diff)."""
-    node = client.find_node(name)
+class Change(object):
+    """What one declared node needs, computed in memory from the Snapshot; apply() makes the writes."""
+
+    def __init__(self, declaration, node, ports, send_secrets):
+        self.declaration = declaration
+        self.node = node
+        self.current_ports = ports
+        declared = declaration.declared
+        if node is None:
+            self.body = creation_body(declared, declaration.name, declaration.uuid)
+            after = dict(self.body)
+            if 'traits' in declared:
+                after['traits'] = sorted(set(declared['traits']))
+            if declared.get('ports'):
+                after['ports'] = [_declared_port_view(port, None) for port in declared['ports']]
+            self.operations, self.traits = [], None
+            self.ports = PortChanges([], declared.get('ports') or [])
+            self.diff = {'before': {}, 'after': masked(after, declared['driver'])}
+            return
+        self.body = None
+        self.operations, before, after = node_changes(node, declared, send_secrets)
+        self.traits = traits_change(node, declared)
+        if self.traits is not None:
+            before['traits'] = sorted(node.get('traits') or [])
+            after['traits'] = self.traits
+        self.ports = PortChanges(ports, declared['ports']) if 'ports' in declared else None
+        if self.ports:
+            before['ports'] = self.ports.before
+            after['ports'] = self.ports.after
+        driver = declared.get('driver', node.get('driver'))
+        self.diff = {'before': masked(before, node.get('driver')), 'after': masked(after, driver)}
+
+    @property
+    def changed(self):
+        return self.node is None or bool(self.operations or self.traits is not None or self.ports)
+
+
+def check_change(snapshot, declaration, send_secrets):
+    """The Change of one declared node, after every check that needs what Ironic holds. Raises NodeError."""
+    client = snapshot.client
+    declared = declaration.declared
+    node = snapshot.nodes.get(declaration.name)
     driver = declared.get('driver', node and node.get('driver'))
     if node is None and driver is None:
-        raise NodeError("Node %s does not exist; set driver to enroll it." % name)
-    if validate_driver_info:
+        raise NodeError("Node %s does not exist; set driver to enroll it." % declaration.name)
+    if declaration.validate_driver_info:
         check_driver_info(declared, driver, None if node is None else node.get('driver_info') or {})
-    _check_features(client, declared)
-    if node is None:
-        return _create(client, name, uuid, declared, check_mode)
-    return _update(client, node, declared, update_secrets == UPDATE_SECRETS_ALWAYS, check_mode)
+    for feature in _required_features(declared):
+        client.require(feature, FEATURE_MIN_VERSION[feature])
+    _check_flags(node, declared)
+    change = Change(declaration, node, snapshot.ports.get(node['uuid'], []) if node else [], send_secrets)
+    if driver != (node or {}).get('driver') and driver not in snapshot.drivers():
+        raise NodeError("Ironic does not enable the hardware type %r; it enables %s. Choose one of those, or add "
+                        "it to enabled_hardware_types in ironic.conf and restart the conductor."
+                        % (driver, ', '.join(snapshot.drivers()) or 'none'))
+    for port in change.ports.create if change.ports else ():
+        owner = snapshot.port_owner(port['address'])
+        if owner is not None and (node is None or owner['node_uuid'] != node['uuid']):
+            other = client.find_node(owner['node_uuid'], ('uuid', 'name')) or {}
+            raise NodeError("MAC %s is already used by port %s of node %s. Remove that port (or the node) first, "
+                            "or correct the address." % (port['address'], owner['uuid'],
+                                                         other.get('name') or owner['node_uuid']))
+    return change
 
 
-def _create(client, name, uuid, declared, check_mode):
-    _check_driver_enabled(client, declared['driver'])
-    wanted_ports = declared.get('ports') or []
-    _check_addresses_free(client, None, [port['address'] for port in wanted_ports])
-    body = creation_body(declared, name, uuid)
-    after = dict(body)
-    if 'traits' in declared:
-        after['traits'] = sorted(set(declared['traits']))
-    if wanted_ports:
-        after['ports'] = [_declared_port_view(port, None) for port in wanted_ports]
-    result = {'changed': True, 'created': True, 'node': None,
-              'diff': {'before': {}, 'after': masked(after, declared['driver'])}}
-    if check_mode:
+def _check_flags(node, declared):
+    """protected, retired and their reasons as Ironic will take them, judged before anything is sent."""
+    current = node or {}
+    state = current.get('provision_state', 'enroll')
+    for reason, flag in REASON_FLAGS:
+        if declared.get(reason) and not declared.get(flag, current.get(flag)):
+            raise NodeError('%s is only kept while %s is true, and the node is not %s: set %s: true as well.'
+                            % (reason, flag, flag, flag))
+    if declared.get('protected') and not current.get('protected') and state not in PROTECTABLE_STATES:
+        raise NodeError("Ironic protects a node only in %s; this node is in '%s'%s. Declare protected once the "
+                        "node is deployed." % (' or '.join(PROTECTABLE_STATES), state,
+                                               ' (it is being created)' if node is None else ''))
+    if declared.get('retired') and not current.get('retired') and state in UNRETIRABLE_STATES:
+        raise NodeError("Ironic does not retire an available node: bring it to manageable first "
+                        "(baremetal.lifecycle.baremetal_provision_state state: manageable), then retire it.")
+
+
+def plan_changes(client, declarations, send_secrets):
+    """Read Ironic once for every declaration, check each, and return (Changes, [(declaration, message)]).
+    Nothing is written."""
+    snapshot = Snapshot(client, declarations)
+    changes, problems = [], []
+    for declaration in declarations:
+        try:
+            changes.append(check_change(snapshot, declaration, send_secrets))
+        except (NodeError, IronicError) as exc:
+            problems.append((declaration, str(exc)))
+    return changes, problems
+
+
+def apply_change(client, change, check_mode):
+    """Make one node what its Change says. Returns its result (name, changed, created, node, diff).
+
+    The node returned is built from Ironic's answers to the writes, without reading it again.
+    """
+    result = {'name': change.declaration.name, 'changed': change.changed, 'created': change.node is None,
+              'node': None if change.node is None else node_view(change.node, change.current_ports),
+              'diff': change.diff}
+    if not change.changed or check_mode:
         return result
-    # Ironic accepts another project as owner in POST only from system-scoped callers (never with noauth);
-    # a PATCH is judged by its update policy instead.
-    owner = body.pop('owner', None)
-    node = client.create_node(body)
     try:
-        if owner is not None and node.get('owner') != owner:
-            client.update_node(node['uuid'], [{'op': 'replace', 'path': '/owner', 'value': owner}])
-        if declared.get('traits'):
-            client.set_traits(node['uuid'], sorted(set(declared['traits'])))
-        _create_ports(client, node['uuid'], wanted_ports)
-    except IronicError:
-        # Half a node is worse than none: Ironic refused part of the record, so take back the rest.
-        for port in client.list_ports(node_uuid=node['uuid']):
-            client.delete_port(port['uuid'])
-        client.delete_node(node['uuid'])
-        raise
-    result['node'] = node_view(client.get_node(node['uuid']), client.list_ports(node_uuid=node['uuid']))
+        node, ports = _create(client, change) if change.node is None else _update(client, change)
+    except BaremetalError as exc:
+        raise NodeError(str(exc), result)
+    result['node'] = node_view(node, ports)
     return result
 
 
-def _update(client, node, declared, send_secrets, check_mode):
+def _create(client, change):
+    declared = change.declaration.declared
+    body = dict(change.body)
+    # Ironic accepts another project as owner in POST only from system-scoped callers (never with noauth);
+    # a PATCH is judged by its update policy instead.
+    owner = body.pop('owner', None)
+    node = _create_node(client, body, declared)
+    try:
+        if owner is not None and node.get('owner') != owner:
+            node = client.update_node(node['uuid'], [{'op': 'replace', 'path': '/owner', 'value': owner}])
+        if declared.get('traits'):
+            node['traits'] = sorted(set(declared['traits']))
+            client.set_traits(node['uuid'], node['traits'])
+        ports = _create_ports(client, node['uuid'], declared.get('ports') or [])
+    except IronicError:
+        # Half a node is worse than none: Ironic refused part of the record, so take back the rest.
+        for port in client.list_ports(node_uuid=node['uuid'], fields=PORT_FIELDS):
+            client.delete_port(port['uuid'])
+        client.delete_node(node['uuid'])
+        raise
+    return node, ports
+
+
+def _create_node(client, body, declared):
+    """POST the node; after a lost answer or a 'name exists' refusal, the node found under that name, when it
+    is the record we sent. Never creates it twice."""
+    try:
+        return client.create_node(body)
+    except AnswerLost:
+        existing = client.find_node(body['name'])
+        if existing is None:
+            # Ironic never got it; the name is unique, so a second POST cannot create a second node.
+            return client.create_node(body)
+        refusal = None
+    except IronicError as exc:
+        if exc.status != 409:
+            raise
+        existing, refusal = client.find_node(body['name']), exc
+        if existing is None:
+            raise
+    if not _is_record_sent(existing, body, declared):
+        raise refusal or NodeError("node %s appeared while it was being created, and it is not the record sent. "
+                                   "Look at who else enrolls it, then rerun." % body['name'])
+    return existing
+
+
+def _is_record_sent(node, body, declared):
+    if node.get('name') != body['name'] or node.get('provision_state') != 'enroll':
+        return False
+    if body.get('uuid') and node['uuid'] != body['uuid']:
+        return False
+    record = dict((field, value) for field, value in declared.items()
+                  if field not in ('ports', 'traits', 'owner'))
+    return not node_changes(node, record, send_secrets=False)[0]
+
+
+def _create_ports(client, node_uuid, wanted_ports):
+    """Create the ports; returns them as Ironic answered (or holds them, after a lost answer)."""
+    created = []
+    for wanted in wanted_ports:
+        body = dict((attribute, value) for attribute, value in wanted.items() if value is not None)
+        body['node_uuid'] = node_uuid
+        try:
+            created.append(client.create_port(body))
+        except AnswerLost:
+            port = _port_of(client, node_uuid, body['address'])
+            created.append(port if port is not None else client.create_port(body))
+        except IronicError as exc:
+            # 409: the address exists; fine when it is this node's port, which a lost answer may have created.
+            port = _port_of(client, node_uuid, body['address']) if exc.status == 409 else None
+            if port is None:
+                raise
+            created.append(port)
+    return created
+
+
+def _port_of(client, node_uuid, address):
+    return next((port for port in client.list_ports(address=address, fields=PORT_FIELDS)
+                 if port['node_uuid'] == node_uuid), None)
+
+
+def _update(client, change):
+    node, declared = change.node, change.declaration.declared
     uuid = node['uuid']
-    if 'driver' in declared and declared['driver'] != node.get('driver'):
-        _check_driver_enabled(client, declared['driver'])
-    current_ports = client.list_ports(node_uuid=uuid)
-    ports = PortChanges(current_ports, declared['ports']) if 'ports' in declared else None
-    if ports:
-        _check_addresses_free(client, uuid, [port['address'] for port in ports.create])
-    operations, before, after = node_changes(node, declared, send_secrets)
-    traits = traits_change(node, declared)
-    if traits is not None:
-        before['traits'] = sorted(node.get('traits') or [])
-        after['traits'] = traits
-    if ports:
-        before['ports'] = ports.before
-        after['ports'] = ports.after
-    changed = bool(operations or traits is not None or ports)
-    driver = declared.get('driver', node.get('driver'))
-    diff = {'before': masked(before, node.get('driver')), 'after': masked(after, driver)}
-    if changed and not check_mode:
-        if operations:
-            # Interfaces of the old driver would not work with the new one; Ironic resets those not declared.
-            client.update_node(uuid, operations, reset_interfaces=driver != node.get('driver'))
-        if traits is not None:
-            client.set_traits(uuid, traits)
-        if ports:
-            # Deletions first: a MAC address may move from a deleted port to a created one.
-            for port in ports.delete:
-                client.delete_port(port['uuid'])
-            for port, port_operations in ports.update:
-                client.update_port(port['uuid'], port_operations)
-            _create_ports(client, uuid, ports.create)
-            current_ports = client.list_ports(node_uuid=uuid)
-        node = client.get_node(uuid)
-    return {'changed': changed, 'created': False, 'node': node_view(node, current_ports), 'diff': diff}
+    if change.operations:
+        driver = declared.get('driver', node.get('driver'))
+        # What the answer lacks (a field of a newer API, traits) is as read.
+        node = dict(node, **_patch_node(client, node, change.operations, declared,
+                                        reset_interfaces=driver != node.get('driver')))
+    if change.traits is not None:
+        client.set_traits(uuid, change.traits)
+        node = dict(node, traits=change.traits)
+    ports = change.current_ports
+    if change.ports:
+        # Deletions first: a MAC address may move from a deleted port to a created one.
+        for port in change.ports.delete:
+            client.delete_port(port['uuid'])
+        updated = dict((port['uuid'], client.update_port(port['uuid'], port_operations))
+                       for port, port_operations in change.ports.update)
+        deleted = set(port['uuid'] for port in change.ports.delete)
+        ports = [updated.get(port['uuid'], port) for port in ports if port['uuid'] not in deleted]
+        ports += _create_ports(client, uuid, change.ports.create)
+    return node, ports
+
+
+def _patch_node(client, node, operations, declared, reset_interfaces):
+    """PATCH the node and return Ironic's answer. A refusal of a PATCH whose first answer was lost (a removal
+    retried after it was applied) is no failure when the node now holds what was declared."""
+    try:
+        # Interfaces of the old driver would not work with the new one; Ironic resets those not declared.
+        return client.update_node(node['uuid'], operations, reset_interfaces=reset_interfaces)
+    except IronicError as exc:
+        if exc.status != 400:
+            raise
+        current = client.get_node(node['uuid'])
+        if node_changes(current, declared, send_secrets=False)[0]:
+            raise
+        return current
+
+
+def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1, allow_destructive=False,
+                 timeout=1800):
+    """Create, update or delete every declared node. Returns the per-node results, in the declared order.
+
+    Every declaration is checked before the first write; then at most ``concurrency`` nodes are written at
+    once, and a node that fails has its error in its result while the others go on.
+    """
+    send_secrets = update_secrets == UPDATE_SECRETS_ALWAYS
+    problems = check_declarations(declarations)
+    invalid = set(id(declaration) for declaration, _message in problems)
+    present = [declaration for declaration in declarations
+               if declaration.state == 'present' and id(declaration) not in invalid]
+    changes = []
+    if present:
+        changes, read_problems = plan_changes(client, present, send_secrets)
+        problems.extend(read_problems)
+    if problems:
+        raise _refusal(declarations, problems)
+    changes = dict((change.declaration.name, change) for change in changes)
+
+    def converge_one(declaration):
+        if declaration.state == 'absent':
+            return dict(ensure_absent(client, declaration.name, allow_destructive, timeout, check_mode),
+                        name=declaration.name)
+        return apply_change(client, changes[declaration.name], check_mode)
+
+    results = run_each(declarations, converge_one, concurrency)
+    for declaration, result in zip(declarations, results):
+        result.update(name=declaration.name, error=result.get('error'))
+    return results
 
 
 def ensure_absent(client, name, allow_destructive, timeout, check_mode):
@@ -461,7 +751,7 @@ def ensure_absent(client, name, allow_destructive, timeout, check_mode):
     node = client.find_node(name)
     if node is None:
         return {'changed': False, 'node': None, 'plan': [], 'transitions': [], 'diff': {'before': {}, 'after': {}}}
-    ports = client.list_ports(node_uuid=node['uuid'])
+    ports = client.list_ports(node_uuid=node['uuid'], fields=PORT_FIELDS)
     result = {'changed': True, 'node': None, 'plan': [], 'transitions': [],
               'diff': {'before': node_view(node, ports), 'after': {}}}
     if node['provision_state'] not in DELETE_ALLOWED_STATES:
@@ -481,3 +771,32 @@ def ensure_absent(client, name, allow_destructive, timeout, check_mode):
         client.delete_port(port['uuid'])
     client.delete_node(node['uuid'])
     return result
+
+
+# -- maintenance --------------------------------------------------------------------------------
+
+def wanted_maintenance(node, state, reason):
+    """(maintenance, reason) the node should have. Ironic stores no reason as null."""
+    if state == 'disabled':
+        return False, None
+    if reason is None and node.get('maintenance'):
+        return True, node.get('maintenance_reason')
+    return True, reason or None
+
+
+def ensure_maintenance(client, node, state, reason, check_mode):
+    """Set or clear one node's maintenance and reason. Returns its result."""
+    current = (bool(node.get('maintenance')), node.get('maintenance_reason') or None)
+    wanted = wanted_maintenance(node, state, reason)
+    changed = current != wanted
+    if changed and not check_mode:
+        if wanted[0]:
+            client.set_maintenance(node['uuid'], wanted[1])
+        else:
+            client.unset_maintenance(node['uuid'])
+        node = client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
+        wanted = (node.get('maintenance'), node.get('maintenance_reason'))
+    return {'changed': changed, 'maintenance': wanted[0], 'maintenance_reason': wanted[1],
+            'node': summarize_node(node),
+            'diff': {'before': {'maintenance': current[0], 'maintenance_reason': current[1]},
+                     'after': {'maintenance': wanted[0], 'maintenance_reason': wanted[1]}}}

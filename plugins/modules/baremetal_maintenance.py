@@ -31,8 +31,41 @@ options:
   node:
     description:
       - The name or UUID of the node.
+      - Exactly one of O(node), O(nodes) and O(select) is required.
     type: str
-    required: true
+  nodes:
+    description:
+      - Many nodes in one task, each a name or UUID, or a dictionary with C(node) and optionally C(state) and C(reason) (the task's when not given).
+      - They are read in one list request per page, and only the nodes that need a change get a request, at most
+        O(concurrency) at once. Every element is checked, and every node looked up, before the first write.
+      - A node that fails has its error in RV(nodes); the others go on, and the task fails afterwards.
+      - An empty list changes nothing and says so in C(msg).
+    type: list
+    elements: raw
+  select:
+    description:
+      - Every node that matches all the given filters, with the task's O(state). No node matching is no change.
+    type: dict
+    suboptions:
+      conductor_group:
+        description: Only nodes of this conductor group.
+        type: str
+      owner:
+        description: Only nodes owned by this project.
+        type: str
+      resource_class:
+        description: Only nodes of this resource class.
+        type: str
+      shard:
+        description: Only nodes of this shard (Ironic API 1.82).
+        type: str
+  concurrency:
+    description:
+      - With O(nodes) or O(select), how many nodes are changed at once.
+      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
+        SQLite, Ironic answers concurrent writes with C(database is locked).
+    type: int
+    default: 1
   state:
     description:
       - V(enabled) puts the node in maintenance, V(disabled) takes it out.
@@ -61,22 +94,39 @@ EXAMPLES = r'''
   baremetal.lifecycle.baremetal_maintenance:
     node: rack1-node07
     state: disabled
+
+- name: Put a whole shard in maintenance before a switch upgrade
+  baremetal.lifecycle.baremetal_maintenance:
+    select:
+      shard: rack3
+    state: enabled
+    reason: Switch upgrade, ticket OPS-2000
+
+- name: Take two nodes out of maintenance and put a third in, in one task
+  baremetal.lifecycle.baremetal_maintenance:
+    nodes:
+      - rack1-node07
+      - rack1-node08
+      - node: rack1-node09
+        state: enabled
+        reason: Fan noise
+    state: disabled
 '''
 
 RETURN = r'''
 maintenance:
   description: Whether the node is in maintenance after the task (in check mode, whether it would be).
-  returned: always
+  returned: with O(node)
   type: bool
   sample: true
 maintenance_reason:
   description: The reason of the maintenance after the task (in check mode, what it would be), or null.
-  returned: always
+  returned: with O(node)
   type: str
   sample: Replacing disk 2, ticket OPS-1234
 node:
   description: The node after the task (in check mode, before it). Never contains C(driver_info) or C(instance_info).
-  returned: always
+  returned: with O(node)
   type: dict
   contains:
     uuid:
@@ -106,6 +156,16 @@ node:
     last_error:
       description: The last error Ironic recorded for the node.
       type: str
+nodes:
+  description: With O(nodes) or O(select), one entry per node with C(node), C(changed) and C(error) (null unless it failed), C(maintenance) and C(maintenance_reason).
+  returned: with O(nodes) or O(select)
+  type: list
+  elements: dict
+totals:
+  description: With O(nodes) or O(select), how many nodes there were, changed and failed, the seconds taken and the API calls.
+  returned: with O(nodes) or O(select)
+  type: dict
+  sample: {nodes: 300, changed: 2, failed: 0, seconds: 0.4, api_calls: 3}
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always
@@ -113,45 +173,36 @@ api_calls:
   sample: 3
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import SELECTION_SPEC, run_module
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import ensure_maintenance
+
+STATES = ['enabled', 'disabled']
 
 ARGUMENT_SPEC = dict(
-    node=dict(type='str', required=True),
-    state=dict(type='str', required=True, choices=['enabled', 'disabled']),
+    node=dict(type='str'),
+    nodes=dict(type='list', elements='raw'),
+    select=dict(type='dict', options=SELECTION_SPEC),
+    state=dict(type='str', required=True, choices=STATES),
     reason=dict(type='str'),
+    concurrency=dict(type='int', default=1),
 )
-
-
-def wanted_maintenance(node, state, reason):
-    """(maintenance, reason) the node should have. Ironic stores no reason as null."""
-    if state == 'disabled':
-        return False, None
-    if reason is None and node.get('maintenance'):
-        return True, node.get('maintenance_reason')
-    return True, reason or None
 
 
 def main_logic(module):
     params = module.params
-    node = module.require_node(params['node'], NODE_SUMMARY_FIELDS)
-    current = (bool(node.get('maintenance')), node.get('maintenance_reason') or None)
-    wanted = wanted_maintenance(node, params['state'], params['reason'])
-    changed = current != wanted
-    if changed and not module.check_mode:
-        if wanted[0]:
-            module.client.set_maintenance(node['uuid'], wanted[1])
-        else:
-            module.client.unset_maintenance(node['uuid'])
-        node = module.client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
-        wanted = (node.get('maintenance'), node.get('maintenance_reason'))
-    module.exit(changed=changed, maintenance=wanted[0], maintenance_reason=wanted[1], node=summarize_node(node),
-                diff={'before': {'maintenance': current[0], 'maintenance_reason': current[1]},
-                      'after': {'maintenance': wanted[0], 'maintenance_reason': wanted[1]}})
+
+    def apply(node, settings):
+        return ensure_maintenance(module.client, node, settings['state'], settings['reason'], module.check_mode)
+
+    run_module(module, {'state': params['state'], 'reason': params['reason']}, {'state': STATES},
+               NODE_SUMMARY_FIELDS, apply)
 
 
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC)
+    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes', 'select')],
+                             required_one_of=[('node', 'nodes', 'select')])
     module.run(main_logic)
 
 

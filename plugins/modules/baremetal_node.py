@@ -26,6 +26,11 @@ description:
     Secret values do not appear in results, diffs or logs.
   - Everything that can be checked (driver, C(driver_info), MAC addresses, addresses used by other nodes)
     is checked before the first write, so a task that fails on bad input leaves Ironic unchanged.
+  - With O(nodes), one task declares many nodes. The module reads them and all ports in a few list requests
+    (one per page of a thousand), compares in memory, and writes only to the nodes that differ, at most
+    O(concurrency) at once. Every element is checked before the first write, and a task with an invalid
+    element fails listing every invalid one. A node Ironic refuses has its error in RV(nodes); the others go
+    on, and the task fails afterwards.
 author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
@@ -43,8 +48,154 @@ options:
       - The name of the node. It identifies the node; the module never renames one.
       - Ironic refuses names that look like UUIDs, so such a name is refused rather than taken as the UUID of
         another node.
+      - Exactly one of O(name) and O(nodes) is required.
     type: str
-    required: true
+  nodes:
+    description:
+      - Many nodes declared in one task. Each element takes the options that declare one node, O(name)
+        (required), O(uuid), O(driver), O(driver_info), O(validate_driver_info), O(properties),
+        O(resource_class), O(interfaces), O(ports), O(traits), O(extra), O(instance_info),
+        O(conductor_group), O(shard), O(owner), O(lessee), O(description), O(automated_clean), O(protected),
+        O(protected_reason), O(retired), O(retired_reason), and O(state).
+      - An element without O(state) or O(validate_driver_info) takes the task's.
+      - Cannot be combined with the options that declare one node. An empty list changes nothing and says so in C(msg).
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description: The name of the node.
+        type: str
+        required: true
+      uuid:
+        description: The UUID to give the node when it is created.
+        type: str
+      driver:
+        description: The hardware type.
+        type: str
+      driver_info:
+        description: Keys of the node's C(driver_info), as O(driver_info).
+        type: dict
+      validate_driver_info:
+        description: As O(validate_driver_info); the task's value when not given.
+        type: bool
+      properties:
+        description: Keys of the node's C(properties).
+        type: dict
+      resource_class:
+        description: The resource class.
+        type: str
+      interfaces:
+        description: The node's hardware interfaces, as O(interfaces).
+        type: dict
+        suboptions:
+          bios:
+            description: The BIOS interface.
+            type: str
+          boot:
+            description: The boot interface.
+            type: str
+          console:
+            description: The console interface.
+            type: str
+          deploy:
+            description: The deploy interface.
+            type: str
+          firmware:
+            description: The firmware interface.
+            type: str
+          inspect:
+            description: The inspect interface.
+            type: str
+          management:
+            description: The management interface.
+            type: str
+          network:
+            description: The network interface.
+            type: str
+          power:
+            description: The power interface.
+            type: str
+          raid:
+            description: The RAID interface.
+            type: str
+          rescue:
+            description: The rescue interface.
+            type: str
+          storage:
+            description: The storage interface.
+            type: str
+          vendor:
+            description: The vendor interface.
+            type: str
+      ports:
+        description: The node's ports, as O(ports).
+        type: list
+        elements: dict
+        suboptions:
+          address:
+            description: The MAC address.
+            type: str
+            required: true
+          pxe_enabled:
+            description: Whether the node boots from the network through this port.
+            type: bool
+          physical_network:
+            description: The physical network the port is connected to.
+            type: str
+          local_link_connection:
+            description: The switch port it is cabled to.
+            type: dict
+      traits:
+        description: The node's traits.
+        type: list
+        elements: str
+      extra:
+        description: Keys of the node's C(extra).
+        type: dict
+      instance_info:
+        description: Keys of the node's C(instance_info).
+        type: dict
+      conductor_group:
+        description: The conductor group.
+        type: str
+      shard:
+        description: The shard.
+        type: str
+      owner:
+        description: The project that owns the node.
+        type: str
+      lessee:
+        description: The project the node is leased to.
+        type: str
+      description:
+        description: A free-form description.
+        type: str
+      automated_clean:
+        description: Whether Ironic runs automated cleaning on the node.
+        type: bool
+      protected:
+        description: Whether the node is protected, as O(protected).
+        type: bool
+      protected_reason:
+        description: Why the node is protected.
+        type: str
+      retired:
+        description: Whether the node is retired, as O(retired).
+        type: bool
+      retired_reason:
+        description: Why the node is retired.
+        type: str
+      state:
+        description: V(present) or V(absent); the task's O(state) when not given.
+        type: str
+        choices: [present, absent]
+  concurrency:
+    description:
+      - With O(nodes), how many nodes are written at once (nodes that need no change cost no request).
+      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
+        SQLite, Ironic answers concurrent writes with C(database is locked).
+    type: int
+    default: 1
   uuid:
     description:
       - The UUID to give the node when it is created. Ignored for an existing node.
@@ -164,6 +315,10 @@ options:
     description:
       - The conductor group that manages the node. Ironic stores it in lower case.
     type: str
+  shard:
+    description:
+      - The shard the node belongs to, which splits a big fleet between services (Ironic API 1.82).
+    type: str
   owner:
     description:
       - The project that owns the node.
@@ -180,6 +335,25 @@ options:
     description:
       - Whether Ironic runs automated cleaning on the node. When not given, the conductor's setting applies.
     type: bool
+  protected:
+    description:
+      - Whether the node is protected. Ironic refuses to undeploy, rebuild or delete a protected node.
+      - Ironic protects only V(active) or V(rescue) nodes; declaring V(true) on another node fails before
+        anything is sent. V(false) also clears O(protected_reason).
+    type: bool
+  protected_reason:
+    description:
+      - Why the node is protected. Only kept while the node is protected.
+    type: str
+  retired:
+    description:
+      - Whether the node is retired. Ironic does not make a retired node available again.
+      - Ironic does not retire an V(available) node; V(false) also clears O(retired_reason).
+    type: bool
+  retired_reason:
+    description:
+      - Why the node is retired. Only kept while the node is retired.
+    type: str
   state:
     description:
       - V(present) creates or updates the node. A new node is left in V(enroll).
@@ -307,6 +481,35 @@ EXAMPLES = r'''
       image_source: http://127.0.0.1:8080/images/ubuntu.qcow2
       image_checksum: null
 
+- name: Declare a whole rack in one task; only the nodes that differ are written
+  baremetal.lifecycle.baremetal_node:
+    nodes:
+      - name: rack3-node01
+        driver: ipmi
+        driver_info:
+          ipmi_address: 127.0.0.1
+          ipmi_port: 6231
+          ipmi_username: admin
+          ipmi_password: "{{ vault_ipmi_password }}"
+        shard: rack3
+        conductor_group: rack3
+        ports:
+          - address: "52:54:00:03:00:01"
+      - name: rack3-node02
+        driver: fake-hardware
+        shard: rack3
+        traits: [CUSTOM_RACK3]
+      - name: rack3-node09
+        state: absent
+    concurrency: 4
+  register: rack3
+
+- name: Protect a deployed node from being torn down, saying why
+  baremetal.lifecycle.baremetal_node:
+    name: rack1-node07
+    protected: true
+    protected_reason: Production database, ticket OPS-1234
+
 - name: Delete a node, tearing down its workload if it is deployed
   baremetal.lifecycle.baremetal_node:
     name: rack1-node07
@@ -338,11 +541,16 @@ node:
     resource_class: baremetal.large
     extra: {}
     conductor_group: ''
+    shard: null
     owner: null
     lessee: null
     description: null
     automated_clean: null
     traits: [CUSTOM_RACK1]
+    protected: false
+    protected_reason: null
+    retired: false
+    retired_reason: null
     interfaces: {boot: redfish-virtual-media, power: redfish, management: redfish}
     ports: [{address: '52:54:00:12:34:56', pxe_enabled: true, physical_network: provisioning,
              local_link_connection: {switch_id: 'aa:bb:cc:dd:ee:ff', port_id: Ethernet1/7}}]
@@ -369,6 +577,20 @@ transitions:
   type: list
   elements: dict
   sample: [{verb: manage, from: available, to: manageable, seconds: 0.31}]
+nodes:
+  description:
+    - With O(nodes), one entry per element, in order, with C(name), C(changed), C(created), C(node) (as RV(node)),
+      C(error) (null unless the node failed), and with O(state=absent) C(plan) and C(transitions).
+    - In diff mode, the top-level diff holds one entry per node that changes.
+  returned: with O(nodes)
+  type: list
+  elements: dict
+  sample: [{name: rack3-node01, changed: true, created: true, error: null, node: {name: rack3-node01}}]
+totals:
+  description: With O(nodes), how many nodes there were, changed and failed, the seconds taken and the API calls.
+  returned: with O(nodes)
+  type: dict
+  sample: {nodes: 300, changed: 2, failed: 0, seconds: 0.61, api_calls: 9}
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always
@@ -376,21 +598,23 @@ api_calls:
   sample: 3
 '''
 
+import time
+
 from ansible.module_utils.basic import missing_required_lib
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import failure_message, totals
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import (
     HAS_JSONSCHEMA, JSONSCHEMA_IMPORT_ERROR)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import (
-    INTERFACES, check_declaration, declared_record, ensure_absent, ensure_present, secret_values)
+    INTERFACES, declarations_from_params, ensure_nodes, secret_values)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_node_name
 
-ARGUMENT_SPEC = dict(
-    name=dict(type='str', required=True),
+# The options that declare one node: the module's own, or those of each element of nodes.
+RECORD_SPEC = dict(
     uuid=dict(type='str'),
     driver=dict(type='str'),
     driver_info=dict(type='dict'),
-    validate_driver_info=dict(type='bool', default=True),
     properties=dict(type='dict'),
     resource_class=dict(type='str'),
     interfaces=dict(type='dict', options=dict((name, dict(type='str')) for name in INTERFACES)),
@@ -404,44 +628,71 @@ ARGUMENT_SPEC = dict(
     extra=dict(type='dict'),
     instance_info=dict(type='dict'),
     conductor_group=dict(type='str'),
+    shard=dict(type='str'),
     owner=dict(type='str'),
     lessee=dict(type='str'),
     description=dict(type='str'),
     automated_clean=dict(type='bool'),
-    state=dict(type='str', default='present', choices=['present', 'absent']),
-    update_secrets=dict(type='str', default='on_create', choices=['on_create', 'always'], no_log=False),
-    allow_destructive=dict(type='bool', default=False),
-    validate_interfaces=dict(type='bool', default=False),
-    timeout=dict(type='int', default=1800),
+    protected=dict(type='bool'),
+    protected_reason=dict(type='str'),
+    retired=dict(type='bool'),
+    retired_reason=dict(type='str'),
 )
 
+ELEMENT_SPEC = dict(RECORD_SPEC,
+                    name=dict(type='str', required=True),
+                    validate_driver_info=dict(type='bool'),
+                    state=dict(type='str', choices=['present', 'absent']))
 
-def present(module):
-    params = module.params
-    if params['validate_driver_info'] and not HAS_JSONSCHEMA:
-        module.fail(missing_required_lib('jsonschema'), exception=JSONSCHEMA_IMPORT_ERROR)
-    declared = declared_record(params)
-    check_declaration(declared, params['validate_driver_info'])
-    result = ensure_present(module.client, params['name'], params['uuid'], declared, params['update_secrets'],
-                            params['validate_driver_info'], module.check_mode)
-    if params['validate_interfaces'] and result['node']:
-        result['validation'] = module.client.validate_node(result['node']['uuid'])
-    return result
+ARGUMENT_SPEC = dict(RECORD_SPEC,
+                     name=dict(type='str'),
+                     nodes=dict(type='list', elements='dict', options=ELEMENT_SPEC),
+                     validate_driver_info=dict(type='bool', default=True),
+                     state=dict(type='str', default='present', choices=['present', 'absent']),
+                     update_secrets=dict(type='str', default='on_create', choices=['on_create', 'always'],
+                                         no_log=False),
+                     allow_destructive=dict(type='bool', default=False),
+                     validate_interfaces=dict(type='bool', default=False),
+                     timeout=dict(type='int', default=1800),
+                     concurrency=dict(type='int', default=1))
 
 
 def main_logic(module):
     params = module.params
-    check_node_name('name', params['name'])
-    if params['state'] == 'absent':
-        result = ensure_absent(module.client, params['name'], params['allow_destructive'], params['timeout'],
-                               module.check_mode)
-    else:
-        result = present(module)
-    module.exit(**result)
+    if params['name'] is not None:
+        check_node_name('name', params['name'])
+    started = time.monotonic()
+    declarations = declarations_from_params(params)
+    if not HAS_JSONSCHEMA and any(declaration.validate_driver_info for declaration in declarations):
+        module.fail(missing_required_lib('jsonschema'), exception=JSONSCHEMA_IMPORT_ERROR)
+    results = ensure_nodes(module.client, declarations, params['update_secrets'], module.check_mode,
+                           concurrency=params['concurrency'], allow_destructive=params['allow_destructive'],
+                           timeout=params['timeout'])
+    for result in results:
+        if params['validate_interfaces'] and result['node'] and not result['error']:
+            result['validation'] = module.client.validate_node(result['node']['uuid'])
+    changed = any(result['changed'] for result in results)
+    if params['nodes'] is None:
+        result = results[0]
+        result.pop('name', None)
+        error = result.pop('error')
+        if error:
+            module.fail(error, **result)
+        module.exit(**result)
+    diffs = [dict(result.pop('diff'), before_header=result['name'], after_header=result['name'])
+             for result in results]
+    summary = dict(changed=changed, nodes=results, totals=totals(results, started, module.api_calls),
+                   diff=[diff for diff, result in zip(diffs, results) if result['changed']])
+    message = failure_message(results, [declaration.label for declaration in declarations])
+    if message:
+        module.fail(message, **summary)
+    module.exit(**summary)
 
 
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC, secret_values=secret_values)
+    module = BaremetalModule(ARGUMENT_SPEC, secret_values=secret_values,
+                             required_one_of=[('name', 'nodes')],
+                             mutually_exclusive=[('nodes', option) for option in sorted(RECORD_SPEC) + ['name']])
     module.run(main_logic)
 
 

@@ -51,6 +51,14 @@ options:
     description:
       - Only nodes of this conductor group.
     type: str
+  owner:
+    description:
+      - Only nodes owned by this project.
+    type: str
+  shard:
+    description:
+      - Only nodes of this shard (Ironic API 1.82).
+    type: str
 seealso:
   - module: baremetal.lifecycle.baremetal_provision_state
 '''
@@ -106,6 +114,11 @@ nodes:
       description: null
       automated_clean: null
       instance_uuid: null
+      shard: null
+      protected: false
+      protected_reason: null
+      retired: false
+      retired_reason: null
       driver_info: {redfish_address: 'http://127.0.0.1:8000', redfish_password: '********'}
 api_calls:
   description: The number of HTTP requests made to Ironic.
@@ -114,16 +127,22 @@ api_calls:
   sample: 2
 '''
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import selection_filters
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import readable_fields
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import STATES
 
 INFO_FIELDS = NODE_SUMMARY_FIELDS + (
     'driver', 'driver_info', 'resource_class', 'conductor_group', 'properties', 'traits', 'extra', 'owner',
-    'lessee', 'description', 'automated_clean', 'instance_uuid')
+    'lessee', 'description', 'automated_clean', 'instance_uuid', 'shard', 'protected', 'protected_reason',
+    'retired', 'retired_reason')
 
-FILTERS = ('provision_state', 'maintenance', 'resource_class', 'conductor_group')
+# Filters of the node list; those of a selection (resource_class, conductor_group, owner, shard) are checked
+# against the API version.
+FILTERS = ('provision_state', 'maintenance', 'resource_class', 'conductor_group', 'owner', 'shard')
+SELECTION = ('resource_class', 'conductor_group', 'owner', 'shard')
 
 ARGUMENT_SPEC = dict(
     node=dict(type='str'),
@@ -131,18 +150,22 @@ ARGUMENT_SPEC = dict(
     maintenance=dict(type='bool'),
     resource_class=dict(type='str'),
     conductor_group=dict(type='str'),
+    owner=dict(type='str'),
+    shard=dict(type='str'),
 )
 
 
 def main_logic(module):
     params = module.params
+    fields = readable_fields(module.client, INFO_FIELDS)
     if params['node'] is not None:
-        nodes = [module.require_node(params['node'], INFO_FIELDS)]
+        nodes = [module.require_node(params['node'], fields)]
     else:
-        filters = dict((name, params[name]) for name in FILTERS)
-        if filters['maintenance'] is not None:
-            filters['maintenance'] = str(filters['maintenance']).lower()
-        nodes = module.client.list_nodes(fields=INFO_FIELDS, **filters)
+        filters = selection_filters(module.client, dict((name, params[name]) for name in SELECTION))
+        filters['provision_state'] = params['provision_state']
+        if params['maintenance'] is not None:
+            filters['maintenance'] = str(params['maintenance']).lower()
+        nodes = module.client.list_nodes(fields=fields, **filters)
     nodes.sort(key=lambda node: (node.get('name') or '', node['uuid']))
     module.exit(changed=False, nodes=[public_node(node, INFO_FIELDS) for node in nodes])
 

@@ -33,8 +33,41 @@ options:
   node:
     description:
       - The name or UUID of the node.
+      - Exactly one of O(node), O(nodes) and O(select) is required.
     type: str
-    required: true
+  nodes:
+    description:
+      - Many nodes in one task, each a name or UUID, or a dictionary with C(node) and optionally C(state) (the task's when not given).
+      - They are read in one list request per page, and only the nodes that need a change get a request, at most
+        O(concurrency) at once. Every element is checked, and every node looked up, before the first write.
+      - A node that fails has its error in RV(nodes); the others go on, and the task fails afterwards.
+      - An empty list changes nothing and says so in C(msg).
+    type: list
+    elements: raw
+  select:
+    description:
+      - Every node that matches all the given filters, with the task's O(state). No node matching is no change.
+    type: dict
+    suboptions:
+      conductor_group:
+        description: Only nodes of this conductor group.
+        type: str
+      owner:
+        description: Only nodes owned by this project.
+        type: str
+      resource_class:
+        description: Only nodes of this resource class.
+        type: str
+      shard:
+        description: Only nodes of this shard (Ironic API 1.82).
+        type: str
+  concurrency:
+    description:
+      - With O(nodes) or O(select), how many nodes are powered at once.
+      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
+        SQLite, Ironic answers concurrent writes with C(database is locked).
+    type: int
+    default: 1
   state:
     description:
       - V(powered_on) and V(powered_off) switch the power hard.
@@ -81,12 +114,19 @@ EXAMPLES = r'''
     node: rack1-node07
     state: soft_rebooted
     timeout: 600
+
+- name: Power on every node of a conductor group, five at a time (Ironic on MySQL or PostgreSQL)
+  baremetal.lifecycle.baremetal_power:
+    select:
+      conductor_group: rack2
+    state: powered_on
+    concurrency: 5
 '''
 
 RETURN = r'''
 node:
   description: The node after the task (in check mode, before it). Never contains C(driver_info) or C(instance_info).
-  returned: always
+  returned: with O(node)
   type: dict
   contains:
     uuid:
@@ -116,6 +156,16 @@ node:
     last_error:
       description: The last error Ironic recorded for the node, such as why a power action failed.
       type: str
+nodes:
+  description: With O(nodes) or O(select), one entry per node with C(node), C(changed) and C(error) (null unless it failed).
+  returned: with O(nodes) or O(select)
+  type: list
+  elements: dict
+totals:
+  description: With O(nodes) or O(select), how many nodes there were, changed and failed, the seconds taken and the API calls.
+  returned: with O(nodes) or O(select)
+  type: dict
+  sample: {nodes: 300, changed: 2, failed: 0, seconds: 0.4, api_calls: 3}
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always
@@ -123,26 +173,33 @@ api_calls:
   sample: 4
 '''
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import SELECTION_SPEC, run_module
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._power import ensure_power
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import POWER_ACTIONS
 
 ARGUMENT_SPEC = dict(
-    node=dict(type='str', required=True),
+    node=dict(type='str'),
+    nodes=dict(type='list', elements='raw'),
+    select=dict(type='dict', options=SELECTION_SPEC),
     state=dict(type='str', required=True, choices=sorted(POWER_ACTIONS)),
     timeout=dict(type='int', default=300),
+    concurrency=dict(type='int', default=1),
 )
 
 
 def main_logic(module):
     params = module.params
-    node = module.require_node(params['node'], NODE_SUMMARY_FIELDS)
-    module.exit(**ensure_power(module.client, node, params['state'], params['timeout'], module.check_mode))
+    def apply(node, settings):
+        return ensure_power(module.client, node, settings['state'], params['timeout'], module.check_mode)
+
+    run_module(module, {'state': params['state']}, {'state': sorted(POWER_ACTIONS)}, NODE_SUMMARY_FIELDS, apply)
 
 
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC)
+    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes', 'select')],
+                             required_one_of=[('node', 'nodes', 'select')])
     module.run(main_logic)
 
 

@@ -268,13 +268,17 @@ def test_bad_input_fails_naming_the_problem_and_changes_nothing(case, nodes, iro
     assert after['updated_at'] == before['updated_at']
 
 
-def test_an_empty_nodes_list_is_a_no_op_that_says_so(ironic, run_module):
+@pytest.mark.parametrize('module, options', [
+    (PS, {'state': 'active'}), (NODE, {}), ('baremetal_maintenance', {'state': 'enabled'}),
+    ('baremetal_power', {'state': 'powered_on'}), ('baremetal_hardware', {'bios_settings': {'A': 'b'}}),
+])
+def test_an_empty_nodes_list_is_a_no_op_that_says_so(ironic, run_module, module, options):
     mark = ironic.log_mark()
-    result = run_module(PS, nodes=[], state='active')
+    result = run_module(module, nodes=[], **options)
     assert not result.get('failed'), result
-    assert result['changed'] is False and result['nodes'] == []
+    assert result['changed'] is False and result['nodes'] == [] and result['api_calls'] == 0
     assert result['msg'] == 'nodes is an empty list: there is nothing to do, and nothing was sent to Ironic.'
-    assert ironic.write_requests_since(mark) == []
+    assert ironic.requests_since(mark) == []
 
 
 def test_there_are_at_least_forty_distinct_cases_across_every_entry_point():

@@ -279,7 +279,9 @@ def test_secrets_never_reach_ansible_output_even_at_vvvv(ironic, new_name, tmp_p
 
 # -- bad input: fails with the problem and the fix, and Ironic is unchanged -----------------------------------
 
-@pytest.mark.parametrize('args, expected', [
+# Each entry: the options of one node, and texts the error must hold. tests/integration/test_node_bulk.py applies
+# the same catalogue to an element of nodes.
+BAD_INPUT = [
     ({'driver': 'nosuch-hardware'}, ["unknown driver 'nosuch-hardware'", 'validate_driver_info: false']),
     ({'driver': 'redfsh', 'driver_info': {'redfish_address': 'http://127.0.0.1:9'}},
      ["unknown driver 'redfsh': did you mean 'redfish'?"]),
@@ -301,7 +303,14 @@ def test_secrets_never_reach_ansible_output_even_at_vvvv(ironic, new_name, tmp_p
      ["ports[0].address '52:54:00:zz:00:01' is not a MAC address", 'for example 52:54:00:12:34:56']),
     ({'driver': 'fake-hardware', 'traits': ['custom_gpu']},
      ["trait 'custom_gpu' is not a trait name", 'CUSTOM_ followed by A-Z, 0-9 and _']),
-])
+    ({'driver': 'fake-hardware', 'protected': True, 'protected_reason': 'production'},
+     ["Ironic protects a node only in active or rescue; this node is in 'enroll' (it is being created)"]),
+    ({'driver': 'fake-hardware', 'retired': False, 'retired_reason': 'old'},
+     ['retired_reason is only kept while retired is true', 'drop retired_reason or set retired: true']),
+]
+
+
+@pytest.mark.parametrize('args, expected', BAD_INPUT)
 def test_bad_input_fails_before_any_write(ironic, run_module, new_name, args, expected):
     name = new_name()
     mark = ironic.log_mark()

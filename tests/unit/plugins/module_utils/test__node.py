@@ -286,3 +286,133 @@ def test_the_same_ports_are_no_change():
     wanted = [port('52:54:00:00:00:02'), port('52:54:00:00:00:01', local_link_connection={
         'switch_id': 'aa:bb:cc:dd:ee:ff', 'port_id': 'e1'})]
     assert not PortChanges(CURRENT_PORTS, wanted)
+
+
+# -- many nodes ------------------------------------------------------------------------------------
+
+def element(name, **given):
+    full = dict(name=name, uuid=None, validate_driver_info=None, state=None, shard=None, protected=None,
+                protected_reason=None, retired=None, retired_reason=None)
+    full.update(given)
+    return params(**full)
+
+
+def task(nodes, **given):
+    full = dict(nodes=nodes, state='present', validate_driver_info=True)
+    full.update(given)
+    return full
+
+
+def test_elements_inherit_state_and_validation_from_the_task_unless_they_set_their_own():
+    declarations = node_utils.declarations_from_params(task(
+        [element('a', driver='fake-hardware'), element('b', state='absent', validate_driver_info=False)],
+        validate_driver_info=True))
+    assert [(d.name, d.state, d.validate_driver_info, d.label) for d in declarations] == [
+        ('a', 'present', True, 'nodes[0] (a)'), ('b', 'absent', False, 'nodes[1] (b)')]
+    assert declarations[0].declared == {'driver': 'fake-hardware'}
+
+
+def test_every_invalid_element_is_listed_before_anything_is_read():
+    declarations = node_utils.declarations_from_params(task([
+        element('a', driver='fake-hardware', traits=['lower']),
+        element('b', driver='fake-hardware', ports=[port('52:54:00:00:00:01')]),
+        element('a', driver='fake-hardware'),
+        element('c', driver='fake-hardware', ports=[port('52:54:00:00:00:01')]),
+        element('d', protected=False, protected_reason='why'),
+    ]))
+    problems = node_utils.check_declarations(declarations)
+    message = str(node_utils._refusal(declarations, problems))  # pylint: disable=protected-access
+    assert "nodes[0] (a): trait 'lower' is not a trait name" in message
+    assert "nodes[2] (a): name 'a' is also declared by nodes[0] (a)" in message
+    assert 'nodes[3] (c): port 52:54:00:00:00:01 is also declared by nodes[1] (b)' in message
+    assert 'nodes[4] (d): protected_reason is only kept while protected is true' in message
+    assert 'nodes[1]' not in message.replace('declared by nodes[1]', '')
+
+
+def test_secret_values_are_found_in_every_element_of_nodes():
+    values = secret_values({'nodes': [
+        {'name': 'a', 'driver': 'redfish', 'driver_info': {'redfish_password': 'pw-a'}},
+        {'name': 'b', 'driver': 'ipmi', 'driver_info': {'ipmi_password': 'pw-b'}},
+        'not-a-dict', {'name': 'c', 'driver_info': ['wrong type']}]})
+    assert values == {'pw-a', 'pw-b'}
+
+
+@pytest.mark.parametrize('node, declared, problem', [
+    (None, {'protected': True}, "Ironic protects a node only in active or rescue; this node is in 'enroll' "
+                                "(it is being created)"),
+    ({'provision_state': 'manageable'}, {'protected': True}, "this node is in 'manageable'"),
+    ({'provision_state': 'available'}, {'retired': True}, 'Ironic does not retire an available node'),
+    ({'provision_state': 'active'}, {'protected_reason': 'x'}, 'protected_reason is only kept while protected'),
+    ({'provision_state': 'manageable', 'retired': False}, {'retired_reason': 'x'}, 'set retired: true as well'),
+])
+def test_flags_ironic_would_refuse_are_refused_before_anything_is_sent(node, declared, problem):
+    with pytest.raises(NodeError) as error:
+        node_utils._check_flags(node, declared)  # pylint: disable=protected-access
+    assert problem in str(error.value)
+
+
+@pytest.mark.parametrize('node, declared', [
+    ({'provision_state': 'active'}, {'protected': True, 'protected_reason': 'db'}),
+    ({'provision_state': 'manageable', 'protected': True}, {'protected_reason': 'kept while protected'}),
+    ({'provision_state': 'manageable'}, {'retired': True, 'retired_reason': 'old'}),
+    ({'provision_state': 'available', 'retired': True}, {'retired': True}),
+    ({'provision_state': 'enroll'}, {'protected': False, 'retired': False}),
+])
+def test_flags_ironic_takes_pass(node, declared):
+    node_utils._check_flags(node, declared)  # pylint: disable=protected-access
+
+
+def test_flags_and_shard_are_compared_field_by_field():
+    node = {'protected': True, 'protected_reason': 'db', 'shard': 's1', 'retired': False}
+    assert node_changes(node, {'protected': True, 'shard': 's1'}, False)[0] == []
+    operations, before, after = node_changes(node, {'protected_reason': 'database', 'shard': 's2'}, False)
+    assert operations == [{'op': 'replace', 'path': '/protected_reason', 'value': 'database'},
+                          {'op': 'replace', 'path': '/shard', 'value': 's2'}]
+    assert before == {'protected_reason': 'db', 'shard': 's1'}
+
+
+class LosingClient(object):
+    """A client whose first POST of a node is applied by 'Ironic' but whose answer is lost (or refused 409)."""
+
+    def __init__(self, failure, stored=None):
+        self.failure = failure
+        self.stored = stored
+        self.posts = 0
+
+    def create_node(self, body):
+        self.posts += 1
+        if self.posts == 1:
+            if self.stored is None:
+                self.stored = dict(body, uuid='u-1', provision_state='enroll')
+            raise self.failure
+        return dict(body, uuid='u-2', provision_state='enroll')
+
+    def find_node(self, ident, fields=None):
+        return self.stored
+
+
+def test_a_node_whose_answer_was_lost_is_found_by_name_and_not_created_twice():
+    client = LosingClient(node_utils.AnswerLost('the answer to POST /nodes was lost'))
+    body = {'name': 'n1', 'driver': 'fake-hardware'}
+    node = node_utils._create_node(client, body, {'driver': 'fake-hardware'})  # pylint: disable=protected-access
+    assert (node['uuid'], client.posts) == ('u-1', 1)
+
+
+def test_a_node_whose_post_never_arrived_is_sent_again():
+    client = LosingClient(node_utils.AnswerLost('lost'), stored=None)
+    client.find_node = lambda ident, fields=None: None
+    node = node_utils._create_node(client, {'name': 'n1', 'driver': 'fake-hardware'},  # pylint: disable=protected-access
+                                   {'driver': 'fake-hardware'})
+    assert (node['uuid'], client.posts) == ('u-2', 2)
+
+
+def test_a_name_taken_by_the_record_we_sent_is_no_failure_but_another_record_is():
+    conflict = node_utils.IronicError('Ironic refused POST /nodes (HTTP 409): name n1 exists', 409)
+    same = {'name': 'n1', 'uuid': 'u-0', 'driver': 'fake-hardware', 'provision_state': 'enroll'}
+    client = LosingClient(conflict, stored=same)
+    assert node_utils._create_node(client, {'name': 'n1', 'driver': 'fake-hardware'},  # pylint: disable=protected-access
+                                   {'driver': 'fake-hardware'}) is same
+    other = dict(same, driver='ipmi')
+    with pytest.raises(node_utils.IronicError, match='409'):
+        node_utils._create_node(LosingClient(conflict, stored=other),  # pylint: disable=protected-access
+                                {'name': 'n1', 'driver': 'fake-hardware'}, {'driver': 'fake-hardware'})

@@ -1,0 +1,195 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What every module that writes many nodes in one task shares: the per-node runner, totals, and selections.
+
+A module reads what it needs in a few list requests, decides per node in memory, then hands the nodes that
+need a write to run_each. As in kubernetes.core's runner, a failure of one node is stored on that node's
+result and the others go on; the module fails the task afterwards, reporting every node.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+
+# Filters of GET /v1/nodes a selection may use, with the API version each needs.
+SELECTION_FILTERS = {
+    'resource_class': (1, 21),
+    'conductor_group': (1, 46),
+    'owner': (1, 50),
+    'shard': (1, 82),
+}
+
+
+def run_each(items, action, concurrency=1):
+    """action(item) for every item, at most ``concurrency`` at once; the results in the order of the items.
+
+    An action that raises BaremetalError gives {'error': message} merged over the partial result it carries.
+    """
+    def guarded(item):
+        try:
+            return action(item)
+        except BaremetalError as exc:
+            return dict(exc.result, error=str(exc))
+
+    items = list(items)
+    if len(items) <= 1 or concurrency <= 1:
+        return [guarded(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(concurrency, len(items))) as pool:
+        return list(pool.map(guarded, items))
+
+
+def totals(results, started, api_calls):
+    """The totals line of a many-node result."""
+    return {'nodes': len(results), 'changed': sum(1 for result in results if result.get('changed')),
+            'failed': sum(1 for result in results if result.get('error')),
+            'seconds': round(time.monotonic() - started, 3), 'api_calls': api_calls}
+
+
+def failure_message(results, labels):
+    """'2 of 5 nodes failed: node a: ...; node b: ...' or None when none failed."""
+    errors = ['%s: %s' % (label, result['error']) for label, result in zip(labels, results) if result.get('error')]
+    if not errors:
+        return None
+    return '%d of %d nodes failed: %s' % (len(errors), len(results), ' | '.join(errors))
+
+
+def selection_filters(client, selection):
+    """The list filters of a selection (None values dropped), after checking the API supports each."""
+    filters = {}
+    for name, value in sorted((selection or {}).items()):
+        if value is None:
+            continue
+        client.require('filtering nodes by %s' % name, SELECTION_FILTERS[name])
+        filters[name] = value
+    return filters
+
+
+def select_nodes(client, selection, fields):
+    """Every node that matches all filters of the selection, one list request per page."""
+    return client.list_nodes(fields=fields, **selection_filters(client, selection))
+
+
+# The options of a selection, shared by the modules that take one.
+SELECTION_SPEC = dict((name, dict(type='str')) for name in sorted(SELECTION_FILTERS))
+
+
+class Target(object):
+    """One node a many-node task acts on: how errors name it, the node as read, and its own settings."""
+
+    def __init__(self, label, ident, settings):
+        self.label = label
+        self.ident = ident
+        self.settings = settings
+        self.node = None
+
+
+def targets_from_elements(elements, defaults, choices):
+    """Targets of a nodes list whose elements are names or UUIDs, or dictionaries with node and the keys of
+    defaults (whose values, where choices lists them, must be among them). Raises BaremetalError listing every
+    invalid element, before anything is read."""
+    errors, targets, seen = [], [], {}
+    for index, element in enumerate(elements):
+        if isinstance(element, dict):
+            unknown = sorted(set(element) - set(defaults) - set(['node']))
+            if 'node' not in element or unknown or not isinstance(element.get('node'), str):
+                errors.append('nodes[%d] must be a name, a UUID, or a dictionary with node (a string) and optionally '
+                              '%s; got keys %s.' % (index, ', '.join(sorted(defaults)), ', '.join(sorted(element))))
+                continue
+            ident = element['node']
+            settings = dict((key, element[key] if element.get(key) is not None else value)
+                            for key, value in defaults.items())
+            wrong = ["%s must be one of %s, not %r" % (key, ', '.join(allowed), settings[key])
+                     for key, allowed in sorted(choices.items()) if settings[key] not in allowed]
+            if wrong:
+                errors.append('nodes[%d] (%s): %s.' % (index, ident, '; '.join(wrong)))
+                continue
+        elif isinstance(element, str) and element:
+            ident, settings = element, dict(defaults)
+        else:
+            errors.append('nodes[%d] must be a name, a UUID, or a dictionary with node; got %r.' % (index, element))
+            continue
+        label = 'nodes[%d] (%s)' % (index, ident)
+        if ident in seen:
+            errors.append('%s is also listed as %s; list each node once.' % (label, seen[ident]))
+            continue
+        seen[ident] = label
+        targets.append(Target(label, ident, settings))
+    if errors:
+        raise BaremetalError(' '.join(errors))
+    return targets
+
+
+def read_targets(client, targets, fields):
+    """Fill in each target's node: one GET for one node, one list request per page for many.
+
+    Raises BaremetalError naming every target that matches no node, before anything is written.
+    """
+    if len(targets) == 1:
+        node = client.find_node(targets[0].ident, fields)
+        by_ident = {targets[0].ident: node} if node else {}
+    else:
+        by_ident = {}
+        for node in client.list_nodes(fields=fields):
+            by_ident[node['uuid']] = node
+            if node.get('name'):
+                by_ident[node['name']] = node
+    missing = [target.ident for target in targets if target.ident not in by_ident]
+    if missing:
+        raise BaremetalError("No node is named or has the UUID %s. List the nodes Ironic knows with "
+                             "baremetal.lifecycle.baremetal_node_info, or enroll it with baremetal.lifecycle.baremetal_node."
+                             % ', '.join("'%s'" % ident for ident in missing))
+    for target in targets:
+        target.node = by_ident[target.ident]
+    return targets
+
+
+def targets_from_selection(client, selection, defaults, fields):
+    """A Target for every node of the selection, with the task's settings."""
+    return [_selected(node, defaults) for node in select_nodes(client, selection, fields)]
+
+
+def _selected(node, defaults):
+    target = Target('node %s' % (node.get('name') or node['uuid']), node['uuid'], dict(defaults))
+    target.node = node
+    return target
+
+
+def run_module(module, defaults, choices, fields, action):
+    """The whole of a module that acts on node, nodes or a select selection of nodes.
+
+    defaults are the task's per-node settings (an element of nodes may override them); action(node, settings)
+    returns one node's result. Every element is checked and every node read before the first write.
+    """
+    params = module.params
+    started = time.monotonic()
+    client = module.client
+    if params['node'] is not None:
+        targets = read_targets(client, [Target(None, params['node'], dict(defaults))], fields)
+    elif params['nodes'] is not None:
+        targets = read_targets(client, targets_from_elements(params['nodes'], defaults, choices), fields)
+    else:
+        targets = targets_from_selection(client, params['select'], defaults, fields)
+    results = run_each(targets, lambda target: action(target.node, target.settings), params['concurrency'])
+    if params['node'] is not None:
+        result = results[0]
+        error = result.pop('error', None)
+        if error:
+            module.fail(error, **result)
+        module.exit(**result)
+    diffs = []
+    for target, result in zip(targets, results):
+        result.setdefault('error', None)
+        diff = result.pop('diff', None)
+        if diff and result.get('changed'):
+            diffs.append(dict(diff, before_header=target.label, after_header=target.label))
+    summary = dict(changed=any(result.get('changed') for result in results), nodes=results,
+                   totals=totals(results, started, module.api_calls), diff=diffs)
+    message = failure_message(results, [target.label for target in targets])
+    if message:
+        module.fail(message, **summary)
+    module.exit(**summary)
