@@ -77,6 +77,14 @@ def select_nodes(client, selection, fields):
 # The options of a selection, shared by the modules that take one.
 SELECTION_SPEC = dict((name, dict(type='str')) for name in sorted(SELECTION_FILTERS))
 
+# How a module names the nodes it acts on: one, a list or a selection (plugins/doc_fragments/node_selection.py).
+NODE_SELECTION_SPEC = dict(
+    node=dict(type='str'),
+    nodes=dict(type='list', elements='raw'),
+    select=dict(type='dict', options=SELECTION_SPEC),
+    concurrency=dict(type='int', default=1),
+)
+
 
 class Target(object):
     """One node a many-node task acts on: how errors name it, the node as read, and its own settings."""

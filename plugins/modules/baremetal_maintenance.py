@@ -20,6 +20,7 @@ author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
+  - baremetal.lifecycle.node_selection
 attributes:
   check_mode:
     support: full
@@ -28,44 +29,6 @@ attributes:
     support: full
     description: Shows maintenance and its reason before and after.
 options:
-  node:
-    description:
-      - The name or UUID of the node.
-      - Exactly one of O(node), O(nodes) and O(select) is required.
-    type: str
-  nodes:
-    description:
-      - Many nodes in one task, each a name or UUID, or a dictionary with C(node) and optionally C(state) and C(reason) (the task's when not given).
-      - They are read in one list request per page, and only the nodes that need a change get a request, at most
-        O(concurrency) at once. Every element is checked, and every node looked up, before the first write.
-      - A node that fails has its error in RV(nodes); the others go on, and the task fails afterwards.
-      - An empty list changes nothing and says so in C(msg).
-    type: list
-    elements: raw
-  select:
-    description:
-      - Every node that matches all the given filters, with the task's O(state). No node matching is no change.
-    type: dict
-    suboptions:
-      conductor_group:
-        description: Only nodes of this conductor group.
-        type: str
-      owner:
-        description: Only nodes owned by this project.
-        type: str
-      resource_class:
-        description: Only nodes of this resource class.
-        type: str
-      shard:
-        description: Only nodes of this shard (Ironic API 1.82).
-        type: str
-  concurrency:
-    description:
-      - With O(nodes) or O(select), how many nodes are changed at once.
-      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
-        SQLite, Ironic answers concurrent writes with C(database is locked).
-    type: int
-    default: 1
   state:
     description:
       - V(enabled) puts the node in maintenance, V(disabled) takes it out.
@@ -76,6 +39,7 @@ options:
     description:
       - Why the node is in maintenance. Only used with O(state=enabled).
       - When not given, the reason of a node already in maintenance is kept; an empty string clears it.
+      - An element of O(nodes) may give its own C(state) and C(reason).
     type: str
 seealso:
   - module: baremetal.lifecycle.baremetal_node_info
@@ -157,7 +121,9 @@ node:
       description: The last error Ironic recorded for the node.
       type: str
 nodes:
-  description: With O(nodes) or O(select), one entry per node with C(node), C(changed) and C(error) (null unless it failed), C(maintenance) and C(maintenance_reason).
+  description:
+    - With O(nodes) or O(select), one entry per node with C(node), C(changed) and C(error) (null unless it
+      failed), C(maintenance) and C(maintenance_reason).
   returned: with O(nodes) or O(select)
   type: list
   elements: dict
@@ -173,7 +139,7 @@ api_calls:
   sample: 3
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import SELECTION_SPEC, run_module
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, run_module
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import ensure_maintenance
@@ -181,12 +147,9 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import e
 STATES = ['enabled', 'disabled']
 
 ARGUMENT_SPEC = dict(
-    node=dict(type='str'),
-    nodes=dict(type='list', elements='raw'),
-    select=dict(type='dict', options=SELECTION_SPEC),
+    NODE_SELECTION_SPEC,
     state=dict(type='str', required=True, choices=STATES),
     reason=dict(type='str'),
-    concurrency=dict(type='int', default=1),
 )
 
 

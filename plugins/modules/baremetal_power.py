@@ -22,6 +22,7 @@ author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
+  - baremetal.lifecycle.node_selection
 attributes:
   check_mode:
     support: full
@@ -30,44 +31,6 @@ attributes:
     support: full
     description: Shows the power state before and after.
 options:
-  node:
-    description:
-      - The name or UUID of the node.
-      - Exactly one of O(node), O(nodes) and O(select) is required.
-    type: str
-  nodes:
-    description:
-      - Many nodes in one task, each a name or UUID, or a dictionary with C(node) and optionally C(state) (the task's when not given).
-      - They are read in one list request per page, and only the nodes that need a change get a request, at most
-        O(concurrency) at once. Every element is checked, and every node looked up, before the first write.
-      - A node that fails has its error in RV(nodes); the others go on, and the task fails afterwards.
-      - An empty list changes nothing and says so in C(msg).
-    type: list
-    elements: raw
-  select:
-    description:
-      - Every node that matches all the given filters, with the task's O(state). No node matching is no change.
-    type: dict
-    suboptions:
-      conductor_group:
-        description: Only nodes of this conductor group.
-        type: str
-      owner:
-        description: Only nodes owned by this project.
-        type: str
-      resource_class:
-        description: Only nodes of this resource class.
-        type: str
-      shard:
-        description: Only nodes of this shard (Ironic API 1.82).
-        type: str
-  concurrency:
-    description:
-      - With O(nodes) or O(select), how many nodes are powered at once.
-      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
-        SQLite, Ironic answers concurrent writes with C(database is locked).
-    type: int
-    default: 1
   state:
     description:
       - V(powered_on) and V(powered_off) switch the power hard.
@@ -173,24 +136,22 @@ api_calls:
   sample: 4
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import SELECTION_SPEC, run_module
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, run_module
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._power import ensure_power
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import POWER_ACTIONS
 
 ARGUMENT_SPEC = dict(
-    node=dict(type='str'),
-    nodes=dict(type='list', elements='raw'),
-    select=dict(type='dict', options=SELECTION_SPEC),
+    NODE_SELECTION_SPEC,
     state=dict(type='str', required=True, choices=sorted(POWER_ACTIONS)),
     timeout=dict(type='int', default=300),
-    concurrency=dict(type='int', default=1),
 )
 
 
 def main_logic(module):
     params = module.params
+
     def apply(node, settings):
         return ensure_power(module.client, node, settings['state'], params['timeout'], module.check_mode)
 

@@ -1,0 +1,52 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+    # How the modules that act on one node, a list of nodes or a selection name them (_bulk.NODE_SELECTION_SPEC).
+    DOCUMENTATION = r'''
+options:
+  node:
+    description:
+      - The name or UUID of the node.
+      - Exactly one of O(node), O(nodes) and O(select) is required.
+    type: str
+  nodes:
+    description:
+      - Many nodes in one task, each a name or UUID, or a dictionary with C(node) and optionally the module's
+        per-node options (such as C(state)); an option an element does not give is the task's.
+      - They are read in one list request per page, and only the nodes that need a change get a request, at most
+        O(concurrency) at once. Every element is checked, and every node looked up, before the first write.
+      - A node that fails has its error in RV(nodes); the others go on, and the task fails afterwards.
+      - An empty list changes nothing and says so in C(msg).
+    type: list
+    elements: raw
+  select:
+    description:
+      - Every node that matches all the given filters, with the task's options. No node matching is no change.
+    type: dict
+    suboptions:
+      conductor_group:
+        description: Only nodes of this conductor group.
+        type: str
+      owner:
+        description: Only nodes owned by this project.
+        type: str
+      resource_class:
+        description: Only nodes of this resource class.
+        type: str
+      shard:
+        description: Only nodes of this shard (Ironic API 1.82).
+        type: str
+  concurrency:
+    description:
+      - With O(nodes) or O(select), how many nodes are changed at once.
+      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
+        SQLite, Ironic answers concurrent writes with C(database is locked).
+    type: int
+    default: 1
+'''
