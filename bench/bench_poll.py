@@ -12,62 +12,14 @@ first with 20 nodes in Ironic, then after filling Ironic up to --total nodes.
 """
 
 import argparse
-import http.client
-import http.server
-import threading
+import os
+import sys
 
 import common
 
-
-class CountingProxy(object):
-    """Forwards to Ironic; counts requests and the bytes of their answers."""
-
-    def __init__(self, upstream_port):
-        self.requests = 0
-        self.bytes = 0
-        self.lock = threading.Lock()
-        proxy = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = 'HTTP/1.1'
-
-            def _forward(self):
-                length = int(self.headers.get('Content-Length') or 0)
-                body = self.rfile.read(length) if length else None
-                upstream = http.client.HTTPConnection('127.0.0.1', upstream_port, timeout=120)
-                headers = dict((key, value) for key, value in self.headers.items() if key.lower() != 'host')
-                upstream.request(self.command, self.path, body=body, headers=headers)
-                response = upstream.getresponse()
-                payload = response.read()
-                upstream.close()
-                with proxy.lock:
-                    proxy.requests += 1
-                    proxy.bytes += len(payload)
-                self.send_response(response.status)
-                for key, value in response.getheaders():
-                    if key.lower() not in ('connection', 'transfer-encoding', 'content-length'):
-                        self.send_header(key, value)
-                self.send_header('Content-Length', str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            do_GET = do_PUT = do_POST = do_PATCH = do_DELETE = _forward
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
-        self.server.daemon_threads = True
-        self.endpoint = 'http://127.0.0.1:%d' % self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def count(self):
-        return self.requests, self.bytes
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+# One loopback proxy for the tests and this bench: it counts requests and answer bytes.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'integration'))
+from proxy import FaultProxy  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def measure(proxy, action):
@@ -104,16 +56,13 @@ def main():
     parser.add_argument('--keep', action='store_true', help='keep the temporary directory (Ironic logs)')
     args = parser.parse_args()
     with common.ironic(args.ironic_venv, args.keep) as bench:
-        proxy = CountingProxy(bench.port)
-        try:
+        with FaultProxy(bench.port) as proxy:
             small = fleet_case(bench, proxy, args.nodes, 'small')
             # The small case's nodes stay: fill up so that Ironic holds the total when the big case's module runs.
             filler = args.total - 3 * args.nodes
             print('filling Ironic with %d more nodes' % filler, flush=True)
             bench.raw.create_nodes(filler, 'filler')
             big = fleet_case(bench, proxy, args.nodes, 'big')
-        finally:
-            proxy.close()
     rows = []
     for name in ('module', 'module no-op', 'list-all'):
         (s_req, s_bytes, s_sec), (b_req, b_bytes, b_sec) = small[name], big[name]

@@ -1,50 +1,71 @@
 # -*- coding: utf-8 -*-
-"""A fault-injecting HTTP proxy on loopback, in front of the test Ironic."""
+"""A fault-injecting HTTP proxy on loopback, in front of a real Ironic (tests and bench/bench_poll.py)."""
 
 from __future__ import annotations
 
 import http.client
 import http.server
+import re
 import socket
 import threading
 
 
-class DroppingProxy(object):
-    """Forwards every request to Ironic; drops the answer of the first ``drops`` requests matching ``rule``.
+def matching(method, pattern):
+    """A rule for FaultProxy.inject: requests with this method whose path matches the regular expression."""
+    return lambda request_method, path: request_method == method and re.match(pattern, path) is not None
 
-    ``before(method, path)``, when given, runs before each request is forwarded (to change the node under
-    the client's feet, as another operator would).
+
+class FaultProxy(object):
+    """Forwards every request to Ironic, counts requests and answer bytes, and injects faults.
+
+    inject(rule, fault, times=1): the next ``times`` requests for which rule(method, path) is true get the fault:
+    'drop' forwards the request and closes the connection without an answer (Ironic applied it; the client hears
+    nothing), 'twice' forwards it twice and answers with the second answer. ``injected`` lists each as
+    (method, path, status Ironic answered, fault). ``before(method, path)``, when given, runs before each request
+    is forwarded (to change the node under the client's feet, as another operator would).
     """
 
-    def __init__(self, upstream_port, rule, drops=1, before=None):
-        self.rule = rule
-        self.drops = drops
+    def __init__(self, upstream_port, before=None):
         self.before = before
-        self.dropped = []
+        self.injected = []
+        self.requests = 0
+        self.bytes = 0
+        self._faults = []  # [rule, fault, times left]
+        self._lock = threading.Lock()
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = 'HTTP/1.1'
+
+            def _send_upstream(self, body):
+                upstream = http.client.HTTPConnection('127.0.0.1', upstream_port, timeout=120)
+                headers = dict((key, value) for key, value in self.headers.items() if key.lower() != 'host')
+                upstream.request(self.command, self.path, body=body, headers=headers)
+                response = upstream.getresponse()
+                answer = response.status, response.getheaders(), response.read()
+                upstream.close()
+                return answer
 
             def _forward(self):
                 length = int(self.headers.get('Content-Length') or 0)
                 body = self.rfile.read(length) if length else None
                 if proxy.before:
                     proxy.before(self.command, self.path)
-                upstream = http.client.HTTPConnection('127.0.0.1', upstream_port, timeout=60)
-                headers = dict((key, value) for key, value in self.headers.items() if key.lower() != 'host')
-                upstream.request(self.command, self.path, body=body, headers=headers)
-                response = upstream.getresponse()
-                payload = response.read()
-                upstream.close()
-                if proxy.drops and proxy.rule(self.command, self.path):
-                    proxy.drops -= 1
-                    proxy.dropped.append((self.command, self.path, response.status))
+                fault = proxy._take(self.command, self.path)
+                status, headers, payload = self._send_upstream(body)
+                if fault == 'twice':
+                    status, headers, payload = self._send_upstream(body)
+                with proxy._lock:
+                    proxy.requests += 1
+                    proxy.bytes += len(payload)
+                    if fault:
+                        proxy.injected.append((self.command, self.path, status, fault))
+                if fault == 'drop':
                     self.close_connection = True
-                    self.connection.shutdown(socket.SHUT_RDWR)  # Ironic applied it; the client hears nothing
+                    self.connection.shutdown(socket.SHUT_RDWR)
                     return
-                self.send_response(response.status)
-                for key, value in response.getheaders():
+                self.send_response(status)
+                for key, value in headers:
                     if key.lower() not in ('connection', 'transfer-encoding', 'content-length'):
                         self.send_header(key, value)
                 self.send_header('Content-Length', str(len(payload)))
@@ -60,6 +81,24 @@ class DroppingProxy(object):
         self.server.daemon_threads = True
         self.endpoint = 'http://127.0.0.1:%d' % self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def inject(self, rule, fault, times=1):
+        with self._lock:
+            self._faults.append([rule, fault, times])
+
+    def _take(self, method, path):
+        with self._lock:
+            for entry in self._faults:
+                rule, fault, left = entry
+                if left and rule(method, path):
+                    entry[2] -= 1
+                    return fault
+        return None
+
+    def count(self):
+        """(requests, answer bytes) so far."""
+        with self._lock:
+            return self.requests, self.bytes
 
     def __enter__(self):
         self.thread.start()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from dedicated import result_of, spawn_with, start_module
-from proxy import DroppingProxy
+from proxy import FaultProxy
 
 PROVISION = '/states/provision'
 STEPS = [{'interface': 'deploy', 'step': 'erase_devices_metadata'}]
@@ -58,7 +58,7 @@ def test_a_refusal_in_the_middle_of_a_plan_names_the_step_the_state_and_the_main
                 ironic.api('GET', '/v1/nodes/%s' % node['uuid'])['provision_state'] == 'available':
             ironic.api('PUT', '/v1/nodes/%s/maintenance' % node['uuid'], {'reason': 'disk replaced by ops'})
 
-    with DroppingProxy(ironic.port, lambda method, path: False, drops=0, before=maintenance_before_deploy) as proxy:
+    with FaultProxy(ironic.port, before=maintenance_before_deploy) as proxy:
         result = run_module('baremetal_provision_state', node=node['uuid'], state='active', endpoint=proxy.endpoint)
     assert result['failed']
     assert "Ironic refused 'active' (step 3 of 3) from 'available'" in result['msg']

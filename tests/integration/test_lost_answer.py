@@ -12,7 +12,7 @@ import socket
 import time
 
 import pytest
-from proxy import DroppingProxy
+from proxy import FaultProxy
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
     AnswerLost, IronicClient, Unreachable)
@@ -30,12 +30,13 @@ def provision_puts(requests, uuid):
 
 def test_a_lost_answer_to_a_provision_verb_raises_answer_lost_and_is_not_replayed(ironic, fresh_node):
     node = fresh_node()
-    with DroppingProxy(ironic.port, is_provision_put) as proxy:
+    with FaultProxy(ironic.port) as proxy:
+        proxy.inject(is_provision_put, 'drop')
         client = IronicClient(proxy.endpoint)
         mark = ironic.log_mark()
         with pytest.raises(AnswerLost):
             client.set_provision_state(node['uuid'], 'manage')
-    assert proxy.dropped and proxy.dropped[0][2] == 202
+    assert proxy.injected and proxy.injected[0][2] == 202
     assert len(provision_puts(ironic.requests_since(mark), node['uuid'])) == 1
 
 
@@ -66,7 +67,8 @@ def nth_provision_put(number):
 @pytest.mark.parametrize('lost', ['manage', 'provide'])
 def test_the_task_goes_on_from_what_ironic_reports_after_a_lost_answer(ironic, fresh_node, run_module, lost):
     node = fresh_node()
-    with DroppingProxy(ironic.port, nth_provision_put(1 if lost == 'manage' else 2)) as proxy:
+    with FaultProxy(ironic.port) as proxy:
+        proxy.inject(nth_provision_put(1 if lost == 'manage' else 2), 'drop')
         mark = ironic.log_mark()
         result = run_module('baremetal_provision_state', node=node['uuid'], state='available',
                             endpoint=proxy.endpoint)
@@ -74,7 +76,7 @@ def test_the_task_goes_on_from_what_ironic_reports_after_a_lost_answer(ironic, f
     assert result['node']['provision_state'] == 'available'
     assert [step['verb'] for step in result['transitions']] == ['manage', 'provide']
     assert [step.get('answer_lost', False) for step in result['transitions']] == [lost == 'manage', lost == 'provide']
-    assert len(proxy.dropped) == 1
+    assert len(proxy.injected) == 1
     assert len(provision_puts(ironic.requests_since(mark), node['uuid'])) == 2  # each verb sent once
 
 
@@ -84,14 +86,16 @@ def test_calls_and_time_with_and_without_lost_answers(ironic, fresh_node, run_mo
     for faults in (False, True):
         names = [fresh_node()['name'] for _index in range(5)]
         mark = ironic.log_mark()
-        with DroppingProxy(ironic.port, is_provision_put, drops=10 if faults else 0) as proxy:
+        with FaultProxy(ironic.port) as proxy:
+            if faults:
+                proxy.inject(is_provision_put, 'drop', times=10)
             started = time.monotonic()
             result = run_module('baremetal_provision_state', nodes=names, state='available', concurrency=5,
                                 endpoint=proxy.endpoint)
             seconds = time.monotonic() - started
         assert not result.get('failed'), result
         assert all(entry['node']['provision_state'] == 'available' for entry in result['nodes'])
-        assert len(proxy.dropped) == (10 if faults else 0)
+        assert len(proxy.injected) == (10 if faults else 0)
         # Each verb reached Ironic exactly once, lost answer or not.
         assert len([request for request in ironic.write_requests_since(mark) if request.path.endswith(PROVISION)]) == 10
         figures[faults] = (result['api_calls'], round(seconds, 2))
