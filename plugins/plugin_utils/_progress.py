@@ -18,6 +18,7 @@ import json
 import os
 import tempfile
 import threading
+import time
 
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
@@ -54,11 +55,14 @@ class ProgressView(object):
             self.nodes = record['nodes']
             return
         self.states[record['node']] = record['state']
-        self.seconds = record['seconds']
         if self.detailed:
             step = " ('%s')" % record['step'] if record['step'] else ''
             self.show('%s: %s %s%s, %.0f s' % (self.task_name, record['node'], record['state'], step, record['seconds']))
-        elif self.seconds - self._summarized_at >= SUMMARY_INTERVAL:
+
+    def tick(self, seconds):
+        """Time passes (seconds since the task started): a fleet gets its counts every SUMMARY_INTERVAL."""
+        self.seconds = seconds
+        if not self.detailed and self.states and seconds - self._summarized_at >= SUMMARY_INTERVAL:
             self.summarize()
 
     def summarize(self):
@@ -98,6 +102,7 @@ class ProgressAction(ActionBase):
 
         worker = threading.Thread(target=execute, name='baremetal-lifecycle-module')
         view = ProgressView(self._task.get_name(), display.verbosity, display.display)
+        started = time.monotonic()
         worker.start()
         with open(self._progress_file) as stream:
             pending = ''
@@ -109,6 +114,7 @@ class ProgressAction(ActionBase):
                     view.feed(json.loads(line))
                 if not worker.is_alive():
                     break
+                view.tick(time.monotonic() - started)
         if 'error' in outcome:
             raise outcome['error']
         return outcome['result']

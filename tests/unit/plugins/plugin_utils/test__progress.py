@@ -22,17 +22,21 @@ def test_a_single_node_shows_every_change_with_its_step_and_time():
     assert lines == ["converge: n1 verifying ('manage'), 0 s", 'converge: n1 available, 13 s']
 
 
-def test_a_fleet_is_counted_by_state_at_most_every_summary_interval():
+def test_a_fleet_is_counted_by_state_every_summary_interval_even_while_nothing_changes():
     progress, lines = view()
     progress.feed({'nodes': 3})
-    progress.feed(record('n1', 'cleaning', 'provide', 1.0))
-    progress.feed(record('n2', 'cleaning', 'provide', 2.0))
+    progress.tick(0.5)
+    assert lines == []  # nothing known yet
+    for name in ('n1', 'n2', 'n3'):
+        progress.feed(record(name, 'cleaning', 'provide', 1.0))
+    progress.tick(_progress.SUMMARY_INTERVAL - 1)
     assert lines == []
-    progress.feed(record('n3', 'cleaning', 'provide', _progress.SUMMARY_INTERVAL + 1))
-    progress.feed(record('n1', 'available', None, _progress.SUMMARY_INTERVAL + 2))
-    assert lines == ['converge: 3 nodes, 3 cleaning, 11 s']
-    progress.feed(record('n2', 'available', None, 2 * _progress.SUMMARY_INTERVAL + 1))
-    assert lines[1:] == ['converge: 3 nodes, 2 available, 1 cleaning, 21 s']
+    progress.tick(_progress.SUMMARY_INTERVAL + 0.5)
+    progress.feed(record('n1', 'available', None, _progress.SUMMARY_INTERVAL + 1))
+    progress.tick(_progress.SUMMARY_INTERVAL + 1.5)
+    assert lines == ['converge: 3 nodes, 3 cleaning, 10 s']
+    progress.tick(2 * _progress.SUMMARY_INTERVAL + 1)  # no record since: the counts still come
+    assert lines[1:] == ['converge: 3 nodes, 1 available, 2 cleaning, 21 s']
 
 
 def test_a_fleet_shows_every_node_at_verbose():
