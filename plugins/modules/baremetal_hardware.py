@@ -121,6 +121,9 @@ options:
     type: int
     default: 20
 notes:
+  - While the task waits, its action plugin shows the nodes moving as the task runs: every change of state or
+    step of a single node, counts by state every 10 seconds for several nodes (every change at C(-v)). With
+    C(async) or a connection other than C(local), the module runs the same way without these lines.
   - A step the node's hardware interface does not offer fails in Ironic. For example, the C(fake) RAID
     interface offers no RAID clean steps. The task then fails with Ironic's message and names the interface
     that would be needed (C(bios_interface), C(raid_interface) or C(firmware_interface)). The node is left in
