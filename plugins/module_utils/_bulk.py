@@ -100,7 +100,7 @@ def targets_from_elements(elements, defaults, choices):
     """Targets of a nodes list whose elements are names or UUIDs, or dictionaries with node and the keys of
     defaults (whose values, where choices lists them, must be among them). Raises BaremetalError listing every
     invalid element, before anything is read."""
-    errors, targets, seen = [], [], {}
+    errors, targets = [], []
     for index, element in enumerate(elements):
         if isinstance(element, dict):
             unknown = sorted(set(element) - set(defaults) - set(['node']))
@@ -121,12 +121,7 @@ def targets_from_elements(elements, defaults, choices):
         else:
             errors.append('nodes[%d] must be a name, a UUID, or a dictionary with node; got %r.' % (index, element))
             continue
-        label = 'nodes[%d] (%s)' % (index, ident)
-        if ident in seen:
-            errors.append('%s is also listed as %s; list each node once.' % (label, seen[ident]))
-            continue
-        seen[ident] = label
-        targets.append(Target(label, ident, settings))
+        targets.append(Target('nodes[%d] (%s)' % (index, ident), ident, settings))
     if errors:
         raise BaremetalError(' '.join(errors))
     return targets

@@ -395,16 +395,12 @@ def declarations_from_params(params):
 
 def check_declarations(declarations):
     """What can be checked before anything is read: [(declaration, message)] for every problem."""
-    problems, names, addresses = [], {}, {}
+    problems, addresses = [], {}
     for declaration in declarations:
         try:
             check_declaration(declaration.declared, declaration.validate_driver_info)
         except NodeError as exc:
             problems.append((declaration, str(exc)))
-        if declaration.name in names:
-            problems.append((declaration, 'name %r is also declared by %s; declare each node once.'
-                             % (declaration.name, names[declaration.name].label)))
-        names.setdefault(declaration.name, declaration)
         for port in declaration.declared.get('ports') or ():
             other = addresses.setdefault(port['address'], declaration)
             if other is not declaration:
@@ -697,18 +693,17 @@ def _update(client, change):
 
 
 def _patch_node(client, node, operations, declared, reset_interfaces):
-    """PATCH the node and return Ironic's answer. A refusal of a PATCH whose first answer was lost (a removal
-    retried after it was applied) is no failure when the node now holds what was declared."""
+    """PATCH the node and return Ironic's answer. When the answer is lost, the node is read again: what Ironic
+    applied is not sent again, and what it did not is sent once more."""
     try:
         # Interfaces of the old driver would not work with the new one; Ironic resets those not declared.
         return client.update_node(node['uuid'], operations, reset_interfaces=reset_interfaces)
-    except IronicError as exc:
-        if exc.status != 400:
-            raise
+    except AnswerLost:
         current = client.get_node(node['uuid'])
-        if node_changes(current, declared, send_secrets=False)[0]:
-            raise
-        return current
+        missing = node_changes(current, declared, send_secrets=False)[0]
+        if not missing:
+            return current
+        return client.update_node(node['uuid'], missing, reset_interfaces=reset_interfaces)
 
 
 def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1, allow_destructive=False,

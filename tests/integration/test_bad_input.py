@@ -278,7 +278,7 @@ def test_an_empty_nodes_list_is_a_no_op_that_says_so(ironic, run_module, module,
     assert not result.get('failed'), result
     assert result['changed'] is False and result['nodes'] == [] and result['api_calls'] == 0
     assert result['msg'] == 'nodes is an empty list: there is nothing to do, and nothing was sent to Ironic.'
-    assert ironic.requests_since(mark) == []
+    assert ironic.write_requests_since(mark) == []
 
 
 def test_there_are_at_least_forty_distinct_cases_across_every_entry_point():

@@ -119,7 +119,7 @@ def test_the_bad_input_catalogue_fails_an_element_before_any_write(ironic, run_m
 
 @pytest.mark.parametrize('nodes, expected', [
     ([{'name': 'same', 'driver': 'fake-hardware'}, {'name': 'same', 'driver': 'fake-hardware'}],
-     ["nodes[1] (same): name 'same' is also declared by nodes[0] (same)"]),
+     ['nodes[1].name names same again (first in nodes[0]): list each node once.']),
     ([{'name': 'x', 'driver': 'fake-hardware', 'ports': [{'address': '52:54:00:00:00:99'}]},
       {'name': 'y', 'driver': 'fake-hardware', 'ports': [{'address': '52:54:00:00:00:99'}]}],
      ['nodes[1] (y): port 52:54:00:00:00:99 is also declared by nodes[0] (x)']),
@@ -226,7 +226,7 @@ def test_maintenance_of_many_nodes_per_element_with_check_mode_and_a_no_op_rerun
 @pytest.mark.parametrize('module, extra', [('baremetal_maintenance', {}), ('baremetal_power', {})])
 @pytest.mark.parametrize('elements, expected', [
     (['missing-node-%s' % uuid.uuid4().hex[:6], 'FRESH'], ["No node is named or has the UUID 'missing-node-"]),
-    (['FRESH', 'FRESH'], ['is also listed as nodes[0]']),
+    (['FRESH', 'FRESH'], ['nodes[1] names FRESH again (first in nodes[0]): list each node once.']),
     ([{'node': 'FRESH', 'state': 'sideways'}], ["nodes[0] (FRESH): state must be one of"]),
     ([{'name': 'FRESH'}], ['nodes[0] must be a name, a UUID, or a dictionary with node']),
 ])

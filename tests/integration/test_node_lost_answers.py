@@ -65,11 +65,13 @@ def test_a_second_post_of_the_record_we_sent_is_no_failure(ironic, run_module, p
     assert len([node for node in ironic.api('GET', '/nodes?fields=name')['nodes'] if node['name'] == name]) == 1
 
 
-def test_a_patch_whose_answer_was_lost_and_whose_retry_is_refused_is_no_failure(ironic, run_module, proxy, name):
+def test_a_patch_whose_answer_was_lost_is_read_back_not_sent_again(ironic, run_module, proxy, name):
     ironic.api('POST', '/nodes', {'name': name, 'driver': 'fake-hardware', 'extra': {'old': 1, 'keep': 2}})
-    # The retried PATCH removes a key the first one already removed: Ironic refuses it (HTTP 400).
+    # Sent again, the PATCH would remove a key the first one already removed: Ironic would refuse it (HTTP 400).
     proxy.inject(matching('PATCH', r'/v1/nodes/'), 'drop')
+    mark = ironic.log_mark()
     result = run_node(run_module, proxy, name=name, extra={'old': None, 'new': 3})
     assert not result.get('failed'), result.get('msg')
     assert proxy.injected and result['changed'] is True
+    assert [method for method, _path in writes(ironic, mark)] == ['PATCH']
     assert ironic.api('GET', '/nodes/%s' % name)['extra'] == {'keep': 2, 'new': 3}

@@ -60,7 +60,6 @@ def test_elements_are_names_or_dictionaries_and_every_invalid_one_is_listed():
                               {'state': 'disabled'}, {'state': ['enabled', 'disabled']})
     message = str(error.value)
     assert 'nodes[1] must be a name, a UUID, or a dictionary with node' in message
-    assert 'nodes[2] (a) is also listed as nodes[0] (a)' in message
     assert "nodes[3] (c): state must be one of enabled, disabled, not 'on'" in message
     assert 'nodes[4] must be a name' in message
 

@@ -316,16 +316,14 @@ def test_every_invalid_element_is_listed_before_anything_is_read():
     declarations = node_utils.declarations_from_params(task([
         element('a', driver='fake-hardware', traits=['lower']),
         element('b', driver='fake-hardware', ports=[port('52:54:00:00:00:01')]),
-        element('a', driver='fake-hardware'),
         element('c', driver='fake-hardware', ports=[port('52:54:00:00:00:01')]),
         element('d', protected=False, protected_reason='why'),
     ]))
     problems = node_utils.check_declarations(declarations)
     message = str(node_utils._refusal(declarations, problems))  # pylint: disable=protected-access
     assert "nodes[0] (a): trait 'lower' is not a trait name" in message
-    assert "nodes[2] (a): name 'a' is also declared by nodes[0] (a)" in message
-    assert 'nodes[3] (c): port 52:54:00:00:00:01 is also declared by nodes[1] (b)' in message
-    assert 'nodes[4] (d): protected_reason is only kept while protected is true' in message
+    assert 'nodes[2] (c): port 52:54:00:00:00:01 is also declared by nodes[1] (b)' in message
+    assert 'nodes[3] (d): protected_reason is only kept while protected is true' in message
     assert 'nodes[1]' not in message.replace('declared by nodes[1]', '')
 
 
