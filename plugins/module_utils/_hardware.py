@@ -42,7 +42,7 @@ SECRET_MASK = '********'
 # visible, and the config drive and its user_data and vendor_data, which may
 # carry passwords. Masking too much only hides a value; too little leaks one.
 _SECRET_NAME = re.compile(
-    r'pass|pswd|secret|token|credential|cookie|config_?drive|fsid|hashsuffix'
+    r'pass|pswd|pwd|secret|token|credential|cookie|config_?drive|fsid|hashsuffix'
     r'|kek|key|user_data|vendor_data',
     re.IGNORECASE)
 

@@ -34,33 +34,20 @@ class _AnsibleModule(AnsibleModule):
     """An AnsibleModule that also scrubs secrets held inside options (driver_info passwords, instance_info
     tokens, config drive user_data, step arguments...), by the one rule of _hardware.secret_values."""
 
-    def __init__(self, secret_values=None, **kwargs):
-        self._secret_values = secret_values
-        super(_AnsibleModule, self).__init__(**kwargs)
-        self._add_secret_values()
-
     def _load_params(self):
         super(_AnsibleModule, self)._load_params()
         # __init__ goes on to log the arguments to syslog and may fail on them: the secrets must be known first.
-        self._add_secret_values()
-
-    def _add_secret_values(self):
         self.no_log_values.update(hardware.secret_values(self.params, self.argument_spec))
-        if self._secret_values:
-            self.no_log_values.update(self._secret_values(self.params))
 
 
 class BaremetalModule(object):
-    """An AnsibleModule with the connection options and the Ironic client of this collection.
+    """An AnsibleModule with the connection options and the Ironic client of this collection."""
 
-    secret_values(params) returns values to scrub from all output beyond those of no_log options.
-    """
-
-    def __init__(self, argument_spec, secret_values=None, **kwargs):
+    def __init__(self, argument_spec, **kwargs):
         spec = dict(CONNECTION_ARGUMENT_SPEC)
         spec.update(argument_spec)
         kwargs.setdefault('supports_check_mode', True)
-        self.ansible = _AnsibleModule(secret_values=secret_values, argument_spec=spec, **kwargs)
+        self.ansible = _AnsibleModule(argument_spec=spec, **kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
         self._client = None

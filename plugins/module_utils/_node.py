@@ -105,29 +105,6 @@ def normalized_port(port):
     return entry
 
 
-def secret_values(params):
-    """The values of secret keys of driver_info and instance_info, of the node and of every element of
-    nodes, for Ansible to scrub from all output.
-
-    Also called on the raw arguments, before Ansible has checked their types.
-    """
-    values = set()
-    elements = params.get('nodes')
-    if isinstance(elements, list):
-        for element in elements:
-            if isinstance(element, dict):
-                values.update(secret_values(dict(element, nodes=None)))
-    driver = params.get('driver') if isinstance(params.get('driver'), str) else None
-    for field in SECRET_FIELDS:
-        record = params.get(field)
-        if not isinstance(record, dict):
-            continue
-        for key, value in record.items():
-            if value is not None and hardware.is_secret_key(driver, key):
-                values.add(str(value))
-    return values
-
-
 def check_declaration(declared, validate_driver_info=True):
     """What can be checked before asking Ironic anything. Raises NodeError listing every problem."""
     errors = _port_errors(declared.get('ports'))

@@ -288,15 +288,6 @@ def requests_from_params(module):
     return requests
 
 
-def secret_values(params):
-    """Values of password-like BIOS settings, in the task's options and in every nodes: element."""
-    values = hardware.secret_values(params.get('bios_settings'))
-    for entry in params.get('nodes') or []:
-        if isinstance(entry, dict) and isinstance(entry.get('bios_settings'), dict):
-            values |= hardware.secret_values(entry['bios_settings'])
-    return values
-
-
 def main_logic(module):
     results = hardware.configure(module.client, requests_from_params(module), check_mode=module.check_mode,
                                  timeout=module.params['timeout'], concurrency=module.params['concurrency'])
@@ -316,7 +307,7 @@ def main_logic(module):
 
 
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC, secret_values=secret_values, mutually_exclusive=[('node', 'nodes')],
+    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes')],
                              required_one_of=[('node', 'nodes')])
     module.run(main_logic)
 

@@ -607,7 +607,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware impo
     HAS_JSONSCHEMA, JSONSCHEMA_IMPORT_ERROR)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import (
-    INTERFACES, declarations_from_params, ensure_nodes, secret_values)
+    INTERFACES, declarations_from_params, ensure_nodes)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_node_name
 
 # The options that declare one node: the module's own, or those of each element of nodes.
@@ -690,7 +690,7 @@ def main_logic(module):
 
 
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC, secret_values=secret_values,
+    module = BaremetalModule(ARGUMENT_SPEC,
                              required_one_of=[('name', 'nodes')],
                              mutually_exclusive=[('nodes', option) for option in sorted(RECORD_SPEC) + ['name']])
     module.run(main_logic)
