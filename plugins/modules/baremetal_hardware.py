@@ -121,8 +121,8 @@ options:
     type: int
     default: 20
 notes:
-  - While the task waits, its action plugin shows the nodes moving as the task runs: every change of state or
-    step of a single node, counts by state every 10 seconds for several nodes (every change at C(-v)). With
+  - While the task waits, its action plugin shows the nodes moving as the task runs, with every change of state
+    or step of a single node, and counts by state every 10 seconds for several nodes (every change at C(-v)). With
     C(async) or a connection other than C(local), the module runs the same way without these lines.
   - A step the node's hardware interface does not offer fails in Ironic. For example, the C(fake) RAID
     interface offers no RAID clean steps. The task then fails with Ironic's message and names the interface

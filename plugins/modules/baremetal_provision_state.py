@@ -178,8 +178,8 @@ notes:
   - A node in maintenance is not moved; the task fails with the maintenance reason (see O(clear_fault) for
     maintenance Ironic set because of a fault).
   - Ironic's cleaning wipes disks. Steps that clean disks say so in the returned plan (C(cleans_disks)).
-  - While the task waits, its action plugin shows the nodes moving as the task runs: every change of state or
-    step of a single node, counts by state every 10 seconds for several nodes (every change at C(-v)). With
+  - While the task waits, its action plugin shows the nodes moving as the task runs, with every change of state
+    or step of a single node, and counts by state every 10 seconds for several nodes (every change at C(-v)). With
     C(async) or a connection other than C(local), the module runs the same way without these lines.
 seealso:
   - module: baremetal.lifecycle.baremetal_node
