@@ -228,6 +228,20 @@ def test_secrets_are_sent_on_create_never_compared_and_rotated_with_always(ironi
         assert first not in text and second not in text
 
 
+def run_playbook_verbosely(ironic, playbook):
+    """ansible-playbook -vvvv --diff against the session Ironic: (process, stdout and stderr), to grep for secrets."""
+    bin_dir = os.path.join(REPO, '.work', 'venv', 'bin')
+    if not os.path.isdir(bin_dir):
+        bin_dir = os.path.dirname(sys.executable)
+    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
+    env.update(ANSIBLE_CONFIG=os.path.join(REPO, 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, '.work', 'collections'),
+               OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml, OS_CLOUD=ironic.cloud_name)
+    process = subprocess.run([os.path.join(bin_dir, 'ansible-playbook'), '-vvvv', '--diff', str(playbook)],
+                             cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False)
+    return process, process.stdout + process.stderr
+
+
 def test_secrets_never_reach_ansible_output_even_at_vvvv(ironic, new_name, tmp_path):
     name, secret = new_name(), 'Zq-vvvv-%s' % uuid.uuid4().hex
     playbook = tmp_path / 'secrets.yml'
@@ -257,16 +271,7 @@ def test_secrets_never_reach_ansible_output_even_at_vvvv(ironic, new_name, tmp_p
         driver_info: "{{ bmc | combine({'redfish_usernme': 'admin'}) }}"
       ignore_errors: true
 ''' % {'name': name, 'secret': secret, 'address': closed_loopback_url()})
-    bin_dir = os.path.join(REPO, '.work', 'venv', 'bin')
-    if not os.path.isdir(bin_dir):
-        bin_dir = os.path.dirname(sys.executable)
-    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
-    env.update(ANSIBLE_CONFIG=os.path.join(REPO, 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, '.work', 'collections'),
-               OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml, OS_CLOUD=ironic.cloud_name)
-    process = subprocess.run([os.path.join(bin_dir, 'ansible-playbook'), '-vvvv', '--diff', str(playbook)],
-                             cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False)
-    output = process.stdout + process.stderr
+    process, output = run_playbook_verbosely(ironic, playbook)
 
     assert process.returncode == 0, output[-4000:]
     # the output does show the arguments and the diff, with the secret scrubbed out of them

@@ -4,15 +4,13 @@ list requests whatever the number of nodes, writes only where a node differs, pe
 bad element refused before anything is written, and no secret in any output."""
 
 import json
-import os
-import subprocess
-import sys
 import uuid
 
 import pytest
 
 from nodes import RawIronic
-from test_node import BAD_INPUT, KERNEL, RAMDISK, REPO, closed_loopback_url, new_mac, ports_of, stored_driver_info
+from test_node import (BAD_INPUT, KERNEL, RAMDISK, closed_loopback_url, new_mac, ports_of, run_playbook_verbosely,
+                       stored_driver_info)
 
 
 @pytest.fixture(scope='module')
@@ -294,16 +292,7 @@ fleet:
         nodes: "{{ fleet[:1] }}"
         update_secrets: always
 ''' % {'vars_file': vars_file})
-    bin_dir = os.path.join(REPO, '.work', 'venv', 'bin')
-    if not os.path.isdir(bin_dir):
-        bin_dir = os.path.dirname(sys.executable)
-    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
-    env.update(ANSIBLE_CONFIG=os.path.join(REPO, 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, '.work', 'collections'),
-               OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml, OS_CLOUD=ironic.cloud_name)
-    process = subprocess.run([os.path.join(bin_dir, 'ansible-playbook'), '-vvvv', '--diff', str(playbook)],
-                             cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False)
-    output = process.stdout + process.stderr
+    process, output = run_playbook_verbosely(ironic, playbook)
     assert process.returncode == 0, output[-4000:]
     assert '"invocation"' in output and "Ironic does not enable the hardware type 'ipmi'" in output
     for secret in secrets:
