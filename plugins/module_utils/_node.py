@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
 import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
@@ -157,24 +158,31 @@ def _port_errors(ports):
     return errors
 
 
+@functools.lru_cache(maxsize=None)
+def _driver_info_keys(driver):
+    """(known keys, required keys) of a hardware type's driver_info: read once, not copied for every node."""
+    schema = hardware.driver_info_schema(driver)
+    return frozenset(schema['properties']), tuple(schema['required'])
+
+
 def _driver_info_errors(declared, driver, current_driver_info):
     if driver not in hardware.SUPPORTED_HARDWARE_TYPES:
         return hardware.validate_driver_info(driver, {}) + [
             'Set validate_driver_info: false to use a hardware type this collection has no schema for.']
     given = declared.get('driver_info') or {}
-    schema = hardware.driver_info_schema(driver)
+    known, required = _driver_info_keys(driver)
     after = dict(current_driver_info or {})
     after.update(given)
     after = dict((key, value) for key, value in after.items() if value is not None)
     errors = hardware.validate_driver_info(driver, given, check_required=False)
     if current_driver_info is not None and 'driver' in declared:
         # The node keeps the keys of its old hardware type unless they are removed.
-        stale = sorted(key for key in after if key not in given and key not in schema['properties'])
+        stale = sorted(key for key in after if key not in given and key not in known)
         if stale:
             errors.append('driver_info keeps %s from the current driver, unknown to hardware type %r: set them to '
                           'null to remove them.' % (', '.join(stale), driver))
     if current_driver_info is None or 'driver_info' in declared or 'driver' in declared:
-        for key in schema['required']:
+        for key in required:
             if key not in after:
                 errors.append('driver_info key %r is required for hardware type %r: add it to driver_info.'
                               % (key, driver))

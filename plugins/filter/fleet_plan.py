@@ -1,0 +1,193 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The filters fleet_plan and fleet_summary: what each task of the role baremetal.lifecycle.fleet sends, and the
+table it prints.
+
+Both work in Python on plain data. Templating a fleet of thousands of nodes through Jinja pipelines costs the
+controller milliseconds per node and per pass, and more than linearly in the fleet size; here the fleet is walked
+once (or parsed from the file's text without Ansible's per-value origin tags), then split with dictionaries.
+Documented in fleet_plan.yml and fleet_summary.yml next to this file.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from collections.abc import Mapping
+
+import yaml
+from ansible.errors import AnsibleFilterError
+from ansible.parsing.vault import EncryptedString
+
+from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_errors import fleet_errors
+
+# Fields of a fleet node that are not passed to baremetal_node: the role applies them with its other tasks.
+MAINTENANCE_FIELDS = ('maintenance', 'maintenance_reason')
+PROVISION_FIELDS = ('provision_state',)
+HARDWARE_FIELDS = ('bios_settings', 'raid', 'firmware')
+ROLE_FIELDS = frozenset(MAINTENANCE_FIELDS + PROVISION_FIELDS + HARDWARE_FIELDS)
+
+_Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+
+
+class _FleetLoader(_Loader):
+    """YAML's safe loader (libyaml's when there), plus the tags of Ansible's variable files a fleet file may use."""
+
+
+def _construct_vault(loader, node):
+    # Decrypted with the play's vault secrets, as Ansible decrypts an inline !vault value of a variable file.
+    return str(EncryptedString(ciphertext=loader.construct_scalar(node)))
+
+
+_FleetLoader.add_constructor('!vault', _construct_vault)
+_FleetLoader.add_constructor('!unsafe', lambda loader, node: loader.construct_scalar(node))
+
+
+def _plain(value):
+    """value as plain Python data: no lazy container, no tagged string, inline vault values decrypted."""
+    if isinstance(value, Mapping):
+        return dict((_plain(key), _plain(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, (str, EncryptedString)):
+        return str(value)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    return value
+
+
+def _read(fleet):
+    if not isinstance(fleet, str):
+        return _plain(fleet)
+    try:
+        nodes = yaml.load(fleet, Loader=_FleetLoader)
+    except yaml.YAMLError as exc:
+        # The place and the problem, never the text around it: the line may hold a password.
+        mark = getattr(exc, 'problem_mark', None)
+        raise AnsibleFilterError('baremetal.lifecycle.fleet_plan: the fleet file is not valid YAML%s: %s. Fix it '
+                                 'there.' % (' at line %d, column %d' % (mark.line + 1, mark.column + 1) if mark else '',
+                                             getattr(exc, 'problem', None) or exc))
+    return [] if nodes is None else nodes
+
+
+def fleet_plan(fleet, schema, settings=None, provision_state='available'):
+    """The node lists of the role's tasks, or the errors of the fleet description (then every list is empty).
+
+    fleet is the list of nodes, or the text of a YAML file holding it. provision_state is the state of the nodes
+    that declare none.
+    """
+    nodes = _read(fleet)
+    plan = {'errors': fleet_errors(nodes, schema, settings), 'records': [], 'maintenance': [], 'provision': [],
+            'hardware': []}
+    if plan['errors']:
+        return plan
+    for node in nodes:
+        name = node['name']
+        plan['records'].append(dict((key, value) for key, value in node.items() if key not in ROLE_FIELDS))
+        held = node.get('maintenance') is True
+        if 'maintenance' in node:
+            plan['maintenance'].append({'node': name, 'state': 'enabled' if held else 'disabled',
+                                        'reason': node.get('maintenance_reason')})
+        if held:
+            continue  # Ironic does not move a node in maintenance, nor configure its hardware.
+        plan['provision'].append({'node': name, 'state': node.get('provision_state', provision_state)})
+        hardware = dict((key, node[key]) for key in HARDWARE_FIELDS if key in node)
+        if hardware:
+            plan['hardware'].append(dict(hardware, node=name))
+    return plan
+
+
+def _by_node(result, name_of):
+    return dict((name_of(entry), entry) for entry in (result or {}).get('nodes') or [])
+
+
+def _record_text(entry, absent, check):
+    if entry['name'] in absent:
+        return 'would enroll'
+    if entry.get('created'):
+        return 'enrolled'
+    if entry.get('changed'):
+        return 'would update' if check else 'updated'
+    return 'ok'
+
+
+def _maintenance_text(declared, entry, check):
+    if declared is None:
+        return '-'
+    if declared['state'] == 'enabled':
+        text = 'on' + (': %s' % declared['reason'] if declared['reason'] is not None else '')
+    else:
+        text = 'off'
+    if entry is not None and entry.get('changed'):
+        text += ' (would change)' if check else ' (changed)'
+    return text
+
+
+def _is_only_planned(entry):
+    return bool(entry.get('plan')) and not entry.get('transitions') and entry.get('error') is None
+
+
+def _provision_texts(name, entry, declared_maintenance, wanted, absent):
+    """(state, steps, error) of a node's row."""
+    if entry is None:
+        if declared_maintenance is not None and declared_maintenance['state'] == 'enabled':
+            return 'held: in maintenance', '', ''
+        if name in absent:
+            return 'enroll -> %s (after enrolling)' % wanted, '', ''
+        return 'not converged', '', ''
+    only_planned = _is_only_planned(entry)
+    plan = entry.get('plan') or []
+    start = plan[0]['from'] if plan else entry['node']['provision_state']
+    end = plan[-1]['to'] if only_planned else entry['node']['provision_state']
+    steps = plan if only_planned else entry.get('transitions') or []
+    return (start if start == end else '%s -> %s' % (start, end), ', '.join(step['verb'] for step in steps),
+            entry.get('error') or '')
+
+
+def fleet_summary(plan, records, maintenance=None, provision=None, check_mode=False):
+    """The role's table, one line per node, then a line of totals.
+
+    plan is what fleet_plan returned; records, maintenance and provision are the registered results of the role's
+    baremetal_node, baremetal_maintenance and baremetal_provision_state tasks (skipped or missing ones are fine).
+    """
+    # The results are only read, a few keys per node: a deep copy of every returned record would cost more.
+    record_entries = _by_node(records, lambda entry: entry['name'])
+    maintenance_entries = _by_node(maintenance, lambda entry: entry['node']['name'])
+    provision_entries = _by_node(provision, lambda entry: entry['node']['name'])
+    declared_maintenance = dict((entry['node'], entry) for entry in plan['maintenance'])
+    wanted = dict((entry['node'], entry['state']) for entry in plan['provision'])
+    # A node that would be enrolled in check mode has no record: it can be neither held nor moved.
+    absent = set(name for name, entry in record_entries.items() if entry.get('node') is None)
+    planned = sum(1 for entry in provision_entries.values() if _is_only_planned(entry))
+    check = bool(check_mode or absent or planned)
+    rows = [('NODE', 'RECORD', 'MAINTENANCE', 'PROVISION STATE', 'STEPS', 'ERROR')]
+    for record in plan['records']:
+        name = record['name']
+        entry = record_entries.get(name, {'name': name})
+        rows.append((name, _record_text(entry, absent, check),
+                     _maintenance_text(declared_maintenance.get(name), maintenance_entries.get(name), check))
+                    + _provision_texts(name, provision_entries.get(name), declared_maintenance.get(name),
+                                       wanted.get(name), absent))
+    widths = [max(len(row[column]) for row in rows) + 2 for column in range(5)]
+    lines = [(''.join(cell.ljust(width) for cell, width in zip(row, widths)) + row[5]).rstrip() for row in rows]
+    totals = dict((provision or {}).get('totals') or {})
+    enrolled = sum(1 for entry in record_entries.values() if entry.get('created'))
+    updated = sum(1 for entry in record_entries.values() if entry.get('changed') and not entry.get('created'))
+    moving = planned if check else totals.get('changed', 0)
+    line = '%s%d nodes: %d %s, %d %s, %d %s, %d failed' % (
+        'Check mode, nothing changed. ' if check else '', len(plan['records']),
+        enrolled, 'to enroll' if check else 'enrolled', updated, 'to update' if check else 'updated',
+        moving, 'to move' if check else 'moved', totals.get('failed', 0))
+    if totals:
+        line += '; provision task %s s, %s API calls' % (totals['seconds'], totals['api_calls'])
+    return lines + [line]
+
+
+class FilterModule(object):
+
+    def filters(self):
+        return {'fleet_plan': fleet_plan, 'fleet_summary': fleet_summary}

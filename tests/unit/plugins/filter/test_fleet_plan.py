@@ -1,0 +1,150 @@
+# -*- coding: utf-8 -*-
+"""The filters fleet_plan and fleet_summary: the node lists of the fleet role's tasks, from a list or a file's
+text, and its summary table."""
+
+import json
+import os
+import re
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_plan import ROLE_FIELDS, fleet_plan, fleet_summary
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+with open(os.path.join(ROOT, 'roles', 'fleet', 'files', 'fleet.schema.json')) as _handle:
+    SCHEMA = json.load(_handle)
+
+FLEET = [
+    {'name': 'plain', 'driver': 'fake-hardware', 'ports': [{'address': '52:54:00:00:00:01'}]},
+    {'name': 'active', 'driver': 'fake-hardware', 'provision_state': 'active', 'maintenance': False},
+    {'name': 'held', 'driver': 'fake-hardware', 'maintenance': True, 'maintenance_reason': 'fan',
+     'bios_settings': {'LogicalProc': 'Disabled'}},
+    {'name': 'tuned', 'driver': 'fake-hardware', 'raid': {},
+     'firmware': [{'component': 'bmc', 'version': '1.2', 'url': 'http://127.0.0.1:8080/bmc.bin'}]},
+]
+FLEET_YAML = '''
+- name: plain
+  driver: fake-hardware
+  ports:
+    - address: "52:54:00:00:00:01"
+- {name: active, driver: fake-hardware, provision_state: active, maintenance: no}
+- name: held
+  driver: fake-hardware
+  maintenance: yes
+  maintenance_reason: fan
+  bios_settings: {LogicalProc: Disabled}
+- name: tuned
+  driver: fake-hardware
+  raid: {}
+  firmware:
+    - {component: bmc, version: "1.2", url: "http://127.0.0.1:8080/bmc.bin"}
+'''
+
+
+@pytest.mark.parametrize('fleet', [FLEET, FLEET_YAML], ids=['list', 'yaml text'])
+def test_each_task_gets_its_own_fields(fleet):
+    plan = fleet_plan(fleet, SCHEMA, provision_state='manageable')
+    assert plan['errors'] == []
+    assert [sorted(record) for record in plan['records']] == [
+        ['driver', 'name', 'ports'], ['driver', 'name'], ['driver', 'name'], ['driver', 'name']]
+    assert not any(ROLE_FIELDS & set(record) for record in plan['records'])
+    assert plan['maintenance'] == [{'node': 'active', 'state': 'disabled', 'reason': None},
+                                   {'node': 'held', 'state': 'enabled', 'reason': 'fan'}]
+    # A node held in maintenance is neither moved nor configured.
+    assert plan['provision'] == [{'node': 'plain', 'state': 'manageable'}, {'node': 'active', 'state': 'active'},
+                                 {'node': 'tuned', 'state': 'manageable'}]
+    assert plan['hardware'] == [{'node': 'tuned', 'raid': {}, 'firmware': FLEET[3]['firmware']}]
+
+
+def test_an_invalid_fleet_gives_its_errors_and_nothing_to_send():
+    plan = fleet_plan([FLEET[0], dict(FLEET[1], drvier='x')], SCHEMA, settings={'fleet_timeout': 0})
+    assert plan['errors'] == ['fleet_timeout must be at least 1, got 0.',
+                              "fleet[1] (active): drvier: is not a known field (did you mean 'driver'?)"]
+    assert plan['records'] == plan['maintenance'] == plan['provision'] == plan['hardware'] == []
+
+
+def test_a_file_that_is_not_yaml_is_refused_with_the_place_and_without_the_text():
+    text = '- name: a\n  driver_info: {ipmi_password: [yaml-secret}\n'
+    with pytest.raises(AnsibleFilterError, match='the fleet file is not valid YAML at line 2') as raised:
+        fleet_plan(text, SCHEMA)
+    assert 'yaml-secret' not in str(raised.value)
+
+
+def test_an_empty_file_and_a_file_that_is_not_a_list():
+    assert fleet_plan('', SCHEMA)['records'] == []
+    assert fleet_plan('name: a', SCHEMA)['errors'] == ['fleet: must be a list, got a dictionary']
+
+
+def test_an_unsafe_value_of_the_file_is_a_plain_string():
+    plan = fleet_plan("- {name: a, driver: fake-hardware, description: !unsafe '{{ lookup(\"pipe\", \"id\") }}'}",
+                      SCHEMA)
+    assert plan['records'][0]['description'] == '{{ lookup("pipe", "id") }}'
+    assert type(plan['records'][0]['description']) is str  # pylint: disable=unidiomatic-typecheck
+
+
+def node(name, state='available', maintenance=False):
+    return {'name': name, 'provision_state': state, 'maintenance': maintenance}
+
+
+def provision_entry(name, state, transitions=(), plan=(), error=None):
+    return {'node': node(name, state), 'transitions': list(transitions), 'plan': list(plan), 'error': error,
+            'changed': bool(transitions)}
+
+
+def step(start, verb, end):
+    return {'from': start, 'verb': verb, 'to': end}
+
+
+def table(lines):
+    """The summary's rows as lists of cells (two spaces or more between cells), and its last line."""
+    return [re.split(r'\s{2,}', line) for line in lines[:-1]], lines[-1]
+
+
+def test_the_summary_shows_every_node_and_what_happened_to_it():
+    plan = fleet_plan(FLEET, SCHEMA)
+    records = {'changed': True, 'nodes': [
+        {'name': 'plain', 'created': True, 'changed': True, 'node': node('plain', 'enroll')},
+        {'name': 'active', 'created': False, 'changed': True, 'node': node('active')},
+        {'name': 'held', 'created': False, 'changed': False, 'node': node('held', maintenance=True)},
+        {'name': 'tuned', 'created': False, 'changed': False, 'node': node('tuned')}]}
+    maintenance = {'nodes': [{'node': node('active'), 'changed': False},
+                             {'node': node('held', maintenance=True), 'changed': True}]}
+    provision = {'nodes': [
+        provision_entry('plain', 'available', [step('enroll', 'manage', 'manageable'),
+                                               step('manageable', 'provide', 'available')],
+                        [step('enroll', 'manage', 'manageable'), step('manageable', 'provide', 'available')]),
+        provision_entry('active', 'available', error='deploy failed: no image'),
+        provision_entry('tuned', 'available')],
+        'totals': {'nodes': 3, 'changed': 1, 'failed': 1, 'seconds': 12.5, 'api_calls': 40}}
+    rows, totals = table(fleet_summary(plan, records, maintenance, provision))
+    assert rows == [['NODE', 'RECORD', 'MAINTENANCE', 'PROVISION STATE', 'STEPS', 'ERROR'],
+                    ['plain', 'enrolled', '-', 'enroll -> available', 'manage, provide'],
+                    ['active', 'updated', 'off', 'available', 'deploy failed: no image'],
+                    ['held', 'ok', 'on: fan (changed)', 'held: in maintenance'],
+                    ['tuned', 'ok', '-', 'available']]
+    assert totals == '4 nodes: 1 enrolled, 1 updated, 1 moved, 1 failed; provision task 12.5 s, 40 API calls'
+
+
+def test_the_summary_in_check_mode_shows_the_plan_and_the_nodes_to_enroll():
+    plan = fleet_plan(FLEET[:2], SCHEMA)
+    records = {'changed': True, 'nodes': [{'name': 'plain', 'created': True, 'changed': True, 'node': None},
+                                          {'name': 'active', 'created': False, 'changed': False,
+                                           'node': node('active', 'manageable')}]}
+    provision = {'nodes': [provision_entry('active', 'manageable', plan=[step('manageable', 'provide', 'available'),
+                                                                         step('available', 'deploy', 'active')])],
+                 'totals': {'nodes': 1, 'changed': 1, 'failed': 0, 'seconds': 0.1, 'api_calls': 2}}
+    skipped = {'skipped': True, 'changed': False}
+    rows, totals = table(fleet_summary(plan, records, skipped, provision, check_mode=False))
+    assert rows[1:] == [['plain', 'would enroll', '-', 'enroll -> available (after enrolling)'],
+                        ['active', 'ok', 'off', 'manageable -> active', 'provide, deploy']]
+    assert totals == ('Check mode, nothing changed. 2 nodes: 1 to enroll, 0 to update, 1 to move, 0 failed; '
+                      'provision task 0.1 s, 2 API calls')
+
+
+def test_the_summary_of_a_convergence_that_did_not_run():
+    plan = fleet_plan(FLEET[:1], SCHEMA)
+    records = {'nodes': [{'name': 'plain', 'created': False, 'changed': False, 'node': node('plain')}]}
+    rows, totals = table(fleet_summary(plan, records, None, {}))
+    assert rows[1:] == [['plain', 'ok', '-', 'not converged']]
+    assert totals == '1 nodes: 0 enrolled, 0 updated, 0 moved, 0 failed'
