@@ -359,20 +359,22 @@ class IronicClient(object):
     def delete_node(self, ident):
         self.request('DELETE', '/nodes/%s' % ident)
 
-    def set_provision_state(self, ident, verb, **arguments):
-        """PUT a verb; arguments are clean_steps, deploy_steps, service_steps, configdrive, rescue_password."""
+    def require_provision_request(self, verb, arguments):
+        """IronicError when this server's API is too old for the verb or one of its arguments."""
         minimum = states.VERB_MIN_VERSION.get(verb)
         if minimum:
             self.require("the '%s' verb" % verb, minimum)
-        body = {'target': verb}
         for name, value in arguments.items():
-            if value is None:
-                continue
             # A config drive given as a dictionary is built by Ironic; older versions only take an image.
             feature = 'a config_drive dictionary' if name == 'configdrive' and isinstance(value, dict) else name
-            if feature in FEATURE_MIN_VERSION:
+            if value is not None and feature in FEATURE_MIN_VERSION:
                 self.require(feature, FEATURE_MIN_VERSION[feature])
-            body[name] = value
+
+    def set_provision_state(self, ident, verb, **arguments):
+        """PUT a verb; arguments are clean_steps, deploy_steps, service_steps, configdrive, rescue_password."""
+        self.require_provision_request(verb, arguments)
+        body = dict((name, value) for name, value in arguments.items() if value is not None)
+        body['target'] = verb
         self.request('PUT', '/nodes/%s/states/provision' % ident, body=body, replay=False)
 
     def set_power_state(self, ident, target, timeout=None):

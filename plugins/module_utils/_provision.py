@@ -161,6 +161,13 @@ def issue_step(client, uuid, step, options):
     client.set_provision_state(uuid, step.verb, **options.arguments().get(step.verb, {}))
 
 
+def check_requests(client, steps, options):
+    """IronicError, before the first step is sent, when the server's API is too old for a later one."""
+    for step in steps:
+        if step.verb not in NODE_STEP_METHODS:
+            client.require_provision_request(step.verb, options.arguments().get(step.verb, {}))
+
+
 def _public(value):
     """A copy of inspection data without secret values (keys named like passwords, tokens, keys)."""
     if isinstance(value, dict):
@@ -255,6 +262,7 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
 
     def plan(job, node):
         steps = plan_node(node, job.target, job.options)
+        check_requests(client, steps, job.options)
         if not check_mode and any(step.verb in INSTANCE_INFO_VERBS for step in steps):
             _apply_instance_info(client, job.uuid, found_by_uuid[job.uuid], job.options.instance_info)
         return steps

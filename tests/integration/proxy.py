@@ -22,11 +22,13 @@ class FaultProxy(object):
     'drop' forwards the request and closes the connection without an answer (Ironic applied it; the client hears
     nothing), 'twice' forwards it twice and answers with the second answer. ``injected`` lists each as
     (method, path, status Ironic answered, fault). ``before(method, path)``, when given, runs before each request
-    is forwarded (to change the node under the client's feet, as another operator would).
+    is forwarded (to change the node under the client's feet, as another operator would). ``answer(method, path,
+    payload)``, when given, returns the answer body the client gets instead of Ironic's (to play an older Ironic).
     """
 
-    def __init__(self, upstream_port, before=None):
+    def __init__(self, upstream_port, before=None, answer=None):
         self.before = before
+        self.answer = answer
         self.injected = []
         self.requests = 0
         self.bytes = 0
@@ -55,6 +57,8 @@ class FaultProxy(object):
                 status, headers, payload = self._send_upstream(body)
                 if fault == 'twice':
                     status, headers, payload = self._send_upstream(body)
+                if proxy.answer:
+                    payload = proxy.answer(self.command, self.path, payload)
                 with proxy._lock:
                     proxy.requests += 1
                     proxy.bytes += len(payload)

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 """Honest fleets and honest timeouts, against the real Ironic: wait: false starts every node, a node deleted
-while the task waits is reported at once, a refusal in the middle of a plan says where the node rests and why,
-and a timeout says where the node stopped, with its history, and aborts it on request.
+while the task waits is reported at once, a refusal in the middle of a plan says where the node rests and why, a
+plan the API is too old for is refused before its first step, and a timeout says where the node stopped, with its
+history, and aborts it on request.
 
 A node waits for a ramdisk that never calls back ('clean wait') when it is cleaned with the direct deploy
 interface: Ironic boots the (fake) ramdisk and waits for the agent. That needs an Ironic that knows its own API
@@ -10,6 +11,7 @@ URL, so those tests run on a dedicated Ironic.
 
 from __future__ import annotations
 
+import json
 import time
 
 from dedicated import result_of, spawn_with, start_module
@@ -66,6 +68,28 @@ def test_a_refusal_in_the_middle_of_a_plan_names_the_step_the_state_and_the_main
     assert 'baremetal_maintenance' in result['msg']
     assert [step['verb'] for step in result['transitions']] == ['manage', 'provide']
     assert result['node']['maintenance'] is True
+
+
+def test_a_plan_the_api_is_too_old_for_is_refused_before_its_first_step(ironic, fresh_node, run_module):
+    node = fresh_node()
+
+    def before_service_steps(method, path, payload):
+        # Ironic as it was before API 1.87: no service steps.
+        if method == 'GET' and path == '/':
+            root = json.loads(payload)
+            root['default_version']['version'] = '1.86'
+            return json.dumps(root).encode()
+        return payload
+
+    mark = ironic.log_mark()
+    with FaultProxy(ironic.port, answer=before_service_steps) as proxy:
+        result = run_module('baremetal_provision_state', node=node['uuid'], state='active', endpoint=proxy.endpoint,
+                            service_steps=[{'interface': 'vendor', 'step': 'log_passthrough'}])
+    assert result['failed']
+    assert "the 'service' verb needs Ironic API 1.87 or newer; this server supports up to 1.86" in result['msg']
+    assert result['transitions'] == []
+    assert ironic.write_requests_since(mark) == []
+    assert ironic.api('GET', '/v1/nodes/%s' % node['uuid'])['provision_state'] == 'enroll'
 
 
 def test_wait_states_deleted_nodes_and_honest_timeouts(make_ironic, tmp_path):

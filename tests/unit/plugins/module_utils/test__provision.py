@@ -5,6 +5,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _provision as provision
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import PlanError, Step
 
 
@@ -93,6 +94,21 @@ def test_issue_step_sends_a_verb_with_its_fields_or_the_request_of_a_node_step()
     provision.issue_step(client, 'u1', Step('manage', 'enroll', 'manageable'), options)
     assert client.calls == [('provision', 'u1', 'service', {'service_steps': steps}),
                             ('unset_maintenance', 'u1'), ('provision', 'u1', 'manage', {})]
+
+
+class OldIronic(IronicClient):
+    """A client that negotiated API 1.86 (before service steps), with no server behind it."""
+    version = (1, 86)
+
+
+def test_a_plan_the_api_is_too_old_for_is_refused_before_its_first_step():
+    options = provision.Options(service_steps=[{'interface': 'vendor', 'step': 'log_passthrough'}])
+    steps = provision.plan_node(node('available'), 'active', options)
+    assert verbs(steps) == ['active', 'service']
+    with pytest.raises(IronicError, match=r"the 'service' verb needs Ironic API 1\.87 or newer; this server supports "
+                                          r"up to 1\.86"):
+        provision.check_requests(OldIronic('http://127.0.0.1:9'), steps, options)
+    provision.check_requests(OldIronic('http://127.0.0.1:9'), steps[:1], options)
 
 
 def test_what_inspection_learned_is_returned_without_secrets():
