@@ -88,6 +88,9 @@ def declared_record(params):
     for field in SCALAR_FIELDS + DICT_FIELDS + ('traits',):
         if params.get(field) is not None:
             declared[field] = params[field]
+    if 'conductor_group' in declared:
+        # Ironic stores it in lower case, but looks up the conductors of a new node's group as the POST spells it.
+        declared['conductor_group'] = declared['conductor_group'].lower()
     for name, value in (params.get('interfaces') or {}).items():
         if value is not None:
             declared[interface_field(name)] = value
@@ -231,13 +234,6 @@ def dict_field_changes(field, current, wanted, driver, send_secrets):
     return operations, before, after
 
 
-def _same_scalar(field, current, wanted):
-    if field == 'conductor_group':
-        # Ironic stores conductor groups in lower case.
-        return (current or '').lower() == wanted.lower()
-    return current == wanted
-
-
 def node_changes(node, declared, send_secrets):
     """JSON patch operations for the node record, and the before/after of what they change."""
     driver = declared.get('driver', node.get('driver'))
@@ -253,7 +249,7 @@ def node_changes(node, declared, send_secrets):
                 operations.extend(field_operations)
                 before[field] = field_before
                 after[field] = field_after
-        elif not _same_scalar(field, node.get(field), wanted):
+        elif node.get(field) != wanted:
             operations.append({'op': 'replace', 'path': _pointer(field), 'value': wanted})
             before[field] = node.get(field)
             after[field] = wanted
@@ -554,6 +550,10 @@ def plan_changes(client, declarations, send_secrets):
     return changes, problems
 
 
+# The result of a creation that left nothing in Ironic.
+NOTHING_CREATED = {'changed': False, 'created': False, 'node': None}
+
+
 def apply_change(client, change, check_mode):
     """Make one node what its Change says. Returns its result (name, changed, created, node, diff).
 
@@ -567,18 +567,25 @@ def apply_change(client, change, check_mode):
     try:
         node, ports = _create(client, change) if change.node is None else _update(client, change)
     except BaremetalError as exc:
-        raise NodeError(str(exc), result)
+        raise NodeError(str(exc), dict(result, **exc.result))
     result['node'] = node_view(node, ports)
     return result
 
 
 def _create(client, change):
+    """POST the node, then its owner, traits and ports. A NodeError says nothing was created when Ironic holds
+    no part of the node (its POST refused, or the rest refused and the node taken back)."""
     declared = change.declaration.declared
     body = dict(change.body)
     # Ironic accepts another project as owner in POST only from system-scoped callers (never with noauth);
     # a PATCH is judged by its update policy instead.
     owner = body.pop('owner', None)
-    node = _create_node(client, body, declared)
+    try:
+        node = _create_node(client, body, declared)
+    except AnswerLost:
+        raise  # Ironic may hold the node: it is reported as created
+    except BaremetalError as exc:
+        raise NodeError(str(exc), NOTHING_CREATED)
     try:
         if owner is not None and node.get('owner') != owner:
             node = client.update_node(node['uuid'], [{'op': 'replace', 'path': '/owner', 'value': owner}])
@@ -586,12 +593,12 @@ def _create(client, change):
             node['traits'] = sorted(set(declared['traits']))
             client.set_traits(node['uuid'], node['traits'])
         ports = _create_ports(client, node['uuid'], declared.get('ports') or [])
-    except IronicError:
+    except IronicError as exc:
         # Half a node is worse than none: Ironic refused part of the record, so take back the rest.
         for port in client.list_ports(node_uuid=node['uuid'], fields=PORT_FIELDS):
             client.delete_port(port['uuid'])
         client.delete_node(node['uuid'])
-        raise
+        raise NodeError(str(exc), NOTHING_CREATED)
     return node, ports
 
 
@@ -658,9 +665,15 @@ def _update(client, change):
     uuid = node['uuid']
     if change.operations:
         driver = declared.get('driver', node.get('driver'))
-        # What the answer lacks (a field of a newer API, traits) is as read.
-        node = dict(node, **_patch_node(client, node, change.operations, declared,
-                                        reset_interfaces=driver != node.get('driver')))
+        try:
+            # What the answer lacks (a field of a newer API, traits) is as read.
+            node = dict(node, **_patch_node(client, node, change.operations, declared,
+                                            reset_interfaces=driver != node.get('driver')))
+        except AnswerLost:
+            raise  # Ironic may have applied it: the result keeps saying it changed
+        except BaremetalError as exc:
+            # The record is the first write: when Ironic refuses it, nothing changed.
+            raise NodeError(str(exc), {'changed': False})
     if change.traits is not None:
         client.set_traits(uuid, change.traits)
         node = dict(node, traits=change.traits)

@@ -313,7 +313,9 @@ options:
     type: dict
   conductor_group:
     description:
-      - The conductor group that manages the node. Ironic stores it in lower case.
+      - The conductor group that manages the node. Ironic stores it in lower case, and this module sends it so,
+        because Ironic looks up the conductors of a new node's group as the request spells it.
+      - Ironic refuses a group that no conductor serves.
     type: str
   shard:
     description:

@@ -12,6 +12,7 @@ import uuid
 
 import pytest
 
+from dedicated import spawn_with
 from nodes import RawIronic
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
@@ -332,6 +333,7 @@ def test_a_record_ironic_refuses_halfway_is_taken_back(ironic, run_module, new_n
     name = new_name()
     result = run_module('baremetal_node', name=name, driver='fake-hardware', traits=['HW_NO_SUCH_TRAIT'])
     assert result['failed'] is True and 'HW_NO_SUCH_TRAIT' in result['msg']
+    assert (result['changed'], result['created'], result['node']) == (False, False, None)
     assert ironic.api('GET', '/nodes/%s' % name, expect=(404,))
 
 
@@ -418,3 +420,44 @@ def test_absent_manages_an_available_node_first_which_needs_no_opt_in(ironic, ra
         ('manage', False, False)]
     assert [(step['from'], step['to']) for step in result['transitions']] == [('available', 'manageable')]
     assert ironic.api('GET', '/nodes/%s' % node['uuid'], expect=(404,))
+
+
+def test_a_node_is_put_in_a_conductor_group_its_conductor_serves(make_ironic, run_module):
+    # An Ironic whose only conductor serves the group rack1. Ironic looks up the conductors of a new node's group
+    # as the POST spells it, so the module sends it in lower case, as Ironic stores it.
+    instance = make_ironic()
+    spawn_with(instance, '[conductor]\nconductor_group = rack1\n')
+    name = 'grouped-%s' % uuid.uuid4().hex[:8]
+    declared = {'name': name, 'driver': 'fake-hardware', 'conductor_group': 'RACK1'}
+
+    created = run_module('baremetal_node', endpoint=instance.endpoint, **declared)
+    assert created['changed'] is True, created.get('msg')
+    assert instance.api('GET', '/v1/nodes/%s' % name)['conductor_group'] == 'rack1'
+
+    mark = instance.log_mark()
+    again = run_module('baremetal_node', endpoint=instance.endpoint, nodes=[declared])
+    assert again['changed'] is False, again.get('msg')
+    assert instance.write_requests_since(mark) == []
+
+    listed = run_module('baremetal_node_info', endpoint=instance.endpoint, conductor_group='rack1')
+    assert [node['name'] for node in listed['nodes']] == [name]
+    assert run_module('baremetal_node_info', endpoint=instance.endpoint, conductor_group='')['nodes'] == []
+
+    # The conductor of rack1 verifies it: the group is the one that drives the node.
+    moved = run_module('baremetal_provision_state', endpoint=instance.endpoint, node=name, state='manageable')
+    assert moved['node']['provision_state'] == 'manageable', moved.get('msg')
+
+    # A group no conductor serves: Ironic refuses the PATCH, and the result says nothing changed.
+    refused = run_module('baremetal_node', endpoint=instance.endpoint, name=name, conductor_group='rack9')
+    assert refused['failed'] is True and 'rack9' in refused['msg']
+    assert refused['changed'] is False and refused['node']['conductor_group'] == 'rack1'
+    assert instance.api('GET', '/v1/nodes/%s' % name)['conductor_group'] == 'rack1'
+
+    # ... nor does it create a node in that group: nothing was created, nothing changed.
+    other = 'grouped-%s' % uuid.uuid4().hex[:8]
+    refused = run_module('baremetal_node', endpoint=instance.endpoint,
+                         nodes=[{'name': other, 'driver': 'fake-hardware', 'conductor_group': 'rack9'}])
+    assert refused['failed'] is True and 'rack9' in refused['msg']
+    assert refused['changed'] is False and refused['totals']['changed'] == 0
+    assert [(entry['created'], entry['changed'], entry['node']) for entry in refused['nodes']] == [(False, False, None)]
+    assert instance.api('GET', '/v1/nodes/%s' % other, expect=(404,))
