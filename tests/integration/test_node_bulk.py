@@ -146,8 +146,9 @@ def test_a_node_ironic_refuses_fails_alone_and_the_others_are_written(ironic, ru
                                                  {'name': refused, 'driver': 'fake-hardware',
                                                   'traits': ['HW_NO_SUCH_TRAIT']}])
     assert result['failed'] is True and result['msg'].startswith('1 of 2 nodes failed: nodes[1] (%s): ' % refused)
-    assert [(entry['name'], entry['changed'], bool(entry['error'])) for entry in result['nodes']] == [
-        (ok, True, False), (refused, True, True)]
+    # The refused node was taken back: nothing of it is left, so it reports no change.
+    assert [(entry['name'], entry['changed'], entry['created'], bool(entry['error'])) for entry in result['nodes']] == [
+        (ok, True, True, False), (refused, False, False, True)]
     assert ironic.api('GET', '/nodes/%s' % ok)['name'] == ok
     ironic.api('GET', '/nodes/%s' % refused, expect=(404,))
 
