@@ -31,7 +31,7 @@ options:
     type: dict
     suboptions:
       conductor_group:
-        description: Only nodes of this conductor group.
+        description: Only nodes of this conductor group, in any case (Ironic stores groups in lower case).
         type: str
       owner:
         description: Only nodes owned by this project.

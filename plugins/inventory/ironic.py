@@ -50,7 +50,7 @@ options:
         C(provision_state), C(maintenance), C(resource_class), C(conductor_group), C(shard) (Ironic API 1.82),
         C(owner), C(lessee) or C(driver). With one play per shard or conductor group, each inventory holds
         only the nodes that play drives.
-      - Booleans are sent as V(true) or V(false).
+      - Booleans are sent as V(true) or V(false), and C(conductor_group) in lower case, as Ironic stores it.
     type: dict
     default: {}
 notes:

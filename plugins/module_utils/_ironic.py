@@ -287,6 +287,9 @@ class IronicClient(object):
         first=N reads only the first N nodes: returns (nodes, whether that was all of them).
         """
         params = dict((key, value) for key, value in filters.items() if value is not None)
+        if params.get('conductor_group'):
+            # Ironic stores groups in lower case, and its filter matches the spelling sent (exactly, on SQLite).
+            params['conductor_group'] = params['conductor_group'].lower()
         params['limit'] = min(first, PAGE_LIMIT) if first else PAGE_LIMIT
         if fields:
             params['fields'] = ','.join(fields)

@@ -49,7 +49,7 @@ options:
     type: str
   conductor_group:
     description:
-      - Only nodes of this conductor group.
+      - Only nodes of this conductor group, in any case (Ironic stores groups in lower case).
     type: str
   owner:
     description:

@@ -439,7 +439,8 @@ def test_a_node_is_put_in_a_conductor_group_its_conductor_serves(make_ironic, ru
     assert again['changed'] is False, again.get('msg')
     assert instance.write_requests_since(mark) == []
 
-    listed = run_module('baremetal_node_info', endpoint=instance.endpoint, conductor_group='rack1')
+    # Spelled as declared: the filter finds the group Ironic stored in lower case.
+    listed = run_module('baremetal_node_info', endpoint=instance.endpoint, conductor_group='RACK1')
     assert [node['name'] for node in listed['nodes']] == [name]
     assert run_module('baremetal_node_info', endpoint=instance.endpoint, conductor_group='')['nodes'] == []
 

@@ -162,6 +162,12 @@ def test_list_follows_pagination_with_a_marker(server):
     assert 'marker=u2' in second_page and 'provision_state=available' in second_page
 
 
+def test_a_conductor_group_filter_is_sent_as_ironic_stores_groups(server):
+    server.on('GET', '/v1/nodes', (200, {'nodes': []}))
+    IronicClient(server.endpoint).list_nodes(fields=('uuid',), conductor_group='Rack1')
+    assert 'conductor_group=rack1' in server.requests[-1][1]
+
+
 def test_servicing_on_a_server_before_api_1_87_names_the_version_and_sends_nothing():
     old = ScriptedIronic(max_version='1.86')
     try:
