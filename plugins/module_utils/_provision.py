@@ -74,8 +74,8 @@ class Options(object):
         options.__dict__.update(fields)
         return options
 
-    def arguments(self):
-        """Extra fields of the provision request, by verb."""
+    def arguments(self, verb):
+        """Extra fields of the provision request of verb."""
         deploy = {'deploy_steps': self.deploy_steps, 'configdrive': self.config_drive}
         return {
             'active': deploy,
@@ -83,7 +83,7 @@ class Options(object):
             'clean': {'clean_steps': self.clean_steps},
             'service': {'service_steps': self.service_steps},
             'rescue': {'rescue_password': self.rescue_password},
-        }
+        }.get(verb, {})
 
     def actions(self, node):
         """The in-place actions (_states.ACTIONS names) asked for this node: (every time, only if harmless).
@@ -158,14 +158,14 @@ def issue_step(client, uuid, step, options):
     if step.verb in NODE_STEP_METHODS:
         getattr(client, NODE_STEP_METHODS[step.verb])(uuid)
         return
-    client.set_provision_state(uuid, step.verb, **options.arguments().get(step.verb, {}))
+    client.set_provision_state(uuid, step.verb, **options.arguments(step.verb))
 
 
 def check_requests(client, steps, options):
     """IronicError, before the first step is sent, when the server's API is too old for a later one."""
     for step in steps:
         if step.verb not in NODE_STEP_METHODS:
-            client.require_provision_request(step.verb, options.arguments().get(step.verb, {}))
+            client.require_provision_request(step.verb, options.arguments(step.verb))
 
 
 def _public(value):

@@ -222,7 +222,7 @@ def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
     target = hw.target_for(node('active'), hw.Declaration(apply='servicing', allow_reboot=True,
                                                           allow_destructive=True), RAID_STEPS + BIOS_STEP)
     assert target.state == 'active' and target.options.clean_steps is None
-    assert target.options.arguments()['service'] == {'service_steps': RAID_STEPS + BIOS_STEP}
+    assert target.options.arguments('service') == {'service_steps': RAID_STEPS + BIOS_STEP}
 
 
 def test_an_engine_that_plans_no_service_action_is_an_error_not_a_silent_no_op(monkeypatch):
