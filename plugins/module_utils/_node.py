@@ -14,6 +14,7 @@ __metaclass__ = type
 
 import functools
 import re
+from contextlib import contextmanager
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import run_each
@@ -554,6 +555,18 @@ def plan_changes(client, declarations, send_secrets):
 NOTHING_CREATED = {'changed': False, 'created': False, 'node': None}
 
 
+@contextmanager
+def _when_refused(result):
+    """A write Ironic refused fails the node with result. After a lost answer the result stands as it was:
+    Ironic may have applied the write."""
+    try:
+        yield
+    except AnswerLost:
+        raise
+    except BaremetalError as exc:
+        raise NodeError(str(exc), result)
+
+
 def apply_change(client, change, check_mode):
     """Make one node what its Change says. Returns its result (name, changed, created, node, diff).
 
@@ -580,12 +593,8 @@ def _create(client, change):
     # Ironic accepts another project as owner in POST only from system-scoped callers (never with noauth);
     # a PATCH is judged by its update policy instead.
     owner = body.pop('owner', None)
-    try:
+    with _when_refused(NOTHING_CREATED):
         node = _create_node(client, body, declared)
-    except AnswerLost:
-        raise  # Ironic may hold the node: it is reported as created
-    except BaremetalError as exc:
-        raise NodeError(str(exc), NOTHING_CREATED)
     try:
         if owner is not None and node.get('owner') != owner:
             node = client.update_node(node['uuid'], [{'op': 'replace', 'path': '/owner', 'value': owner}])
@@ -665,15 +674,11 @@ def _update(client, change):
     uuid = node['uuid']
     if change.operations:
         driver = declared.get('driver', node.get('driver'))
-        try:
+        # The record is the first write: when Ironic refuses it, nothing changed.
+        with _when_refused({'changed': False}):
             # What the answer lacks (a field of a newer API, traits) is as read.
             node = dict(node, **_patch_node(client, node, change.operations, declared,
                                             reset_interfaces=driver != node.get('driver')))
-        except AnswerLost:
-            raise  # Ironic may have applied it: the result keeps saying it changed
-        except BaremetalError as exc:
-            # The record is the first write: when Ironic refuses it, nothing changed.
-            raise NodeError(str(exc), {'changed': False})
     if change.traits is not None:
         client.set_traits(uuid, change.traits)
         node = dict(node, traits=change.traits)

@@ -404,3 +404,15 @@ def test_a_name_taken_by_the_record_we_sent_is_no_failure_but_another_record_is(
     with pytest.raises(node_utils.IronicError, match='409'):
         node_utils._create_node(LosingClient(conflict, stored=other),  # pylint: disable=protected-access
                                 {'name': 'n1', 'driver': 'fake-hardware'}, {'driver': 'fake-hardware'})
+
+
+def test_a_refused_write_fails_with_the_given_result_and_a_lost_answer_passes_unchanged():
+    with pytest.raises(node_utils.NodeError) as refused:
+        with node_utils._when_refused(node_utils.NOTHING_CREATED):  # pylint: disable=protected-access
+            raise node_utils.IronicError('Ironic refused POST /nodes (HTTP 400): no such trait', 400)
+    assert 'no such trait' in str(refused.value) and refused.value.result == node_utils.NOTHING_CREATED
+    lost = node_utils.AnswerLost('the answer to POST /nodes was lost')
+    with pytest.raises(node_utils.AnswerLost) as passed:
+        with node_utils._when_refused(node_utils.NOTHING_CREATED):  # pylint: disable=protected-access
+            raise lost
+    assert passed.value is lost and passed.value.result == {}
