@@ -8,12 +8,15 @@ Starts its own Ironic on a free loopback port. For each fleet size, in interleav
   role        ansible-playbook running the role baremetal.lifecycle.fleet over a fleet file of the same nodes
               (records, ports, traits, maintenance, provision), wall time of the whole run;
   rerun       the same ansible-playbook again, --reruns times: each must report changed=0.
+The role moves at most fleet_concurrency nodes at once (its default, 20, unless --concurrency is given); the floor
+moves every node at once.
 Nodes are deleted after each measurement, so that every one starts from an empty Ironic.
 The nodes have automated_clean false on both paths: cleaning fake-hardware is conductor time that both paths
 wait for alike, and would only dilute what the collection adds.
 Targets (issue 9): 300 nodes, rerun under 5 s; role within 1.3x of the floor.
 
-    python bench/bench_fleet_role.py [--sizes 100 300] [--repeat 3] [--reruns 3] [--ironic-venv DIR]
+    python bench/bench_fleet_role.py [--sizes 100 300] [--repeat 3] [--reruns 3] [--concurrency N]
+                                     [--ironic-venv DIR]
 """
 
 import argparse
@@ -35,7 +38,7 @@ ROLE_PLAYBOOK = '''---
       vars:
         fleet_file: %(fleet_file)s
         fleet_cloud: %(cloud)s
-'''
+%(settings)s'''
 
 RECAP = re.compile(r'localhost\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)')
 
@@ -94,9 +97,11 @@ def run_floor(bench, size, label):
     return {'floor: raw REST, same requests': (seconds, None, None)}
 
 
-def run_role(bench, size, label, forks, reruns):
+def run_role(bench, size, label, forks, reruns, concurrency):
     fleet_file = bench.write(label + '.fleet.yml', json.dumps(fleet_nodes(size, label)))
-    playbook = bench.write(label + '.yml', ROLE_PLAYBOOK % {'fleet_file': fleet_file, 'cloud': bench.cloud})
+    settings = '        fleet_concurrency: %d\n' % concurrency if concurrency else ''
+    playbook = bench.write(label + '.yml', ROLE_PLAYBOOK % {'fleet_file': fleet_file, 'cloud': bench.cloud,
+                                                            'settings': settings})
     samples = {}
     for path in ['role: nothing -> available'] + ['role: no-op rerun %d' % index for index in range(reruns)]:
         started, cpu = time.monotonic(), children_cpu()
@@ -116,7 +121,7 @@ def run_role(bench, size, label, forks, reruns):
     return samples
 
 
-def measure(bench, size, repeat, forks, reruns):
+def measure(bench, size, repeat, forks, reruns, concurrency):
     samples = {}
 
     def add(path, sample):
@@ -128,7 +133,7 @@ def measure(bench, size, repeat, forks, reruns):
         label = 'r%d-%d' % (size, index)
         for path, sample in run_floor(bench, size, label).items():
             add(path, sample)
-        for path, sample in run_role(bench, size, label, forks, reruns).items():
+        for path, sample in run_role(bench, size, label, forks, reruns, concurrency).items():
             # The reruns of a round are samples of one path.
             add(re.sub(r' \d+$', '', path), sample)
     return samples
@@ -156,6 +161,8 @@ def main():
     parser.add_argument('--forks', type=int, default=5, help='ansible-playbook --forks (default 5)')
     parser.add_argument('--reruns', type=int, default=3,
                         help='no-op reruns of the role per round; all count in the median (default 3)')
+    parser.add_argument('--concurrency', type=int,
+                        help="the role's fleet_concurrency, how many nodes move at once (default: the role's, 20)")
     parser.add_argument('--ironic-venv', default=common.default_ironic_venv(),
                         help='virtualenv with Ironic (default $IRONIC_VENV or .work/ironic-venv)')
     parser.add_argument('--keep', action='store_true', help='keep the temporary directory (Ironic logs)')
@@ -164,7 +171,7 @@ def main():
     with common.ironic(args.ironic_venv, args.keep) as bench:
         for size in args.sizes:
             print('%d nodes' % size, flush=True)
-            results.append((size, measure(bench, size, args.repeat, args.forks, args.reruns)))
+            results.append((size, measure(bench, size, args.repeat, args.forks, args.reruns, args.concurrency)))
     for size, samples in results:
         report(size, samples)
 
