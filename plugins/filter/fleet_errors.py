@@ -19,7 +19,8 @@ try:
 except ImportError:
     jsonschema = None
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _driver_info as schemas
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _validate as validate
 
 _TYPE_NAMES = {'array': 'a list', 'object': 'a dictionary', 'string': 'a string', 'integer': 'an integer',
@@ -50,19 +51,15 @@ def _field_path(parts):
     return text
 
 
-def _is_secret(nodes, path):
+def _is_secret(path):
     """Whether path leads into a secret key of driver_info or instance_info."""
-    if len(path) < 3 or path[1] not in _SECRET_FIELDS:
-        return False
-    node = nodes[path[0]]
-    driver = node.get('driver') if isinstance(node.get('driver'), str) else None
-    return hardware.is_secret_key(driver, path[2])
+    return len(path) >= 3 and path[1] in _SECRET_FIELDS and secrets.is_secret_name(path[2])
 
 
-def _shown(nodes, path, value):
+def _shown(path, value):
     """The wrong value, unless it may hold a secret: a secret key's value, or a whole list or dictionary."""
-    if _is_secret(nodes, path):
-        return hardware.SECRET_MASK
+    if _is_secret(path):
+        return secrets.MASK
     if isinstance(value, (Mapping, list)):
         return 'a %s' % _python_type(value)
     return '%r (%s)' % (value, _python_type(value))
@@ -73,7 +70,7 @@ def _did_you_mean(word, choices):
     return ' (did you mean %r?)' % close[0] if close else ''
 
 
-def _schema_messages(nodes, error):
+def _schema_messages(error):
     """(path, text) pairs for one JSON Schema error; several for several missing or unknown fields."""
     path = list(error.absolute_path)
     validator = error.validator
@@ -92,15 +89,15 @@ def _schema_messages(nodes, error):
     if validator == 'type':
         expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         names = ' or '.join(_TYPE_NAMES[name] for name in expected)
-        return [(path, 'must be %s, got %s' % (names, _shown(nodes, path, error.instance)))]
+        return [(path, 'must be %s, got %s' % (names, _shown(path, error.instance)))]
     if validator == 'enum':
         choices = ', '.join(str(value) for value in error.validator_value)
-        return [(path, 'must be one of %s, got %s' % (choices, _shown(nodes, path, error.instance)))]
+        return [(path, 'must be one of %s, got %s' % (choices, _shown(path, error.instance)))]
     if validator == 'pattern':
-        return [(path, 'must match %s, got %s' % (error.validator_value, _shown(nodes, path, error.instance)))]
+        return [(path, 'must match %s, got %s' % (error.validator_value, _shown(path, error.instance)))]
     if validator == 'uniqueItems':
         return [(path, 'lists an item twice')]
-    if _is_secret(nodes, path):
+    if _is_secret(path):
         return [(path, 'is not valid (%s)' % validator)]
     return [(path, error.message)]
 
@@ -112,7 +109,7 @@ def _driver_info_messages(node):
     driver_info = node.get('driver_info')
     if driver_info is not None and not isinstance(driver_info, Mapping):
         return []  # already reported by the fleet schema
-    return hardware.validate_driver_info(node['driver'], driver_info or {})
+    return schemas.validate_driver_info(node['driver'], driver_info or {})
 
 
 def _duplicate_messages(nodes):
@@ -174,7 +171,7 @@ def fleet_errors(nodes, schema, settings=None):
                                  % exc.message)
     messages = _settings_messages(settings)
     for error in sorted(validator.iter_errors(nodes), key=lambda error: [str(part) for part in error.absolute_path]):
-        for path, text in _schema_messages(nodes, error):
+        for path, text in _schema_messages(error):
             if path:
                 where = _node_label(nodes, path[0])
                 field = _field_path(path[1:])

@@ -103,10 +103,10 @@ from ansible.module_utils.basic import AnsibleFallbackNotFound
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.template import trust_as_template
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_options
 
 # The node fields that become host variables; driver_info is masked, instance_info is never requested.

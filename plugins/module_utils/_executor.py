@@ -25,14 +25,11 @@ import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import mask_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
     AnswerLost, IronicError, Unreachable, summarize_node)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
-
-POLL_INITIAL_DELAY = 0.05
-POLL_BACKOFF = 1.5
-POLL_MAX_DELAY = 5.0
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked_text
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import Backoff, Deadline
 
 # Seconds a transient state may go without a conductor's lock and without progress before the node
 # counts as stranded. A working conductor holds the lock for the whole of a non-wait transient state.
@@ -57,39 +54,6 @@ STRANDED_WAY_OUT = dict(
     (state, planner.Step(verb, state, next(destination for source, event, destination in states.TRANSITIONS
                                            if (source, event) == (state, states.VERBS[verb]))))
     for state, verb in states.STRANDED_WAY_OUT.items())
-
-
-class Backoff(object):
-    def __init__(self):
-        self.delay = POLL_INITIAL_DELAY
-
-    def reset(self):
-        self.delay = POLL_INITIAL_DELAY
-
-    def next(self):
-        delay = self.delay
-        self.delay = min(self.delay * POLL_BACKOFF, POLL_MAX_DELAY)
-        return delay
-
-
-class Deadline(object):
-    """One time limit on a monotonic clock, and the backed-off pause before the next poll."""
-
-    def __init__(self, timeout, clock=time.monotonic, sleep=time.sleep):
-        self.clock = clock
-        self.sleep = sleep
-        self.at = clock() + timeout
-
-    def extend(self, seconds):
-        self.at += seconds
-
-    def pause(self, backoff):
-        """Sleep until the next poll; False, without sleeping, once the deadline has passed."""
-        remaining = self.at - self.clock()
-        if remaining <= 0:
-            return False
-        self.sleep(min(backoff.next(), remaining))
-        return True
 
 
 # Where a job is: waiting for its node to rest, planned and waiting for a slot, moving, or finished.
@@ -134,7 +98,7 @@ class Job(object):
 
 
 def describe_failure(step, node):
-    last_error = mask_text(node.get('last_error'))
+    last_error = masked_text(node.get('last_error'))
     detail = (' Ironic says: %s' % last_error) if last_error else ''
     return ("node %s: '%s' from '%s' ended in '%s' instead of '%s'.%s" % (
         node.get('name') or node['uuid'], step.verb, step.source, node['provision_state'], step.landing, detail))

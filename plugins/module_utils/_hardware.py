@@ -1,532 +1,493 @@
 # -*- coding: utf-8 -*-
-# Copyright: baremetal.lifecycle contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Declared hardware configuration (BIOS settings, RAID layout, firmware versions): read, validate, diff, steps.
 
-"""Per-hardware-type knowledge of Ironic ``driver_info``.
-
-The key names, types and enums come from the Ironic driver modules
-(``ipmitool.py``, ``redfish/utils.py``, ``redfish/boot.py``, ``pxe_base.py``,
-``agent.py``, ``agent_base.py``, ``ansible/deploy.py``, ``image_utils.py``,
-``common/neutron.py``; ``ilo/common.py`` and ``ilo/boot.py`` of the last Ironic
-releases that still shipped the iLO driver). Deprecated aliases that Ironic
-only reads with a warning (``ilo_deploy_iso``, ``redfish_deploy_iso``,
-``config_via_floppy``, ``ca_file``) and the insecure ``pxe_template`` override
-are left out on purpose, so validation steers users to the current names.
+One node's declaration becomes one set of clean (or service) steps, applied in a single cycle by the
+state engine: baremetal_hardware hands them to _provision.converge as Options(clean_steps=...) or
+Options(service_steps=...), so the provision path around them comes from the planner like any other.
+Everything is validated before anything is written.
 """
 
 from __future__ import absolute_import, division, print_function
+
 __metaclass__ = type
 
-import copy
 import difflib
-import json
 import re
-import traceback
-from collections.abc import Mapping
 
-try:
-    import jsonschema
-except ImportError:
-    HAS_JSONSCHEMA = False
-    JSONSCHEMA_IMPORT_ERROR = traceback.format_exc()
-else:
-    HAS_JSONSCHEMA = True
-    JSONSCHEMA_IMPORT_ERROR = None
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, Target, converge, plan_node
 
+APPLY_MODES = ('cleaning', 'servicing', 'never')
 
-SECRET_MASK = '********'
+# Where each apply mode may start, and the action verb that carries the steps.
+CLEANING_STATES = ('manageable', 'available')
+SERVICING_STATE = 'active'
 
-# Key names that hold secrets whatever the hardware type: every name that
-# oslo.utils strutils.mask_dict_password (used by the Ironic API) masks, plus
-# any name containing "key", such as ipmi_hex_kg_key that Ironic leaves
-# visible, and the config drive and its user_data and vendor_data, which may
-# carry passwords. Masking too much only hides a value; too little leaks one.
-_SECRET_NAME = re.compile(
-    r'pass|pswd|pwd|secret|token|credential|cookie|config_?drive|fsid|hashsuffix'
-    r'|kek|key|user_data|vendor_data',
-    re.IGNORECASE)
+# Ironic's raid_config_schema.json, as checks that name the offending key.
+RAID_LEVELS = ('JBOD', '0', '1', '2', '5', '6', '1+0', '5+0', '6+0')
+RAID_DISK_TYPES = ('hdd', 'ssd')
+RAID_INTERFACE_TYPES = ('sata', 'scsi', 'sas')
+RAID_DISK_KEYS = ('raid_level', 'size_gb', 'volume_name', 'is_root_volume', 'share_physical_disks', 'disk_type',
+                  'interface_type', 'number_of_physical_disks', 'controller', 'physical_disks')
+# Keys a built logical disk in raid_config reports and a declared one is compared on.
+RAID_COMPARED_KEYS = ('raid_level', 'is_root_volume', 'volume_name', 'controller')
 
-# Node fields where Ironic writes free text that may quote input.
-FREE_TEXT_FIELDS = ('last_error', 'maintenance_reason')
+FIRMWARE_KEYS = ('component', 'version', 'url', 'wait')
 
-# Shown by their size only: a whole config drive is neither read nor hashed.
-_SIZED_NAME = re.compile(r'config_?drive|user_data', re.IGNORECASE)
-
-# A config drive given as a dictionary is judged key by key: its meta_data
-# and network_data (host name, addresses) are not secret, its user_data is.
-_CONFIG_DRIVE_NAME = re.compile(r'^config_?drive$', re.IGNORECASE)
+# Node fields read for the plan; interfaces say which hardware interface would offer a missing step.
+HARDWARE_NODE_FIELDS = NODE_SUMMARY_FIELDS + ('raid_config', 'target_raid_config', 'bios_interface',
+                                              'raid_interface', 'firmware_interface')
 
 
-def _str(description):
-    return {'type': 'string', 'description': description}
+class HardwareError(BaremetalError):
+    """A declaration that cannot be applied; nothing has been written."""
 
 
-def _secret(description):
-    # 'secret' is our own keyword; JSON Schema validators ignore it.
-    return {'type': 'string', 'description': description, 'secret': True}
+class Declaration(object):
+    """What one node's hardware should be. None means "not managed"; raid {} means "no RAID"."""
+
+    def __init__(self, bios_settings=None, raid=None, firmware=None, apply='cleaning', allow_destructive=False,
+                 allow_reboot=False):
+        self.bios_settings = bios_settings
+        self.raid = raid
+        self.firmware = firmware
+        self.apply = apply
+        self.allow_destructive = allow_destructive
+        self.allow_reboot = allow_reboot
 
 
-def _enum(description, values):
-    return {'enum': list(values), 'description': description}
+def _label(node):
+    return node.get('name') or node['uuid']
 
 
-def _int(description):
-    # Ironic int()s these values, and Ansible templating often produces
-    # "623": accept an integer or a string of digits, as Ironic does.
-    return {'type': ['integer', 'string'], 'pattern': r'^[0-9]+$',
-            'description': description}
+def as_text(value):
+    """Ironic stores BIOS values as strings: 4 and '4' are the same setting value."""
+    return None if value is None else str(value)
 
 
-def _bool(description):
-    # Ironic parses these with strutils.bool_from_string, so "yes" or "False"
-    # from templating work as well as YAML booleans.
-    return {'type': ['boolean', 'string'],
-            'pattern': r'(?i)^(1|t|true|on|y|yes|0|f|false|off|n|no)$',
-            'description': description}
+# -- shape of the declaration (no I/O) ---------------------------------------------------------------------
+
+def check_shape(declaration):
+    """Problems with the declaration itself, each naming its key. Empty when it is well formed."""
+    problems = []
+    if declaration.apply not in APPLY_MODES:
+        problems.append("apply must be one of %s, not '%s'." % (', '.join(APPLY_MODES), declaration.apply))
+    for name, value in sorted((declaration.bios_settings or {}).items()):
+        if isinstance(value, (dict, list)) or value is None:
+            problems.append("bios_settings.%s must be a single value (string, number or boolean)." % name)
+    if declaration.raid is not None:
+        problems.extend(_raid_problems(declaration.raid))
+    if declaration.firmware is not None:
+        problems.extend(_firmware_problems(declaration.firmware))
+    return problems
 
 
-def _flag(description):
-    # Ironic only tests these for truth, so the string "false" would switch
-    # them on: only a real boolean is accepted.
-    return {'type': 'boolean', 'description': description}
+def _raid_problems(raid):
+    if not isinstance(raid, dict):
+        return ['raid must be a dictionary with logical_disks, or {} for no RAID.']
+    if not raid:
+        return []
+    unknown = sorted(set(raid) - set(('logical_disks',)))
+    if unknown:
+        return ['raid has unknown keys %s; only logical_disks is allowed (or {} for no RAID).' % ', '.join(unknown)]
+    disks = raid.get('logical_disks')
+    if not isinstance(disks, list) or not disks:
+        return ['raid.logical_disks must be a non-empty list of logical disks (or declare raid: {} for no RAID).']
+    problems = []
+    for index, disk in enumerate(disks):
+        problems.extend(_logical_disk_problems('raid.logical_disks[%d]' % index, disk))
+    if sum(1 for disk in disks if isinstance(disk, dict) and disk.get('is_root_volume')) > 1:
+        problems.append('raid.logical_disks: only one logical disk may have is_root_volume: true.')
+    return problems
 
 
-def _int_or_str(description):
-    # Bridging channels and addresses go to ipmitool verbatim ("0x20" or 32).
-    return {'type': ['integer', 'string'], 'description': description}
+def _logical_disk_problems(where, disk):
+    if not isinstance(disk, dict):
+        return ['%s must be a dictionary with raid_level and size_gb.' % where]
+    problems = []
+    for key in sorted(set(disk) - set(RAID_DISK_KEYS)):
+        close = difflib.get_close_matches(key, RAID_DISK_KEYS, n=1)
+        problems.append('%s.%s is not a logical disk property%s; allowed: %s.' % (
+            where, key, (" (did you mean '%s'?)" % close[0]) if close else '', ', '.join(RAID_DISK_KEYS)))
+    if 'raid_level' not in disk:
+        problems.append('%s.raid_level is required (one of %s).' % (where, ', '.join(RAID_LEVELS)))
+    elif disk['raid_level'] not in RAID_LEVELS:
+        problems.append("%s.raid_level must be one of %s, as a string (quote it in YAML), not %r."
+                        % (where, ', '.join(RAID_LEVELS), disk['raid_level']))
+    if 'size_gb' not in disk:
+        problems.append("%s.size_gb is required: a whole number of GiB, or 'MAX' for the rest of the space." % where)
+    elif not (disk['size_gb'] == 'MAX' or _is_int(disk['size_gb']) and disk['size_gb'] >= 0):
+        problems.append("%s.size_gb must be a whole number of GiB (0 or more) or 'MAX', not %r." % (where, disk['size_gb']))
+    for key in ('is_root_volume', 'share_physical_disks'):
+        if key in disk and not isinstance(disk[key], bool):
+            problems.append('%s.%s must be true or false.' % (where, key))
+    for key, allowed in (('disk_type', RAID_DISK_TYPES), ('interface_type', RAID_INTERFACE_TYPES)):
+        if key in disk and disk[key] not in allowed:
+            problems.append("%s.%s must be one of %s, not '%s'." % (where, key, ', '.join(allowed), disk[key]))
+    if 'number_of_physical_disks' in disk and not (_is_int(disk['number_of_physical_disks'])
+                                                   and disk['number_of_physical_disks'] >= 1):
+        problems.append('%s.number_of_physical_disks must be a whole number of at least 1.' % where)
+    for key in ('volume_name', 'controller'):
+        if key in disk and not isinstance(disk[key], str):
+            problems.append('%s.%s must be a string.' % (where, key))
+    if 'physical_disks' in disk:
+        if not isinstance(disk['physical_disks'], list):
+            problems.append('%s.physical_disks must be a list.' % where)
+        if 'controller' not in disk:
+            problems.append('%s.physical_disks needs controller: the controller those disks are on.' % where)
+    return problems
 
 
-def _bool_or_path(description):
-    return {'type': ['boolean', 'string'], 'description': description}
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
-# Keys read by the interfaces every hardware type supports: agent and ansible
-# deploy, (i)PXE and HTTP boot, neutron networking, and the conductor itself.
-_COMMON = {
-    'deploy_kernel': _str('URL or Glance image of the deploy ramdisk kernel.'),
-    'deploy_ramdisk': _str('URL or Glance image of the deploy ramdisk.'),
-    'rescue_kernel': _str('URL or Glance image of the rescue kernel.'),
-    'rescue_ramdisk': _str('URL or Glance image of the rescue ramdisk.'),
-    'kernel_append_params': _str(
-        'Extra kernel parameters; %default% inserts the configured ones.'),
-    'force_persistent_boot_device': _enum(
-        'Persistency of boot device changes.', ('Always', 'Default', 'Never')),
-    'image_download_source': _enum(
-        'Where the agent downloads the instance image from.',
-        ('swift', 'http', 'local')),
-    'image_http_proxy': _str('Proxy for HTTP image downloads.'),
-    'image_https_proxy': _str('Proxy for HTTPS image downloads.'),
-    'image_no_proxy': _str('Comma-separated hosts not to proxy.'),
-    'deploy_forces_oob_reboot': _bool(
-        'Reboot out-of-band after deployment.'),
-    'agent_verify_ca': _bool_or_path(
-        'Verify the agent TLS certificate: boolean or CA bundle path.'),
-    'ansible_username': _str('Ramdisk user for the ansible deploy interface.'),
-    # Only a path, but named like a key: marked so that secret_keys() agrees
-    # with is_secret_key().
-    'ansible_key_file': _secret(
-        'Path to the SSH private key for ansible deploy.'),
-    'ansible_playbooks_path': _str('Directory holding the ansible playbooks.'),
-    'ansible_deploy_playbook': _str('Playbook used to deploy.'),
-    'ansible_shutdown_playbook': _str('Playbook used to shut down.'),
-    'ansible_clean_playbook': _str('Playbook used to clean.'),
-    'ansible_clean_steps_config': _str('File with the ansible clean steps.'),
-    'ansible_python_interpreter': _str('Python interpreter in the ramdisk.'),
-    'fast_track': _bool('Keep the agent running between operations.'),
-    'cleaning_network': _str('Network (name or UUID) used for cleaning.'),
-    'provisioning_network': _str('Network (name or UUID) used to deploy.'),
-    'rescuing_network': _str('Network (name or UUID) used for rescue.'),
-    'inspection_network': _str('Network (name or UUID) used for inspection.'),
-    'servicing_network': _str('Network (name or UUID) used for servicing.'),
-    'fail_on_binding_failure': _flag('Fail when a port binding fails.'),
-    'cleaning_runbook': _str('Runbook (name or UUID) for automated cleaning.'),
-    'has_dedicated_power_supply': _flag(
-        'A child node powers on without its parent node.'),
-}
-
-# ipmitool power, management, vendor and socat console interfaces.
-_IPMI = {
-    'ipmi_address': _str('IP address or hostname of the BMC.'),
-    'ipmi_username': _str('BMC user; the NULL user when unset.'),
-    'ipmi_password': _secret('BMC password.'),
-    'ipmi_hex_kg_key': _secret('IPMIv2 Kg key, hexadecimal.'),
-    'ipmi_port': _int('Remote IPMI RMCP port.'),
-    'ipmi_priv_level': _enum(
-        'Privilege level.', ('ADMINISTRATOR', 'CALLBACK', 'OPERATOR', 'USER')),
-    'ipmi_bridging': _enum('Bridging type.', ('no', 'single', 'dual')),
-    'ipmi_transit_channel': _int_or_str('Transit channel (dual bridging).'),
-    'ipmi_transit_address': _int_or_str('Transit address (dual bridging).'),
-    'ipmi_target_channel': _int_or_str('Destination channel (bridging).'),
-    'ipmi_target_address': _int_or_str('Destination address (bridging).'),
-    'ipmi_local_address': _int_or_str('Local IPMB address (bridging).'),
-    # YAML reads an unquoted 2.0 as a float; Ironic str()s it, so allow both.
-    'ipmi_protocol_version': _enum(
-        'IPMI protocol version.', ('2.0', '1.5', 2.0, 1.5)),
-    'ipmi_force_boot_device': _bool(
-        'Set the boot device on every power on.'),
-    'ipmi_disable_boot_timeout': _bool(
-        'Send the raw command disabling the 60 s boot timeout.'),
-    'ipmi_cipher_suite': _int('IPMI cipher suite, usually 3 or 17.'),
-    'ipmi_terminal_port': _int('Local port of the serial console.'),
-}
-
-# Redfish power, management, BIOS, RAID, firmware and graphical console.
-_REDFISH = {
-    'redfish_address': _str(
-        'URL of the Redfish service; https is assumed without a scheme.'),
-    'redfish_system_id': _str(
-        'Path of the ComputerSystem, e.g. /redfish/v1/Systems/1; needed only '
-        'when the BMC manages several systems.'),
-    'redfish_username': _str('Redfish user.'),
-    'redfish_password': _secret('Redfish password.'),
-    'redfish_verify_ca': _bool_or_path(
-        'Verify the BMC TLS certificate: boolean or CA bundle path.'),
-    'redfish_auth_type': _enum(
-        'Redfish authentication method.', ('basic', 'session', 'auto')),
-    # Strings only: Ironic compares strings, so an unquoted YAML 1.2 (a
-    # float) would fail there.
-    'redfish_tls_minimum_version': _enum(
-        'Minimum TLS version towards the BMC.', ('1.1', '1.2', '1.3')),
-    'redfish_tls_ciphers': _str('OpenSSL cipher list towards the BMC.'),
-    'firmware_update_unresponsive_bmc_wait': _int(
-        'Seconds to wait for the BMC during firmware updates.'),
-}
-
-# Boot interfaces that build or attach ISO images (virtual media, HTTPS boot).
-_ISO_BOOT = {
-    'deploy_iso': _str('URL or Glance image of the deploy ISO.'),
-    'rescue_iso': _str('URL or Glance image of the rescue ISO.'),
-    'bootloader': _str(
-        'URL or Glance image of the EFI system partition image.'),
-    'external_http_url': _str(
-        'Base URL to serve images from outside the provisioning network.'),
-}
-
-# Redfish virtual media only.
-_REDFISH_VMEDIA = {
-    'config_via_removable': _flag(
-        'Pass ramdisk configuration on a virtual USB/floppy device.'),
-    # Ironic upper-cases the value before comparing.
-    'vmedia_transport_protocol': _enum(
-        'Virtual media transport protocol.',
-        ('HTTP', 'HTTPS', 'NFS', 'CIFS', 'http', 'https', 'nfs', 'cifs')),
-}
-
-# iLO power, management, inspect, console and boot interfaces.
-_ILO = {
-    'ilo_address': _str('IP address or hostname of the iLO.'),
-    'ilo_username': _str('iLO user with administrator privileges.'),
-    'ilo_password': _secret('Password of ilo_username.'),
-    'client_port': _int('Port for iLO operations.'),
-    'client_timeout': _int('Timeout in seconds for iLO operations.'),
-    'ilo_verify_ca': _bool_or_path(
-        'Verify the iLO TLS certificate: boolean or CA bundle path.'),
-    'ilo_change_password': _secret(
-        'New iLO password for the reset_ilo_credential clean step.'),
-    'ilo_add_certificates': _bool('Add the TLS certificates to the iLO.'),
-    'console_port': _int('Local port of the serial console.'),
-    'snmp_auth_user': _str('SNMPv3 user for inspection.'),
-    'snmp_auth_prot_password': _secret('SNMPv3 authentication passphrase.'),
-    'snmp_auth_priv_password': _secret('SNMPv3 privacy passphrase.'),
-    # Ironic upper-cases the value before comparing.
-    'snmp_auth_protocol': _enum(
-        'SNMPv3 authentication protocol.', ('MD5', 'SHA', 'md5', 'sha')),
-    'snmp_auth_priv_protocol': _enum(
-        'SNMPv3 privacy protocol.', ('AES', 'DES', 'aes', 'des')),
-}
+def _firmware_problems(firmware):
+    if not isinstance(firmware, list):
+        return ['firmware must be a list of components, each with component, version and url.']
+    problems = []
+    seen = set()
+    for index, entry in enumerate(firmware):
+        where = 'firmware[%d]' % index
+        if not isinstance(entry, dict):
+            problems.append('%s must be a dictionary with component, version and url.' % where)
+            continue
+        for key in sorted(set(entry) - set(FIRMWARE_KEYS)):
+            problems.append('%s.%s is not a firmware key; allowed: %s.' % (where, key, ', '.join(FIRMWARE_KEYS)))
+        for key in ('component', 'version', 'url'):
+            if not isinstance(entry.get(key), str) or not entry[key].strip():
+                problems.append('%s.%s is required and must be a non-empty string.' % (where, key))
+        if 'wait' in entry and not (_is_int(entry['wait']) and entry['wait'] >= 1):
+            problems.append('%s.wait must be a whole number of seconds, at least 1.' % where)
+        component = entry.get('component')
+        if isinstance(component, str):
+            if component in seen:
+                problems.append("%s.component '%s' is declared twice." % (where, component))
+            seen.add(component)
+    return problems
 
 
-def _schema(groups, required=()):
-    properties = {}
-    for group in groups:
-        properties.update(group)
-    return {
-        '$schema': 'http://json-schema.org/draft-07/schema#',
-        'type': 'object',
-        'properties': properties,
-        'required': list(required),
-        'additionalProperties': False,
-    }
+# -- reading the node ----------------------------------------------------------------------------------------
+
+def read(client, ident, declaration):
+    """The node and the hardware state the declaration is compared with: only what it names is read."""
+    node = client.find_node(ident, HARDWARE_NODE_FIELDS)
+    if node is None:
+        raise HardwareError("No node is named or has the UUID '%s'. List nodes with "
+                            "baremetal.lifecycle.baremetal_node_info." % ident)
+    bios = {}
+    if declaration.bios_settings:
+        bios = dict((entry['name'], entry) for entry in client.get_bios(node['uuid']))
+    firmware = {}
+    if declaration.firmware:
+        firmware = dict((entry['component'], entry) for entry in client.get_firmware(node['uuid']))
+    return {'node': node, 'bios': bios, 'firmware': firmware}
 
 
-# redfish and idrac also offer the ipmitool-socat console, hence the optional
-# ipmi_* keys. Fake and manual-management interfaces read no driver_info of
-# their own, only the common keys of the generic interfaces.
-_SCHEMAS = {
-    'ipmi': _schema((_COMMON, _IPMI), ['ipmi_address']),
-    'redfish': _schema(
-        (_COMMON, _REDFISH, _ISO_BOOT, _REDFISH_VMEDIA, _IPMI),
-        ['redfish_address']),
-    'idrac': _schema(
-        (_COMMON, _REDFISH, _ISO_BOOT, _REDFISH_VMEDIA, _IPMI),
-        ['redfish_address']),
-    'ilo': _schema(
-        (_COMMON, _ISO_BOOT, _ILO),
-        ['ilo_address', 'ilo_username', 'ilo_password']),
-    'fake-hardware': _schema((_COMMON,)),
-    'manual-management': _schema((_COMMON,)),
-}
+# -- validation against what Ironic reports ------------------------------------------------------------------
 
-SUPPORTED_HARDWARE_TYPES = tuple(_SCHEMAS)
+def check_bios(bios_settings, registry):
+    """Problems with declared BIOS settings against the node's registry, each naming the setting.
 
-_SECRET_KEYS = dict(
-    (driver, frozenset(key for key, prop in schema['properties'].items()
-                       if prop.get('secret')))
-    for driver, schema in _SCHEMAS.items())
-
-# An unknown driver may well reuse the key names of a known one.
-_ALL_SECRET_KEYS = frozenset().union(*_SECRET_KEYS.values())
-
-_TYPE_NAMES = {'integer': 'an integer', 'boolean': 'a boolean',
-               'string': 'a string'}
-
-
-def driver_info_schema(driver):
-    """Return the JSON Schema of driver_info for a hardware type.
-
-    Raise ValueError for a hardware type this module does not know.
+    An empty registry (Ironic has cached no settings yet) cannot tell names apart: names are then not checked.
     """
-    if driver not in _SCHEMAS:
-        raise ValueError(_unknown_driver_message(driver))
-    return copy.deepcopy(_SCHEMAS[driver])
+    problems = []
+    for name, value in sorted((bios_settings or {}).items()):
+        entry = registry.get(name)
+        if entry is None:
+            if registry:
+                close = difflib.get_close_matches(name, list(registry), n=3)
+                hint = (' Did you mean %s?' % ' or '.join("'%s'" % match for match in close)) if close else ''
+                problems.append("bios_settings.%s: the node's BIOS has no such setting.%s" % (name, hint))
+            continue
+        problems.extend('bios_settings.%s: %s' % (name, problem) for problem in _bios_value_problems(value, entry))
+    return problems
 
 
-def secret_keys(driver):
-    """Return the driver_info keys the table marks secret for a hardware type.
+def _bios_value_problems(value, entry):
+    if entry.get('read_only'):
+        return ['the setting is read-only; remove it from bios_settings.']
+    shown = secrets.MASK if secrets.is_secret_setting(entry['name'], entry) else repr(value)
+    allowed = entry.get('allowable_values')
+    if allowed and as_text(value) not in [as_text(choice) for choice in allowed]:
+        return ['%s is not allowed; choose one of %s.' % (shown, ', '.join(str(choice) for choice in allowed))]
+    kind = entry.get('attribute_type')
+    if kind == 'Integer':
+        try:
+            number = int(str(value))
+        except ValueError:
+            return ['%s is not a whole number.' % shown]
+        lower, upper = entry.get('lower_bound'), entry.get('upper_bound')
+        if (lower is not None and number < lower) or (upper is not None and number > upper):
+            return ['%s is outside the range %s..%s.' % (shown, '' if lower is None else lower,
+                                                         '' if upper is None else upper)]
+    if kind in ('String', 'Password'):
+        length = len(as_text(value))
+        shortest, longest = entry.get('min_length'), entry.get('max_length')
+        if (shortest is not None and length < shortest) or (longest is not None and length > longest):
+            return ['%s has %d characters; it must have %s to %s.' % (
+                shown, length, 0 if shortest is None else shortest, 'any' if longest is None else longest)]
+    if kind == 'Boolean' and as_text(value) not in ('True', 'False', 'true', 'false'):
+        return ['%s is not a boolean.' % shown]
+    return []
 
-    For an unknown hardware type, return the secret keys of all known ones;
-    is_secret_key() also applies a name pattern to catch any other secret.
+
+# -- the difference ------------------------------------------------------------------------------------------
+
+def version_key(version):
+    """Order firmware versions by their numeric and text parts: 1.10 is above 1.9, U30 v2.76 above U30 v2.8."""
+    return tuple((0, int(part), '') if part.isdigit() else (1, 0, part.lower())
+                 for part in re.findall(r'\d+|[A-Za-z]+', version))
+
+
+def _disk_matches(declared, built):
+    """Whether a logical disk Ironic reports as built (raid_config) is the one declared."""
+    for key in RAID_COMPARED_KEYS:
+        wanted = declared.get(key, False if key == 'is_root_volume' else None)
+        if wanted is not None and key in built and built[key] != wanted:
+            return False
+    if _is_int(declared['size_gb']) and _is_int(built.get('size_gb')) and built['size_gb'] != declared['size_gb']:
+        return False
+    return True
+
+
+def _layout_built(declared_disks, built_disks):
+    """Whether raid_config's logical disks are the declared ones, in any order."""
+    if len(declared_disks) != len(built_disks):
+        return False
+    unused = list(built_disks)
+    for declared in declared_disks:
+        match = next((built for built in unused if _disk_matches(declared, built)), None)
+        if match is None:
+            return False
+        unused.remove(match)
+    return True
+
+
+def difference(declaration, current):
+    """Per setting, per logical disk and per firmware component: what differs, as {'before': ..., 'after': ...}."""
+    node = current['node']
+    changes = {'bios_settings': {}, 'raid': {}, 'firmware': {}}
+    for name, value in sorted((declaration.bios_settings or {}).items()):
+        entry = current['bios'].get(name, {})
+        before = entry.get('value')
+        if as_text(before) != as_text(value):
+            secret = secrets.is_secret_setting(name, entry)
+            changes['bios_settings'][name] = {'before': secrets.MASK if secret and before is not None else before,
+                                              'after': secrets.MASK if secret else value}
+    if declaration.raid is not None:
+        declared_disks = declaration.raid.get('logical_disks', [])
+        target = node.get('target_raid_config') or {}
+        built = (node.get('raid_config') or {}).get('logical_disks') or []
+        if target != declaration.raid:
+            changes['raid']['target_raid_config'] = {'before': target, 'after': declaration.raid}
+        if not _layout_built(declared_disks, built):
+            for index in range(max(len(declared_disks), len(built))):
+                changes['raid']['logical_disks[%d]' % index] = {
+                    'before': built[index] if index < len(built) else None,
+                    'after': declared_disks[index] if index < len(declared_disks) else None}
+    for entry in declaration.firmware or []:
+        reported = current['firmware'].get(entry['component'], {})
+        before = reported.get('current_version')
+        if before is None or version_key(before) < version_key(entry['version']):
+            changes['firmware'][entry['component']] = {'before': before, 'after': entry['version']}
+    return changes
+
+
+def hardware_steps(declaration, changes, node):
+    """The steps that make the node match, in one cycle.
+
+    Firmware first (an update may reset BIOS settings), then RAID, then the BIOS settings that differ.
     """
-    return _SECRET_KEYS.get(driver, _ALL_SECRET_KEYS)
+    steps = []
+    if changes['firmware']:
+        settings = []
+        for entry in declaration.firmware:
+            if entry['component'] in changes['firmware']:
+                settings.append(dict((key, entry[key]) for key in ('component', 'url', 'wait') if key in entry))
+        steps.append({'interface': 'firmware', 'step': 'update', 'args': {'settings': settings}})
+    layout_changes = [key for key in changes['raid'] if key != 'target_raid_config']
+    if layout_changes:
+        if declaration.raid or (node.get('raid_config') or {}).get('logical_disks'):
+            steps.append({'interface': 'raid', 'step': 'delete_configuration'})
+        if declaration.raid:
+            steps.append({'interface': 'raid', 'step': 'create_configuration'})
+    if changes['bios_settings']:
+        settings = [{'name': name, 'value': declaration.bios_settings[name]} for name in sorted(changes['bios_settings'])]
+        steps.append({'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': settings}})
+    return steps
 
 
-def is_secret_key(driver, key):
-    """Tell whether the value of a driver_info key must never be shown."""
-    return key in secret_keys(driver) or bool(_SECRET_NAME.search(str(key)))
+def shown_steps(steps, declaration, registry):
+    """The steps as results may show them: values of password settings masked."""
+    shown = []
+    for step in steps:
+        if step['interface'] == 'bios':
+            settings = [{'name': setting['name'],
+                         'value': secrets.MASK if secrets.is_secret_setting(setting['name'], registry.get(setting['name']))
+                         else setting['value']} for setting in step['args']['settings']]
+            step = dict(step, args={'settings': settings})
+        shown.append(step)
+    return shown
 
 
-def mask_secrets(driver, driver_info):
-    """Return a copy of driver_info with secret values replaced by SECRET_MASK.
+# -- the provision path around the steps ---------------------------------------------------------------------
 
-    Any dictionary of keys (instance_info, extra, step arguments...) is masked
-    the same way, down through nested dictionaries and lists. None values are
-    kept: they ask to remove the key and reveal nothing. A config drive or its
-    user_data shows only its size.
+def target_for(node, declaration, steps):
+    """The engine Target that runs ``steps`` in one clean or service cycle and brings the node back.
+
+    Raises HardwareError, naming the option or the state to change, when this node cannot take them.
     """
-    masked = {}
-    secret_pair = _is_secret_pair(driver_info)
-    for key, value in (driver_info or {}).items():
-        if value is not None and (is_secret_key(driver, key) or secret_pair and key == 'value'):
-            masked[key] = _masked_value(key, value)
-        else:
-            masked[key] = _mask_nested(driver, value)
-    return masked
-
-
-def _is_secret_pair(record):
-    """A setting given as {name: AdminPassword, value: ...} (BIOS settings, for example): its value is secret."""
-    return isinstance(record, Mapping) and 'value' in record and is_secret_key(None, record.get('name'))
-
-
-def _mask_nested(driver, value):
-    if isinstance(value, Mapping):
-        return mask_secrets(driver, value)
-    if isinstance(value, (list, tuple)):
-        return [_mask_nested(driver, item) for item in value]
-    return value
-
-
-def _masked_value(key, value):
-    if not _SIZED_NAME.search(str(key)):
-        return SECRET_MASK
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    return '%s (%d bytes)' % (SECRET_MASK, len(text.encode('utf-8')))
-
-
-# A key and its quoted value inside Ironic's free text, as a Python or JSON dictionary prints it:
-# "node does not support this clean step: {'interface': 'deploy', 'args': {'admin_password': 'x'}}".
-_QUOTED_ITEM = re.compile(
-    r'''(?P<key_quote>['"])(?P<key>[^'"\n]{1,100})(?P=key_quote)\s*:\s*'''
-    r'''(?P<quote>['"])(?P<value>(?:\\.|(?!(?P=quote)).)*)(?P=quote)''')
-# key=value, as a command line or a URL query prints it.
-_ASSIGNED_ITEM = re.compile(r'(?P<key>\b[\w-]+)=(?P<value>[^\s&,;]+)')
-
-
-def mask_text(text):
-    """Free text from Ironic (last_error, maintenance_reason) with the values of secret-named keys masked.
-
-    Ironic's errors quote the input they refuse, and last_error outlives the task that sent the secret, so a
-    later task that never saw the secret cannot scrub it by value.
-    """
-    if not isinstance(text, str):
-        return text
-
-    def quoted(match):
-        if not is_secret_key(None, match.group('key')):
-            return match.group(0)
-        return '%s%s%s: %s%s%s' % (match.group('key_quote'), match.group('key'), match.group('key_quote'),
-                                   match.group('quote'), SECRET_MASK, match.group('quote'))
-
-    def assigned(match):
-        if not is_secret_key(None, match.group('key')):
-            return match.group(0)
-        return '%s=%s' % (match.group('key'), SECRET_MASK)
-
-    return _ASSIGNED_ITEM.sub(assigned, _QUOTED_ITEM.sub(quoted, text))
-
-
-def public_node(node, fields):
-    """The given fields of a node as they may leave the collection, every dictionary field with its secrets masked.
-
-    Ironic itself masks some driver_info secrets, but never those in extra, properties or vendor keys.
-    """
-    view = dict((field, node.get(field)) for field in fields)
-    for field, value in view.items():
-        if isinstance(value, Mapping):
-            view[field] = mask_secrets(node.get('driver'), value)
-        elif field in FREE_TEXT_FIELDS:
-            view[field] = mask_text(value)
-    return view
-
-
-def secret_values(params, argument_spec=None):
-    """Every secret value held in module arguments, for Ansible to scrub from all output (no_log_values).
-
-    A top-level option counts by its name, unless its spec says no_log: false (update_secrets, client_key);
-    inside dictionaries and lists, every key counts by its name. A secret key gives all the values under it,
-    except a config drive dictionary, whose keys count one by one. Besides each value, the escaped forms an
-    error message may quote (JSON, Python repr) are returned. Works on raw arguments of any type.
-    """
-    specs = dict((alias, spec) for spec in (argument_spec or {}).values() for alias in spec.get('aliases') or ())
-    specs.update(argument_spec or {})
-    values = set()
-    for name, value in (params or {}).items():
-        spec = specs.get(name) or {}
-        if spec.get('no_log') is False or name.startswith('_ansible_') or not is_secret_key(None, name):
-            _collect_nested(value, values)
-        else:
-            _collect_secret(name, value, values)
-    return values
-
-
-def _collect_nested(value, values):
-    if isinstance(value, Mapping):
-        secret_pair = _is_secret_pair(value)
-        for key, item in value.items():
-            if is_secret_key(None, key) or secret_pair and key == 'value':
-                _collect_secret(key, item, values)
-            else:
-                _collect_nested(item, values)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _collect_nested(item, values)
-
-
-def _collect_secret(key, value, values):
-    if isinstance(value, Mapping) and _CONFIG_DRIVE_NAME.match(str(key)):
-        _collect_nested(value, values)
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            _collect_secret(None, item, values)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _collect_secret(None, item, values)
-    elif isinstance(value, str) and value:
-        values.add(value)
-        # The forms an error message quotes: a JSON document, a Python repr of a dictionary.
-        values.add(json.dumps(value)[1:-1])
-        values.add(repr(value)[1:-1])
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        values.add(str(value))
-
-
-def validate_driver_info(driver, driver_info, check_required=True):
-    """Validate driver_info against the schema of its hardware type.
-
-    Return a list of error messages, empty when driver_info is valid. Keys
-    whose value is None are skipped: the caller removes them. With
-    check_required=False (a partial update of an existing node) missing
-    required keys are not reported. Secret values never appear in messages.
-
-    Raise ImportError when the jsonschema library is missing.
-    """
-    if not HAS_JSONSCHEMA:
-        raise ImportError(
-            'validating driver_info requires the Python library jsonschema')
-    if driver not in _SCHEMAS:
-        return [_unknown_driver_message(driver)]
-    if driver_info is None:
-        driver_info = {}
-    if not isinstance(driver_info, Mapping):
-        return ['driver_info must be a dictionary, got %s'
-                % type(driver_info).__name__]
-
-    schema = _SCHEMAS[driver]
-    if not check_required:
-        schema = dict(schema, required=[])
-    instance = dict((key, value) for key, value in driver_info.items()
-                    if value is not None)
-
-    messages = []
-    errors = jsonschema.Draft7Validator(schema).iter_errors(instance)
-    for error in sorted(errors, key=_error_order):
-        for message in _messages(driver, schema, error):
-            # One 'required' error is raised per missing key, each of which
-            # lists all of them.
-            if message not in messages:
-                messages.append(message)
-    return messages
-
-
-def _error_order(error):
-    return tuple(str(part) for part in error.path), error.validator
-
-
-def _messages(driver, schema, error):
-    properties = schema['properties']
-    if error.validator == 'additionalProperties':
-        unknown = sorted(str(key) for key in error.instance
-                         if key not in properties)
-        return [_unknown_key_message(driver, key, properties)
-                for key in unknown]
-    if error.validator == 'required':
-        return ['driver_info key %r is required for hardware type %r'
-                % (key, driver)
-                for key in error.validator_value if key not in error.instance]
-
-    key = error.path[0]
-    value = error.instance
-    if error.validator == 'enum':
-        expected = 'one of %s' % ', '.join(
-            repr(choice) for choice in error.validator_value)
+    label = _label(node)
+    state = planner.normalize_state(node['provision_state'])
+    if declaration.apply == 'servicing':
+        if state != SERVICING_STATE:
+            raise HardwareError("node %s: apply: servicing changes an active node, but this node is '%s'. "
+                                "Use apply: cleaning (from manageable or available) instead." % (label, state))
+        raid_steps = [step['step'] for step in steps if step['interface'] == 'raid']
+        if raid_steps and not declaration.allow_destructive:
+            raise HardwareError("node %s: the RAID change needs raid.%s on the active node, which destroys the data "
+                                "of its workload. Set allow_destructive: true to allow it."
+                                % (label, ' and raid.'.join(raid_steps)))
+        if not declaration.allow_reboot:
+            raise HardwareError("node %s: servicing runs %s on the active node and reboots its workload. Set "
+                                "allow_reboot: true to allow it." % (label, describe_steps(steps)))
+        options = Options(service_steps=steps)
     else:
-        expected = _expected_type(error.schema)
-    shown = SECRET_MASK if is_secret_key(driver, key) else repr(value)
-    return ['driver_info key %r must be %s, got %s (%s)'
-            % (key, expected, shown, type(value).__name__)]
+        if state not in CLEANING_STATES:
+            hint = ("use apply: servicing with allow_reboot: true" if state == SERVICING_STATE
+                    else "bring it to manageable first (baremetal.lifecycle.baremetal_provision_state)")
+            raise HardwareError("node %s: apply: cleaning runs from manageable or available, but this node is '%s'; "
+                                "%s." % (label, state, hint))
+        options = Options(clean_steps=steps)
+    action = 'service' if declaration.apply == 'servicing' else 'clean'
+    # Maintenance and unreachable paths fail here, before any write.
+    if action not in [step.verb for step in plan_node(node, state, options)]:
+        raise HardwareError("node %s: the state engine plans no '%s' action from '%s', so the steps cannot run; "
+                            "this collection's engine does not support apply: %s here."
+                            % (label, action, state, declaration.apply))
+    return Target(node['uuid'], state, options)
 
 
-def _expected_type(prop):
-    types = prop['type'] if isinstance(prop['type'], list) else [prop['type']]
-    if 'pattern' in prop:
-        # The pattern narrows the string form to a spelling of the first
-        # type: digits for integers, yes/no words for booleans.
-        types = types[:1]
-    return ' or '.join(_TYPE_NAMES[name] for name in types)
+def describe_steps(steps):
+    return ', '.join('%s.%s' % (step['interface'], step['step']) for step in steps)
 
 
-def _did_you_mean(word, choices):
-    close = difflib.get_close_matches(str(word), sorted(choices), n=1)
-    return ': did you mean %r?' % close[0] if close else '.'
+# Which interface a hardware step runs on, and the node field that selects it.
+STEP_INTERFACE_FIELDS = {'bios': 'bios_interface', 'raid': 'raid_interface', 'firmware': 'firmware_interface'}
 
 
-def _unknown_driver_message(driver):
-    return 'unknown driver %r%s Known hardware types: %s' % (
-        driver, _did_you_mean(driver, SUPPORTED_HARDWARE_TYPES),
-        ', '.join(SUPPORTED_HARDWARE_TYPES))
+def explain_failure(error, node, interfaces):
+    """Ironic's message for a failed write or cycle; which hardware interface a refused step needs; how to recover."""
+    needs = ''
+    if 'not support' in error:  # Ironic: "node does not support this clean step", "... RAID configuration"
+        needs = ' %s. Set the interface with baremetal.lifecycle.baremetal_node (for example redfish on a Redfish BMC).' % (
+            '; '.join("%s steps need a %s that offers them (this node's is '%s')" % (
+                interface, STEP_INTERFACE_FIELDS[interface], node.get(STEP_INTERFACE_FIELDS[interface]))
+                for interface in sorted(interfaces)))
+    return ('%s%s The node is left where Ironic put it; baremetal.lifecycle.baremetal_provision_state recovers it '
+            '(from clean failed it manages the node again; from service failed it aborts back to active).'
+            % (error, needs))
 
 
-def _unknown_key_message(driver, key, properties):
-    return ('driver_info key %r is not known for hardware type %r%s Set '
-            'validate_driver_info: false to pass vendor-specific keys.'
-            % (key, driver, _did_you_mean(key, properties)))
+# -- one task: many nodes, validated together, applied in one cycle each -----------------------------------
+
+def _diff(label, changes):
+    before, after = {}, {}
+    for section, items in changes.items():
+        for key, change in items.items():
+            before.setdefault(section, {})[key] = change['before']
+            after.setdefault(section, {})[key] = change['after']
+    return {'before': before, 'after': after, 'before_header': label, 'after_header': label}
+
+
+def prepare(client, ident, declaration):
+    """Read one node and work out its changes and steps; raises HardwareError, writing nothing."""
+    current = read(client, ident, declaration)
+    node = current['node']
+    label = _label(node)
+    if not planner.is_at_rest(node['provision_state'], node.get('target_provision_state')):
+        raise HardwareError("node %s is still moving ('%s'); run again once it rests." % (label, node['provision_state']))
+    problems = check_bios(declaration.bios_settings, current['bios'])
+    if problems:
+        raise HardwareError('node %s: %s' % (label, ' '.join(problems)))
+    changes = difference(declaration, current)
+    steps = hardware_steps(declaration, changes, node)
+    target = None
+    if steps and declaration.apply != 'never':
+        try:
+            target = target_for(node, declaration, steps)
+        except planner.PlanError as exc:
+            raise HardwareError('node %s: %s' % (label, exc))
+    return {'label': label, 'node': node, 'declaration': declaration, 'changes': changes, 'steps': steps,
+            'shown_steps': shown_steps(steps, declaration, current['bios']), 'target': target,
+            'record_raid': declaration.apply != 'never' and 'target_raid_config' in changes['raid']}
+
+
+def configure(client, requests, check_mode=False, timeout=3600, concurrency=20):
+    """Bring each (ident, Declaration) to its hardware configuration. Returns one result per node.
+
+    Every declaration is checked and every node read and validated first: any problem raises HardwareError
+    before a single write. A node whose cycle fails carries its error; the others go on.
+    """
+    problems = []
+    for ident, declaration in requests:
+        problems.extend(('node %s: %s' % (ident, problem)) if len(requests) > 1 else problem
+                        for problem in check_shape(declaration))
+    if problems:
+        raise HardwareError(' '.join(problems))
+    prepared = []
+    for ident, declaration in requests:
+        try:
+            item = prepare(client, ident, declaration)
+        except HardwareError as exc:
+            problems.append(str(exc))
+            continue
+        if any(other['node']['uuid'] == item['node']['uuid'] for other in prepared):
+            problems.append('node %s is listed more than once; declare each node once.' % ident)
+        prepared.append(item)
+    if problems:
+        raise HardwareError(' '.join(problems))
+    results = {}
+    by_uuid = dict((item['node']['uuid'], item) for item in prepared)
+    for item in prepared:
+        results[item['node']['uuid']] = {
+            'node': summarize_node(item['node']),
+            'changes': item['changes'], 'steps': item['shown_steps'], 'plan': [], 'transitions': [],
+            'changed': bool(item['target'] or item['record_raid']), 'error': None,
+            'diff': _diff(item['label'], item['changes'])}
+    targets = []
+    recorded = set()
+    for item in prepared:
+        if not check_mode and item['record_raid']:
+            try:
+                client.set_target_raid_config(item['node']['uuid'], item['declaration'].raid)
+                recorded.add(item['node']['uuid'])
+            except BaremetalError as exc:
+                # Ironic checks the layout against the node's RAID interface; nothing else was written.
+                results[item['node']['uuid']].update(changed=False, error=explain_failure(
+                    'node %s: %s' % (item['label'], exc), item['node'], ['raid']))
+                continue
+        if item['target'] is not None:
+            targets.append(item['target'])
+    if targets:
+        jobs, _missing = converge(client, targets, check_mode=check_mode, timeout=timeout, concurrency=concurrency)
+        planned = set()
+        for job in jobs:
+            planned.add(job.uuid)
+            outcome = job.result()
+            item = by_uuid[job.uuid]
+            results[job.uuid].update(node=outcome['node'], plan=outcome['plan'], transitions=outcome['transitions'])
+            if not check_mode:
+                results[job.uuid]['changed'] = bool(outcome['transitions']) or job.uuid in recorded
+            if outcome['error']:
+                results[job.uuid]['error'] = explain_failure(
+                    outcome['error'], item['node'], set(step['interface'] for step in item['steps']))
+        for target in targets:
+            if target.ident not in planned:
+                results[target.ident]['error'] = 'node %s was deleted while the task ran.' % by_uuid[target.ident]['label']
+    return [results[item['node']['uuid']] for item in prepared]

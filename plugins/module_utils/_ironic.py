@@ -25,7 +25,7 @@ except ImportError:
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import public_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import public_node
 
 # The newest microversion this collection was written and tested against.
 CLIENT_MAX_VERSION = (1, 115)
@@ -72,7 +72,6 @@ NODE_SUMMARY_FIELDS = ('uuid', 'name', 'provision_state', 'target_provision_stat
                        'retired_reason', 'protected', 'protected_reason', 'inspection_finished_at', 'last_error')
 
 PAGE_LIMIT = 1000
-RETRY_STATUSES = (409, 503)
 RETRY_ATTEMPTS = 8
 RETRY_BASE_DELAY = 0.1
 RETRY_MAX_DELAY = 5.0
@@ -154,6 +153,12 @@ def _never_sent(exc):
         return True
     reason = getattr(exc.args[0], 'reason', None) if exc.args else None
     return type(reason).__name__ in ('NewConnectionError', 'ConnectTimeoutError', 'NameResolutionError')
+
+
+def readable_fields(client, fields):
+    """The fields this Ironic can return: a field newer than its API version is left out."""
+    return tuple(field for field in fields
+                 if field not in FEATURE_MIN_VERSION or client.supports(FEATURE_MIN_VERSION[field]))
 
 
 def summarize_node(node):

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _validate as validate
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
@@ -32,12 +32,12 @@ CONNECTION_ARGUMENT_SPEC = dict(
 
 class _AnsibleModule(AnsibleModule):
     """An AnsibleModule that also scrubs secrets held inside options (driver_info passwords, instance_info
-    tokens, config drive user_data, step arguments...), by the one rule of _hardware.secret_values."""
+    tokens, config drive user_data, step arguments...), by the one rule of _secrets.no_log_values."""
 
     def _load_params(self):
         super(_AnsibleModule, self)._load_params()
         # __init__ goes on to log the arguments to syslog and may fail on them: the secrets must be known first.
-        self.no_log_values.update(hardware.secret_values(self.params, self.argument_spec))
+        self.no_log_values.update(secrets.no_log_values(self.params, self.argument_spec))
 
 
 class BaremetalModule(object):
@@ -66,14 +66,15 @@ class BaremetalModule(object):
         self.ansible.exit_json(**self._shown(result))
 
     def fail(self, msg, **result):
-        self.ansible.fail_json(msg=msg, **self._shown(result))
+        self.ansible.fail_json(msg=secrets.masked_text(msg), **self._shown(result))
 
     def _shown(self, result):
-        """The result with api_calls, and with its diff only when diff mode asked for one."""
+        """The result as it may leave the module: secrets masked (whatever Ironic quoted back, at any depth),
+        with api_calls, and with its diff only when diff mode asked for one."""
         if not self.ansible._diff:
             result.pop('diff', None)
         result['api_calls'] = self.api_calls
-        return result
+        return secrets.masked(result)
 
     def require_node(self, ident, fields=None):
         """The node named or identified by ``ident``, or a failure that says how to find it."""

@@ -14,9 +14,10 @@ __metaclass__ = type
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Backoff, Deadline
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import POWER_ACTIONS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import Backoff, Deadline
 
 # Reboots are actions, not states: doing one is always a change.
 REBOOTS = ('rebooted', 'soft_rebooted')
@@ -77,7 +78,7 @@ def ensure_power(client, node, declared, timeout, check_mode, clock=time.monoton
         raise PowerError("node %s: '%s' did not finish within %d s; Ironic is still moving it to '%s'. %s"
                          % (_label(node), target, timeout, node['target_power_state'], advice), result)
     if node.get('power_state') != reached:
-        reason = (node.get('last_error') or 'nothing').rstrip('.')
+        reason = masked_text(node.get('last_error') or 'nothing').rstrip('.')
         raise PowerError("node %s: Ironic could not '%s' it; power state is '%s'. Ironic says: %s. Check the "
                          "BMC address and credentials in driver_info (baremetal.lifecycle.baremetal_node) and that "
                          "the conductor can reach the BMC." % (_label(node), target, node.get('power_state') or 'unknown', reason),

@@ -12,8 +12,8 @@ __metaclass__ = type
 
 import collections
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job
@@ -168,16 +168,6 @@ def check_requests(client, steps, options):
             client.require_provision_request(step.verb, options.arguments(step.verb))
 
 
-def _public(value):
-    """A copy of inspection data without secret values (keys named like passwords, tokens, keys)."""
-    if isinstance(value, dict):
-        return dict((key, hardware.SECRET_MASK if hardware.is_secret_key(None, key) and item is not None
-                     else _public(item)) for key, item in value.items())
-    if isinstance(value, list):
-        return [_public(item) for item in value]
-    return value
-
-
 def learned_by_inspection(client, uuid, transitions):
     """What an inspection this task ran learned: the node's properties and its inventory; None without one.
 
@@ -187,7 +177,7 @@ def learned_by_inspection(client, uuid, transitions):
         return None
     properties = client.get_node(uuid, ('properties',)).get('properties') or {}
     inventory = client.get_inventory(uuid)
-    return {'properties': _public(properties), 'inventory': _public(inventory)}
+    return {'properties': secrets.masked(properties), 'inventory': secrets.masked(inventory)}
 
 
 def provision_diff(results, single, check_mode):

@@ -231,7 +231,7 @@ api_calls:
   sample: 9
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware_config as hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 
 DECLARATION_KEYS = ('bios_settings', 'raid', 'firmware', 'apply', 'allow_destructive', 'allow_reboot')

@@ -605,11 +605,10 @@ import time
 from ansible.module_utils.basic import missing_required_lib
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import failure_message, totals
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import (
-    HAS_JSONSCHEMA, JSONSCHEMA_IMPORT_ERROR)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._driver_info import HAS_JSONSCHEMA, JSONSCHEMA_IMPORT_ERROR
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import (
-    INTERFACES, declarations_from_params, ensure_nodes)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import INTERFACES, declarations_from_params
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_writer import ensure_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_node_name
 
 # The options that declare one node: the module's own, or those of each element of nodes.

@@ -128,10 +128,9 @@ api_calls:
 '''
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import selection_filters
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import public_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, readable_fields
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import readable_fields
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import STATES
 
 INFO_FIELDS = NODE_SUMMARY_FIELDS + (

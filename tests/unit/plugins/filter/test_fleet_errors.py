@@ -9,8 +9,8 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_errors import fleet_errors
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware_config
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import INTERFACES
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import INTERFACES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DECLARABLE_STATES
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_node
 
@@ -105,9 +105,9 @@ def test_the_schema_declares_every_record_option_of_baremetal_node():
 
 def test_the_schema_declares_the_hardware_keys_baremetal_hardware_accepts():
     definitions = SCHEMA['definitions']
-    assert set(definitions['logical_disk']['properties']) == set(_hardware_config.RAID_DISK_KEYS)
-    assert definitions['logical_disk']['properties']['raid_level']['enum'] == list(_hardware_config.RAID_LEVELS)
-    assert set(definitions['firmware']['items']['properties']) == set(_hardware_config.FIRMWARE_KEYS)
+    assert set(definitions['logical_disk']['properties']) == set(_hardware.RAID_DISK_KEYS)
+    assert definitions['logical_disk']['properties']['raid_level']['enum'] == list(_hardware.RAID_LEVELS)
+    assert set(definitions['firmware']['items']['properties']) == set(_hardware.FIRMWARE_KEYS)
     assert fleet_errors([{'name': 'n', 'driver': 'fake-hardware', 'raid': {'logical_disks': [{'raid_level': 1}]},
                           'firmware': [{'component': 'bmc'}]}], SCHEMA) != []
 

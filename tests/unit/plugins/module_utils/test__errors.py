@@ -5,7 +5,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import AnswerLost, IronicError, NotFound
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import NodeError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import NodeError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import PlanError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._power import PowerError
 

@@ -11,10 +11,11 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import (
-    Executor, Job, POLL_MAX_DELAY, STRANDED_GRACE, UNREACHABLE_GRACE)
+    Executor, Job, STRANDED_GRACE, UNREACHABLE_GRACE)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import AnswerLost, IronicError, Unreachable
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, issue_step, plan_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import POLL_MAX_DELAY
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
 

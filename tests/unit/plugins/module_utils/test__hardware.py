@@ -1,600 +1,270 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The pure parts of _hardware (BIOS, RAID, firmware): shape checks, registry checks, the difference, the steps, the target.
+
+Servicing cannot run end to end on this branch's engine (it plans no 'service' action yet), so how
+servicing builds its Target is tested here, with plan_node standing in for the engine's planner.
+"""
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-import re
-
-import jsonschema
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hw
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import Step
 
-MASK = '********'
-TYPES = ('ipmi', 'redfish', 'idrac', 'ilo', 'fake-hardware',
-         'manual-management')
-
-# A realistic, complete driver_info per hardware type.
-VALID = {
-    'ipmi': {
-        'ipmi_address': '10.0.0.5', 'ipmi_username': 'admin',
-        'ipmi_password': 'ipmi-pw', 'ipmi_port': 623,
-        'ipmi_priv_level': 'OPERATOR', 'ipmi_protocol_version': '2.0',
-        'ipmi_cipher_suite': '17', 'ipmi_hex_kg_key': 'a1b2',
-        'ipmi_bridging': 'single', 'ipmi_target_channel': 7,
-        'ipmi_target_address': '0x72', 'ipmi_force_boot_device': True,
-        'ipmi_disable_boot_timeout': 'false', 'ipmi_terminal_port': 8023,
-        'deploy_kernel': 'http://images/ipa.kernel',
-        'deploy_ramdisk': 'http://images/ipa.initramfs',
-        'rescue_kernel': 'http://images/ipa.kernel',
-        'rescue_ramdisk': 'http://images/ipa.initramfs',
-        'kernel_append_params': '%default% console=ttyS0',
-        'force_persistent_boot_device': 'Never',
-        'image_download_source': 'http', 'fast_track': 'yes',
-        'provisioning_network': 'provisioning',
-        'fail_on_binding_failure': False,
-    },
-    'redfish': {
-        'redfish_address': 'https://bmc.example.com',
-        'redfish_system_id': '/redfish/v1/Systems/1',
-        'redfish_username': 'root', 'redfish_password': 'redfish-pw',
-        'redfish_verify_ca': '/etc/pki/bmc-ca.pem',
-        'redfish_auth_type': 'session',
-        'redfish_tls_minimum_version': '1.2',
-        'firmware_update_unresponsive_bmc_wait': 300,
-        'deploy_iso': 'http://images/ipa.iso', 'bootloader': 'glance-uuid',
-        'external_http_url': 'http://10.1.0.1:8080',
-        'config_via_removable': True, 'vmedia_transport_protocol': 'https',
-        'agent_verify_ca': False,
-    },
-    'idrac': {
-        'redfish_address': 'idrac.example.com', 'redfish_username': 'root',
-        'redfish_password': 'calvin', 'redfish_verify_ca': False,
-        'deploy_kernel': 'glance-kernel', 'deploy_ramdisk': 'glance-ramdisk',
-        'ipmi_address': 'idrac.example.com', 'ipmi_terminal_port': 8024,
-    },
-    'ilo': {
-        'ilo_address': '10.0.0.9', 'ilo_username': 'Administrator',
-        'ilo_password': 'ilo-pw', 'client_port': 443, 'client_timeout': '60',
-        'ilo_verify_ca': True, 'console_port': 5000,
-        'snmp_auth_user': 'snmp', 'snmp_auth_prot_password': 'prot-pw',
-        'snmp_auth_priv_password': 'priv-pw', 'snmp_auth_protocol': 'SHA',
-        'snmp_auth_priv_protocol': 'aes', 'ilo_add_certificates': 'true',
-        'ilo_change_password': 'new-ilo-pw', 'deploy_iso': 'glance-iso',
-        'rescue_iso': 'glance-rescue-iso',
-    },
-    'fake-hardware': {
-        'deploy_kernel': 'k', 'deploy_ramdisk': 'r', 'fast_track': True,
-    },
-    'manual-management': {
-        'deploy_kernel': 'k', 'deploy_ramdisk': 'r',
-        'ansible_username': 'ansible', 'ansible_key_file': '/keys/id_rsa',
-    },
+REGISTRY = {
+    'ProcTurboMode': {'name': 'ProcTurboMode', 'value': 'Enabled', 'attribute_type': 'Enumeration',
+                      'allowable_values': ['Enabled', 'Disabled']},
+    'NumCores': {'name': 'NumCores', 'value': '8', 'attribute_type': 'Integer', 'lower_bound': 1, 'upper_bound': 64},
+    'AssetTag': {'name': 'AssetTag', 'value': '', 'attribute_type': 'String', 'max_length': 4},
+    'SerialNumber': {'name': 'SerialNumber', 'value': 'QPX1', 'attribute_type': 'String', 'read_only': True},
+    'SetupPwd': {'name': 'SetupPwd', 'value': None, 'attribute_type': 'Password'},
 }
 
-SECRETS = {
-    'ipmi': {'ipmi_password', 'ipmi_hex_kg_key', 'ansible_key_file'},
-    'redfish': {'redfish_password', 'ipmi_password', 'ipmi_hex_kg_key',
-                'ansible_key_file'},
-    'idrac': {'redfish_password', 'ipmi_password', 'ipmi_hex_kg_key',
-              'ansible_key_file'},
-    'ilo': {'ilo_password', 'ilo_change_password', 'snmp_auth_prot_password',
-            'snmp_auth_priv_password', 'ansible_key_file'},
-    'fake-hardware': {'ansible_key_file'},
-    'manual-management': {'ansible_key_file'},
-}
-
-REQUIRED = {
-    'ipmi': ['ipmi_address'],
-    'redfish': ['redfish_address'],
-    'idrac': ['redfish_address'],
-    'ilo': ['ilo_address', 'ilo_username', 'ilo_password'],
-    'fake-hardware': [],
-    'manual-management': [],
-}
-
-# oslo.utils strutils._SANITIZE_KEYS: the key fragments the Ironic API masks.
-STRUTILS_SANITIZE_KEYS = (
-    'adminpass', 'admin_pass', 'password', 'admin_password', 'auth_token',
-    'new_pass', 'auth_password', 'secret_uuid', 'secret', 'sys_pswd', 'token',
-    'configdrive', 'chappassword', 'encrypted_key', 'private_key', 'fernetkey',
-    'sslkey', 'passphrase', 'cephclusterfsid', 'octaviaheartbeatkey',
-    'rabbitcookie', 'cephmanilaclientkey', 'pacemakerremoteauthkey',
-    'designaterndckey', 'cephadminkey', 'heatauthencryptionkey',
-    'cephclientkey', 'keystonecredential', 'barbicansimplecryptokek',
-    'cephrgwkey', 'swifthashsuffix', 'migrationsshkey', 'cephmdskey',
-    'cephmonkey', 'chapsecret',
-)
-
-
-def test_supported_hardware_types():
-    assert hw.SUPPORTED_HARDWARE_TYPES == TYPES
-
-
-@pytest.mark.parametrize('driver', TYPES)
-def test_schema_is_valid_draft7(driver):
-    schema = hw.driver_info_schema(driver)
-    jsonschema.Draft7Validator.check_schema(schema)
-    assert schema['additionalProperties'] is False
-    assert schema['required'] == REQUIRED[driver]
-    for key, prop in schema['properties'].items():
-        assert prop['description'], key
-        assert 'type' in prop or 'enum' in prop, key
-
-
-def test_schema_is_a_copy():
-    hw.driver_info_schema('ipmi')['properties'].clear()
-    assert 'ipmi_address' in hw.driver_info_schema('ipmi')['properties']
-
-
-def test_schema_of_unknown_driver():
-    with pytest.raises(ValueError, match="did you mean 'ipmi'"):
-        hw.driver_info_schema('ipmy')
-
-
-@pytest.mark.parametrize('driver', TYPES)
-def test_valid_full_dict(driver):
-    assert hw.validate_driver_info(driver, VALID[driver]) == []
-
-
-@pytest.mark.parametrize('driver', TYPES)
-def test_common_deploy_keys_accepted_everywhere(driver):
-    info = dict(VALID[driver], deploy_kernel='k', deploy_ramdisk='r',
-                rescue_kernel='k', rescue_ramdisk='r',
-                kernel_append_params='nofb', image_https_proxy='http://p:3128',
-                deploy_forces_oob_reboot='True', cleaning_runbook='rb')
-    assert hw.validate_driver_info(driver, info) == []
-
-
-def test_ipmi_misspelling_suggestion():
-    errors = hw.validate_driver_info(
-        'ipmi', {'ipmi_address': 'h', 'ipmi_adress': '10.0.0.5'})
-    assert errors == [
-        "driver_info key 'ipmi_adress' is not known for hardware type "
-        "'ipmi': did you mean 'ipmi_address'? Set validate_driver_info: "
-        "false to pass vendor-specific keys."]
-
-
-def test_unknown_key_without_suggestion():
-    errors = hw.validate_driver_info('ipmi', {'ipmi_address': 'h',
-                                              'zzzz': 1})
-    assert errors == [
-        "driver_info key 'zzzz' is not known for hardware type 'ipmi'. "
-        "Set validate_driver_info: false to pass vendor-specific keys."]
-
-
-def test_key_of_another_hardware_type_is_unknown():
-    errors = hw.validate_driver_info(
-        'ipmi', {'ipmi_address': 'h', 'redfish_address': 'https://bmc'})
-    assert len(errors) == 1
-    assert "'redfish_address' is not known for hardware type 'ipmi'" \
-        in errors[0]
-
-
-def test_several_unknown_keys_each_get_a_message():
-    errors = hw.validate_driver_info(
-        'redfish', {'redfish_address': 'a', 'redfish_pasword': 'x',
-                    'redfish_usrname': 'y'})
-    assert errors == [
-        "driver_info key 'redfish_pasword' is not known for hardware type "
-        "'redfish': did you mean 'redfish_password'? Set "
-        "validate_driver_info: false to pass vendor-specific keys.",
-        "driver_info key 'redfish_usrname' is not known for hardware type "
-        "'redfish': did you mean 'redfish_username'? Set "
-        "validate_driver_info: false to pass vendor-specific keys.",
-    ]
 
+def node(state='manageable', **fields):
+    return dict({'uuid': 'u-1', 'name': 'n1', 'provision_state': state, 'target_provision_state': None,
+                 'maintenance': False, 'raid_interface': 'fake', 'bios_interface': 'fake'}, **fields)
+
+
+def current(bios=None, firmware=None, **node_fields):
+    return {'node': node(**node_fields), 'bios': bios or {}, 'firmware': firmware or {}}
+
+
+@pytest.mark.parametrize('declaration, words', [
+    (hw.Declaration(apply='sometimes'), ["apply must be one of cleaning, servicing, never, not 'sometimes'"]),
+    (hw.Declaration(bios_settings={'A': {'x': 1}}), ['bios_settings.A must be a single value']),
+    (hw.Declaration(raid=[]), ['raid must be a dictionary with logical_disks']),
+    (hw.Declaration(raid={'disks': []}), ['raid has unknown keys disks']),
+    (hw.Declaration(raid={'logical_disks': []}), ['raid.logical_disks must be a non-empty list']),
+    (hw.Declaration(raid={'logical_disks': [{'raid_level': 1, 'size_gb': -1}]}),
+     ["raid.logical_disks[0].raid_level must be one of", 'raid.logical_disks[0].size_gb must be a whole number']),
+    (hw.Declaration(raid={'logical_disks': [{'size_gb': 'MAX'}]}), ['raid.logical_disks[0].raid_level is required']),
+    (hw.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'disk_type': 'tape'}]}),
+     ["raid.logical_disks[0].disk_type must be one of hdd, ssd, not 'tape'"]),
+    (hw.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'physical_disks': ['a', 'b']}]}),
+     ['raid.logical_disks[0].physical_disks needs controller']),
+    (hw.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'is_root_volume': True},
+                                            {'raid_level': '1', 'size_gb': 1, 'is_root_volume': True}]}),
+     ['only one logical disk may have is_root_volume: true']),
+    (hw.Declaration(firmware={'component': 'bmc'}), ['firmware must be a list']),
+    (hw.Declaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u', 'checksum': 'x'}]),
+     ['firmware[0].checksum is not a firmware key']),
+    (hw.Declaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u'},
+                              {'component': 'bmc', 'version': '2', 'url': 'u', 'wait': 0}]),
+     ["firmware[1].component 'bmc' is declared twice", 'firmware[1].wait must be a whole number']),
+])
+def test_malformed_declarations_name_the_key(declaration, words):
+    message = ' '.join(hw.check_shape(declaration))
+    for word in words:
+        assert word in message
+
+
+def test_well_formed_declarations_have_no_problems():
+    assert hw.check_shape(hw.Declaration(
+        bios_settings={'A': 1, 'B': True}, raid={'logical_disks': [{'raid_level': '1+0', 'size_gb': 'MAX'}]},
+        firmware=[{'component': 'bios', 'version': '2.1', 'url': 'http://127.0.0.1/b.bin', 'wait': 30}])) == []
+    assert hw.check_shape(hw.Declaration(raid={})) == []
+
+
+@pytest.mark.parametrize('settings, words', [
+    ({'ProcTurbo': 'Enabled'}, ["bios_settings.ProcTurbo: the node's BIOS has no such setting. Did you mean "
+                                "'ProcTurboMode'?"]),
+    ({'ProcTurboMode': 'On'}, ["bios_settings.ProcTurboMode: 'On' is not allowed; choose one of Enabled, Disabled."]),
+    ({'NumCores': 0}, ['bios_settings.NumCores: 0 is outside the range 1..64.']),
+    ({'NumCores': 'many'}, ["bios_settings.NumCores: 'many' is not a whole number."]),
+    ({'AssetTag': 'ABCDE'}, ["bios_settings.AssetTag: 'ABCDE' has 5 characters; it must have 0 to 4."]),
+    ({'SerialNumber': 'X'}, ['bios_settings.SerialNumber: the setting is read-only; remove it from bios_settings.']),
+])
+def test_bios_settings_are_checked_against_the_registry(settings, words):
+    assert hw.check_bios(settings, REGISTRY) == words
+
+
+def test_bios_values_that_fit_the_registry_pass_and_an_empty_registry_checks_no_names():
+    assert hw.check_bios({'ProcTurboMode': 'Disabled', 'NumCores': '64', 'AssetTag': 'A1'}, REGISTRY) == []
+    assert hw.check_bios({'Anything': 'x'}, {}) == []
+
+
+def test_password_values_never_appear():
+    declaration = hw.Declaration(bios_settings={'SetupPwd': 'hunter2', 'ProcTurboMode': 'Disabled'})
+    changes = hw.difference(declaration, current(bios=REGISTRY))
+    assert changes['bios_settings']['SetupPwd'] == {'before': None, 'after': secrets.MASK}
+    steps = hw.hardware_steps(declaration, changes, node())
+    shown = hw.shown_steps(steps, declaration, REGISTRY)
+    assert 'hunter2' not in str(shown) and 'hunter2' in str(steps)
+    assert secrets.no_log_values({'BiosAdminPassword': 's3cret', 'NumCores': 4}) == set(['s3cret'])
+
+
+def test_only_differing_bios_settings_are_applied_and_values_compare_as_text():
+    declaration = hw.Declaration(bios_settings={'ProcTurboMode': 'Enabled', 'NumCores': 4})
+    changes = hw.difference(declaration, current(bios=REGISTRY))
+    assert changes['bios_settings'] == {'NumCores': {'before': '8', 'after': 4}}
+    assert hw.hardware_steps(declaration, changes, node()) == [
+        {'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': [{'name': 'NumCores', 'value': 4}]}}]
+    same = hw.Declaration(bios_settings={'NumCores': 8})
+    assert hw.hardware_steps(same, hw.difference(same, current(bios=REGISTRY)), node()) == []
+
+
+@pytest.mark.parametrize('lower, higher', [
+    ('1.9', '1.10'), ('2.7', '2.76'), ('U30 v2.8', 'U30 v2.76'), ('1.0', '1.0.1'), ('A', 'B'),
+])
+def test_firmware_versions_order_by_their_parts(lower, higher):
+    assert hw.version_key(lower) < hw.version_key(higher)
+
+
+def test_firmware_is_updated_only_below_the_declared_version():
+    firmware = [{'component': 'bios', 'version': '2.10', 'url': 'http://127.0.0.1/bios.bin'},
+                {'component': 'bmc', 'version': '1.5', 'url': 'http://127.0.0.1/bmc.bin', 'wait': 60},
+                {'component': 'nic:1', 'version': '3', 'url': 'http://127.0.0.1/nic.bin'}]
+    reported = {'bios': {'component': 'bios', 'current_version': '2.9'},
+                'bmc': {'component': 'bmc', 'current_version': '1.6'}}
+    declaration = hw.Declaration(firmware=firmware)
+    changes = hw.difference(declaration, current(firmware=reported))
+    assert changes['firmware'] == {'bios': {'before': '2.9', 'after': '2.10'}, 'nic:1': {'before': None, 'after': '3'}}
+    assert hw.hardware_steps(declaration, changes, node()) == [{'interface': 'firmware', 'step': 'update', 'args': {
+        'settings': [{'component': 'bios', 'url': 'http://127.0.0.1/bios.bin'},
+                     {'component': 'nic:1', 'url': 'http://127.0.0.1/nic.bin'}]}}]
 
-def test_unknown_driver_suggestion():
-    assert hw.validate_driver_info('redfsh', {'redfish_address': 'a'}) == [
-        "unknown driver 'redfsh': did you mean 'redfish'? Known hardware "
-        "types: ipmi, redfish, idrac, ilo, fake-hardware, manual-management"]
 
+LAYOUT = {'logical_disks': [{'size_gb': 100, 'raid_level': '1', 'is_root_volume': True},
+                            {'size_gb': 'MAX', 'raid_level': '5'}]}
+# What a driver records in raid_config once the layout is built: sizes resolved, extra keys, its own order.
+BUILT = {'logical_disks': [{'size_gb': 1800, 'raid_level': '5', 'controller': 'RAID.Integrated.1-1'},
+                           {'size_gb': 100, 'raid_level': '1', 'is_root_volume': True, 'controller': 'RAID.Integrated.1-1',
+                            'root_device_hint': {'wwn': '0x600'}}]}
 
-def test_unknown_driver_without_suggestion():
-    assert hw.validate_driver_info('xclarity', {}) == [
-        "unknown driver 'xclarity'. Known hardware types: ipmi, redfish, "
-        "idrac, ilo, fake-hardware, manual-management"]
 
+def test_a_built_layout_that_matches_needs_nothing():
+    declaration = hw.Declaration(raid=LAYOUT)
+    changes = hw.difference(declaration, current(raid_config=BUILT, target_raid_config=LAYOUT))
+    assert changes['raid'] == {}
 
-@pytest.mark.parametrize('driver', TYPES)
-def test_missing_required(driver):
-    assert hw.validate_driver_info(driver, {}) == [
-        "driver_info key %r is required for hardware type %r" % (key, driver)
-        for key in REQUIRED[driver]]
 
+def test_a_different_layout_is_recorded_then_deleted_and_created():
+    declaration = hw.Declaration(raid=LAYOUT)
+    built = {'logical_disks': [{'size_gb': 1900, 'raid_level': '1+0', 'is_root_volume': True}]}
+    changes = hw.difference(declaration, current(raid_config=built, target_raid_config={}))
+    assert changes['raid']['target_raid_config'] == {'before': {}, 'after': LAYOUT}
+    assert changes['raid']['logical_disks[0]'] == {'before': built['logical_disks'][0], 'after': LAYOUT['logical_disks'][0]}
+    assert changes['raid']['logical_disks[1]'] == {'before': None, 'after': LAYOUT['logical_disks'][1]}
+    assert hw.hardware_steps(declaration, changes, node(raid_config=built)) == [
+        {'interface': 'raid', 'step': 'delete_configuration'}, {'interface': 'raid', 'step': 'create_configuration'}]
 
-def test_missing_required_when_driver_info_is_none():
-    assert hw.validate_driver_info('ipmi', None) == [
-        "driver_info key 'ipmi_address' is required for hardware type 'ipmi'"]
 
+def test_no_raid_deletes_only_what_is_built():
+    declaration = hw.Declaration(raid={})
+    changes = hw.difference(declaration, current(raid_config=BUILT, target_raid_config=LAYOUT))
+    assert hw.hardware_steps(declaration, changes, node(raid_config=BUILT)) == [
+        {'interface': 'raid', 'step': 'delete_configuration'}]
+    assert hw.difference(declaration, current(raid_config={}, target_raid_config={}))['raid'] == {}
 
-def test_driver_info_must_be_a_dict():
-    assert hw.validate_driver_info('ipmi', ['ipmi_address']) == [
-        'driver_info must be a dictionary, got list']
 
+def test_steps_run_firmware_then_raid_then_bios():
+    declaration = hw.Declaration(bios_settings={'NumCores': 4}, raid=LAYOUT,
+                                 firmware=[{'component': 'bmc', 'version': '2', 'url': 'http://127.0.0.1/b'}])
+    steps = hw.hardware_steps(declaration, hw.difference(declaration, current(bios=REGISTRY)), node())
+    assert [(step['interface'], step['step']) for step in steps] == [
+        ('firmware', 'update'), ('raid', 'delete_configuration'), ('raid', 'create_configuration'),
+        ('bios', 'apply_configuration')]
 
-@pytest.mark.parametrize('driver', TYPES)
-def test_check_required_false(driver):
-    assert hw.validate_driver_info(driver, {}, check_required=False) == []
 
+BIOS_STEP = [{'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': [{'name': 'A', 'value': 1}]}}]
+RAID_STEPS = [{'interface': 'raid', 'step': 'delete_configuration'}, {'interface': 'raid', 'step': 'create_configuration'}]
 
-def test_check_required_false_still_validates_the_rest():
-    errors = hw.validate_driver_info(
-        'ilo', {'ilo_pasword': 'x', 'client_port': 'https'},
-        check_required=False)
-    assert errors == [
-        "driver_info key 'ilo_pasword' is not known for hardware type 'ilo': "
-        "did you mean 'ilo_password'? Set validate_driver_info: false to pass "
-        "vendor-specific keys.",
-        "driver_info key 'client_port' must be an integer, got 'https' (str)",
-    ]
 
+@pytest.mark.parametrize('state, verbs', [('manageable', ['clean']), ('available', ['manage', 'clean', 'provide'])])
+def test_cleaning_returns_the_node_where_it_came_from(state, verbs):
+    target = hw.target_for(node(state), hw.Declaration(), BIOS_STEP)
+    assert target.ident == 'u-1' and target.state == state
+    assert target.options.clean_steps == BIOS_STEP and target.options.service_steps is None
+    assert [step.verb for step in hw.plan_node(node(state), target.state, target.options)] == verbs
 
-def test_null_values_are_skipped():
-    info = {'ipmi_address': 'h', 'ipmi_port': None, 'ipmi_adress': None,
-            'vendor_key': None}
-    assert hw.validate_driver_info('ipmi', info) == []
 
+@pytest.mark.parametrize('state, words', [
+    ('active', ["this node is 'active'", 'apply: servicing with allow_reboot: true']),
+    ('enroll', ["this node is 'enroll'", 'bring it to manageable first']),
+    ('clean failed', ["this node is 'clean failed'", 'bring it to manageable first']),
+])
+def test_cleaning_refuses_other_states(state, words):
+    with pytest.raises(hw.HardwareError) as error:
+        hw.target_for(node(state), hw.Declaration(), BIOS_STEP)
+    for word in words:
+        assert word in str(error.value)
 
-def test_null_required_value_is_missing():
-    assert hw.validate_driver_info('ipmi', {'ipmi_address': None}) == [
-        "driver_info key 'ipmi_address' is required for hardware type 'ipmi'"]
-    assert hw.validate_driver_info('ipmi', {'ipmi_address': None},
-                                   check_required=False) == []
 
+def test_a_node_in_maintenance_is_refused_before_any_write():
+    with pytest.raises(hw.planner.PlanError, match='replacing DIMM'):
+        hw.target_for(node(maintenance=True, maintenance_reason='replacing DIMM'), hw.Declaration(), BIOS_STEP)
 
-def test_wrong_type_integer():
-    errors = hw.validate_driver_info('ipmi', {'ipmi_address': 'h',
-                                              'ipmi_port': 'abc'})
-    assert errors == [
-        "driver_info key 'ipmi_port' must be an integer, got 'abc' (str)"]
 
+@pytest.mark.parametrize('declaration, steps, words', [
+    (hw.Declaration(apply='servicing'), BIOS_STEP, ['servicing runs bios.apply_configuration', 'allow_reboot: true']),
+    (hw.Declaration(apply='servicing', allow_reboot=True), RAID_STEPS,
+     ['raid.delete_configuration and raid.create_configuration', 'destroys the data', 'allow_destructive: true']),
+])
+def test_servicing_needs_the_opt_ins(declaration, steps, words):
+    with pytest.raises(hw.HardwareError) as error:
+        hw.target_for(node('active'), declaration, steps)
+    for word in words:
+        assert word in str(error.value)
 
-@pytest.mark.parametrize('value', [623, '623'])
-def test_integer_accepts_int_and_digit_string(value):
-    assert hw.validate_driver_info(
-        'ipmi', {'ipmi_address': 'h', 'ipmi_port': value}) == []
 
+def test_servicing_only_from_active():
+    with pytest.raises(hw.HardwareError, match="this node is 'manageable'. Use apply: cleaning"):
+        hw.target_for(node('manageable'), hw.Declaration(apply='servicing', allow_reboot=True), BIOS_STEP)
 
-@pytest.mark.parametrize('value, shown', [
-    (True, 'True (bool)'), (6.5, '6.5 (float)'), ([623], '[623] (list)'),
-    ('-1', "'-1' (str)")])
-def test_integer_rejects(value, shown):
-    assert hw.validate_driver_info(
-        'ipmi', {'ipmi_address': 'h', 'ipmi_port': value}) == [
-        "driver_info key 'ipmi_port' must be an integer, got %s" % shown]
 
+def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
+    # Stands in for the engine's planner, which plans 'service' from active (issue 7).
+    monkeypatch.setattr(hw, 'plan_node', lambda node, state, options: [Step('service', 'active', 'active')])
+    target = hw.target_for(node('active'), hw.Declaration(apply='servicing', allow_reboot=True,
+                                                          allow_destructive=True), RAID_STEPS + BIOS_STEP)
+    assert target.state == 'active' and target.options.clean_steps is None
+    assert target.options.arguments('service') == {'service_steps': RAID_STEPS + BIOS_STEP}
 
-@pytest.mark.parametrize('value', [True, 'no', 'Yes', 'FALSE', '1', 'on'])
-def test_boolean_accepts_bool_strings(value):
-    assert hw.validate_driver_info(
-        'ipmi', {'ipmi_address': 'h', 'ipmi_force_boot_device': value}) == []
 
+def test_an_engine_that_plans_no_service_action_is_an_error_not_a_silent_no_op(monkeypatch):
+    monkeypatch.setattr(hw, 'plan_node', lambda node, state, options: [])
+    with pytest.raises(hw.HardwareError, match="plans no 'service' action from 'active'"):
+        hw.target_for(node('active'), hw.Declaration(apply='servicing', allow_reboot=True), BIOS_STEP)
 
-def test_boolean_rejects():
-    errors = hw.validate_driver_info(
-        'ipmi', {'ipmi_address': 'h', 'ipmi_force_boot_device': 'maybe',
-                 'fast_track': 2})
-    assert errors == [
-        "driver_info key 'fast_track' must be a boolean, got 2 (int)",
-        "driver_info key 'ipmi_force_boot_device' must be a boolean, "
-        "got 'maybe' (str)",
-    ]
 
+def test_a_failure_names_the_interface_that_would_be_needed():
+    message = hw.explain_failure('Ironic says: node does not support this clean step', node(), ['raid', 'bios'])
+    assert "raid steps need a raid_interface that offers them (this node's is 'fake')" in message
+    assert "bios steps need a bios_interface" in message and 'baremetal_provision_state recovers it' in message
 
-def test_truth_tested_flags_need_real_booleans():
-    # Ironic reads config_via_removable for truth: "false" would enable it.
-    errors = hw.validate_driver_info(
-        'redfish', {'redfish_address': 'a', 'config_via_removable': 'false'})
-    assert errors == [
-        "driver_info key 'config_via_removable' must be a boolean, "
-        "got 'false' (str)"]
 
+class ReadOnlyIronic(object):
+    """One node and its BIOS cache, as GETs answer them; any write fails the test."""
 
-def test_boolean_or_path():
-    for value in (True, '/etc/ca.pem'):
-        assert hw.validate_driver_info(
-            'redfish', {'redfish_address': 'a',
-                        'redfish_verify_ca': value}) == []
-    assert hw.validate_driver_info(
-        'redfish', {'redfish_address': 'a', 'redfish_verify_ca': 1}) == [
-        "driver_info key 'redfish_verify_ca' must be a boolean or a string, "
-        "got 1 (int)"]
+    def __init__(self, node, bios):
+        self.node = node
+        self.bios = bios
 
+    def find_node(self, ident, fields=None):
+        return dict(self.node) if ident in (self.node['uuid'], self.node['name']) else None
 
-def test_string_rejects_other_types():
-    assert hw.validate_driver_info('ipmi', {'ipmi_address': ['a', 'b']}) == [
-        "driver_info key 'ipmi_address' must be a string, got ['a', 'b'] "
-        "(list)"]
+    def get_bios(self, uuid):
+        return [dict(entry) for entry in self.bios.values()]
 
 
-def test_enum():
-    assert hw.validate_driver_info(
-        'ipmi', {'ipmi_address': 'h', 'ipmi_priv_level': 'admin'}) == [
-        "driver_info key 'ipmi_priv_level' must be one of 'ADMINISTRATOR', "
-        "'CALLBACK', 'OPERATOR', 'USER', got 'admin' (str)"]
+def test_the_node_view_masks_what_ironic_quotes_in_last_error_and_maintenance_reason():
+    quoted = node(last_error="clean step failed: {'args': {'admin_password': 'MARKER-1'}}",
+                  maintenance_reason='BMC reset, password=MARKER-2')
+    client = ReadOnlyIronic(quoted, REGISTRY)
+    result = hw.configure(client, [('n1', hw.Declaration(bios_settings={'NumCores': 4}, apply='never'))])[0]
+    assert 'MARKER' not in repr(result)
+    assert result['node']['last_error'] == "clean step failed: {'args': {'admin_password': '********'}}"
 
 
-def test_enum_catches_unquoted_yaml_numbers():
-    # Ironic compares strings; YAML reads an unquoted 1.2 as a float.
-    assert hw.validate_driver_info(
-        'redfish', {'redfish_address': 'a',
-                    'redfish_tls_minimum_version': 1.2}) == [
-        "driver_info key 'redfish_tls_minimum_version' must be one of '1.1', "
-        "'1.2', '1.3', got 1.2 (float)"]
-
-
-def test_ipmi_protocol_version_float_is_fine():
-    # Ironic str()s this one, so YAML's 2.0 float works.
-    assert hw.validate_driver_info(
-        'ipmi', {'ipmi_address': 'h', 'ipmi_protocol_version': 2.0}) == []
-
-
-def test_redfish_system_id_is_optional():
-    assert hw.validate_driver_info('redfish', {'redfish_address': 'a'}) == []
-    assert hw.validate_driver_info('idrac', {'redfish_address': 'a'}) == []
-
-
-def test_ipmi_console_keys_on_redfish_and_idrac():
-    for driver in ('redfish', 'idrac'):
-        info = {'redfish_address': 'a', 'ipmi_address': 'b',
-                'ipmi_password': 'p', 'ipmi_terminal_port': 9000}
-        assert hw.validate_driver_info(driver, info) == []
-
-
-def test_virtual_media_keys_not_for_ipmi():
-    errors = hw.validate_driver_info(
-        'ipmi', {'ipmi_address': 'h', 'deploy_iso': 'x'})
-    assert len(errors) == 1
-    assert "'deploy_iso' is not known for hardware type 'ipmi'" in errors[0]
-
-
-def test_deprecated_and_insecure_keys_are_rejected():
-    errors = hw.validate_driver_info(
-        'redfish', {'redfish_address': 'a', 'redfish_deploy_iso': 'x',
-                    'pxe_template': '/tmp/x'})
-    assert [e.split(' is not known')[0] for e in errors] == [
-        "driver_info key 'pxe_template'",
-        "driver_info key 'redfish_deploy_iso'"]
-    assert "did you mean 'deploy_iso'?" in errors[1]
-
-
-def test_fake_and_manual_accept_only_common_keys():
-    for driver in ('fake-hardware', 'manual-management'):
-        errors = hw.validate_driver_info(driver, {'ipmi_address': 'x'})
-        assert len(errors) == 1
-        assert 'is not known' in errors[0]
-
-
-@pytest.mark.parametrize('driver', TYPES)
-def test_secret_keys(driver):
-    assert hw.secret_keys(driver) == frozenset(SECRETS[driver])
-    for key in SECRETS[driver]:
-        assert hw.is_secret_key(driver, key)
-
-
-@pytest.mark.parametrize('driver', TYPES)
-def test_schema_marker_agrees_with_name_pattern(driver):
-    for key, prop in hw.driver_info_schema(driver)['properties'].items():
-        assert bool(prop.get('secret')) == hw.is_secret_key('unknown', key), \
-            key
-
-
-@pytest.mark.parametrize('key', [
-    'ipmi_username', 'ipmi_address', 'redfish_address', 'deploy_kernel',
-    'image_no_proxy', 'snmp_auth_user', 'redfish_tls_ciphers',
-    'agent_verify_ca'])
-def test_not_secret(key):
-    assert not hw.is_secret_key('redfish', key)
-
-
-def test_secret_keys_of_unknown_driver_fall_back():
-    keys = hw.secret_keys('ilo5')
-    assert {'ilo_password', 'redfish_password', 'ipmi_password'} <= keys
-
-
-@pytest.mark.parametrize('key', [
-    'vendor_password', 'bmc_token', 'api_secret', 'ssh_key', 'X_PASSWORD',
-    'auth_passphrase', 'drac_password', 'snmp_auth_key', 'snmp_priv_key'])
-def test_secret_name_pattern(key):
-    for driver in TYPES + ('unknown-driver',):
-        assert hw.is_secret_key(driver, key)
-
-
-@pytest.mark.parametrize('fragment', STRUTILS_SANITIZE_KEYS)
-def test_pattern_covers_what_ironic_masks(fragment):
-    for key in (fragment, 'x_' + fragment, fragment + '_y',
-                fragment.upper()):
-        assert hw.is_secret_key('unknown-driver', key)
-
-
-@pytest.mark.parametrize('driver', TYPES)
-def test_mask_secrets(driver):
-    info = dict(VALID[driver])
-    original = dict(info)
-    masked = hw.mask_secrets(driver, info)
-    assert info == original
-    assert set(masked) == set(info)
-    for key, value in info.items():
-        if key in SECRETS[driver]:
-            assert masked[key] == MASK
-        else:
-            assert masked[key] == value
-
-
-def test_mask_secrets_unknown_driver_and_nested():
-    info = {'ilo_password': 'a', 'vendor_token': 'b', 'address': 'c',
-            'nested': {'inner_password': 'd', 'user': 'e'},
-            'ipmi_password': None}
-    assert hw.mask_secrets('made-up', info) == {
-        'ilo_password': MASK, 'vendor_token': MASK, 'address': 'c',
-        'nested': {'inner_password': MASK, 'user': 'e'},
-        'ipmi_password': None}
-
-
-def test_mask_secrets_of_none():
-    assert hw.mask_secrets('ipmi', None) == {}
-
-
-def _all_messages(driver, info):
-    return '\n'.join(hw.validate_driver_info(driver, info) +
-                     hw.validate_driver_info(driver, info,
-                                             check_required=False))
-
-
-@pytest.mark.parametrize('driver', TYPES)
-def test_secret_values_never_in_errors(driver):
-    sentinel = 'S3CR3T-VALUE'
-    bad_values = [[sentinel], {'v': sentinel}, 12345678, (sentinel,)]
-    keys = sorted(SECRETS[driver]) + ['vendor_password', 'ipmi_pasword']
-    for value in bad_values:
-        info = dict((key, value) for key in keys)
-        messages = _all_messages(driver, info)
-        assert messages
-        assert sentinel not in messages
-        assert '12345678' not in messages
-
-
-def test_secret_value_masked_in_type_error():
-    assert hw.validate_driver_info(
-        'ipmi', {'ipmi_address': 'h', 'ipmi_password': 12345}) == [
-        "driver_info key 'ipmi_password' must be a string, got ******** (int)"]
-
-
-def test_missing_jsonschema(monkeypatch):
-    monkeypatch.setattr(hw, 'HAS_JSONSCHEMA', False)
-    with pytest.raises(ImportError, match='jsonschema'):
-        hw.validate_driver_info('ipmi', {'ipmi_address': 'h'})
-
-
-def test_import_guard_values():
-    assert hw.HAS_JSONSCHEMA is True
-    assert hw.JSONSCHEMA_IMPORT_ERROR is None
-
-
-_KEYS = st.one_of(
-    st.sampled_from(sorted(set().union(*SECRETS.values()))),
-    st.sampled_from(['vendor_password', 'x_token', 'api_secret', 'my_key',
-                     'passphrase', 'ipmi_address', 'deploy_kernel']),
-    st.text(min_size=1, max_size=20),
-)
-_SCALARS = st.one_of(st.text(), st.integers(), st.booleans(), st.floats(),
-                     st.none())
-_VALUES = st.recursive(
-    _SCALARS,
-    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                            st.dictionaries(_KEYS, inner, max_size=3)),
-    max_leaves=8)
-
-
-def _assert_no_secret_leaks(driver, original, masked):
-    assert set(masked) == set(original)
-    for key, value in original.items():
-        if value is None:
-            assert masked[key] is None
-        elif hw.is_secret_key(driver, key):
-            # A config drive or its user_data shows its size only: '******** (12 bytes)'.
-            assert masked[key] == MASK or re.match(r'^\*{8} \(\d+ bytes\)$', masked[key])
-        else:
-            _assert_nested_no_leaks(driver, value, masked[key])
-
-
-def _assert_nested_no_leaks(driver, value, masked):
-    if isinstance(value, dict):
-        _assert_no_secret_leaks(driver, value, masked)
-    elif isinstance(value, list):
-        for item, masked_item in zip(value, masked):
-            _assert_nested_no_leaks(driver, item, masked_item)
-
-
-@settings(max_examples=300, deadline=None)
-@given(driver=st.sampled_from(TYPES + ('unknown-driver',)),
-       info=st.dictionaries(_KEYS, _VALUES, max_size=10))
-def test_mask_secrets_never_leaks(driver, info):
-    snapshot = repr(info)
-    masked = hw.mask_secrets(driver, info)
-    assert repr(info) == snapshot
-    _assert_no_secret_leaks(driver, info, masked)
-
-
-@settings(max_examples=200, deadline=None)
-@given(driver=st.sampled_from(TYPES),
-       secret=st.text(alphabet='QXZJ', min_size=12, max_size=20),
-       wrap=st.sampled_from([list, tuple, lambda v: {'v': v}]))
-def test_validation_never_leaks_secret_values(driver, secret, wrap):
-    info = dict((key, wrap(secret)) for key in SECRETS[driver])
-    info['vendor_secret'] = secret
-    assert secret not in _all_messages(driver, info)
-
-
-def test_mask_secrets_recurses_into_lists_and_shows_config_drives_by_size():
-    info = {'vendor': [{'api_token': 'T', 'port': 1}], 'configdrive': {'user_data': 'abc'}, 'user_data': 'hello'}
-    assert hw.mask_secrets(None, info) == {
-        'vendor': [{'api_token': MASK, 'port': 1}],
-        'configdrive': MASK + ' (20 bytes)',
-        'user_data': MASK + ' (5 bytes)',
-    }
-
-
-def test_public_node_masks_every_dictionary_field():
-    node = {'uuid': 'u', 'driver': 'ipmi', 'driver_info': {'ipmi_hex_kg_key': 'K', 'ipmi_address': '127.0.0.1'},
-            'extra': {'vendor': {'bmc_secret': 'S'}}, 'properties': {'cpu_arch': 'x86_64'}}
-    assert hw.public_node(node, ('uuid', 'driver_info', 'extra', 'properties')) == {
-        'uuid': 'u', 'driver_info': {'ipmi_hex_kg_key': MASK, 'ipmi_address': '127.0.0.1'},
-        'extra': {'vendor': {'bmc_secret': MASK}}, 'properties': {'cpu_arch': 'x86_64'}}
-
-
-def test_secret_values_finds_every_secret_of_module_arguments():
-    params = {
-        'driver_info': {'redfish_password': 'P', 'vendor': {'bmc_token': 'T'}, 'ipmi_hex_kg_key': 'K',
-                        'ipmi_port': 623, 'secret_list': ['L1', {'a': 'L2'}], 'fast_track': True},
-        'instance_info': {'image_pull_secret': 'S', 'image_source': 'http://127.0.0.1:9/i.img'},
-        'config_drive': {'meta_data': {'hostname': 'h1'}, 'user_data': '#cloud-config\npassword: U'},
-        'clean_steps': [{'interface': 'management', 'step': 's', 'args': {'admin_password': 'A'}}],
-        'rescue_password': 'R',
-        'update_secrets': 'on_create',
-        'key': '/etc/tls/client.key',
-        'nodes': [{'name': 'n1', 'driver_info': {'ilo_password': 'I'}}],
-        '_ansible_keep_remote_files': False,
-    }
-    spec = {'update_secrets': {'no_log': False}, 'client_key': {'aliases': ['key'], 'no_log': False}}
-    values = hw.secret_values(params, spec)
-    for secret in ('P', 'T', 'K', 'L1', 'L2', 'S', 'A', 'R', 'I', '#cloud-config\npassword: U',
-                   '#cloud-config\\npassword: U'):
-        assert secret in values
-    for public in ('on_create', '/etc/tls/client.key', 'h1', 'n1', '623', 'True', 'http://127.0.0.1:9/i.img'):
-        assert public not in values
-
-
-def test_secret_values_takes_a_config_drive_text_whole_and_survives_raw_arguments():
-    assert 'H4sIAAAA' in hw.secret_values({'config_drive': 'H4sIAAAA'})
-    assert hw.secret_values({'driver_info': 'not a dict', 'nodes': 5, 'auth': None}) == set()
-
-
-def test_a_setting_named_like_a_secret_has_a_secret_value():
-    settings = {'bios_settings': [{'name': 'AdminPassword', 'value': 'bios-pw'}, {'name': 'BootMode', 'value': 'Uefi'}]}
-    assert hw.mask_secrets(None, settings) == {
-        'bios_settings': [{'name': 'AdminPassword', 'value': MASK}, {'name': 'BootMode', 'value': 'Uefi'}]}
-    assert hw.secret_values(settings) == {'bios-pw'}
-
-
-def test_mask_text_masks_secret_values_quoted_in_ironics_free_text():
-    last_error = ("node does not support this clean step: {'interface': 'deploy', 'step': 'x', "
-                  "'args': {'admin_password': 'pw-1', \"api_token\": \"tk \\\" 2\"}}; ipmitool -P x password=pw-3 -U admin")
-    masked = hw.mask_text(last_error)
-    for secret in ('pw-1', 'tk ', 'pw-3'):
-        assert secret not in masked
-    assert "'interface': 'deploy'" in masked and "'admin_password': '********'" in masked
-    assert 'password=******** -U admin' in masked
-    assert hw.mask_text(None) is None
-    assert hw.mask_text('Timeout reached while cleaning the node.') == 'Timeout reached while cleaning the node.'
-
-
-def test_public_node_masks_secrets_quoted_in_last_error():
-    node = {'uuid': 'u', 'last_error': "bad step {'args': {'password': 'pw'}}", 'maintenance_reason': 'fan'}
-    assert hw.public_node(node, ('uuid', 'last_error', 'maintenance_reason')) == {
-        'uuid': 'u', 'last_error': "bad step {'args': {'password': '********'}}", 'maintenance_reason': 'fan'}
+@pytest.mark.parametrize('name', ['SetupToken', 'AdminPwd', 'BmcSecret', 'BootPassword', 'TpmKey'])
+def test_the_old_value_of_a_setting_named_like_a_secret_is_masked_in_changes_and_diff(name):
+    registry = dict(REGISTRY, **{name: {'name': name, 'value': 'OLD-MARKER', 'attribute_type': 'String'}})
+    client = ReadOnlyIronic(node(), registry)
+    result = hw.configure(client, [('n1', hw.Declaration(bios_settings={name: 'NEW-MARKER'}, apply='never'))])[0]
+    assert 'MARKER' not in repr(result['changes']) and 'MARKER' not in repr(result['diff'])
+    assert result['changes']['bios_settings'][name] == {'before': secrets.MASK, 'after': secrets.MASK}

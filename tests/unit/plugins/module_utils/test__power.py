@@ -118,3 +118,13 @@ def test_a_failed_action_reports_ironics_last_error_and_no_change():
     assert 'Ironic says: Redfish connection failed for node u-1. Check the BMC address' in str(error.value)
     assert "power state is 'unknown'" in str(error.value)
     assert error.value.result['changed'] is False
+
+
+def test_a_secret_ironic_quotes_in_its_reason_never_reaches_the_message():
+    fake = FakeConductor(power_state=None, fails_with="Invalid driver_info {'ipmi_password': 'MARKER-PW'} for "
+                                                      "http://admin:MARKER-URL@127.0.0.1:9")
+    with pytest.raises(PowerError) as error:
+        run(fake, 'powered_on')
+    assert 'MARKER' not in str(error.value) and 'MARKER' not in str(error.value.result)
+    assert "Ironic says: Invalid driver_info {'ipmi_password': '********'} for http://admin:********@127.0.0.1:9" \
+        in str(error.value)

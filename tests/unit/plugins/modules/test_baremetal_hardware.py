@@ -5,7 +5,7 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_hardware as module
 
 PARAMS = dict(node=None, nodes=None, bios_settings={'ProcTurboMode': 'Disabled'}, raid=None,
@@ -43,4 +43,4 @@ def test_an_unknown_key_in_a_nodes_element_is_named():
 def test_password_like_bios_values_are_scrubbed_wherever_they_are_declared():
     params = dict(PARAMS, bios_settings={'AdminPassword': 'top'}, nodes=[{'node': 'b', 'bios_settings': {
         'SetupPwd': 'inner', 'ProcTurboMode': 'Enabled'}}, 'c'])
-    assert hardware.secret_values(params) >= set(['top', 'inner'])
+    assert secrets.no_log_values(params) >= set(['top', 'inner'])

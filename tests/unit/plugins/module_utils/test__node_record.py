@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""The pure half of baremetal_node: declarations, JSON patches, port reconciliation, diffs, secrets.
+"""The pure half of baremetal_node (_node_record.py): declarations, JSON patches, port reconciliation, diffs, secrets.
 
 The behaviour against a real Ironic (reruns, writes, error messages) is tested in tests/integration/test_node.py.
 """
@@ -12,12 +12,13 @@ from ansible.module_utils import basic
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _node as node_utils
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _node_record as node_utils
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node import (
-    IRONIC_SECRET_MASK, NodeError, PortChanges, check_declaration, creation_body, declared_record,
-    dict_field_changes, masked, node_changes, traits_change)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import (
+    NodeError, PortChanges, check_declaration, creation_body, declared_record, dict_field_changes, node_changes,
+    traits_change)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import IRONIC_MASK as IRONIC_SECRET_MASK
 
 MASK = '********'
 
@@ -153,7 +154,7 @@ def test_keys_are_set_removed_or_left_alone():
     current = {'cpu_arch': 'x86_64', 'memory_mb': 1024, 'inspected': 'yes'}
     operations, before, after = dict_field_changes(
         'properties', current, {'memory_mb': 2048, 'cpu_arch': 'x86_64', 'local_gb': None, 'inspected': None,
-                                'cpus': 4}, 'fake-hardware', send_secrets=False)
+                                'cpus': 4}, send_secrets=False)
     assert operations == [
         {'op': 'add', 'path': '/properties/cpus', 'value': 4},
         {'op': 'remove', 'path': '/properties/inspected'},
@@ -166,25 +167,25 @@ def test_keys_are_set_removed_or_left_alone():
 def test_a_secret_ironic_masks_is_not_compared_unless_asked():
     current = {'redfish_address': 'http://127.0.0.1:8000', 'redfish_password': IRONIC_SECRET_MASK}
     wanted = {'redfish_address': 'http://127.0.0.1:8000', 'redfish_password': 'new-password'}
-    assert dict_field_changes('driver_info', current, wanted, 'redfish', send_secrets=False) == ([], {}, {})
-    operations, _before, _after = dict_field_changes('driver_info', current, wanted, 'redfish', send_secrets=True)
+    assert dict_field_changes('driver_info', current, wanted, send_secrets=False) == ([], {}, {})
+    operations, _before, _after = dict_field_changes('driver_info', current, wanted, send_secrets=True)
     assert operations == [{'op': 'add', 'path': '/driver_info/redfish_password', 'value': 'new-password'}]
 
 
 def test_a_secret_the_node_lacks_is_sent_even_on_update():
     operations, _before, after = dict_field_changes(
-        'driver_info', {'redfish_address': 'x'}, {'redfish_password': 'pw'}, 'redfish', send_secrets=False)
+        'driver_info', {'redfish_address': 'x'}, {'redfish_password': 'pw'}, send_secrets=False)
     assert operations == [{'op': 'add', 'path': '/driver_info/redfish_password', 'value': 'pw'}]
-    assert masked({'driver_info': after}, 'redfish') == {'driver_info': {'redfish_password': MASK}}
+    assert secrets.masked({'driver_info': after}) == {'driver_info': {'redfish_password': MASK}}
 
 
 def test_a_value_ironic_masked_is_treated_as_secret_whatever_its_name():
     current = {'vendor_token_like': IRONIC_SECRET_MASK}
-    assert dict_field_changes('instance_info', current, {'vendor_token_like': 'v'}, 'redfish', False)[0] == []
+    assert dict_field_changes('instance_info', current, {'vendor_token_like': 'v'}, False)[0] == []
 
 
 def test_secret_handling_only_applies_to_the_fields_that_hold_secrets():
-    operations = dict_field_changes('extra', {'password': 'a'}, {'password': 'b'}, 'redfish', False)[0]
+    operations = dict_field_changes('extra', {'password': 'a'}, {'password': 'b'}, False)[0]
     assert operations == [{'op': 'add', 'path': '/extra/password', 'value': 'b'}]
 
 
@@ -195,7 +196,7 @@ keys = st.text(alphabet='abcdef_-', min_size=1, max_size=4)
 @given(current=st.dictionaries(keys, json_values.filter(lambda value: value is not None)),
        wanted=st.dictionaries(keys, json_values))
 def test_applying_the_patch_gives_what_was_declared_and_a_second_pass_is_empty(current, wanted):
-    operations, _before, _after = dict_field_changes('extra', current, wanted, 'fake-hardware', False)
+    operations, _before, _after = dict_field_changes('extra', current, wanted, False)
     result = apply_patch({'extra': current}, operations)['extra']
     for key, value in wanted.items():
         if value is None:
@@ -204,7 +205,7 @@ def test_applying_the_patch_gives_what_was_declared_and_a_second_pass_is_empty(c
             assert result[key] == value
     for key in set(current) - set(wanted):
         assert result[key] == current[key]
-    assert dict_field_changes('extra', result, wanted, 'fake-hardware', False) == ([], {}, {})
+    assert dict_field_changes('extra', result, wanted, False) == ([], {}, {})
 
 
 # -- the node record --------------------------------------------------------------------------------
@@ -310,7 +311,7 @@ def test_every_invalid_element_is_listed_before_anything_is_read():
         element('d', protected=False, protected_reason='why'),
     ]))
     problems = node_utils.check_declarations(declarations)
-    message = str(node_utils._refusal(declarations, problems))  # pylint: disable=protected-access
+    message = str(node_utils.refusal(declarations, problems))
     assert "nodes[0] (a): trait 'lower' is not a trait name" in message
     assert 'nodes[2] (c): port 52:54:00:00:00:01 is also declared by nodes[1] (b)' in message
     assert 'nodes[3] (d): protected_reason is only kept while protected is true' in message
@@ -318,7 +319,7 @@ def test_every_invalid_element_is_listed_before_anything_is_read():
 
 
 def test_secret_values_are_found_in_every_element_of_nodes():
-    values = hardware.secret_values({'nodes': [
+    values = secrets.no_log_values({'nodes': [
         {'name': 'a', 'driver': 'redfish', 'driver_info': {'redfish_password': 'pw-a'}},
         {'name': 'b', 'driver': 'ipmi', 'driver_info': {'ipmi_password': 'pw-b'}},
         'not-a-dict', {'name': 'c', 'driver_info': ['wrong type']}]})
@@ -335,7 +336,7 @@ def test_secret_values_are_found_in_every_element_of_nodes():
 ])
 def test_flags_ironic_would_refuse_are_refused_before_anything_is_sent(node, declared, problem):
     with pytest.raises(NodeError) as error:
-        node_utils._check_flags(node, declared)  # pylint: disable=protected-access
+        node_utils.check_flags(node, declared)
     assert problem in str(error.value)
 
 
@@ -347,7 +348,7 @@ def test_flags_ironic_would_refuse_are_refused_before_anything_is_sent(node, dec
     ({'provision_state': 'enroll'}, {'protected': False, 'retired': False}),
 ])
 def test_flags_ironic_takes_pass(node, declared):
-    node_utils._check_flags(node, declared)  # pylint: disable=protected-access
+    node_utils.check_flags(node, declared)
 
 
 def test_flags_and_shard_are_compared_field_by_field():
@@ -357,62 +358,3 @@ def test_flags_and_shard_are_compared_field_by_field():
     assert operations == [{'op': 'replace', 'path': '/protected_reason', 'value': 'database'},
                           {'op': 'replace', 'path': '/shard', 'value': 's2'}]
     assert before == {'protected_reason': 'db', 'shard': 's1'}
-
-
-class LosingClient(object):
-    """A client whose first POST of a node is applied by 'Ironic' but whose answer is lost (or refused 409)."""
-
-    def __init__(self, failure, stored=None):
-        self.failure = failure
-        self.stored = stored
-        self.posts = 0
-
-    def create_node(self, body):
-        self.posts += 1
-        if self.posts == 1:
-            if self.stored is None:
-                self.stored = dict(body, uuid='u-1', provision_state='enroll')
-            raise self.failure
-        return dict(body, uuid='u-2', provision_state='enroll')
-
-    def find_node(self, ident, fields=None):
-        return self.stored
-
-
-def test_a_node_whose_answer_was_lost_is_found_by_name_and_not_created_twice():
-    client = LosingClient(node_utils.AnswerLost('the answer to POST /nodes was lost'))
-    body = {'name': 'n1', 'driver': 'fake-hardware'}
-    node = node_utils._create_node(client, body, {'driver': 'fake-hardware'})  # pylint: disable=protected-access
-    assert (node['uuid'], client.posts) == ('u-1', 1)
-
-
-def test_a_node_whose_post_never_arrived_is_sent_again():
-    client = LosingClient(node_utils.AnswerLost('lost'), stored=None)
-    client.find_node = lambda ident, fields=None: None
-    node = node_utils._create_node(client, {'name': 'n1', 'driver': 'fake-hardware'},  # pylint: disable=protected-access
-                                   {'driver': 'fake-hardware'})
-    assert (node['uuid'], client.posts) == ('u-2', 2)
-
-
-def test_a_name_taken_by_the_record_we_sent_is_no_failure_but_another_record_is():
-    conflict = node_utils.IronicError('Ironic refused POST /nodes (HTTP 409): name n1 exists', 409)
-    same = {'name': 'n1', 'uuid': 'u-0', 'driver': 'fake-hardware', 'provision_state': 'enroll'}
-    client = LosingClient(conflict, stored=same)
-    assert node_utils._create_node(client, {'name': 'n1', 'driver': 'fake-hardware'},  # pylint: disable=protected-access
-                                   {'driver': 'fake-hardware'}) is same
-    other = dict(same, driver='ipmi')
-    with pytest.raises(node_utils.IronicError, match='409'):
-        node_utils._create_node(LosingClient(conflict, stored=other),  # pylint: disable=protected-access
-                                {'name': 'n1', 'driver': 'fake-hardware'}, {'driver': 'fake-hardware'})
-
-
-def test_a_refused_write_fails_with_the_given_result_and_a_lost_answer_passes_unchanged():
-    with pytest.raises(node_utils.NodeError) as refused:
-        with node_utils._when_refused(node_utils.NOTHING_CREATED):  # pylint: disable=protected-access
-            raise node_utils.IronicError('Ironic refused POST /nodes (HTTP 400): no such trait', 400)
-    assert 'no such trait' in str(refused.value) and refused.value.result == node_utils.NOTHING_CREATED
-    lost = node_utils.AnswerLost('the answer to POST /nodes was lost')
-    with pytest.raises(node_utils.AnswerLost) as passed:
-        with node_utils._when_refused(node_utils.NOTHING_CREATED):  # pylint: disable=protected-access
-            raise lost
-    assert passed.value is lost and passed.value.result == {}
