@@ -10,7 +10,6 @@ fake-hardware is, and the tests say so where it matters.
 import uuid
 
 import pytest
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, plan_node
 
 from nodes import RawIronic
 
@@ -161,16 +160,7 @@ def test_firmware_is_read_and_updated_in_one_cycle_with_bios(raw, ironic, run_mo
     assert raw.node(node['uuid'])['provision_state'] == 'manageable'
 
 
-def engine_plans_servicing():
-    """Whether the installed engine plans the 'service' action (it arrives with the engine's servicing work)."""
-    node = {'uuid': 'u', 'provision_state': 'active', 'target_provision_state': None, 'maintenance': False}
-    steps = plan_node(node, 'active', Options(service_steps=[{'interface': 'bios', 'step': 'apply_configuration'}]))
-    return [step.verb for step in steps] == ['service']
-
-
 def test_servicing_applies_bios_settings_to_an_active_node_and_a_rerun_changes_nothing(raw, ironic, run_module):
-    if not engine_plans_servicing():
-        pytest.skip("this collection's engine does not plan the 'service' action yet")
     node = raw.node_in('active')
     options = dict(node=node['name'], bios_settings={'ProcTurboMode': 'Disabled'}, apply='servicing', allow_reboot=True)
     result = run_module('baremetal_hardware', **options)

@@ -21,6 +21,9 @@ import uuid
 
 import pytest
 
+from nodes import RawIronic
+from test_node import closed_loopback_url
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, '.work', 'venv', 'bin')
 TAG = uuid.uuid4().hex[:8]
@@ -30,6 +33,8 @@ FIELDS = (
     'snmp_auth_prot_password', 'snmp_auth_priv_password', 'vendor_bmc_token', 'extra_api_secret',
     'image_pull_secret', 'image_auth_token', 'rescue_password', 'user_data', 'clean_step_password',
     'bad_config_drive', 'bad_step_password', 'fleet_password', 'fleet_instance_secret', 'fleet_invalid_password',
+    # Secrets no task is given, so that Ansible's no_log cannot hide them: only the collection's masking does.
+    'bios_setup_token', 'maintenance_password', 'maintenance_url_password', 'bmc_url_password', 'bmc_password',
 )
 MARKERS = dict((field, 'mk%s%s' % (TAG, field.replace('_', ''))) for field in FIELDS)
 ALL_HARDWARE_SECRETS = {
@@ -166,11 +171,66 @@ PLAYBOOK = '''
       ignore_errors: true
       register: bad_step
 
+    # Every module's node view and failure path, in tasks that are not given the secrets they meet.
+    - name: Change a BIOS setting named like a secret, whose old value Ironic shows (check mode, diff)
+      baremetal.lifecycle.baremetal_hardware:
+        node: "{{ bios_node }}"
+        bios_settings: {SetupToken: rotated-in-the-task}
+      check_mode: true
+      diff: true
+      register: hardware_secret_setting
+
+    - name: Read the hardware of the node whose last error quotes a secret (its node view)
+      baremetal.lifecycle.baremetal_hardware:
+        node: "{{ second_node }}"
+        bios_settings: {ProcTurboMode: Disabled}
+        apply: never
+      check_mode: true
+      register: hardware_view
+
+    - name: Change the hardware of a node in maintenance for a reason that quotes a secret (fails)
+      baremetal.lifecycle.baremetal_hardware:
+        node: "{{ maintenance_node }}"
+        bios_settings: {ProcTurboMode: Disabled}
+      ignore_errors: true
+      register: hardware_failed
+
+    - name: End the maintenance whose reason quotes a secret (check mode, diff)
+      baremetal.lifecycle.baremetal_maintenance:
+        node: "{{ maintenance_node }}"
+        state: disabled
+      check_mode: true
+      diff: true
+      register: maintenance_view
+
+    - name: Maintenance on a node that does not exist, next to the one whose reason quotes a secret (fails)
+      baremetal.lifecycle.baremetal_maintenance:
+        nodes: ["{{ maintenance_node }}", "{{ node }}-missing"]
+        state: enabled
+      ignore_errors: true
+      register: maintenance_failed
+
+    - name: Power the node whose maintenance reason quotes a secret (its node view)
+      baremetal.lifecycle.baremetal_power:
+        node: "{{ maintenance_node }}"
+        state: powered_on
+      diff: true
+      register: power_view
+
+    - name: Power a node whose BMC does not answer and whose BMC address holds a password (fails)
+      baremetal.lifecycle.baremetal_power:
+        node: "{{ bmc_node }}"
+        state: powered_on
+        timeout: 120
+      ignore_errors: true
+      register: power_failed
+
     - name: Show every result
       ansible.builtin.debug:
         var: item
       loop: "{{ [enrolled, rotated_in_check_mode, by_hardware_type, misspelled, info, deploy_planned, deployed,
-                 rescued, clean_failed, info_after_failure, bad_config_drive, bad_step] }}"
+                 rescued, clean_failed, info_after_failure, bad_config_drive, bad_step, hardware_secret_setting,
+                 hardware_view, hardware_failed, maintenance_view, maintenance_failed, power_view, power_failed] }}"
 '''
 
 FLEET_PLAYBOOK = '''
@@ -222,6 +282,27 @@ def stored(ironic, uuid_, field):
     return json.loads(row[0]) if row[0] else {}
 
 
+def planted_nodes(ironic):
+    """Nodes holding secrets that Ironic shows back and that no task is given: a BIOS setting named like a secret
+    (stored through the fake BIOS interface by a raw clean), an operator's maintenance reason, a BMC address."""
+    raw = RawIronic(ironic)
+    bios_node = raw.node_in('manageable')
+    settled = raw.verb(bios_node['uuid'], 'clean', clean_steps=[
+        {'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': [
+            {'name': 'SetupToken', 'value': MARKERS['bios_setup_token'], 'attribute_type': 'String', 'read_only': False},
+            {'name': 'ProcTurboMode', 'value': 'Enabled', 'attribute_type': 'Enumeration', 'read_only': False,
+             'allowable_values': ['Enabled', 'Disabled']}]}}])
+    assert settled['provision_state'] == 'manageable', settled['last_error']
+    maintenance_node = raw.node_in('manageable')
+    ironic.api('PUT', '/nodes/%s/maintenance' % maintenance_node['uuid'], {
+        'reason': 'BMC credentials rotated, old password=%s; console at http://admin:%s@127.0.0.1:9'
+                  % (MARKERS['maintenance_password'], MARKERS['maintenance_url_password'])})
+    bmc_node = raw.create(prefix='secrets-bmc', driver='redfish', driver_info={
+        'redfish_address': closed_loopback_url().replace('http://', 'http://admin:%s@' % MARKERS['bmc_url_password']),
+        'redfish_username': 'admin', 'redfish_password': MARKERS['bmc_password']})
+    return bios_node['name'], maintenance_node['name'], bmc_node['name']
+
+
 def delete_node(ironic, ident):
     ironic.api('PUT', '/nodes/%s/maintenance' % ident, {'reason': 'test cleanup'}, expect=None)
     ironic.api('DELETE', '/nodes/%s' % ident, expect=None)
@@ -233,15 +314,20 @@ def outputs(ironic, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp('secrets')
     node, second_node = 'secrets-%s' % TAG, 'secrets-second-%s' % TAG
     ironic.api('POST', '/nodes', {'name': second_node, 'driver': 'fake-hardware'})
+    bios_node, maintenance_node, bmc_node = planted_nodes(ironic)
     texts = {}
     facts = {}
     rc, texts_of_run = playbook_outputs(ironic, tmp_path, 'modules', PLAYBOOK, {
         'cloud': ironic.cloud_name, 'node': node, 'second_node': second_node, 'markers': MARKERS,
-        'secrets': ALL_HARDWARE_SECRETS, 'by_hardware': BY_HARDWARE, 'user_data': USER_DATA})
+        'secrets': ALL_HARDWARE_SECRETS, 'by_hardware': BY_HARDWARE, 'user_data': USER_DATA,
+        'bios_node': bios_node, 'maintenance_node': maintenance_node, 'bmc_node': bmc_node})
     texts.update(texts_of_run)
     facts['modules rc'] = rc
     facts['node'] = ironic.api('GET', '/nodes/%s' % node, expect=None)
     facts['second node'] = ironic.api('GET', '/nodes/%s' % second_node)
+    facts['bios'] = ironic.api('GET', '/nodes/%s/bios' % bios_node)['bios']
+    facts['maintenance node'] = ironic.api('GET', '/nodes/%s' % maintenance_node)
+    facts['bmc node'] = ironic.api('GET', '/nodes/%s' % bmc_node)
 
     # The inventory, with its jsonfile cache.
     cache = tmp_path / 'inventory-cache'
@@ -282,7 +368,7 @@ def outputs(ironic, tmp_path_factory):
     facts['fleet invalid rc'] = rc
     facts['fleet node'] = ironic.api('GET', '/nodes/%s' % fleet_node, expect=None)
     yield texts, facts
-    for ident in (node, second_node, fleet_node):
+    for ident in (node, second_node, fleet_node, bios_node, maintenance_node, bmc_node):
         delete_node(ironic, ident)
 
 
@@ -332,6 +418,19 @@ def test_ironic_echoed_the_clean_step_secret_that_the_failed_task_hides(outputs)
     assert 'no_such_step' in texts['modules: ansible-playbook -vvvv output']
     # A later task, never given the secret, reads the node: the secret quoted in last_error is masked.
     assert "'admin_password': '********'" in texts['modules: ansible-playbook -vvvv output']
+
+
+def test_every_module_met_secrets_ironic_shows_back_and_masked_them(outputs):
+    texts, facts = outputs
+    output = texts['modules: ansible-playbook -vvvv output']
+    # Ironic holds them and shows them back: the BIOS cache, the maintenance reason, the BMC address it quotes.
+    assert MARKERS['bios_setup_token'] in [entry['value'] for entry in facts['bios']]
+    assert MARKERS['maintenance_password'] in facts['maintenance node']['maintenance_reason']
+    assert MARKERS['bmc_url_password'] in facts['bmc node']['driver_info']['redfish_address']
+    for shown in ('"SetupToken": {\n', '"before": "********"', 'password=********; console at http://admin:********@',
+                  "is in maintenance", "No node is named or has the UUID", "admin_password': '********'",
+                  "Ironic could not 'power on' it"):
+        assert shown in output, shown
 
 
 def test_the_inventory_and_fleet_scenarios_ran(outputs):

@@ -2,8 +2,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The pure parts of _hardware (BIOS, RAID, firmware): shape checks, registry checks, the difference, the steps, the target.
 
-Servicing cannot run end to end on this branch's engine (it plans no 'service' action yet), so how
-servicing builds its Target is tested here, with plan_node standing in for the engine's planner.
+Servicing end to end, through the engine's planner, is tested against a real Ironic in tests/integration/test_hardware.py.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -218,7 +217,6 @@ def test_servicing_only_from_active():
 
 
 def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
-    # Stands in for the engine's planner, which plans 'service' from active (issue 7).
     monkeypatch.setattr(hw, 'plan_node', lambda node, state, options: [Step('service', 'active', 'active')])
     target = hw.target_for(node('active'), hw.Declaration(apply='servicing', allow_reboot=True,
                                                           allow_destructive=True), RAID_STEPS + BIOS_STEP)
