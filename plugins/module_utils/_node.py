@@ -762,7 +762,7 @@ def ensure_absent(client, name, allow_destructive, timeout, check_mode):
         if job['error']:
             raise NodeError('%s Ironic deletes nodes only in %s, so the node is brought to manageable first.'
                             % (job['error'], ', '.join(DELETE_ALLOWED_STATES)),
-                            dict(result, changed=bool(job['transitions'])))
+                            dict(result, changed=job['changed']))
     if check_mode:
         return result
     for port in ports:
