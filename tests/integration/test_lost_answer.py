@@ -116,4 +116,4 @@ def test_a_lost_answer_to_the_instance_info_patch_is_checked_not_replayed(ironic
         ('manage', False), ('set_instance_info', True), ('adopt', False)]
     assert len(proxy.injected) == 1
     assert [request.method for request in ironic.requests_since(mark)].count('PATCH') == 1
-    assert ironic.api('GET', '/nodes/%s' % node['uuid'])['instance_info'] == info
+    assert ironic.api('GET', '/nodes/%s' % node['uuid'])['instance_info']['image_source'] == info['image_source']
