@@ -75,7 +75,7 @@ options:
     description:
       - Keys of the node's C(instance_info) to set before deploying or adopting (for example C(image_source)).
         A key with a null value is removed; keys not given are left alone.
-      - Only applied when the plan deploys, rebuilds or adopts, and only where a key differs: by a step
+      - Only applied when the plan deploys, rebuilds or adopts, and only where a key differs, by a step
         V(set_instance_info) of the plan just before that verb (C(PATCH /v1/nodes/{node}), which moves nothing).
     type: dict
   config_drive:
