@@ -303,7 +303,7 @@ plan:
 transitions:
   description:
     - The steps executed, with the state each ended in and how long it took.
-    - With O(wait=false), the step issued, with C(to) null.
+    - With O(wait=false), the steps issued; the last one, which the task did not wait for, with C(to) null.
   returned: with O(node)
   type: list
   elements: dict
