@@ -93,7 +93,6 @@ class Job(object):
             'transitions': self.transitions,
             'error': self.error,
             'changed': self.started,
-            'started': self.started,
         }
 
 
@@ -191,6 +190,21 @@ class Executor(object):
         self.progress.node(job.label, job.node.get('provision_state'), step.verb)
         return True
 
+    def _start_next(self, job, wait):
+        """Issue the job's next step, and the one after a step done once answered: True when one moves the node."""
+        while job.remaining:
+            step = job.remaining[0]
+            job.issued += 1
+            if not self._issue(job, step):
+                job.issued -= 1
+                return False
+            if step.verb not in states.DONE_WHEN_ANSWERED:
+                job.stage = MOVING if wait else DONE
+                return True
+            job.transitions[-1].update(to=step.landing, seconds=round(self.clock() - job._step_started, 3))
+        job.stage = DONE
+        return False
+
     def _took_effect(self, job, step):
         """After a lost answer: True when Ironic applied the step (or does now, sent once more)."""
         node = self.client.get_node(job.uuid, self.client.poll_fields)
@@ -198,7 +212,9 @@ class Executor(object):
         if node['provision_state'] != step.source or node.get('target_provision_state'):
             return True  # the step is done or under way
         try:
-            self.issue_step(self.client, job.uuid, step, job.options)  # it never reached the conductor
+            # It never reached the conductor; or it moves nothing (DONE_WHEN_ANSWERED) and, sent again, sends
+            # only what is still missing.
+            self.issue_step(self.client, job.uuid, step, job.options)
         except AnswerLost:
             node = self.client.get_node(job.uuid, self.client.poll_fields)
             job.node = summarize_node(node)
@@ -335,14 +351,9 @@ class Executor(object):
             for job in sorted((job for job in jobs if job.stage == READY), key=lambda job: not job.started):
                 if wait and slots <= 0:
                     break
-                step = job.remaining[0]
-                job.issued += 1
-                if self._issue(job, step):
-                    job.stage = MOVING if wait else DONE
+                if self._start_next(job, wait):
                     slots -= 1
                     backoff.reset()
-                else:
-                    job.issued -= 1
             watched = [job for job in jobs if job.stage == WAITING or job.stage == MOVING]
             if not watched or not self.deadline.pause(backoff):
                 break

@@ -483,7 +483,7 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=20):
             item = by_uuid[job.uuid]
             results[job.uuid].update(node=outcome['node'], plan=outcome['plan'], transitions=outcome['transitions'])
             if not check_mode:
-                results[job.uuid]['changed'] = bool(outcome['transitions']) or job.uuid in recorded
+                results[job.uuid]['changed'] = outcome['changed'] or job.uuid in recorded
             if outcome['error']:
                 results[job.uuid]['error'] = explain_failure(
                     outcome['error'], item['node'], set(step['interface'] for step in item['steps']))

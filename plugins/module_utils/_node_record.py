@@ -123,7 +123,7 @@ def check_declaration(declared, validate_driver_info=True):
     if validate_driver_info and 'driver' in declared:
         if declared['driver'] in driver_info.SUPPORTED_HARDWARE_TYPES:
             errors.extend(driver_info.validate_driver_info(declared['driver'], declared.get('driver_info'),
-                                                        check_required=False))
+                                                           check_required=False))
         else:
             errors.extend(_driver_info_errors(declared, declared['driver'], None))
     if errors:
@@ -414,6 +414,7 @@ class Change(object):
     @property
     def changed(self):
         return self.node is None or bool(self.operations or self.traits is not None or self.ports)
+
 
 def check_flags(node, declared):
     """protected, retired and their reasons as Ironic will take them, judged before anything is sent."""

@@ -73,6 +73,7 @@ class Snapshot(object):
         found = self.client.list_ports(address=address, fields=PORT_FIELDS)
         return found[0] if found else None
 
+
 def check_change(snapshot, declaration, send_secrets):
     """The Change of one declared node, after every check that needs what Ironic holds. Raises NodeError."""
     client = snapshot.client
@@ -99,6 +100,7 @@ def check_change(snapshot, declaration, send_secrets):
                             "or correct the address." % (port['address'], owner['uuid'],
                                                          other.get('name') or owner['node_uuid']))
     return change
+
 
 def plan_changes(client, declarations, send_secrets):
     """Read Ironic once for every declaration, check each, and return (Changes, [(declaration, message)]).
@@ -324,7 +326,7 @@ def ensure_absent(client, name, allow_destructive, timeout, check_mode):
         if job['error']:
             raise NodeError('%s Ironic deletes nodes only in %s, so the node is brought to manageable first.'
                             % (job['error'], ', '.join(DELETE_ALLOWED_STATES)),
-                            dict(result, changed=bool(job['transitions'])))
+                            dict(result, changed=job['changed']))
     if check_mode:
         return result
     for port in ports:

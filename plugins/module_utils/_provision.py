@@ -17,7 +17,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secret
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import AnswerLost, PAGE_LIMIT
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import PAGE_LIMIT
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_distinct_nodes
 
 # Verbs that read instance_info: deploying writes the image it names; adoption validates it.
@@ -28,80 +28,92 @@ INSTANCE_INFO_VERBS = ('active', 'rebuild', 'adopt')
 Target = collections.namedtuple('Target', 'ident state options')
 
 
-INSPECTION_CHOICES = ('skip', 'once', 'always')
+# inspection asks for its action by a choice rather than by being set: skip never, always on every run, once
+# only for a node on which the action never finished (the node field that says when it last did).
+SKIP, ONCE, ALWAYS = 'skip', 'once', 'always'
+INSPECTION_CHOICES = (SKIP, ONCE, ALWAYS)
+FINISHED_AT = {'inspect': 'inspection_finished_at'}
 
-# Options a nodes: element may set for its own node, and what each must be. Options that may carry a
-# secret (config_drive, instance_info, rescue_password) are task-wide only: Ansible hides them there.
-NODE_OPTION_TYPES = {
-    'inspection': INSPECTION_CHOICES,
-    'clean_steps': list,
-    'deploy_steps': list,
-    'service_steps': list,
-    'rebuild': bool,
-    'adopt': bool,
-    'allow_destructive': bool,
-    'unhold': bool,
-    'clear_fault': bool,
-}
+# Every option of Options, as the argument spec baremetal_provision_state takes it with. An in-place action is
+# asked for by its option (_states.ACTIONS), and sends its request fields (_states.REQUEST_FIELDS) from the
+# options of the same name.
+OPTION_SPEC = dict(
+    adopt=dict(type='bool', default=False),
+    instance_info=dict(type='dict'),
+    config_drive=dict(type='raw'),
+    deploy_steps=dict(type='list', elements='dict'),
+    clean_steps=dict(type='list', elements='dict'),
+    service_steps=dict(type='list', elements='dict'),
+    inspection=dict(type='str', default=SKIP, choices=list(INSPECTION_CHOICES)),
+    unhold=dict(type='bool', default=False),
+    clear_fault=dict(type='bool', default=False),
+    rescue_password=dict(type='str', no_log=True),
+    rebuild=dict(type='bool', default=False),
+    allow_destructive=dict(type='bool', default=False),
+)
+
+# The option that carries a request field Ironic names otherwise.
+FIELD_OPTIONS = {'configdrive': 'config_drive'}
+
+# Options that may carry a secret are task-wide only: Ansible hides them there.
+TASK_WIDE_OPTIONS = ('config_drive', 'instance_info', 'rescue_password')
+
+
+def _node_option_type(spec):
+    if 'choices' in spec:
+        return tuple(spec['choices'])
+    return {'bool': bool, 'list': list}[spec['type']]
+
+
+# Options a nodes: element may set for its own node, and what each must be.
+NODE_OPTION_TYPES = dict((name, _node_option_type(spec)) for name, spec in OPTION_SPEC.items()
+                         if name not in TASK_WIDE_OPTIONS)
 
 # How issue_step sends the steps that are not provision verbs.
-NODE_STEP_METHODS = {states.CLEAR_FAULT: 'unset_maintenance'}
+NODE_STEP_METHODS = {
+    states.CLEAR_FAULT: lambda client, uuid, options: client.unset_maintenance(uuid),
+    states.SET_INSTANCE_INFO: lambda client, uuid, options: set_instance_info(client, uuid, options.instance_info),
+}
 
 
 class Options(object):
     """How to get there: the task's options, or one node's own where a nodes: element overrides them."""
 
-    def __init__(self, allow_destructive=False, adopt=False, rebuild=False, clean_steps=None, deploy_steps=None,
-                 config_drive=None, instance_info=None, rescue_password=None, service_steps=None, inspection='skip',
-                 unhold=False, clear_fault=False):
-        self.allow_destructive = allow_destructive
-        self.adopt = adopt
-        self.rebuild = rebuild
-        self.clean_steps = clean_steps
-        self.deploy_steps = deploy_steps
-        self.config_drive = config_drive
-        self.instance_info = instance_info
-        self.rescue_password = rescue_password
-        self.service_steps = service_steps
-        self.inspection = inspection
-        self.unhold = unhold
-        self.clear_fault = clear_fault
+    def __init__(self, **options):
+        unknown = sorted(set(options) - set(OPTION_SPEC))
+        if unknown:
+            raise TypeError('Options has no option %s' % ', '.join(unknown))
+        for name, spec in OPTION_SPEC.items():
+            setattr(self, name, options.get(name, spec.get('default')))
+
+    @classmethod
+    def from_params(cls, params):
+        """The options of a task, from its module params."""
+        return cls(**dict((name, params[name]) for name in OPTION_SPEC))
 
     def overridden(self, **fields):
         """A copy with some options replaced."""
-        options = Options()
-        options.__dict__.update(self.__dict__)
-        options.__dict__.update(fields)
-        return options
+        return Options(**dict(self.__dict__, **fields))
 
     def arguments(self, verb):
         """Extra fields of the provision request of verb."""
-        deploy = {'deploy_steps': self.deploy_steps, 'configdrive': self.config_drive}
-        return {
-            'active': deploy,
-            'rebuild': deploy,
-            'clean': {'clean_steps': self.clean_steps},
-            'service': {'service_steps': self.service_steps},
-            'rescue': {'rescue_password': self.rescue_password},
-        }.get(verb, {})
+        return dict((field, getattr(self, FIELD_OPTIONS.get(field, field))) for field in states.REQUEST_FIELDS.get(verb, ()))
 
     def actions(self, node):
         """The in-place actions (_states.ACTIONS names) asked for this node: (every time, only if harmless).
 
-        inspection: once inspects a node that was never inspected, unless that needs a destructive step.
+        An option asks for its action when set (steps, true, always); inspection: once asks for it only for a node
+        never inspected, and only where that needs no destructive step.
         """
         required = []
         optional = []
-        if self.inspection == 'always':
-            required.append('inspect')
-        elif self.inspection == 'once' and not node.get('inspection_finished_at'):
-            optional.append('inspect')
-        if self.clean_steps:
-            required.append('clean')
-        if self.rebuild:
-            required.append('rebuild')
-        if self.service_steps:
-            required.append('service')
+        for action in states.ACTIONS:
+            value = getattr(self, action.option)
+            if value == ONCE:
+                if not node.get(FINISHED_AT[action.name]):
+                    optional.append(action.name)
+            elif value and value != SKIP:
+                required.append(action.name)
         return required, optional
 
 
@@ -141,7 +153,8 @@ def plan_node(node, target, options):
     """The steps for one node at rest; PlanError when there is no acceptable path.
 
     Call it once per node and task: asked-for in-place actions (service_steps, rebuild, inspection: always,
-    clean_steps) are in every plan made, so planning again after they ran would run them again.
+    clean_steps) are in every plan made, so planning again after they ran would run them again. A plan that
+    deploys, rebuilds or adopts first sets the instance_info keys that differ from node's (SET_INSTANCE_INFO).
     """
     required, optional = options.actions(node)
     steps = planner.plan(node['provision_state'], target, allow_destructive=options.allow_destructive,
@@ -150,13 +163,17 @@ def plan_node(node, target, options):
                          fault=node.get('fault'), clear_fault=options.clear_fault)
     if options.rescue_password is None and any(step.verb == 'rescue' for step in steps):
         raise planner.PlanError("The plan rescues the node; set rescue_password (the password of the rescue user).")
+    reader = next((index for index, step in enumerate(steps) if step.verb in INSTANCE_INFO_VERBS), None)
+    if reader is not None and instance_info_patch(node, options.instance_info):
+        source = steps[reader].source
+        steps.insert(reader, planner.Step(states.SET_INSTANCE_INFO, source, source))
     return steps
 
 
 def issue_step(client, uuid, step, options):
     """Send the request that starts one step of a plan."""
     if step.verb in NODE_STEP_METHODS:
-        getattr(client, NODE_STEP_METHODS[step.verb])(uuid)
+        NODE_STEP_METHODS[step.verb](client, uuid, options)
         return
     client.set_provision_state(uuid, step.verb, **options.arguments(step.verb))
 
@@ -251,10 +268,10 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
     check_distinct_nodes(found)
 
     def plan(job, node):
-        steps = plan_node(node, job.target, job.options)
+        # Polls do not read instance_info: the node as looked up has it.
+        looked_up = dict(node, instance_info=found_by_uuid[job.uuid].get('instance_info'))
+        steps = plan_node(looked_up, job.target, job.options)
         check_requests(client, steps, job.options)
-        if not check_mode and any(step.verb in INSTANCE_INFO_VERBS for step in steps):
-            _apply_instance_info(client, job.uuid, found_by_uuid[job.uuid], job.options.instance_info)
         return steps
 
     found_by_uuid = dict((node['uuid'], node) for node in found.values())
@@ -268,14 +285,12 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
     return [job for job, _node in jobs], errors
 
 
-def _apply_instance_info(client, uuid, node, instance_info):
-    """PATCH instance_info before a deploy; a lost answer is checked against what Ironic now holds."""
-    patch = instance_info_patch(node, instance_info)
-    if not patch:
-        return
-    try:
+def set_instance_info(client, uuid, instance_info):
+    """PATCH the keys of instance_info that differ from what Ironic holds when the step is sent.
+
+    It reads instance_info first, as the steps before it may have changed it; so it is sent again after a lost
+    answer (see Executor._took_effect), sending only what is still missing.
+    """
+    patch = instance_info_patch(client.get_node(uuid, ('instance_info',)), instance_info)
+    if patch:
         client.update_node(uuid, patch)
-    except AnswerLost:
-        patch = instance_info_patch(client.get_node(uuid, ('instance_info',)), instance_info)
-        if patch:
-            client.update_node(uuid, patch)

@@ -92,6 +92,12 @@ VERB_MIN_VERSION = {
     'undeploy': (1, 73),
 }
 
+# The fields of the provision request of a move verb that sends any (an action's are in its ACTIONS row).
+MOVE_REQUEST_FIELDS = {
+    'active': ('deploy_steps', 'configdrive'),
+    'rescue': ('rescue_password',),
+}
+
 # Moves: the verbs the planner may choose to carry a node from one resting state to another, in the
 # order it prefers among equally short paths. In-place actions (ACTIONS) are only run when a task asks.
 MOVE_VERBS = ('manage', 'provide', 'active', 'adopt', 'rescue', 'unrescue', 'abort', 'deleted', 'rebuild')
@@ -119,6 +125,9 @@ ACTIONS = (
 )
 ACTIONS_BY_NAME = dict((action.name, action) for action in ACTIONS)
 
+# verb -> the fields of its provision request.
+REQUEST_FIELDS = dict(MOVE_REQUEST_FIELDS, **dict((action.verb, action.request_fields) for action in ACTIONS))
+
 # Verbs that tear down or re-image a workload.
 DESTRUCTIVE_VERBS = frozenset(('deleted',) + tuple(action.verb for action in ACTIONS if action.destructive))
 
@@ -139,6 +148,13 @@ LANDING_OVERRIDES = {
 # A step that is not a provision verb: take the node out of the maintenance Ironic put it in because of
 # a fault (DELETE /v1/nodes/{node}/maintenance clears the fault with it). The node rests where it was.
 CLEAR_FAULT = 'clear_fault'
+
+# A step that is not a provision verb: make the node's instance_info hold the keys the task gives
+# (PATCH /v1/nodes/{node}) before the first verb that reads them. The node rests where it was.
+SET_INSTANCE_INFO = 'set_instance_info'
+
+# Steps done once Ironic answers their request: nothing moves, so there is nothing to wait for.
+DONE_WHEN_ANSWERED = frozenset((SET_INSTANCE_INFO,))
 
 # Node flags under which Ironic refuses verbs its machine allows, or lands them elsewhere (the API's
 # node.py and the conductor's manager.py/cleaning.py check these, not the state machine).

@@ -75,7 +75,8 @@ options:
     description:
       - Keys of the node's C(instance_info) to set before deploying or adopting (for example C(image_source)).
         A key with a null value is removed; keys not given are left alone.
-      - Only applied when the plan deploys, rebuilds or adopts.
+      - Only applied when the plan deploys, rebuilds or adopts, and only where a key differs, by a step
+        V(set_instance_info) of the plan just before that verb (C(PATCH /v1/nodes/{node}), which moves nothing).
     type: dict
   config_drive:
     description:
@@ -146,7 +147,8 @@ options:
     default: false
   wait:
     description:
-      - Wait for each step to finish. When false, only the first step of each node's plan is issued and the module returns.
+      - Wait for each step to finish. When false, only the first step of each node's plan is issued and the module returns
+        (with the V(set_instance_info) step before it, if any).
     type: bool
     default: true
   timeout:
@@ -275,7 +277,7 @@ plan:
     verb:
       description:
         - The API verb, or V(clear_fault) for taking the node out of the maintenance Ironic set for a fault
-          (see O(clear_fault)).
+          (see O(clear_fault)), or V(set_instance_info) for setting the keys of O(instance_info) that differ.
       type: str
       sample: provide
     from:
@@ -301,7 +303,7 @@ plan:
 transitions:
   description:
     - The steps executed, with the state each ended in and how long it took.
-    - With O(wait=false), the step issued, with C(to) null.
+    - With O(wait=false), the steps issued; the last one, which the task did not wait for, with C(to) null.
   returned: with O(node)
   type: list
   elements: dict
@@ -373,9 +375,10 @@ inspection:
       type: dict
 nodes:
   description:
-    - With O(nodes), one entry per node with C(node), C(plan), C(transitions), C(changed), C(started) and C(error),
+    - With O(nodes), one entry per node with C(node), C(plan), C(transitions), C(changed) and C(error),
       and C(inspection) when the task inspected it.
-    - C(started) is false for a node the task never sent a request for (its error then starts with C(not started)).
+    - C(changed) is whether the task sent the node a request that changes it; a node it did not get to has
+      C(changed=false) and an error starting with C(not started).
   returned: with O(nodes)
   type: list
   elements: dict
@@ -395,30 +398,19 @@ import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import (
-    INSPECTION_CHOICES, Options, Target, converge, learned_by_inspection, provision_diff, target_from_element)
+    OPTION_SPEC, Options, Target, converge, learned_by_inspection, provision_diff, target_from_element)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DECLARABLE_STATES
 
 ARGUMENT_SPEC = dict(
     node=dict(type='str'),
     nodes=dict(type='list', elements='raw'),
     state=dict(type='str', required=True, choices=list(DECLARABLE_STATES)),
-    adopt=dict(type='bool', default=False),
-    instance_info=dict(type='dict'),
-    config_drive=dict(type='raw'),
-    deploy_steps=dict(type='list', elements='dict'),
-    clean_steps=dict(type='list', elements='dict'),
-    service_steps=dict(type='list', elements='dict'),
-    inspection=dict(type='str', default='skip', choices=list(INSPECTION_CHOICES)),
-    unhold=dict(type='bool', default=False),
-    clear_fault=dict(type='bool', default=False),
-    rescue_password=dict(type='str', no_log=True),
-    rebuild=dict(type='bool', default=False),
-    allow_destructive=dict(type='bool', default=False),
     wait=dict(type='bool', default=True),
     timeout=dict(type='int', default=3600),
     abort_on_timeout=dict(type='bool', default=False),
     concurrency=dict(type='int', default=20),
     max_fail_percentage=dict(type='float', default=0),
+    **OPTION_SPEC
 )
 
 
@@ -431,12 +423,7 @@ def targets_from_params(params, options):
 def main_logic(module):
     params = module.params
     started = time.monotonic()
-    options = Options(allow_destructive=params['allow_destructive'], adopt=params['adopt'],
-                      rebuild=params['rebuild'], clean_steps=params['clean_steps'],
-                      deploy_steps=params['deploy_steps'], config_drive=params['config_drive'],
-                      instance_info=params['instance_info'], rescue_password=params['rescue_password'],
-                      service_steps=params['service_steps'], inspection=params['inspection'],
-                      unhold=params['unhold'], clear_fault=params['clear_fault'])
+    options = Options.from_params(params)
     jobs, missing = converge(module.client, targets_from_params(params, options), check_mode=module.check_mode,
                              wait=params['wait'], timeout=params['timeout'], concurrency=params['concurrency'],
                              abort_on_timeout=params['abort_on_timeout'])
@@ -452,7 +439,7 @@ def main_logic(module):
     if params['node'] is not None:
         result = dict(results[0])
         error = result.pop('error')
-        del result['changed'], result['started']  # a single node's changed is the task's; it started when it changed
+        del result['changed']  # a single node's changed is the task's
         if error:
             module.fail(error, changed=changed, diff=diff, **result)
         module.exit(changed=changed, diff=diff, **result)

@@ -44,7 +44,7 @@ def test_wait_false_issues_the_first_step_of_every_node_whatever_the_concurrency
                         wait=False, concurrency=2)
     assert not result.get('failed'), result
     assert all(entry['transitions'] == [{'verb': 'manage', 'from': 'enroll', 'to': None, 'seconds': 0.0}] and
-               entry['started'] for entry in result['nodes'])
+               entry['changed'] for entry in result['nodes'])
     writes = ironic.write_requests_since(mark)
     assert sorted(request.path for request in writes) == sorted(
         '/v1/nodes/%s%s' % (node['uuid'], PROVISION) for node in nodes)
@@ -108,7 +108,7 @@ def test_wait_states_deleted_nodes_and_honest_timeouts(make_ironic, tmp_path):
     result = result_of(task)
     assert not result.get('failed'), result
     gone, fine = result['nodes']
-    assert "deleted while the task waited on it (last seen in 'clean wait'" in gone['error'] and not gone['started']
+    assert "deleted while the task waited on it (last seen in 'clean wait'" in gone['error'] and not gone['changed']
     assert fine['error'] is None and fine['node']['provision_state'] == 'manageable'
     assert time.monotonic() - started < 30  # not the timeout
 

@@ -101,3 +101,19 @@ def test_calls_and_time_with_and_without_lost_answers(ironic, fresh_node, run_mo
         figures[faults] = (result['api_calls'], round(seconds, 2))
     print('5 nodes enroll -> available: without faults %d calls in %.2f s; every provision answer lost: '
           '%d calls in %.2f s' % (figures[False] + figures[True]))
+
+
+def test_a_lost_answer_to_the_instance_info_patch_is_checked_not_replayed(ironic, fresh_node, run_module):
+    node = fresh_node()
+    info = {'image_source': 'http://127.0.0.1:9/blank.img'}
+    with FaultProxy(ironic.port) as proxy:
+        proxy.inject(lambda method, path: method == 'PATCH', 'drop')
+        mark = ironic.log_mark()
+        result = run_module('baremetal_provision_state', node=node['uuid'], state='active', adopt=True,
+                            instance_info=info, endpoint=proxy.endpoint)
+    assert not result.get('failed'), result
+    assert [(step['verb'], step.get('answer_lost', False)) for step in result['transitions']] == [
+        ('manage', False), ('set_instance_info', True), ('adopt', False)]
+    assert len(proxy.injected) == 1
+    assert [request.method for request in ironic.requests_since(mark)].count('PATCH') == 1
+    assert ironic.api('GET', '/nodes/%s' % node['uuid'])['instance_info']['image_source'] == info['image_source']

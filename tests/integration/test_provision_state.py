@@ -90,9 +90,25 @@ def test_adoption_takes_over_without_cleaning_or_deploying(raw, run_module):
     node = raw.node_in('manageable')
     result = converge(run_module, node['name'], 'active', adopt=True,
                       instance_info={'image_source': 'http://127.0.0.1:9/blank.img'})
-    assert [(s['verb'], s['cleans_disks']) for s in result['plan']] == [('adopt', False)]
+    assert [(s['verb'], s['cleans_disks']) for s in result['plan']] == [('set_instance_info', False), ('adopt', False)]
     assert result['node']['provision_state'] == 'active'
     assert raw.node(node['uuid'])['instance_info']['image_source'] == 'http://127.0.0.1:9/blank.img'
+
+
+def test_instance_info_is_set_by_a_step_of_the_plan_that_check_mode_shows(raw, ironic, run_module):
+    node = raw.node_in('manageable')
+    info = {'image_source': 'http://127.0.0.1:9/blank.img'}
+    mark = ironic.log_mark()
+    preview = run_module('baremetal_provision_state', check=True, node=node['name'], state='active', adopt=True,
+                         instance_info=info)
+    assert preview['changed'] is True and [(s['verb'], s['from'], s['to']) for s in preview['plan']] == [
+        ('set_instance_info', 'manageable', 'manageable'), ('adopt', 'manageable', 'active')]
+    assert ironic.write_requests_since(mark) == []
+    result = converge(run_module, node['name'], 'active', adopt=True, instance_info=info)
+    assert [(t['verb'], t['from'], t['to']) for t in result['transitions']] == [
+        (step['verb'], step['from'], step['to']) for step in preview['plan']]
+    assert [(request.method, request.path) for request in ironic.write_requests_since(mark)] == [
+        ('PATCH', '/v1/nodes/%s' % node['uuid']), ('PUT', '/v1/nodes/%s/states/provision' % node['uuid'])]
 
 
 def test_rescue_needs_a_password_and_never_shows_it(raw, ironic, run_module):

@@ -96,7 +96,6 @@ REQUIRED = {
 }
 
 
-
 def test_supported_hardware_types():
     assert hw.SUPPORTED_HARDWARE_TYPES == TYPES
 

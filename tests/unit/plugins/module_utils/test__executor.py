@@ -77,6 +77,20 @@ class FakeIronic(object):
             self.lose_answer[verb] -= 1
             raise AnswerLost('the answer to PUT %s was lost' % verb)
 
+    def update_node(self, uuid, patch):
+        """The instance_info part of a JSON patch, applied as Ironic applies it."""
+        self.requests.append((self.now, uuid, 'PATCH %s' % ' '.join(op['path'] for op in patch)))
+        info = self.nodes[uuid].setdefault('instance_info', {})
+        for operation in patch:
+            key = operation['path'][len('/instance_info/'):]
+            if operation['op'] == 'remove':
+                del info[key]
+            else:
+                info[key] = operation['value']
+        if self.lose_answer.get('PATCH'):
+            self.lose_answer['PATCH'] -= 1
+            raise AnswerLost('the answer to PATCH was lost')
+
     def get_node(self, uuid, fields=None):
         self._advance(self.nodes[uuid])
         return dict(self.nodes[uuid])
@@ -146,7 +160,7 @@ def test_walks_a_node_through_every_step_and_records_transitions():
         ('manage', 'enroll', 'manageable'), ('provide', 'manageable', 'available'), ('active', 'available', 'active')]
     assert all(t['seconds'] >= fake.tick for t in job.transitions)
     assert job.node['provision_state'] == 'active'
-    assert job.result()['changed'] and job.result()['started']
+    assert job.result()['changed'] and 'started' not in job.result()
 
 
 def test_polling_starts_fast_and_backs_off_to_a_cap():
@@ -399,3 +413,64 @@ def test_progress_is_one_record_per_node_and_change_of_state_or_step(tmp_path):
     for name in ('n1', 'n2'):
         assert [(state, step) for node, state, step in seen if node == name] == [
             ('enroll', None), ('enroll', 'manage'), ('verifying', 'manage'), ('manageable', 'manage')]
+
+
+IMAGE = {'image_source': 'http://127.0.0.1:9/image.qcow2', 'old_key': None}
+
+
+def deploying_with_instance_info(fake):
+    fake.add('n1', 'manageable')
+    fake.nodes['n1']['instance_info'] = {'old_key': 'stale', 'image_checksum': 'kept'}
+    return executor(fake).run(jobs_for(fake, 'active', options=Options(instance_info=IMAGE)), wait=True)
+
+
+def test_instance_info_is_set_by_a_step_of_the_plan_that_waits_for_nothing():
+    fake = FakeIronic()
+    job, = deploying_with_instance_info(fake)
+    assert job.error is None and job.node['provision_state'] == 'active'
+    assert [(t['verb'], t['from'], t['to']) for t in job.transitions] == [
+        ('provide', 'manageable', 'available'), ('set_instance_info', 'available', 'available'),
+        ('active', 'available', 'active')]
+    assert job.transitions[1]['seconds'] == 0.0
+    patched, deployed = [(at, verb) for at, _uuid, verb in fake.requests][1:]
+    assert patched == (deployed[0], 'PATCH /instance_info/image_source /instance_info/old_key')  # no poll between
+    assert fake.nodes['n1']['instance_info'] == {'image_source': IMAGE['image_source'], 'image_checksum': 'kept'}
+    assert job.result()['plan'][1] == {'verb': 'set_instance_info', 'from': 'available', 'to': 'available',
+                                       'cleans_disks': False, 'destructive': False, 'reboots': False}
+
+
+def test_instance_info_is_planned_in_check_mode_and_not_set():
+    fake = FakeIronic()
+    fake.add('n1', 'available')
+    job, = executor(fake).run(jobs_for(fake, 'active', options=Options(instance_info=IMAGE)), check_mode=True)
+    assert [step.verb for step in job.plan] == ['set_instance_info', 'active']
+    assert fake.requests == [] and not job.result()['changed']
+
+
+def test_without_wait_the_instance_info_is_set_and_the_first_verb_issued():
+    fake = FakeIronic()
+    fake.add('n1', 'available')
+    job, = executor(fake).run(jobs_for(fake, 'active', options=Options(instance_info=IMAGE)), wait=False)
+    assert [(t['verb'], t['to']) for t in job.transitions] == [('set_instance_info', 'available'), ('active', None)]
+    assert fake.nodes['n1']['provision_state'] == 'deploying' and fake.polls == []
+
+
+@pytest.mark.parametrize('applied', [True, False])
+def test_a_lost_answer_to_set_instance_info_sends_only_what_is_missing(applied):
+    fake = FakeIronic()
+    if applied:
+        fake.lose_answer['PATCH'] = 1
+    else:
+        original = fake.update_node
+
+        def lost_before_applied(uuid, patch):
+            fake.update_node = original
+            raise AnswerLost('lost')
+
+        fake.update_node = lost_before_applied
+    job, = deploying_with_instance_info(fake)
+    assert job.error is None and job.node['provision_state'] == 'active'
+    assert job.transitions[1]['verb'] == 'set_instance_info' and job.transitions[1]['answer_lost'] is True
+    assert [verb for _at, _uuid, verb in fake.requests] == [
+        'provide', 'PATCH /instance_info/image_source /instance_info/old_key', 'active']  # sent until applied, once
+    assert fake.nodes['n1']['instance_info'] == {'image_source': IMAGE['image_source'], 'image_checksum': 'kept'}

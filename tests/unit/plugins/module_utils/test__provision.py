@@ -4,6 +4,7 @@
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _provision as provision
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import PlanError, Step
@@ -60,6 +61,80 @@ def test_a_fault_is_cleared_only_when_asked_and_a_hold_resumed_only_when_asked()
         Step('unhold', 'clean hold', 'manageable')]
 
 
+# A value of each kind of action option that asks for its action.
+ASKING = {list: [{'interface': 'vendor', 'step': 'x'}], bool: True, provision.INSPECTION_CHOICES: 'always'}
+
+
+@pytest.mark.parametrize('action', states.ACTIONS, ids=lambda action: action.name)
+def test_an_action_is_asked_for_by_its_option_and_sends_its_request_fields(action):
+    kind = provision.NODE_OPTION_TYPES[action.option]  # a nodes: element may ask for it too
+    options = provision.Options(**{action.option: ASKING[kind]})
+    assert options.actions(node('manageable')) == ([action.name], [])
+    assert provision.Options().actions(node('manageable')) == ([], [])
+    assert sorted(options.arguments(action.verb)) == sorted(action.request_fields)
+
+
+def test_request_fields_are_read_from_the_options_that_carry_them():
+    options = provision.Options(deploy_steps=[{'step': 'x'}], config_drive='http://127.0.0.1:9/cd.iso',
+                                rescue_password='pw', clean_steps=[{'step': 'c'}])
+    deploy = {'deploy_steps': [{'step': 'x'}], 'configdrive': 'http://127.0.0.1:9/cd.iso'}
+    assert options.arguments('active') == deploy and options.arguments('rebuild') == deploy
+    assert options.arguments('rescue') == {'rescue_password': 'pw'}
+    assert options.arguments('clean') == {'clean_steps': [{'step': 'c'}]}
+    assert options.arguments('manage') == {}
+
+
+def test_inspection_once_asks_only_for_a_node_never_inspected_and_only_if_harmless():
+    once = provision.Options(inspection='once')
+    assert once.actions(node('manageable')) == ([], ['inspect'])
+    assert once.actions(node('manageable', inspection_finished_at='2026-01-01T00:00:00+00:00')) == ([], [])
+
+
+def test_options_are_read_from_the_params_of_a_task():
+    params = dict((name, spec.get('default')) for name, spec in provision.OPTION_SPEC.items())
+    params.update(node='n1', wait=True, rebuild=True, instance_info={'image_source': 'x'})
+    options = provision.Options.from_params(params)
+    assert options.rebuild is True and options.instance_info == {'image_source': 'x'}
+    assert options.inspection == 'skip' and options.clean_steps is None
+    assert not hasattr(options, 'node') and not hasattr(options, 'wait')
+    with pytest.raises(TypeError):
+        provision.Options(rebuilt=True)
+
+
+def test_secret_options_are_task_wide_and_every_other_one_is_a_nodes_own():
+    assert sorted(provision.NODE_OPTION_TYPES) == ['adopt', 'allow_destructive', 'clean_steps', 'clear_fault',
+                                                   'deploy_steps', 'inspection', 'rebuild', 'service_steps', 'unhold']
+    assert all(provision.OPTION_SPEC[name].get('no_log') is None for name in provision.NODE_OPTION_TYPES)
+
+
+IMAGE = {'image_source': 'http://127.0.0.1:9/image.qcow2'}
+
+
+@pytest.mark.parametrize('state, stored, options, expected', [
+    ('available', {}, {}, ['active']),
+    ('available', IMAGE, {}, ['active']),
+    ('available', IMAGE, {'instance_info': IMAGE}, ['active']),
+    ('available', {}, {'instance_info': IMAGE}, ['set_instance_info', 'active']),
+    ('available', {}, {'instance_info': {'image_source': None}}, ['active']),
+    ('available', IMAGE, {'instance_info': {'image_source': None}}, ['set_instance_info', 'active']),
+    ('enroll', {}, {'instance_info': IMAGE}, ['manage', 'provide', 'set_instance_info', 'active']),
+    ('manageable', {}, {'instance_info': IMAGE, 'adopt': True}, ['set_instance_info', 'adopt']),
+    ('active', {}, {'instance_info': IMAGE, 'rebuild': True, 'allow_destructive': True},
+     ['set_instance_info', 'rebuild']),
+])
+def test_a_plan_that_deploys_first_sets_the_instance_info_keys_that_differ(state, stored, options, expected):
+    steps = provision.plan_node(node(state, instance_info=stored), 'active', provision.Options(**options))
+    assert verbs(steps) == expected
+    if 'set_instance_info' in expected:
+        before = steps[expected.index('set_instance_info') + 1]
+        assert steps[expected.index('set_instance_info')] == Step('set_instance_info', before.source, before.source)
+
+
+def test_instance_info_is_not_set_by_a_plan_that_does_not_deploy():
+    assert verbs(provision.plan_node(node('enroll'), 'available', provision.Options(instance_info=IMAGE))) == [
+        'manage', 'provide']
+
+
 def test_rescue_needs_a_password():
     with pytest.raises(PlanError) as caught:
         provision.plan_node(node('active'), 'rescue', provision.Options())
@@ -71,6 +146,7 @@ class RecordingClient(object):
         self.calls = []
         self.inventory = inventory
         self.properties = properties or {}
+        self.instance_info = {'image_checksum': 'kept'}
 
     def set_provision_state(self, uuid, verb, **arguments):
         self.calls.append(('provision', uuid, verb, arguments))
@@ -78,8 +154,14 @@ class RecordingClient(object):
     def unset_maintenance(self, uuid):
         self.calls.append(('unset_maintenance', uuid))
 
+    def update_node(self, uuid, patch):
+        self.calls.append(('update_node', uuid, patch))
+        self.instance_info = dict(self.instance_info, **dict(
+            (op['path'].split('/')[-1], op['value']) for op in patch if op['op'] == 'add'))
+
     def get_node(self, uuid, fields=None):
-        return {'uuid': uuid, 'properties': self.properties}
+        self.calls.append(('get_node', uuid, fields))
+        return {'uuid': uuid, 'properties': self.properties, 'instance_info': self.instance_info}
 
     def get_inventory(self, uuid):
         return self.inventory
@@ -94,6 +176,19 @@ def test_issue_step_sends_a_verb_with_its_fields_or_the_request_of_a_node_step()
     provision.issue_step(client, 'u1', Step('manage', 'enroll', 'manageable'), options)
     assert client.calls == [('provision', 'u1', 'service', {'service_steps': steps}),
                             ('unset_maintenance', 'u1'), ('provision', 'u1', 'manage', {})]
+
+
+def test_set_instance_info_reads_what_ironic_holds_and_sends_only_the_keys_that_differ():
+    client = RecordingClient()
+    step = Step('set_instance_info', 'available', 'available')
+    options = provision.Options(instance_info=dict(IMAGE, image_checksum='kept'))
+    provision.issue_step(client, 'u1', step, options)
+    provision.issue_step(client, 'u1', step, options)  # sent again (after a lost answer): nothing is missing
+    assert client.calls == [
+        ('get_node', 'u1', ('instance_info',)),
+        ('update_node', 'u1', [{'op': 'add', 'path': '/instance_info/image_source', 'value': IMAGE['image_source']}]),
+        ('get_node', 'u1', ('instance_info',))]
+    provision.check_requests(OldIronic('http://127.0.0.1:9'), [step], options)  # not a provision request
 
 
 class OldIronic(IronicClient):
@@ -165,3 +260,25 @@ def test_diff_shows_the_provision_state_before_and_after():
     checked = [dict(results[0], node=dict(results[0]['node'], provision_state='enroll')), results[1]]
     assert provision.provision_diff(checked, False, True) == {
         'before': {'n1': 'enroll', 'u2': 'active'}, 'after': {'n1': 'available', 'u2': 'active'}}
+
+
+class LookupClient(RecordingClient):
+    """One node to look up, at rest in available with no instance_info."""
+
+    poll_fields = ('uuid', 'name', 'provision_state', 'target_provision_state')
+
+    def find_node(self, ident, fields=None):
+        self.calls.append(('find_node', ident, fields))
+        return node('available', instance_info={})
+
+    def require_provision_request(self, verb, arguments):
+        pass
+
+
+def test_check_mode_shows_the_instance_info_step_of_the_plan_and_writes_nothing():
+    client = LookupClient()
+    jobs, missing = provision.converge(
+        client, [provision.Target('n1', 'active', provision.Options(instance_info=IMAGE))], check_mode=True)
+    assert missing == [] and jobs[0].error is None
+    assert [step['verb'] for step in jobs[0].result()['plan']] == ['set_instance_info', 'active']
+    assert client.calls == [('find_node', 'n1', LookupClient.poll_fields + ('instance_info',))]

@@ -8,7 +8,7 @@ tests/integration/test_state_machine_conformance.py.
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import NODE_STEP_METHODS, Options
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
 AT_REST = set(state for state, (kind, _target) in states.STATES.items() if kind in (states.STABLE, states.FAILED))
@@ -51,8 +51,15 @@ def test_node_flags_name_verbs_and_stable_landings(flag):
     assert rule.clear.startswith('baremetal.lifecycle.')
 
 
-def test_the_step_that_is_not_a_verb_does_not_collide_with_one():
-    assert states.CLEAR_FAULT not in states.VERBS
+def test_the_steps_that_are_not_verbs_do_not_collide_with_one():
+    assert not set(NODE_STEP_METHODS) & set(states.VERBS)
+    assert states.DONE_WHEN_ANSWERED <= set(NODE_STEP_METHODS)
+
+
+def test_request_fields_are_those_of_the_moves_and_of_the_actions():
+    assert set(states.MOVE_REQUEST_FIELDS) <= set(states.MOVE_VERBS)
+    for action in states.ACTIONS:
+        assert states.REQUEST_FIELDS[action.verb] == action.request_fields
 
 
 def test_every_way_out_of_a_stranded_state_is_an_edge_of_ironics_machine_to_a_resting_state():
