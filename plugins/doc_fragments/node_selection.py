@@ -21,7 +21,8 @@ options:
         per-node options (such as C(state)); an option an element does not give is the task's.
       - They are read in one list request per page, and only the nodes that need a change get a request, at most
         O(concurrency) at once. Every element is checked, and every node looked up, before the first write.
-      - A node that fails has its error in RV(nodes); the others go on, and the task fails afterwards.
+      - A node that fails has its error in its entry of RV(nodes); the others go on, and the task fails afterwards.
+      - Every module returns the same shape for many nodes; see the notes.
       - An empty list changes nothing and says so in C(msg).
     type: list
     elements: raw
@@ -49,4 +50,10 @@ options:
         SQLite, Ironic answers concurrent writes with C(database is locked).
     type: int
     default: 1
+notes:
+  - With O(nodes) or O(select), every module of this collection returns the same shape. RV(nodes) has one entry
+    per node, each with C(node) (the node as the task left it, secrets masked), C(changed), C(error) (null unless
+    the node failed) and the module's own keys; RV(totals) counts the nodes, those changed and those failed, with
+    the seconds taken and the API calls; RV(failed_nodes) names the nodes that failed; in diff mode, C(diff) has
+    one entry per node that changed, headed by the node's name.
 '''

@@ -50,12 +50,51 @@ def totals(results, started, api_calls):
             'seconds': round(time.monotonic() - started, 3), 'api_calls': api_calls}
 
 
-def failure_message(results, labels):
-    """'2 of 5 nodes failed: node a: ...; node b: ...' or None when none failed."""
+def failure_message(results, labels, max_fail_percentage=None):
+    """'2 of 5 nodes failed: a: ... | b: ...', or None when none failed or no more than max_fail_percentage did."""
     errors = ['%s: %s' % (label, result['error']) for label, result in zip(labels, results) if result.get('error')]
     if not errors:
         return None
-    return '%d of %d nodes failed: %s' % (len(errors), len(results), ' | '.join(errors))
+    budget = ''
+    if max_fail_percentage is not None:
+        if 100.0 * len(errors) / len(results) <= max_fail_percentage:
+            return None
+        budget = ' (max_fail_percentage is %s)' % max_fail_percentage
+    return '%d of %d nodes failed%s: %s' % (len(errors), len(results), budget, ' | '.join(errors))
+
+
+def exit_with_results(module, results, labels, started, single, max_fail_percentage=None):
+    """End a task with the one result shape of every module.
+
+    One node: its result as the task's, failed when it has an error. Many: ``nodes`` (every node's result, each
+    with changed and error), ``totals``, ``failed_nodes`` (the labels of the nodes that failed) and ``diff`` (one
+    per node that changed, headed by the node's name, or its label when it has none). The task fails when more
+    than max_fail_percentage of the nodes failed (any one, when the module has no such option); the errors of a
+    task that goes on are warnings.
+    """
+    if single:
+        result = dict(results[0])
+        error = result.pop('error', None)
+        if error:
+            module.fail(error, **result)
+        module.exit(**result)
+    diffs = []
+    for label, result in zip(labels, results):
+        result.setdefault('error', None)
+        diff = result.pop('diff', None)
+        if diff and result.get('changed'):
+            header = (result.get('node') or {}).get('name') or result.get('name') or label
+            diffs.append(dict(diff, before_header=header, after_header=header))
+    summary = dict(changed=any(result.get('changed') for result in results), nodes=results,
+                   totals=totals(results, started, module.api_calls), diff=diffs,
+                   failed_nodes=[label for label, result in zip(labels, results) if result['error']])
+    message = failure_message(results, labels, max_fail_percentage)
+    if message:
+        module.fail(message, **summary)
+    for label, result in zip(labels, results):
+        if result['error']:
+            module.ansible.warn('%s: %s' % (label, result['error']))
+    module.exit(**summary)
 
 
 def selection_filters(client, selection):
@@ -178,21 +217,4 @@ def run_module(module, defaults, choices, fields, action):
     else:
         targets = targets_from_selection(client, params['select'], defaults, fields)
     results = run_each(targets, lambda target: action(target.node, target.settings), params['concurrency'])
-    if params['node'] is not None:
-        result = results[0]
-        error = result.pop('error', None)
-        if error:
-            module.fail(error, **result)
-        module.exit(**result)
-    diffs = []
-    for target, result in zip(targets, results):
-        result.setdefault('error', None)
-        diff = result.pop('diff', None)
-        if diff and result.get('changed'):
-            diffs.append(dict(diff, before_header=target.label, after_header=target.label))
-    summary = dict(changed=any(result.get('changed') for result in results), nodes=results,
-                   totals=totals(results, started, module.api_calls), diff=diffs)
-    message = failure_message(results, [target.label for target in targets])
-    if message:
-        module.fail(message, **summary)
-    module.exit(**summary)
+    exit_with_results(module, results, [target.label for target in targets], started, params['node'] is not None)

@@ -17,6 +17,7 @@ import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, Target, converge, plan_node
@@ -397,12 +398,12 @@ def explain_failure(error, node, interfaces):
 # -- one task: many nodes, validated together, applied in one cycle each -----------------------------------
 
 def _diff(label, changes):
-    before, after = {}, {}
+    diff = DifferenceTracker()
     for section, items in changes.items():
-        for key, change in items.items():
-            before.setdefault(section, {})[key] = change['before']
-            after.setdefault(section, {})[key] = change['after']
-    return {'before': before, 'after': after, 'before_header': label, 'after_header': label}
+        if items:
+            diff.add(section, dict((key, change['before']) for key, change in items.items()),
+                     dict((key, change['after']) for key, change in items.items()))
+    return diff.diff(label)
 
 
 def prepare(client, ident, declaration):

@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, summarize_node
 
 
@@ -31,8 +32,7 @@ def ensure_maintenance(client, node, state, reason, check_mode):
             client.unset_maintenance(node['uuid'])
         node = client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
         wanted = (node.get('maintenance'), node.get('maintenance_reason'))
-    # The operator's reason is free text: it may quote a secret, which the diff must not show.
-    return secrets.masked({'changed': changed, 'maintenance': wanted[0], 'maintenance_reason': wanted[1],
-                           'node': summarize_node(node),
-                           'diff': {'before': {'maintenance': current[0], 'maintenance_reason': current[1]},
-                                    'after': {'maintenance': wanted[0], 'maintenance_reason': wanted[1]}}})
+    diff = DifferenceTracker().add('maintenance', current[0], wanted[0]).add('maintenance_reason', current[1], wanted[1])
+    # The operator's reason is free text: it may quote a secret.
+    return {'changed': changed, 'maintenance': wanted[0], 'maintenance_reason': secrets.masked_text(wanted[1]),
+            'node': summarize_node(node), 'diff': diff.diff()}

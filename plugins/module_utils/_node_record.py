@@ -17,6 +17,7 @@ import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _driver_info as driver_info
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import FEATURE_MIN_VERSION, summarize_node
 
@@ -397,7 +398,7 @@ class Change(object):
                 after['ports'] = [_declared_port_view(port, None) for port in declared['ports']]
             self.operations, self.traits = [], None
             self.ports = PortChanges([], declared.get('ports') or [])
-            self.diff = {'before': {}, 'after': secrets.masked(after)}
+            self.diff = _record_diff({}, after)
             return
         self.body = None
         self.operations, before, after = node_changes(node, declared, send_secrets)
@@ -409,11 +410,19 @@ class Change(object):
         if self.ports:
             before['ports'] = self.ports.before
             after['ports'] = self.ports.after
-        self.diff = {'before': secrets.masked(before), 'after': secrets.masked(after)}
+        self.diff = _record_diff(before, after)
 
     @property
     def changed(self):
         return self.node is None or bool(self.operations or self.traits is not None or self.ports)
+
+
+def _record_diff(before, after):
+    """The fields that change; a field on one side only (a node being created has no before) is left out of the other."""
+    diff = DifferenceTracker()
+    for field in sorted(set(before) | set(after)):
+        diff.add(field, before.get(field, ABSENT), after.get(field, ABSENT))
+    return diff.diff()
 
 
 def check_flags(node, declared):

@@ -13,6 +13,7 @@ __metaclass__ = type
 
 import time
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked_text
@@ -60,7 +61,7 @@ def ensure_power(client, node, declared, timeout, check_mode, clock=time.monoton
                          {'changed': False, 'node': summarize_node(node)})
     before = node.get('power_state')
     result = {'changed': declared in REBOOTS or before != reached, 'node': summarize_node(node),
-              'diff': {'before': {'power_state': before}, 'after': {'power_state': reached}}}
+              'diff': DifferenceTracker().add('power_state', before, reached).diff()}
     if not result['changed'] or check_mode:
         return result
     soft = declared in SOFT_ACTIONS

@@ -15,6 +15,7 @@ import collections
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import PAGE_LIMIT
@@ -197,18 +198,12 @@ def learned_by_inspection(client, uuid, transitions):
     return {'properties': secrets.masked(properties), 'inventory': secrets.masked(inventory)}
 
 
-def provision_diff(results, single, check_mode):
-    """Diff mode: each node's provision state before the task and after it (planned, in check mode)."""
-    before, after = {}, {}
-    for result in results:
-        node = result['node']
-        start = result['plan'][0]['from'] if result['plan'] else node['provision_state']
-        end = (result['plan'][-1]['to'] if result['plan'] else start) if check_mode else node['provision_state']
-        label = node.get('name') or node['uuid']
-        before[label], after[label] = start, end
-    if single:
-        return {'before': {'provision_state': before.popitem()[1]}, 'after': {'provision_state': after.popitem()[1]}}
-    return {'before': before, 'after': after}
+def provision_diff(result, check_mode):
+    """Diff mode: one node's provision state before the task and after it (planned, in check mode)."""
+    node = result['node']
+    start = result['plan'][0]['from'] if result['plan'] else node['provision_state']
+    end = (result['plan'][-1]['to'] if result['plan'] else start) if check_mode else node['provision_state']
+    return DifferenceTracker().add('provision_state', start, end).diff()
 
 
 def instance_info_patch(node, instance_info):

@@ -23,11 +23,12 @@ description:
     from the node's BIOS registry. A value outside the allowed values or range, a read-only setting, or a
     malformed RAID layout or firmware entry fails the task and names the key. Nothing is sent to Ironic.
   - When the node already matches, no request that changes anything is made and the task reports no change.
-  - With O(nodes), many nodes are validated first and then configured in one task.
+  - With O(nodes) or O(select), many nodes are validated first and then configured in one task.
 author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
+  - baremetal.lifecycle.node_selection
 attributes:
   check_mode:
     support: full
@@ -36,11 +37,6 @@ attributes:
     support: full
     description: Before and after per BIOS setting, per logical disk and per firmware component.
 options:
-  node:
-    description:
-      - The name or UUID of the node.
-      - Exactly one of O(node) and O(nodes) is required.
-    type: str
   nodes:
     description:
       - Names or UUIDs of many nodes to configure in one task.
@@ -117,7 +113,7 @@ options:
     default: 3600
   concurrency:
     description:
-      - With O(nodes), how many nodes may be in their cycle at once.
+      - With O(nodes) or O(select), how many nodes may be in their cycle at once.
     type: int
     default: 20
 notes:
@@ -219,11 +215,22 @@ node:
   returned: with O(node)
   type: dict
 nodes:
-  description: With O(nodes), one entry per node with C(node), C(changes), C(steps), C(plan), C(transitions),
+  description: With O(nodes) or O(select), one entry per node with C(node), C(changes), C(steps), C(plan), C(transitions),
     C(changed) and C(error).
-  returned: with O(nodes)
+  returned: with O(nodes) or O(select)
   type: list
   elements: dict
+totals:
+  description: With O(nodes) or O(select), how many nodes there were, changed and failed, the seconds taken and the API calls.
+  returned: with O(nodes) or O(select)
+  type: dict
+  sample: {nodes: 20, changed: 4, failed: 0, seconds: 95.1, api_calls: 61}
+failed_nodes:
+  description: With O(nodes) or O(select), how the task names each node that failed (its error is in RV(nodes)).
+  returned: with O(nodes) or O(select)
+  type: list
+  elements: str
+  sample: ['nodes[3] (rack1-node07)']
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always
@@ -231,14 +238,15 @@ api_calls:
   sample: 9
 '''
 
+import time
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, exit_with_results, select_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 
 DECLARATION_KEYS = ('bios_settings', 'raid', 'firmware', 'apply', 'allow_destructive', 'allow_reboot')
 
 ARGUMENT_SPEC = dict(
-    node=dict(type='str'),
-    nodes=dict(type='list', elements='raw'),
     bios_settings=dict(type='dict'),
     raid=dict(type='dict'),
     firmware=dict(type='list', elements='dict', options=dict(
@@ -251,8 +259,8 @@ ARGUMENT_SPEC = dict(
     allow_destructive=dict(type='bool', default=False),
     allow_reboot=dict(type='bool', default=False),
     timeout=dict(type='int', default=3600),
-    concurrency=dict(type='int', default=20),
 )
+ARGUMENT_SPEC.update(NODE_SELECTION_SPEC, concurrency=dict(type='int', default=20))
 
 
 def _firmware(entries):
@@ -274,6 +282,8 @@ def requests_from_params(module):
     params = module.params
     if params['node'] is not None:
         return [(params['node'], declaration(params))]
+    if params['select'] is not None:
+        return [(node['uuid'], declaration(params)) for node in select_nodes(module.client, params['select'], ('uuid',))]
     requests = []
     for index, entry in enumerate(params['nodes']):
         if not isinstance(entry, dict):
@@ -289,26 +299,16 @@ def requests_from_params(module):
 
 
 def main_logic(module):
+    started = time.monotonic()
     results = hardware.configure(module.client, requests_from_params(module), check_mode=module.check_mode,
                                  timeout=module.params['timeout'], concurrency=module.params['concurrency'])
-    changed = any(result['changed'] for result in results)
-    diffs = [result.pop('diff') for result in results]
-    errors = [result['error'] for result in results if result['error']]
-    if module.params['node'] is not None:
-        result = results[0]
-        error = result.pop('error')
-        if error:
-            module.fail(error, diff=diffs[0], **result)
-        module.exit(diff=diffs[0], **result)
-    if errors:
-        module.fail('%d of %d nodes failed: %s' % (len(errors), len(results), ' '.join(errors)), changed=changed,
-                    nodes=results, diff=diffs)
-    module.exit(changed=changed, nodes=results, diff=diffs)
+    labels = [result['node'].get('name') or result['node']['uuid'] for result in results]
+    exit_with_results(module, results, labels, started, module.params['node'] is not None)
 
 
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes')],
-                             required_one_of=[('node', 'nodes')])
+    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes', 'select')],
+                             required_one_of=[('node', 'nodes', 'select')])
     module.run(main_logic)
 
 

@@ -593,6 +593,12 @@ totals:
   returned: with O(nodes)
   type: dict
   sample: {nodes: 300, changed: 2, failed: 0, seconds: 0.61, api_calls: 9}
+failed_nodes:
+  description: With O(nodes), how the task names each node that failed (its error is in RV(nodes)).
+  returned: with O(nodes)
+  type: list
+  elements: str
+  sample: ['nodes[3] (rack1-node07)']
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always
@@ -604,7 +610,7 @@ import time
 
 from ansible.module_utils.basic import missing_required_lib
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import failure_message, totals
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import exit_with_results
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._driver_info import HAS_JSONSCHEMA, JSONSCHEMA_IMPORT_ERROR
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import INTERFACES, declarations_from_params
@@ -672,22 +678,10 @@ def main_logic(module):
     for result in results:
         if params['validate_interfaces'] and result['node'] and not result['error']:
             result['validation'] = module.client.validate_node(result['node']['uuid'])
-    changed = any(result['changed'] for result in results)
-    if params['nodes'] is None:
-        result = results[0]
-        result.pop('name', None)
-        error = result.pop('error')
-        if error:
-            module.fail(error, **result)
-        module.exit(**result)
-    diffs = [dict(result.pop('diff'), before_header=result['name'], after_header=result['name'])
-             for result in results]
-    summary = dict(changed=changed, nodes=results, totals=totals(results, started, module.api_calls),
-                   diff=[diff for diff, result in zip(diffs, results) if result['changed']])
-    message = failure_message(results, [declaration.label for declaration in declarations])
-    if message:
-        module.fail(message, **summary)
-    module.exit(**summary)
+    single = params['nodes'] is None
+    if single:
+        results[0].pop('name', None)
+    exit_with_results(module, results, [declaration.label for declaration in declarations], started, single)
 
 
 def main():

@@ -129,6 +129,12 @@ totals:
   returned: with O(nodes) or O(select)
   type: dict
   sample: {nodes: 300, changed: 2, failed: 0, seconds: 0.4, api_calls: 3}
+failed_nodes:
+  description: With O(nodes) or O(select), how the task names each node that failed (its error is in RV(nodes)).
+  returned: with O(nodes) or O(select)
+  type: list
+  elements: str
+  sample: ['nodes[3] (rack1-node07)']
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always

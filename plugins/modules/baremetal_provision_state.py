@@ -27,7 +27,7 @@ description:
     C(protected) node cannot be torn down or rebuilt; a node in maintenance is not moved (see O(clear_fault));
     a node in a hold state is only resumed with O(unhold=true).
   - A node already in the declared state is left alone and no request that changes anything is made.
-  - With O(nodes), many nodes converge in one task. Each node is planned as soon as it is at rest and
+  - With O(nodes) or O(select), many nodes converge in one task. Each node is planned as soon as it is at rest and
     moves on its own; at most O(concurrency) of them move at once.
   - A node left in a transient state with no conductor working on it (for example after Ironic restarted
     in the middle of its cleaning) is reported as stranded within seconds; where Ironic has a safe way out
@@ -36,6 +36,7 @@ author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
+  - baremetal.lifecycle.node_selection
 attributes:
   check_mode:
     support: full
@@ -44,11 +45,6 @@ attributes:
     support: full
     description: Shows each node's provision state before the task and after it (in check mode, after the plan).
 options:
-  node:
-    description:
-      - The name or UUID of the node.
-      - Exactly one of O(node) and O(nodes) is required.
-    type: str
   nodes:
     description:
       - Names or UUIDs of many nodes to bring to O(state) in one task.
@@ -167,13 +163,13 @@ options:
     default: false
   concurrency:
     description:
-      - With O(nodes), how many nodes may be moving at once while the task waits. With O(wait=false) the
-        first step of every node is issued.
+      - With O(nodes) or O(select), how many nodes may be moving at once while the task waits. With
+        O(wait=false) the first step of every node is issued.
     type: int
     default: 20
   max_fail_percentage:
     description:
-      - With O(nodes), the percentage of nodes that may fail before the task fails, from 0 to 100.
+      - With O(nodes) or O(select), the percentage of nodes that may fail before the task fails, from 0 to 100.
     type: float
     default: 0
 notes:
@@ -189,6 +185,14 @@ seealso:
 '''
 
 EXAMPLES = r'''
+- name: Make every node of a conductor group available, ten moving at once
+  baremetal.lifecycle.baremetal_provision_state:
+    cloud: baremetal-lifecycle-local
+    select:
+      conductor_group: rack1
+    state: available
+    concurrency: 10
+
 - name: Make a node available (from enroll this is manage, then provide)
   baremetal.lifecycle.baremetal_provision_state:
     cloud: baremetal-lifecycle-local
@@ -269,7 +273,7 @@ EXAMPLES = r'''
 
 RETURN = r'''
 plan:
-  description: The steps planned, in order. With O(nodes), per node in RV(nodes).
+  description: The steps planned, in order. With O(nodes) or O(select), per node in RV(nodes).
   returned: with O(node)
   type: list
   elements: dict
@@ -360,7 +364,7 @@ node:
       type: str
 inspection:
   description:
-    - What the inspection run by this task learned. With O(nodes), per node in RV(nodes).
+    - What the inspection run by this task learned. With O(nodes) or O(select), per node in RV(nodes).
     - Values of keys named like secrets (passwords, tokens, keys) are masked.
   returned: when the task inspected the node
   type: dict
@@ -375,18 +379,24 @@ inspection:
       type: dict
 nodes:
   description:
-    - With O(nodes), one entry per node with C(node), C(plan), C(transitions), C(changed) and C(error),
+    - With O(nodes) or O(select), one entry per node with C(node), C(plan), C(transitions), C(changed) and C(error),
       and C(inspection) when the task inspected it.
     - C(changed) is whether the task sent the node a request that changes it; a node it did not get to has
       C(changed=false) and an error starting with C(not started).
-  returned: with O(nodes)
+  returned: with O(nodes) or O(select)
   type: list
   elements: dict
 totals:
-  description: With O(nodes), how many nodes changed and failed, and the seconds the task took.
-  returned: with O(nodes)
+  description: With O(nodes) or O(select), how many nodes changed and failed, and the seconds the task took.
+  returned: with O(nodes) or O(select)
   type: dict
   sample: {nodes: 300, changed: 12, failed: 0, seconds: 4.2, api_calls: 31}
+failed_nodes:
+  description: With O(nodes) or O(select), how the task names each node that failed (its error is in RV(nodes)).
+  returned: with O(nodes) or O(select)
+  type: list
+  elements: str
+  sample: ['nodes[3] (rack1-node07)']
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always
@@ -396,27 +406,28 @@ api_calls:
 
 import time
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, exit_with_results, select_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import (
     OPTION_SPEC, Options, Target, converge, learned_by_inspection, provision_diff, target_from_element)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DECLARABLE_STATES
 
 ARGUMENT_SPEC = dict(
-    node=dict(type='str'),
-    nodes=dict(type='list', elements='raw'),
     state=dict(type='str', required=True, choices=list(DECLARABLE_STATES)),
     wait=dict(type='bool', default=True),
     timeout=dict(type='int', default=3600),
     abort_on_timeout=dict(type='bool', default=False),
-    concurrency=dict(type='int', default=20),
     max_fail_percentage=dict(type='float', default=0),
     **OPTION_SPEC
 )
+ARGUMENT_SPEC.update(NODE_SELECTION_SPEC, concurrency=dict(type='int', default=20))
 
 
-def targets_from_params(params, options):
+def targets_from_params(client, params, options):
     if params['node'] is not None:
         return [Target(params['node'], params['state'], options)]
+    if params['select'] is not None:
+        return [Target(node['uuid'], params['state'], options) for node in select_nodes(client, params['select'], ('uuid',))]
     return [target_from_element(entry, index, params['state'], options) for index, entry in enumerate(params['nodes'])]
 
 
@@ -424,7 +435,8 @@ def main_logic(module):
     params = module.params
     started = time.monotonic()
     options = Options.from_params(params)
-    jobs, missing = converge(module.client, targets_from_params(params, options), check_mode=module.check_mode,
+    targets = targets_from_params(module.client, params, options)
+    jobs, missing = converge(module.client, targets, check_mode=module.check_mode,
                              wait=params['wait'], timeout=params['timeout'], concurrency=params['concurrency'],
                              abort_on_timeout=params['abort_on_timeout'])
     results = [job.result() for job in jobs]
@@ -432,33 +444,23 @@ def main_logic(module):
         learned = learned_by_inspection(module.client, result['node']['uuid'], result['transitions'])
         if learned is not None:
             result['inspection'] = learned
-    changed = any(result['changed'] or (module.check_mode and result['plan']) for result in results)
+        # In check mode a node changes when it has a plan: the task reports what it would do.
+        result['changed'] = result['changed'] or bool(module.check_mode and result['plan'])
+        result['diff'] = provision_diff(result, module.check_mode)
     if params['node'] is not None and missing:
         module.fail(missing[0])
-    diff = provision_diff(results, params['node'] is not None, module.check_mode)
-    if params['node'] is not None:
-        result = dict(results[0])
-        error = result.pop('error')
-        del result['changed']  # a single node's changed is the task's
-        if error:
-            module.fail(error, changed=changed, diff=diff, **result)
-        module.exit(changed=changed, diff=diff, **result)
-    failed = len(missing) + sum(1 for result in results if result['error'])
-    total = len(missing) + len(results)
-    totals = {'nodes': total, 'changed': sum(1 for result in results if result['changed']), 'failed': failed,
-              'seconds': round(time.monotonic() - started, 3), 'api_calls': module.api_calls}
-    errors = missing + [result['error'] for result in results if result['error']]
-    if failed and 100.0 * failed / total > params['max_fail_percentage']:
-        module.fail('%d of %d nodes failed (max_fail_percentage is %s): %s' % (
-            failed, total, params['max_fail_percentage'], '; '.join(errors)), changed=changed, nodes=results,
-            totals=totals, diff=diff)
-    for error in errors:
-        module.ansible.warn(error)
-    module.exit(changed=changed, nodes=results, totals=totals, diff=diff)
+    labels = [result['node'].get('name') or result['node']['uuid'] for result in results]
+    # A name or UUID that matched no node fails on its own, named as the task gave it.
+    looked_up = set(ident for job in jobs for ident in (job.uuid, job.node.get('name')))
+    labels += [target.ident for target in targets if target.ident not in looked_up]
+    results += [{'node': None, 'plan': [], 'transitions': [], 'changed': False, 'error': error} for error in missing]
+    exit_with_results(module, results, labels, started, params['node'] is not None,
+                      max_fail_percentage=params['max_fail_percentage'])
 
 
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes')], required_one_of=[('node', 'nodes')])
+    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes', 'select')],
+                             required_one_of=[('node', 'nodes', 'select')])
     module.run(main_logic)
 
 

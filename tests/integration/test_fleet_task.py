@@ -27,7 +27,7 @@ def api_requests(ironic, mark):
 
 
 def by_name(result):
-    return dict((entry['node']['name'], entry) for entry in result['nodes'])
+    return dict((entry['node']['name'], entry) for entry in result['nodes'] if entry['node'])
 
 
 def test_mixed_targets_converge_in_one_task_and_a_rerun_only_reads(raw, ironic, run_module, fresh_node):

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import (
-    failure_message, read_targets, run_each, selection_filters, targets_from_elements, totals)
+    exit_with_results, failure_message, read_targets, run_each, selection_filters, targets_from_elements, totals)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError
 
@@ -98,3 +98,66 @@ def test_many_targets_are_read_with_one_list_and_every_missing_one_is_named():
     assert client.requests == [('list', {})]
     with pytest.raises(BaremetalError, match="UUID 'x', 'y'"):
         read_targets(client, targets_from_elements(['a', 'x', 'y'], {'state': 'on'}, {}), ('uuid',))
+
+
+class FakeModule(object):
+    """What exit_with_results needs of a BaremetalModule: it records how the task ended."""
+
+    api_calls = 3
+
+    def __init__(self):
+        self.warnings = []
+        self.ansible = self
+        self.ended = None
+
+    def warn(self, message):
+        self.warnings.append(message)
+
+    def exit(self, **result):
+        self.ended = ('exit', None, result)
+        raise SystemExit(0)
+
+    def fail(self, msg, **result):
+        self.ended = ('fail', msg, result)
+        raise SystemExit(1)
+
+
+def end(module, *args, **kwargs):
+    with pytest.raises(SystemExit):
+        exit_with_results(module, *args, **kwargs)
+    return module.ended
+
+
+def many_results():
+    return [{'node': {'name': 'a'}, 'changed': True, 'error': None, 'diff': {'before': {'x': 1}, 'after': {'x': 2}}},
+            {'node': {'name': 'b'}, 'changed': False, 'diff': {'before': {}, 'after': {}}},
+            {'node': None, 'changed': False, 'error': "No node is named or has the UUID 'c'."}]
+
+
+def test_many_nodes_end_with_one_shape_and_a_diff_for_each_node_that_changed():
+    module = FakeModule()
+    how, msg, result = end(module, many_results(), ['a', 'b', 'c'], time.monotonic(), single=False, max_fail_percentage=50)
+    assert how == 'exit' and msg is None
+    assert [sorted(node) for node in result['nodes']] == [['changed', 'error', 'node']] * 3
+    assert result['totals']['nodes'] == 3 and result['totals']['changed'] == 1 and result['totals']['failed'] == 1
+    assert result['totals']['api_calls'] == 3
+    assert result['failed_nodes'] == ['c'] and result['changed'] is True
+    assert result['diff'] == [{'before': {'x': 1}, 'after': {'x': 2}, 'before_header': 'a', 'after_header': 'a'}]
+    assert module.warnings == ["c: No node is named or has the UUID 'c'."]
+
+
+def test_a_failure_over_the_budget_fails_the_task_and_one_node_is_the_task():
+    module = FakeModule()
+    how, msg, result = end(module, many_results(), ['a', 'b', 'c'], time.monotonic(), single=False)
+    assert how == 'fail' and msg == "1 of 3 nodes failed: c: No node is named or has the UUID 'c'."
+    assert result['failed_nodes'] == ['c']
+    assert end(module, many_results()[2:], ['c'], time.monotonic(), single=True) == (
+        'fail', "No node is named or has the UUID 'c'.", {'node': None, 'changed': False})
+    assert end(module, many_results()[:1], ['a'], time.monotonic(), single=True) == (
+        'exit', None, {'node': {'name': 'a'}, 'changed': True, 'diff': {'before': {'x': 1}, 'after': {'x': 2}}})
+
+
+def test_the_budget_is_a_percentage_of_the_nodes():
+    results = [{'error': 'x'}, {'error': None}, {'error': None}, {'error': None}]
+    assert failure_message(results, 'abcd', max_fail_percentage=25) is None
+    assert failure_message(results, 'abcd', max_fail_percentage=20) == '1 of 4 nodes failed (max_fail_percentage is 20): a: x'

@@ -255,11 +255,12 @@ def test_diff_shows_the_provision_state_before_and_after():
                 'plan': [{'verb': 'manage', 'from': 'enroll', 'to': 'manageable'},
                          {'verb': 'provide', 'from': 'manageable', 'to': 'available'}]},
                {'node': {'uuid': 'u2', 'name': None, 'provision_state': 'active'}, 'plan': []}]
-    assert provision.provision_diff(results[:1], True, False) == {
+    assert provision.provision_diff(results[0], False) == {
         'before': {'provision_state': 'enroll'}, 'after': {'provision_state': 'available'}}
     checked = [dict(results[0], node=dict(results[0]['node'], provision_state='enroll')), results[1]]
-    assert provision.provision_diff(checked, False, True) == {
-        'before': {'n1': 'enroll', 'u2': 'active'}, 'after': {'n1': 'available', 'u2': 'active'}}
+    assert [provision.provision_diff(result, True) for result in checked] == [
+        {'before': {'provision_state': 'enroll'}, 'after': {'provision_state': 'available'}},
+        {'before': {'provision_state': 'active'}, 'after': {'provision_state': 'active'}}]
 
 
 class LookupClient(RecordingClient):

@@ -8,7 +8,7 @@ __metaclass__ = type
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_hardware as module
 
-PARAMS = dict(node=None, nodes=None, bios_settings={'ProcTurboMode': 'Disabled'}, raid=None,
+PARAMS = dict(node=None, nodes=None, select=None, bios_settings={'ProcTurboMode': 'Disabled'}, raid=None,
               firmware=[{'component': 'bmc', 'version': '2', 'url': 'http://127.0.0.1/b', 'wait': None}],
               apply='cleaning', allow_destructive=False, allow_reboot=False)
 
