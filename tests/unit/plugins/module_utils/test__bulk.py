@@ -15,7 +15,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import (
     totals)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError, NotFound
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import Declaration
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import PORT_ATTRIBUTES, Declaration
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_writer import plan_changes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, Target, converge
 
@@ -194,9 +194,16 @@ def _power_or_maintenance(client, idents):
     read_targets(client, targets_from_elements(idents, {'state': 'enabled'}, {}), ('uuid', 'name', 'maintenance'))
 
 
+def declared_node(name, address):
+    """A node as baremetal_node declares it: fake-hardware with one port (the options it leaves out are null)."""
+    port = dict(dict.fromkeys(PORT_ATTRIBUTES), address=address)
+    return Declaration(name, declared={'driver': 'fake-hardware', 'ports': [port]})
+
+
 def _node_records(client, idents):
-    changes, problems = plan_changes(client, [Declaration(ident, declared={'driver': 'fake-hardware'})
-                                              for ident in idents], send_secrets=False)
+    addresses = dict((node['name'], port['address']) for node, port in zip(client.nodes, client.ports))
+    changes, problems = plan_changes(client, [declared_node(ident, addresses[ident]) for ident in idents],
+                                     send_secrets=False)
     assert problems == [] and [change.changed for change in changes] == [False] * len(idents)
 
 
@@ -244,8 +251,7 @@ def test_baremetal_node_lists_every_port_once_when_ironic_holds_few_more_nodes_t
 def test_baremetal_node_finds_the_owner_of_a_mac_address_it_did_not_declare(size, port_lists):
     client = InMemoryIronic(size)
     taken = client.ports[0]['address']
-    declarations = [Declaration('new-%d' % index, declared={'driver': 'fake-hardware', 'ports': [{'address': address}]})
-                    for index, address in enumerate(['52:54:00:ff:ff:00', taken])]
+    declarations = [declared_node('new-%d' % index, address) for index, address in enumerate(['52:54:00:ff:ff:00', taken])]
     _changes, problems = plan_changes(client, declarations, send_secrets=False)
     assert [(declaration.name, message) for declaration, message in problems] == [
         ('new-1', 'MAC %s is already used by port port-0 of node node-0. Remove that port (or the node) first, or '
