@@ -19,8 +19,9 @@ options:
     description:
       - Many nodes in one task, each a name or UUID, or a dictionary with C(node) and optionally the module's
         per-node options (such as C(state)); an option an element does not give is the task's.
-      - They are read in one list request per page, and only the nodes that need a change get a request, at most
-        O(concurrency) at once. Every element is checked, and every node looked up, before the first write.
+      - They are read in proportion to their number, not to the size of Ironic (one list of twice as many nodes,
+        then a request for each node it did not hold), and only the nodes that need a change get a request, at
+        most O(concurrency) at once. Every element is checked, and every node looked up, before the first write.
       - A node that fails has its error in its entry of RV(nodes); the others go on, and the task fails afterwards.
       - Every module returns the same shape for many nodes; see the notes.
       - An empty list changes nothing and says so in C(msg).

@@ -1,10 +1,12 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What every module that writes many nodes in one task shares: the per-node runner, totals, and selections.
+"""What every module that writes many nodes in one task shares: the node lookup, the per-node runner, totals,
+and selections.
 
-A module reads what it needs in a few list requests, decides per node in memory, then hands the nodes that
-need a write to run_each. As in kubernetes.core's runner, a failure of one node is stored on that node's
-result and the others go on; the module fails the task afterwards, reporting every node.
+A module reads what it needs (its nodes with find_nodes, in proportion to their number, or a selection with
+one list per page), decides per node in memory, then hands the nodes that need a write to run_each. As in
+kubernetes.core's runner, a failure of one node is stored on that node's result and the others go on; the
+module fails the task afterwards, reporting every node.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,6 +17,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import PAGE_LIMIT
 
 # Filters of GET /v1/nodes a selection may use, with the API version each needs.
 SELECTION_FILTERS = {
@@ -166,27 +169,54 @@ def targets_from_elements(elements, defaults, choices):
     return targets
 
 
+def no_node_message(idents):
+    """What a task says of names or UUIDs that match no node."""
+    return ("No node is named or has the UUID %s. List the nodes Ironic knows with baremetal.lifecycle.baremetal_node_info, "
+            "or enroll it with baremetal.lifecycle.baremetal_node." % ', '.join("'%s'" % ident for ident in idents))
+
+
+def find_nodes(client, idents, fields):
+    """Nodes by name or UUID, and the idents that match no node.
+
+    Reads in proportion to the idents, not to the size of Ironic: one GET for one ident; for more, one list
+    of twice as many nodes as asked for and, when Ironic holds more than that, a GET for each ident that list
+    did not hold. When the list held every node, client.node_count says how many Ironic holds.
+    """
+    if not idents:
+        return {}, []
+    if len(idents) == 1:
+        node = client.find_node(idents[0], fields)
+        return ({idents[0]: node}, []) if node else ({}, list(idents))
+    probe = 2 * len(idents)
+    if probe >= PAGE_LIMIT:
+        nodes, complete = client.list_nodes(fields=fields), True
+    else:
+        nodes, complete = client.list_nodes(fields=fields, first=probe)
+    by_ident = {}
+    for node in nodes:
+        by_ident[node['uuid']] = node
+        if node.get('name'):
+            by_ident[node['name']] = node
+    if not complete:
+        for ident in idents:
+            if ident not in by_ident:
+                node = client.find_node(ident, fields)
+                if node is not None:
+                    by_ident[ident] = node
+    found = dict((ident, by_ident[ident]) for ident in idents if ident in by_ident)
+    return found, [ident for ident in idents if ident not in by_ident]
+
+
 def read_targets(client, targets, fields):
-    """Fill in each target's node: one GET for one node, one list request per page for many.
+    """Fill in each target's node, reading in proportion to the targets (find_nodes).
 
     Raises BaremetalError naming every target that matches no node, before anything is written.
     """
-    if len(targets) == 1:
-        node = client.find_node(targets[0].ident, fields)
-        by_ident = {targets[0].ident: node} if node else {}
-    else:
-        by_ident = {}
-        for node in client.list_nodes(fields=fields):
-            by_ident[node['uuid']] = node
-            if node.get('name'):
-                by_ident[node['name']] = node
-    missing = [target.ident for target in targets if target.ident not in by_ident]
+    found, missing = find_nodes(client, [target.ident for target in targets], fields)
     if missing:
-        raise BaremetalError("No node is named or has the UUID %s. List the nodes Ironic knows with "
-                             "baremetal.lifecycle.baremetal_node_info, or enroll it with baremetal.lifecycle.baremetal_node."
-                             % ', '.join("'%s'" % ident for ident in missing))
+        raise BaremetalError(no_node_message(missing))
     for target in targets:
-        target.node = by_ident[target.ident]
+        target.node = found[target.ident]
     return targets
 
 

@@ -17,6 +17,7 @@ import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import find_nodes, no_node_message
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, summarize_node
@@ -172,14 +173,10 @@ def _firmware_problems(firmware):
     return problems
 
 
-# -- reading the node ----------------------------------------------------------------------------------------
+# -- reading the hardware ------------------------------------------------------------------------------------
 
-def read(client, ident, declaration):
-    """The node and the hardware state the declaration is compared with: only what it names is read."""
-    node = client.find_node(ident, HARDWARE_NODE_FIELDS)
-    if node is None:
-        raise HardwareError("No node is named or has the UUID '%s'. List nodes with "
-                            "baremetal.lifecycle.baremetal_node_info." % ident)
+def read(client, node, declaration):
+    """The hardware state of a node the declaration is compared with: only what it names is read."""
     bios = {}
     if declaration.bios_settings:
         bios = dict((entry['name'], entry) for entry in client.get_bios(node['uuid']))
@@ -406,10 +403,9 @@ def _diff(label, changes):
     return diff.diff(label)
 
 
-def prepare(client, ident, declaration):
-    """Read one node and work out its changes and steps; raises HardwareError, writing nothing."""
-    current = read(client, ident, declaration)
-    node = current['node']
+def prepare(client, node, declaration):
+    """Read one node's hardware and work out its changes and steps; raises HardwareError, writing nothing."""
+    current = read(client, node, declaration)
     label = _label(node)
     if not planner.is_at_rest(node['provision_state'], node.get('target_provision_state')):
         raise HardwareError("node %s is still moving ('%s'); run again once it rests." % (label, node['provision_state']))
@@ -441,10 +437,14 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=20):
                         for problem in check_shape(declaration))
     if problems:
         raise HardwareError(' '.join(problems))
+    found, _missing = find_nodes(client, [ident for ident, _declaration in requests], HARDWARE_NODE_FIELDS)
     prepared = []
     for ident, declaration in requests:
+        if ident not in found:
+            problems.append(no_node_message([ident]))
+            continue
         try:
-            item = prepare(client, ident, declaration)
+            item = prepare(client, found[ident], declaration)
         except HardwareError as exc:
             problems.append(str(exc))
             continue

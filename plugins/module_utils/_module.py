@@ -10,6 +10,7 @@ from ansible.module_utils.basic import AnsibleModule, env_fallback
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _validate as validate
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import no_node_message
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
 
@@ -80,9 +81,7 @@ class BaremetalModule(object):
         """The node named or identified by ``ident``, or a failure that says how to find it."""
         node = self.client.find_node(ident, fields)
         if node is None:
-            self.fail("No node is named or has the UUID '%s'. List the nodes Ironic knows with "
-                      "baremetal.lifecycle.baremetal_node_info, or enroll it with baremetal.lifecycle.baremetal_node."
-                      % ident)
+            self.fail(no_node_message([ident]))
         return node
 
     def run(self, main):

@@ -14,7 +14,7 @@ __metaclass__ = type
 
 from contextlib import contextmanager
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import run_each
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import find_nodes, run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
     FEATURE_MIN_VERSION, NODE_SUMMARY_FIELDS, AnswerLost, IronicError, readable_fields)
@@ -35,28 +35,27 @@ def read_fields(client, declarations):
 
 
 class Snapshot(object):
-    """What Ironic holds for the declared nodes, read once: nodes by name, ports by node and by address.
+    """What Ironic holds for the declared nodes, read once: nodes by name, ports by node.
 
-    One node is read with one GET (and its ports with one more); many with one list request per page of
-    nodes and one per page of ports, whatever their number.
+    The nodes are read in proportion to the declaration (find_nodes), and so are the ports: each found node's
+    with one request, or every port in one list per page when the lookup listed every node Ironic holds.
     """
 
     def __init__(self, client, declarations):
         self.client = client
         self.fields = read_fields(client, declarations)
         self._drivers = None
-        names = [declaration.name for declaration in declarations]
-        if len(names) == 1:
-            node = client.find_node(names[0], self.fields)  # a name is never a UUID (_validate.check_node_name)
-            self.nodes = {names[0]: node} if node else {}
-            ports = client.list_ports(node_uuid=node['uuid'], fields=PORT_FIELDS) if node else []
-            self._ports_by_address = None
-        else:
-            wanted = set(names)
-            self.nodes = dict((node['name'], node) for node in client.list_nodes(fields=self.fields)
-                              if node.get('name') in wanted)
+        # A name is never a UUID (_validate.check_node_name): find_nodes matches it by name only.
+        self.nodes, _missing = find_nodes(client, [declaration.name for declaration in declarations], self.fields)
+        if client.node_count is not None:
+            # The lookup listed every node Ironic holds (it holds few more than declared, or so many are declared
+            # that listing was cheaper): a list of every port then costs fewer requests than one per node.
             ports = client.list_ports(fields=PORT_FIELDS)
             self._ports_by_address = dict((port['address'], port) for port in ports)
+        else:
+            ports = [port for node in self.nodes.values()
+                     for port in client.list_ports(node_uuid=node['uuid'], fields=PORT_FIELDS)]
+            self._ports_by_address = None
         self.ports = {}
         for port in ports:
             self.ports.setdefault(port['node_uuid'], []).append(port)
@@ -67,7 +66,7 @@ class Snapshot(object):
         return self._drivers
 
     def port_owner(self, address):
-        """The port with this address, or None (from the port list, or one request with one node)."""
+        """The port with this address, or None (from the list of every port, or one request)."""
         if self._ports_by_address is not None:
             return self._ports_by_address.get(address)
         found = self.client.list_ports(address=address, fields=PORT_FIELDS)

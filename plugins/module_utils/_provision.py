@@ -15,10 +15,10 @@ import collections
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import find_nodes, no_node_message
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import PAGE_LIMIT
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_distinct_nodes
 
 # Verbs that read instance_info: deploying writes the image it names; adoption validates it.
@@ -220,37 +220,6 @@ def instance_info_patch(node, instance_info):
     return operations
 
 
-def find_nodes(client, idents, fields):
-    """Nodes by name or UUID, and the idents that match no node.
-
-    Reads in proportion to the idents, not to the size of Ironic: one list of twice as many nodes as
-    asked for; when Ironic holds more than that, a GET for each ident that list did not hold.
-    """
-    if not idents:
-        return {}, []
-    if len(idents) == 1:
-        node = client.find_node(idents[0], fields)
-        return ({idents[0]: node}, []) if node else ({}, list(idents))
-    probe = 2 * len(idents)
-    if probe >= PAGE_LIMIT:
-        nodes, complete = client.list_nodes(fields=fields), True
-    else:
-        nodes, complete = client.list_nodes(fields=fields, first=probe)
-    by_ident = {}
-    for node in nodes:
-        by_ident[node['uuid']] = node
-        if node.get('name'):
-            by_ident[node['name']] = node
-    if not complete:
-        for ident in idents:
-            if ident not in by_ident:
-                node = client.find_node(ident, fields)
-                if node is not None:
-                    by_ident[ident] = node
-    found = dict((ident, by_ident[ident]) for ident in idents if ident in by_ident)
-    return found, [ident for ident in idents if ident not in by_ident]
-
-
 def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False):
     """Bring each Target to its declared state. Returns (jobs, errors for idents that match no node).
 
@@ -275,8 +244,7 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
     jobs = [(Job(found[target.ident], target.state, target.options), found[target.ident])
             for target in targets if target.ident in found]
     executor.run(jobs, wait=wait, check_mode=check_mode)
-    errors = ["No node is named or has the UUID '%s'. List nodes with baremetal.lifecycle.baremetal_node_info."
-              % ident for ident in missing]
+    errors = [no_node_message([ident]) for ident in missing]
     return [job for job, _node in jobs], errors
 
 

@@ -26,8 +26,8 @@ description:
     Secret values do not appear in results, diffs or logs.
   - Everything that can be checked (driver, C(driver_info), MAC addresses, addresses used by other nodes)
     is checked before the first write, so a task that fails on bad input leaves Ironic unchanged.
-  - With O(nodes), one task declares many nodes. The module reads them and all ports in a few list requests
-    (one per page of a thousand), compares in memory, and writes only to the nodes that differ, at most
+  - With O(nodes), one task declares many nodes. The module reads them and their ports in proportion to their
+    number, not to the size of Ironic, compares in memory, and writes only to the nodes that differ, at most
     O(concurrency) at once. Every element is checked before the first write, and a task with an invalid
     element fails listing every invalid one. A node Ironic refuses has its error in RV(nodes); the others go
     on, and the task fails afterwards.

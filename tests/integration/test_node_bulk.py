@@ -40,6 +40,14 @@ def writes_naming(ironic, mark):
     return [(request.method, request.path) for request in ironic.write_requests_since(mark)]
 
 
+def lookup_requests(ironic, mark):
+    """The paths of the reads after mark that look nodes up: node lists, node GETs and port lists."""
+    paths = [request.path for request in ironic.requests_since(mark) if request.method == 'GET']
+    return {'node lists': [path for path in paths if path.startswith('/v1/nodes?')],
+            'node GETs': [path for path in paths if path.startswith('/v1/nodes/')],
+            'port lists': [path for path in paths if path.startswith('/v1/ports?')]}
+
+
 def fleet(names, password):
     a, b, c = names
     return [
@@ -74,8 +82,13 @@ def test_a_fleet_is_enrolled_in_one_task_and_rerun_with_three_reads_and_no_write
         assert not again.get('failed'), again.get('msg')
         assert again['changed'] is False and again['totals']['changed'] == 0 and again['diff'] == []
         assert writes_naming(ironic, mark) == []
-        # the root (version), one page of nodes, one page of ports: not one request per node
-        assert again['api_calls'] == 3
+        # The root (version), one list of twice as many nodes as declared and a GET for each node it did not hold,
+        # then their ports: a list per node, or one of every port when the list held all of Ironic (three requests
+        # in all when Ironic holds few more nodes). In proportion to the nodes declared, not to the size of Ironic.
+        requests = lookup_requests(ironic, mark)
+        assert len(requests['node lists']) == 1 and len(requests['node GETs']) <= 3
+        assert [('node_uuid=' in path) for path in requests['port lists']] in ([False], [True] * 3)
+        assert again['api_calls'] == 1 + sum(len(paths) for paths in requests.values())
     assert password not in json.dumps(created) + json.dumps(again)
 
 
@@ -218,7 +231,10 @@ def test_maintenance_of_many_nodes_per_element_with_check_mode_and_a_no_op_rerun
     assert ironic.api('GET', '/nodes/%s' % b['uuid'])['maintenance_reason'] == 'fan'
     again_mark = ironic.log_mark()
     again = run_module('baremetal_maintenance', nodes=elements, state='disabled')
-    assert again['changed'] is False and again['api_calls'] == 2
+    # The root (version), one list of twice as many nodes as named and a GET for each node it did not hold.
+    requests = lookup_requests(ironic, again_mark)
+    assert len(requests['node lists']) == 1 and len(requests['node GETs']) <= 3 and requests['port lists'] == []
+    assert again['changed'] is False and again['api_calls'] == 1 + 1 + len(requests['node GETs'])
     assert writes_naming(ironic, again_mark) == []
 
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
-"""The many-node runner and element checks shared by baremetal_node, baremetal_maintenance and baremetal_power.
+"""The many-node runner, element checks and node lookup shared by the modules that act on many nodes.
 
-Their behaviour against a real Ironic is in tests/integration/test_bulk.py.
+Their behaviour against a real Ironic is in tests/integration/test_node_bulk.py and test_pagination.py.
 """
 
 import threading
@@ -9,10 +9,15 @@ import time
 
 import pytest
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import (
-    exit_with_results, failure_message, read_targets, run_each, selection_filters, targets_from_elements, totals)
+    exit_with_results, failure_message, find_nodes, no_node_message, read_targets, run_each, selection_filters,
+    targets_from_elements, totals)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError, NotFound
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import PORT_ATTRIBUTES, Declaration
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_writer import plan_changes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, Target, converge
 
 
 def test_a_failing_item_keeps_its_error_and_the_others_go_on():
@@ -76,9 +81,9 @@ class FakeClient(object):
         if self.version < version:
             raise IronicError('%s needs Ironic API %d.%d' % ((feature,) + version))
 
-    def list_nodes(self, fields=None, **filters):
+    def list_nodes(self, fields=None, first=None, **filters):
         self.requests.append(('list', filters))
-        return self.nodes
+        return (self.nodes[:first], len(self.nodes) <= first) if first else self.nodes
 
     def find_node(self, ident, fields=None):
         self.requests.append(('get', ident))
@@ -161,3 +166,158 @@ def test_the_budget_is_a_percentage_of_the_nodes():
     results = [{'error': 'x'}, {'error': None}, {'error': None}, {'error': None}]
     assert failure_message(results, 'abcd', max_fail_percentage=25) is None
     assert failure_message(results, 'abcd', max_fail_percentage=20) == '1 of 4 nodes failed (max_fail_percentage is 20): a: x'
+
+
+class InMemoryIronic(IronicClient):
+    """The real client over an Ironic held in memory: size manageable nodes with one port each, listed in pages of
+    the limit asked for. sent records every request; only GETs are answered."""
+
+    def __init__(self, size):
+        super(InMemoryIronic, self).__init__('http://ironic.invalid')
+        self._version = (1, 115)
+        self.nodes = [{'uuid': '00000000-0000-4000-8000-%012d' % index, 'name': 'node-%d' % index,
+                       'driver': 'fake-hardware', 'provision_state': 'manageable', 'target_provision_state': None,
+                       'maintenance': False} for index in range(size)]
+        self.ports = [{'uuid': 'port-%d' % index, 'node_uuid': node['uuid'],
+                       'address': '52:54:00:%02x:%02x:%02x' % (index >> 16, (index >> 8) & 255, index & 255)}
+                      for index, node in enumerate(self.nodes)]
+        self.sent = []
+
+    def request(self, method, path, body=None, params=None, replay=True):
+        params = dict(params or {})
+        self.sent.append((method, path, params))
+        assert method == 'GET', 'a lookup writes nothing'
+        if path == '/nodes':
+            return self._page('nodes', self.nodes, params)
+        if path == '/drivers':
+            return {'drivers': [{'name': 'fake-hardware'}]}
+        if path == '/ports':
+            ports = [port for port in self.ports
+                     if all(port[key] == params[key] for key in ('node_uuid', 'address') if key in params)]
+            return self._page('ports', ports, params)
+        ident, _slash, below = path[len('/nodes/'):].partition('/')
+        node = next((node for node in self.nodes if ident in (node['uuid'], node['name'])), None)
+        if node is None:
+            raise NotFound('Ironic refused GET /v1%s (HTTP 404): node %s could not be found' % (path, ident), 404)
+        return {'bios': {'bios': []}, 'firmware': {'firmware': []}}.get(below, dict(node))
+
+    @staticmethod
+    def _page(key, items, params):
+        start = next(index + 1 for index, item in enumerate(items) if item['uuid'] == params['marker']) \
+            if 'marker' in params else 0
+        page = items[start:start + params['limit']]
+        # Ironic links a next page whenever a page is full.
+        return {key: page, 'next': 'more' if len(page) == params['limit'] else None}
+
+    def reads(self, path):
+        return [params for _method, sent_path, params in self.sent if sent_path == path]
+
+    def gets(self):
+        return [path for _method, path, _params in self.sent if path.startswith('/nodes/')]
+
+
+def test_one_ident_is_read_with_one_get_and_one_that_matches_no_node_is_named():
+    client = InMemoryIronic(50)
+    assert find_nodes(client, ['node-7'], ('uuid', 'name')) == ({'node-7': client.nodes[7]}, [])
+    assert find_nodes(client, ['node-x'], ('uuid', 'name')) == ({}, ['node-x'])
+    assert client.gets() == ['/nodes/node-7', '/nodes/node-x'] and len(client.sent) == 2
+
+
+def test_many_idents_in_an_ironic_that_holds_few_more_are_read_with_one_list():
+    client = InMemoryIronic(5)
+    found, missing = find_nodes(client, ['node-1', client.nodes[4]['uuid'], 'node-x'], ('uuid', 'name'))
+    assert found == {'node-1': client.nodes[1], client.nodes[4]['uuid']: client.nodes[4]} and missing == ['node-x']
+    assert [params['limit'] for params in client.reads('/nodes')] == [6] and len(client.sent) == 1
+    assert client.node_count == 5
+
+
+def test_many_idents_in_a_big_ironic_are_a_short_list_and_a_get_for_each_it_did_not_hold():
+    client = InMemoryIronic(2500)
+    idents = ['node-0', 'node-2400', client.nodes[2401]['uuid'], 'node-x']
+    found, missing = find_nodes(client, idents, ('uuid', 'name'))
+    assert sorted(found) == sorted(idents[:3]) and missing == ['node-x']
+    assert [params['limit'] for params in client.reads('/nodes')] == [8]
+    assert client.gets() == ['/nodes/node-2400', '/nodes/%s' % client.nodes[2401]['uuid'], '/nodes/node-x']
+    assert client.node_count is None
+
+
+def test_idents_past_half_a_page_list_every_node_page_by_page():
+    client = InMemoryIronic(2500)
+    found, missing = find_nodes(client, ['node-%d' % index for index in range(0, 1000, 2)], ('uuid', 'name'))
+    assert len(found) == 500 and missing == []
+    assert len(client.reads('/nodes')) == 3 and client.gets() == [] and client.node_count == 2500
+
+
+def test_the_message_for_idents_that_match_no_node_names_each_and_says_how_to_find_nodes():
+    message = no_node_message(['a', 'b'])
+    assert message.startswith("No node is named or has the UUID 'a', 'b'.") and 'baremetal_node_info' in message
+
+
+def _power_or_maintenance(client, idents):
+    read_targets(client, targets_from_elements(idents, {'state': 'enabled'}, {}), ('uuid', 'name', 'maintenance'))
+
+
+def declared_node(name, address):
+    """A node as baremetal_node declares it: fake-hardware with one port (the options it leaves out are null)."""
+    port = dict(dict.fromkeys(PORT_ATTRIBUTES), address=address)
+    return Declaration(name, declared={'driver': 'fake-hardware', 'ports': [port]})
+
+
+def _node_records(client, idents):
+    addresses = dict((node['name'], port['address']) for node, port in zip(client.nodes, client.ports))
+    changes, problems = plan_changes(client, [declared_node(ident, addresses[ident]) for ident in idents],
+                                     send_secrets=False)
+    assert problems == [] and [change.changed for change in changes] == [False] * len(idents)
+
+
+def _hardware(client, idents):
+    hardware.configure(client, [(ident, hardware.Declaration(bios_settings={'NumCores': 4}, apply='never'))
+                                for ident in idents])
+
+
+def _provision(client, idents):
+    jobs, missing = converge(client, [Target(ident, 'manageable', Options()) for ident in idents], check_mode=True)
+    assert missing == [] and [job.result()['plan'] for job in jobs] == [[]] * len(idents)
+
+
+# Every module path that looks nodes up, and what it reads per node beyond the lookup.
+LOOKUPS = {
+    'baremetal_power and baremetal_maintenance (read_targets)': (_power_or_maintenance, 0),
+    'baremetal_node (Snapshot): the ports of each node': (_node_records, 1),
+    'baremetal_hardware (configure): the BIOS settings of each node': (_hardware, 1),
+    'baremetal_provision_state (converge)': (_provision, 0),
+}
+
+
+@pytest.mark.parametrize('path', sorted(LOOKUPS))
+def test_a_lookup_reads_in_proportion_to_the_nodes_asked_for_not_to_the_size_of_ironic(path):
+    lookup, per_node = LOOKUPS[path]
+    sent = []
+    for size in (100, 10000):
+        client = InMemoryIronic(size)
+        # Names (baremetal_node's are never UUIDs) of nodes far from the first page: each needs its own GET.
+        lookup(client, ['node-%d' % (size - index) for index in (1, 2, 3)])
+        assert [params['limit'] for params in client.reads('/nodes')] == [6]
+        assert all('node_uuid' in params or 'address' in params for params in client.reads('/ports'))
+        sent.append(len(client.sent))
+    assert sent == [1 + 3 + 3 * per_node] * 2
+
+
+def test_baremetal_node_lists_every_port_once_when_ironic_holds_few_more_nodes_than_declared():
+    client = InMemoryIronic(5)
+    _node_records(client, ['node-0', 'node-3', 'node-4'])
+    assert [params['limit'] for params in client.reads('/nodes')] == [6]
+    assert [sorted(params) for params in client.reads('/ports')] == [['fields', 'limit']] and len(client.sent) == 2
+
+
+@pytest.mark.parametrize('size, port_lists', [(3, [['fields', 'limit']]), (10000, [['address', 'fields', 'limit']] * 2)])
+def test_baremetal_node_finds_the_owner_of_a_mac_address_it_did_not_declare(size, port_lists):
+    client = InMemoryIronic(size)
+    taken = client.ports[0]['address']
+    declarations = [declared_node('new-%d' % index, address) for index, address in enumerate(['52:54:00:ff:ff:00', taken])]
+    _changes, problems = plan_changes(client, declarations, send_secrets=False)
+    assert [(declaration.name, message) for declaration, message in problems] == [
+        ('new-1', 'MAC %s is already used by port port-0 of node node-0. Remove that port (or the node) first, or '
+                  'correct the address.' % taken)]
+    # Every port in one list when that is all of a small Ironic; else only the addresses of the ports to create.
+    assert [sorted(params) for params in client.reads('/ports')] == port_lists
