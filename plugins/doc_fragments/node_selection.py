@@ -27,6 +27,24 @@ options:
       - An empty list changes nothing and says so in C(msg).
     type: list
     elements: raw
+  concurrency:
+    description:
+      - With O(nodes) or O(select), how many nodes are changed at once.
+      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
+        SQLite, Ironic answers concurrent writes with C(database is locked).
+    type: int
+    default: 1
+notes:
+  - With O(nodes) or O(select), every module of this collection returns the same shape. RV(nodes) has one entry
+    per node, each with C(node) (the node as the task left it, secrets masked), C(changed), C(error) (null unless
+    the node failed) and the module's own keys; RV(totals) counts the nodes, those changed and those failed, with
+    the seconds taken and the API calls; RV(failed_nodes) names the nodes that failed; in diff mode, C(diff) has
+    one entry per node that changed, headed by the node's name.
+'''
+
+    # select alone, for a module that names its nodes otherwise (baremetal_node); extended as node_selection.select.
+    SELECT = r'''
+options:
   select:
     description:
       - Every node that matches all the given filters, with the task's options. No node matching is no change.
@@ -44,17 +62,4 @@ options:
       shard:
         description: Only nodes of this shard (Ironic API 1.82).
         type: str
-  concurrency:
-    description:
-      - With O(nodes) or O(select), how many nodes are changed at once.
-      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
-        SQLite, Ironic answers concurrent writes with C(database is locked).
-    type: int
-    default: 1
-notes:
-  - With O(nodes) or O(select), every module of this collection returns the same shape. RV(nodes) has one entry
-    per node, each with C(node) (the node as the task left it, secrets masked), C(changed), C(error) (null unless
-    the node failed) and the module's own keys; RV(totals) counts the nodes, those changed and those failed, with
-    the seconds taken and the API calls; RV(failed_nodes) names the nodes that failed; in diff mode, C(diff) has
-    one entry per node that changed, headed by the node's name.
 '''

@@ -138,32 +138,48 @@ class Target(object):
         self.node = None
 
 
-def targets_from_elements(elements, defaults, choices):
-    """Targets of a nodes list whose elements are names or UUIDs, or dictionaries with node and the keys of
-    defaults (whose values, where choices lists them, must be among them). Raises BaremetalError listing every
-    invalid element, before anything is read."""
+def _wrong_type(value, expected):
+    """Why value is not what a per-node option expects (a tuple of choices, or bool, list, dict, str), or None."""
+    if isinstance(expected, tuple):
+        return None if value in expected else 'must be one of %s, not %r' % (', '.join(expected), value)
+    if expected is list and not (isinstance(value, list) and all(isinstance(item, dict) for item in value)):
+        return 'must be a list of steps, each a dictionary'
+    if expected is bool and not isinstance(value, bool):
+        return 'must be true or false, not %r' % (value,)
+    if expected in (dict, str) and not isinstance(value, expected):
+        return 'must be a %s' % ('dictionary' if expected is dict else 'string')
+    return None
+
+
+def targets_from_elements(elements, defaults, types):
+    """Targets of a nodes list whose elements are names or UUIDs, or dictionaries with node and any of the keys of
+    defaults, each a per-node option that overrides the task's value (a null or missing one keeps it). types says
+    what an option must be (see _wrong_type). Raises BaremetalError listing every invalid element, before
+    anything is read."""
     errors, targets = [], []
     for index, element in enumerate(elements):
+        where = 'nodes[%d]' % index
         if isinstance(element, dict):
-            unknown = sorted(set(element) - set(defaults) - set(['node']))
-            if 'node' not in element or unknown or not isinstance(element.get('node'), str):
-                errors.append('nodes[%d] must be a name, a UUID, or a dictionary with node (a string) and optionally '
-                              '%s; got keys %s.' % (index, ', '.join(sorted(defaults)), ', '.join(sorted(element))))
+            unknown = set(element) - set(defaults) - set(['node'])
+            if not isinstance(element.get('node'), str) or not element['node'] or unknown:
+                errors.append('%s must be a name, a UUID, or a dictionary with node and optionally %s; got keys %s.'
+                              % (where, ', '.join(defaults), ', '.join(sorted(element))))
                 continue
             ident = element['node']
             settings = dict((key, element[key] if element.get(key) is not None else value)
                             for key, value in defaults.items())
-            wrong = ["%s must be one of %s, not %r" % (key, ', '.join(allowed), settings[key])
-                     for key, allowed in sorted(choices.items()) if settings[key] not in allowed]
+            wrong = ['%s.%s %s' % (where, key, _wrong_type(element[key], expected))
+                     for key, expected in types.items() if element.get(key) is not None
+                     and _wrong_type(element[key], expected)]
             if wrong:
-                errors.append('nodes[%d] (%s): %s.' % (index, ident, '; '.join(wrong)))
+                errors.append('%s.' % '; '.join(wrong))
                 continue
         elif isinstance(element, str) and element:
             ident, settings = element, dict(defaults)
         else:
-            errors.append('nodes[%d] must be a name, a UUID, or a dictionary with node; got %r.' % (index, element))
+            errors.append('%s must be a name, a UUID, or a dictionary with node; got %r.' % (where, element))
             continue
-        targets.append(Target('nodes[%d] (%s)' % (index, ident), ident, settings))
+        targets.append(Target('%s (%s)' % (where, ident), ident, settings))
     if errors:
         raise BaremetalError(' '.join(errors))
     return targets
@@ -231,11 +247,11 @@ def _selected(node, defaults):
     return target
 
 
-def run_module(module, defaults, choices, fields, action):
+def run_module(module, defaults, types, fields, action):
     """The whole of a module that acts on node, nodes or a select selection of nodes.
 
-    defaults are the task's per-node settings (an element of nodes may override them); action(node, settings)
-    returns one node's result. Every element is checked and every node read before the first write.
+    defaults are the task's per-node settings (an element of nodes may override them, as types allow);
+    action(node, settings) returns one node's result. Every element is checked and every node read before the first write.
     """
     params = module.params
     started = time.monotonic()
@@ -243,7 +259,7 @@ def run_module(module, defaults, choices, fields, action):
     if params['node'] is not None:
         targets = read_targets(client, [Target(None, params['node'], dict(defaults))], fields)
     elif params['nodes'] is not None:
-        targets = read_targets(client, targets_from_elements(params['nodes'], defaults, choices), fields)
+        targets = read_targets(client, targets_from_elements(params['nodes'], defaults, types), fields)
     else:
         targets = targets_from_selection(client, params['select'], defaults, fields)
     results = run_each(targets, lambda target: action(target.node, target.settings), params['concurrency'])

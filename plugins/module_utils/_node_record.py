@@ -343,8 +343,17 @@ class Declaration(object):
         return '%s: %s' % (self.label, message) if self.label else message
 
 
-def declarations_from_params(params):
-    """The Declarations of a task: nodes elements inherit state and validate_driver_info from the task."""
+def declarations_from_params(params, selected=None):
+    """The Declarations of a task: nodes elements inherit state and validate_driver_info from the task; with
+    select, the selected nodes (as read) each get the task's record. A node without a name cannot be declared:
+    baremetal_node finds nodes by name."""
+    if selected is not None:
+        unnamed = [node['uuid'] for node in selected if not node.get('name')]
+        if unnamed:
+            raise NodeError('select matches nodes without a name (%s); baremetal_node finds nodes by name. Name '
+                            'them, or narrow select.' % ', '.join(unnamed))
+        return [Declaration(node['name'], None, declared_record(params), params['state'], params['validate_driver_info'],
+                            label='node %s' % node['name']) for node in selected]
     if params.get('nodes') is None:
         return [Declaration(params['name'], params.get('uuid'), declared_record(params), params['state'],
                             params['validate_driver_info'])]

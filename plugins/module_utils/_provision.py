@@ -12,12 +12,11 @@ __metaclass__ = type
 
 import collections
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _bulk as bulk
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import find_nodes, no_node_message
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import DifferenceTracker
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_distinct_nodes
 
@@ -118,31 +117,13 @@ class Options(object):
         return required, optional
 
 
-def target_from_element(entry, index, state, options):
-    """The Target of one nodes: element: a name or UUID, or a dictionary with node, state and own options."""
-    if not isinstance(entry, dict):
-        return Target(str(entry), state, options)
-    where = 'nodes[%d]' % index
-    unknown = sorted(set(entry) - set(('node', 'state')) - set(NODE_OPTION_TYPES))
-    if 'node' not in entry or unknown:
-        raise BaremetalError('%s must be a name, a UUID, or a dictionary with node and optionally state and %s; got '
-                             'keys %s.' % (where, ', '.join(sorted(NODE_OPTION_TYPES)), ', '.join(sorted(entry))))
-    declared = entry.get('state', state)
-    if declared not in states.DECLARABLE_STATES:
-        raise BaremetalError("%s.state must be one of %s, not '%s'." % (where, ', '.join(states.DECLARABLE_STATES),
-                                                                        declared))
-    overrides = dict((key, value) for key, value in entry.items() if key in NODE_OPTION_TYPES)
-    for key, value in overrides.items():
-        expected = NODE_OPTION_TYPES[key]
-        if isinstance(expected, tuple):
-            if value not in expected:
-                raise BaremetalError("%s.%s must be one of %s, not %r." % (where, key, ', '.join(expected), value))
-        elif expected is list:
-            if not isinstance(value, list) or not all(isinstance(step, dict) for step in value):
-                raise BaremetalError('%s.%s must be a list of steps, each a dictionary.' % (where, key))
-        elif not isinstance(value, expected):
-            raise BaremetalError('%s.%s must be true or false, not %r.' % (where, key, value))
-    return Target(str(entry['node']), declared, options.overridden(**overrides))
+def targets_from_elements(elements, state, options):
+    """The Targets of a nodes: list: names or UUIDs, or dictionaries with node, state and the node's own options."""
+    defaults = dict(state=state, **dict((name, getattr(options, name)) for name in NODE_OPTION_TYPES))
+    types = dict(state=tuple(states.DECLARABLE_STATES), **NODE_OPTION_TYPES)
+    return [Target(element.ident, element.settings['state'],
+                   options.overridden(**dict((name, element.settings[name]) for name in NODE_OPTION_TYPES)))
+            for element in bulk.targets_from_elements(elements, defaults, types)]
 
 
 def node_flags(node):
@@ -228,7 +209,7 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
     """
     with_instance_info = any(target.options.instance_info for target in targets)
     fields = client.poll_fields + (('instance_info',) if with_instance_info else ())
-    found, missing = find_nodes(client, [target.ident for target in targets], fields)
+    found, missing = bulk.find_nodes(client, [target.ident for target in targets], fields)
     check_distinct_nodes(found)
 
     def plan(job, node):
@@ -244,7 +225,7 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
     jobs = [(Job(found[target.ident], target.state, target.options), found[target.ident])
             for target in targets if target.ident in found]
     executor.run(jobs, wait=wait, check_mode=check_mode)
-    errors = [no_node_message([ident]) for ident in missing]
+    errors = [bulk.no_node_message([ident]) for ident in missing]
     return [job for job, _node in jobs], errors
 
 

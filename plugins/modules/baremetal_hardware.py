@@ -29,6 +29,7 @@ author:
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
   - baremetal.lifecycle.node_selection
+  - baremetal.lifecycle.node_selection.select
 attributes:
   check_mode:
     support: full
@@ -241,7 +242,8 @@ api_calls:
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, exit_with_results, select_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import (
+    NODE_SELECTION_SPEC, exit_with_results, select_nodes, targets_from_elements)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 
 DECLARATION_KEYS = ('bios_settings', 'raid', 'firmware', 'apply', 'allow_destructive', 'allow_reboot')
@@ -271,31 +273,25 @@ def _firmware(entries):
             else entry for entry in entries]
 
 
-def declaration(params, overrides=None):
-    values = dict((key, params[key]) for key in DECLARATION_KEYS)
-    values.update(overrides or {})
-    values['firmware'] = _firmware(values['firmware'])
+def declaration(settings):
+    values = dict(settings, firmware=_firmware(settings['firmware']))
     return hardware.Declaration(**values)
+
+
+# What each per-node option of a nodes element must be; the rest of its checks are hardware.check_shape's.
+ELEMENT_TYPES = dict(bios_settings=dict, raid=dict, firmware=list, apply=tuple(hardware.APPLY_MODES),
+                     allow_destructive=bool, allow_reboot=bool)
 
 
 def requests_from_params(module):
     params = module.params
+    task = dict((key, params[key]) for key in DECLARATION_KEYS)
     if params['node'] is not None:
-        return [(params['node'], declaration(params))]
+        return [(params['node'], declaration(task))]
     if params['select'] is not None:
-        return [(node['uuid'], declaration(params)) for node in select_nodes(module.client, params['select'], ('uuid',))]
-    requests = []
-    for index, entry in enumerate(params['nodes']):
-        if not isinstance(entry, dict):
-            requests.append((str(entry), declaration(params)))
-            continue
-        unknown = sorted(set(entry) - set(('node',) + DECLARATION_KEYS))
-        if 'node' not in entry or unknown:
-            module.fail('nodes[%d] must be a name, a UUID, or a dictionary with node and optionally %s; got keys %s.'
-                        % (index, ', '.join(DECLARATION_KEYS), ', '.join(sorted(entry))))
-        overrides = dict((key, value) for key, value in entry.items() if key != 'node')
-        requests.append((str(entry['node']), declaration(params, overrides)))
-    return requests
+        return [(node['uuid'], declaration(task)) for node in select_nodes(module.client, params['select'], ('uuid',))]
+    return [(element.ident, declaration(element.settings))
+            for element in targets_from_elements(params['nodes'], task, ELEMENT_TYPES)]
 
 
 def main_logic(module):

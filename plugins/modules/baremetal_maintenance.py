@@ -21,6 +21,7 @@ author:
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
   - baremetal.lifecycle.node_selection
+  - baremetal.lifecycle.node_selection.select
 attributes:
   check_mode:
     support: full
@@ -165,7 +166,7 @@ def main_logic(module):
     def apply(node, settings):
         return ensure_maintenance(module.client, node, settings['state'], settings['reason'], module.check_mode)
 
-    run_module(module, {'state': params['state'], 'reason': params['reason']}, {'state': STATES},
+    run_module(module, {'state': params['state'], 'reason': params['reason']}, {'state': tuple(STATES), 'reason': str},
                NODE_SUMMARY_FIELDS, apply)
 
 

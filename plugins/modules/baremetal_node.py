@@ -31,10 +31,13 @@ description:
     O(concurrency) at once. Every element is checked before the first write, and a task with an invalid
     element fails listing every invalid one. A node Ironic refuses has its error in RV(nodes); the others go
     on, and the task fails afterwards.
+  - With O(select), the record fields the task gives are declared for every node that matches, found by its
+    name; O(state=absent) with O(select) deletes every node that matches.
 author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
+  - baremetal.lifecycle.node_selection.select
 attributes:
   check_mode:
     support: full
@@ -59,6 +62,7 @@ options:
         O(protected_reason), O(retired), O(retired_reason), and O(state).
       - An element without O(state) or O(validate_driver_info) takes the task's.
       - Cannot be combined with the options that declare one node. An empty list changes nothing and says so in C(msg).
+      - To give many existing nodes the same record fields, use O(select) with those fields instead.
     type: list
     elements: dict
     suboptions:
@@ -406,6 +410,14 @@ seealso:
 '''
 
 EXAMPLES = r'''
+- name: Give every node of a resource class the same owner and trait list (only the nodes that differ are written)
+  baremetal.lifecycle.baremetal_node:
+    cloud: baremetal-lifecycle-local
+    select:
+      resource_class: baremetal-gpu
+    owner: gpu-team
+    traits: [CUSTOM_GPU_A100]
+
 - name: Enroll a Redfish server (here behind a sushy-tools emulator) with its port
   baremetal.lifecycle.baremetal_node:
     cloud: baremetal-lifecycle-local
@@ -581,21 +593,21 @@ transitions:
   sample: [{verb: manage, from: available, to: manageable, seconds: 0.31}]
 nodes:
   description:
-    - With O(nodes), one entry per element, in order, with C(name), C(changed), C(created), C(node) (as RV(node)),
+    - With O(nodes) or O(select), one entry per element, in order, with C(name), C(changed), C(created), C(node) (as RV(node)),
       C(error) (null unless the node failed), and with O(state=absent) C(plan) and C(transitions).
     - In diff mode, the top-level diff holds one entry per node that changes.
-  returned: with O(nodes)
+  returned: with O(nodes) or O(select)
   type: list
   elements: dict
   sample: [{name: rack3-node01, changed: true, created: true, error: null, node: {name: rack3-node01}}]
 totals:
-  description: With O(nodes), how many nodes there were, changed and failed, the seconds taken and the API calls.
-  returned: with O(nodes)
+  description: With O(nodes) or O(select), how many nodes there were, changed and failed, the seconds taken and the API calls.
+  returned: with O(nodes) or O(select)
   type: dict
   sample: {nodes: 300, changed: 2, failed: 0, seconds: 0.61, api_calls: 9}
 failed_nodes:
-  description: With O(nodes), how the task names each node that failed (its error is in RV(nodes)).
-  returned: with O(nodes)
+  description: With O(nodes) or O(select), how the task names each node that failed (its error is in RV(nodes)).
+  returned: with O(nodes) or O(select)
   type: list
   elements: str
   sample: ['nodes[3] (rack1-node07)']
@@ -610,7 +622,7 @@ import time
 
 from ansible.module_utils.basic import missing_required_lib
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import exit_with_results
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import SELECTION_SPEC, exit_with_results, select_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._driver_info import HAS_JSONSCHEMA, JSONSCHEMA_IMPORT_ERROR
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import INTERFACES, declarations_from_params
@@ -654,6 +666,7 @@ ELEMENT_SPEC = dict(RECORD_SPEC,
 ARGUMENT_SPEC = dict(RECORD_SPEC,
                      name=dict(type='str'),
                      nodes=dict(type='list', elements='dict', options=ELEMENT_SPEC),
+                     select=dict(type='dict', options=SELECTION_SPEC),
                      validate_driver_info=dict(type='bool', default=True),
                      state=dict(type='str', default='present', choices=['present', 'absent']),
                      update_secrets=dict(type='str', default='on_create', choices=['on_create', 'always'],
@@ -669,7 +682,8 @@ def main_logic(module):
     if params['name'] is not None:
         check_node_name('name', params['name'])
     started = time.monotonic()
-    declarations = declarations_from_params(params)
+    selected = None if params['select'] is None else select_nodes(module.client, params['select'], ('uuid', 'name'))
+    declarations = declarations_from_params(params, selected)
     if not HAS_JSONSCHEMA and any(declaration.validate_driver_info for declaration in declarations):
         module.fail(missing_required_lib('jsonschema'), exception=JSONSCHEMA_IMPORT_ERROR)
     results = ensure_nodes(module.client, declarations, params['update_secrets'], module.check_mode,
@@ -678,7 +692,7 @@ def main_logic(module):
     for result in results:
         if params['validate_interfaces'] and result['node'] and not result['error']:
             result['validation'] = module.client.validate_node(result['node']['uuid'])
-    single = params['nodes'] is None
+    single = params['name'] is not None
     if single:
         results[0].pop('name', None)
     exit_with_results(module, results, [declaration.label for declaration in declarations], started, single)
@@ -686,8 +700,9 @@ def main_logic(module):
 
 def main():
     module = BaremetalModule(ARGUMENT_SPEC,
-                             required_one_of=[('name', 'nodes')],
-                             mutually_exclusive=[('nodes', option) for option in sorted(RECORD_SPEC) + ['name']])
+                             required_one_of=[('name', 'nodes', 'select')],
+                             mutually_exclusive=[('nodes', option) for option in sorted(RECORD_SPEC) + ['name', 'select']]
+                             + [('select', 'name'), ('select', 'uuid')])
     module.run(main_logic)
 
 

@@ -23,6 +23,7 @@ author:
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
   - baremetal.lifecycle.node_selection
+  - baremetal.lifecycle.node_selection.select
 attributes:
   check_mode:
     support: full
@@ -161,7 +162,7 @@ def main_logic(module):
     def apply(node, settings):
         return ensure_power(module.client, node, settings['state'], params['timeout'], module.check_mode)
 
-    run_module(module, {'state': params['state']}, {'state': sorted(POWER_ACTIONS)}, NODE_SUMMARY_FIELDS, apply)
+    run_module(module, {'state': params['state']}, {'state': tuple(sorted(POWER_ACTIONS))}, NODE_SUMMARY_FIELDS, apply)
 
 
 def main():

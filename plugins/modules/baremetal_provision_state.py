@@ -37,6 +37,7 @@ author:
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
   - baremetal.lifecycle.node_selection
+  - baremetal.lifecycle.node_selection.select
 attributes:
   check_mode:
     support: full
@@ -409,7 +410,7 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, exit_with_results, select_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import (
-    OPTION_SPEC, Options, Target, converge, learned_by_inspection, provision_diff, target_from_element)
+    OPTION_SPEC, Options, Target, converge, learned_by_inspection, provision_diff, targets_from_elements)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DECLARABLE_STATES
 
 ARGUMENT_SPEC = dict(
@@ -428,7 +429,7 @@ def targets_from_params(client, params, options):
         return [Target(params['node'], params['state'], options)]
     if params['select'] is not None:
         return [Target(node['uuid'], params['state'], options) for node in select_nodes(client, params['select'], ('uuid',))]
-    return [target_from_element(entry, index, params['state'], options) for index, entry in enumerate(params['nodes'])]
+    return targets_from_elements(params['nodes'], params['state'], options)
 
 
 def main_logic(module):

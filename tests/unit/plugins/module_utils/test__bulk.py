@@ -57,15 +57,15 @@ def test_totals_count_changed_and_failed():
 
 def test_elements_are_names_or_dictionaries_and_every_invalid_one_is_listed():
     targets = targets_from_elements(['a', {'node': 'b', 'state': 'enabled'}], {'state': 'disabled', 'reason': None},
-                                    {'state': ['enabled', 'disabled']})
+                                    {'state': ('enabled', 'disabled')})
     assert [(target.label, target.ident, target.settings['state']) for target in targets] == [
         ('nodes[0] (a)', 'a', 'disabled'), ('nodes[1] (b)', 'b', 'enabled')]
     with pytest.raises(BaremetalError) as error:
         targets_from_elements(['a', {'name': 'b'}, 'a', {'node': 'c', 'state': 'on'}, 3],
-                              {'state': 'disabled'}, {'state': ['enabled', 'disabled']})
+                              {'state': 'disabled'}, {'state': ('enabled', 'disabled')})
     message = str(error.value)
     assert 'nodes[1] must be a name, a UUID, or a dictionary with node' in message
-    assert "nodes[3] (c): state must be one of enabled, disabled, not 'on'" in message
+    assert "nodes[3].state must be one of enabled, disabled, not 'on'" in message
     assert 'nodes[4] must be a name' in message
 
 

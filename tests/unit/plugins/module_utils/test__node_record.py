@@ -303,6 +303,18 @@ def test_elements_inherit_state_and_validation_from_the_task_unless_they_set_the
     assert declarations[0].declared == {'driver': 'fake-hardware'}
 
 
+def test_selected_nodes_each_get_the_tasks_record_and_a_node_without_a_name_is_refused():
+    task_params = dict(params(owner='gpu-team', traits=['CUSTOM_GPU']), nodes=None, state='present',
+                       validate_driver_info=True)
+    declarations = node_utils.declarations_from_params(task_params, [{'uuid': 'u1', 'name': 'a'},
+                                                                     {'uuid': 'u2', 'name': 'b'}])
+    assert [(d.name, d.label, d.declared) for d in declarations] == [
+        ('a', 'node a', {'owner': 'gpu-team', 'traits': ['CUSTOM_GPU']}),
+        ('b', 'node b', {'owner': 'gpu-team', 'traits': ['CUSTOM_GPU']})]
+    with pytest.raises(NodeError, match='select matches nodes without a name \\(u2\\)'):
+        node_utils.declarations_from_params(task_params, [{'uuid': 'u1', 'name': 'a'}, {'uuid': 'u2', 'name': None}])
+
+
 def test_every_invalid_element_is_listed_before_anything_is_read():
     declarations = node_utils.declarations_from_params(task([
         element('a', driver='fake-hardware', traits=['lower']),

@@ -227,7 +227,7 @@ def test_what_inspection_learned_is_returned_without_secrets():
 ])
 def test_a_nodes_element_may_carry_its_own_options(entry, state, options):
     base = provision.Options(allow_destructive=True)
-    target = provision.target_from_element(entry, 0, 'available', base)
+    target, = provision.targets_from_elements([entry], 'available', base)
     assert (target.ident, target.state) == ('n1', state)
     assert target.options.allow_destructive is True
     for key, value in options.items():
@@ -245,7 +245,7 @@ def test_a_nodes_element_may_carry_its_own_options(entry, state, options):
 ])
 def test_a_bad_nodes_element_is_named(entry, words):
     with pytest.raises(BaremetalError) as caught:
-        provision.target_from_element(entry, 3, 'available', provision.Options())
+        provision.targets_from_elements(['n0', 'n1', 'n2', entry], 'available', provision.Options())
     for word in words:
         assert word in str(caught.value)
 

@@ -5,7 +5,10 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import pytest
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_hardware as module
 
 PARAMS = dict(node=None, nodes=None, select=None, bios_settings={'ProcTurboMode': 'Disabled'}, raid=None,
@@ -32,12 +35,14 @@ def test_a_nodes_element_overrides_the_task_options_for_that_node_only():
 
 
 def test_an_unknown_key_in_a_nodes_element_is_named():
-    try:
+    with pytest.raises(BaremetalError) as error:
         module.requests_from_params(FakeModule(nodes=[{'node': 'b', 'bios': {}}]))
-    except AssertionError as exc:
-        assert 'nodes[0] must be' in str(exc) and 'got keys bios, node' in str(exc)
-    else:
-        raise AssertionError('an unknown key was accepted')
+    assert 'nodes[0] must be' in str(error.value) and 'got keys bios, node' in str(error.value)
+
+
+def test_a_wrong_type_in_a_nodes_element_is_named():
+    with pytest.raises(BaremetalError, match=r"nodes\[1\]\.apply must be one of cleaning, servicing, never, not 'now'"):
+        module.requests_from_params(FakeModule(nodes=['a', {'node': 'b', 'apply': 'now'}]))
 
 
 def test_password_like_bios_values_are_scrubbed_wherever_they_are_declared():

@@ -1,0 +1,56 @@
+# -*- coding: utf-8 -*-
+"""The one result shape of every module that acts on many nodes (_bulk.exit_with_results), and select: wherever
+nodes: is accepted, against the real Ironic: each module is asked, in check mode with a diff, to change two fresh
+nodes. How a failed node is reported in that shape is tested in tests/unit/plugins/module_utils/test__bulk.py."""
+
+import uuid
+
+import pytest
+
+# Each module with options for two freshly enrolled fake-hardware nodes, and whether they change them. apply: never
+# only reports what differs (the nodes rest in enroll, where no clean can run).
+MODULES = {
+    'baremetal_provision_state': ({'state': 'manageable'}, True),
+    'baremetal_hardware': ({'bios_settings': {'ProcTurboMode': 'Disabled'}, 'apply': 'never'}, False),
+    'baremetal_node': ({'extra': {'rack': 'r9'}}, True),
+    'baremetal_power': ({'state': 'powered_on'}, True),
+    'baremetal_maintenance': ({'state': 'enabled', 'reason': 'shape test'}, True),
+}
+
+
+def assert_one_shape(result, nodes, changes):
+    assert not result.get('failed'), result.get('msg')
+    assert sorted(result['totals']) == ['api_calls', 'changed', 'failed', 'nodes', 'seconds']
+    assert result['totals'] == dict(result['totals'], nodes=2, changed=2 if changes else 0, failed=0)
+    assert result['failed_nodes'] == [] and result['changed'] is changes
+    for entry in result['nodes']:
+        assert set(['node', 'changed', 'error']) <= set(entry), entry
+        assert entry['error'] is None and entry['changed'] is changes
+    assert sorted(entry['node']['name'] for entry in result['nodes']) == sorted(node['name'] for node in nodes)
+
+
+@pytest.mark.parametrize('module', sorted(MODULES))
+def test_every_module_reports_many_nodes_in_the_same_shape(ironic, run_module, fresh_node, module):
+    options, changes = MODULES[module]
+    nodes = [fresh_node() for _index in range(2)]
+    if module == 'baremetal_node':
+        arguments = {'nodes': [dict(options, name=node['name']) for node in nodes]}
+    else:
+        arguments = dict(options, nodes=[node['name'] for node in nodes])
+    mark = ironic.log_mark()
+    result = run_module(module, check=True, diff=True, **arguments)
+    assert ironic.write_requests_since(mark) == []
+    assert_one_shape(result, nodes, changes)
+    assert [diff['before_header'] for diff in result['diff']] == ([node['name'] for node in nodes] if changes else [])
+
+
+@pytest.mark.parametrize('module', sorted(MODULES))
+def test_select_is_accepted_wherever_nodes_is(ironic, run_module, fresh_node, module):
+    options, changes = MODULES[module]
+    resource_class = 'shape%s' % uuid.uuid4().hex[:8]
+    nodes = [fresh_node(resource_class=resource_class) for _index in range(2)]
+    fresh_node()  # of another resource class: not selected
+    mark = ironic.log_mark()
+    result = run_module(module, check=True, select={'resource_class': resource_class}, **options)
+    assert ironic.write_requests_since(mark) == []
+    assert_one_shape(result, nodes, changes)
