@@ -1,12 +1,13 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What every module that writes many nodes in one task shares: the node lookup, the per-node runner, totals,
-and selections.
+"""The many-node contract every module shares: how nodes: elements are parsed, how nodes are looked up and
+selected, how they are run, and the one shape a task with many nodes returns.
 
-A module reads what it needs (its nodes with find_nodes, in proportion to their number, or a selection with
-one list per page), decides per node in memory, then hands the nodes that need a write to run_each. As in
-kubernetes.core's runner, a failure of one node is stored on that node's result and the others go on; the
-module fails the task afterwards, reporting every node.
+A module parses nodes: with targets_from_elements (every invalid element listed before anything is read), reads
+what it needs (its nodes with find_nodes, in proportion to their number, or a selection with one list per page),
+decides per node in memory, then hands the nodes that need a write to run_each. As in kubernetes.core's runner, a
+failure of one node is stored on that node's result and the others go on; exit_with_results ends the task with
+every node's result, the totals, the failed nodes and a diff per node.
 """
 
 from __future__ import absolute_import, division, print_function
