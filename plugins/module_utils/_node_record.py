@@ -20,6 +20,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secret
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import FEATURE_MIN_VERSION, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import PATCHABLE_KEY
 
 INTERFACES = ('bios', 'boot', 'console', 'deploy', 'firmware', 'inspect', 'management', 'network', 'power',
               'raid', 'rescue', 'storage', 'vendor')
@@ -47,9 +48,6 @@ MAC_ADDRESS = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
 
 # Ironic accepts CUSTOM_ traits and the standard os-traits names, all of this shape, at most 255 long.
 TRAIT_NAME = re.compile(r'^[A-Z][A-Z0-9_]{0,254}$')
-
-# Ironic's JSON patch schema only accepts paths made of these characters.
-PATCHABLE_KEY = re.compile(r'^[\w-]+$')
 
 UPDATE_SECRETS_ALWAYS = 'always'
 
