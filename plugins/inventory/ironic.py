@@ -217,8 +217,9 @@ def address_source(host_address):
         return None
     field, _colon, key = host_address.partition(':')
     if field not in ADDRESS_FIELDS or not key:
-        raise AnsibleParserError('baremetal.lifecycle.ironic: host_address must be none, extra:<key> or '
-                                 'instance_info:<key>, got %r.' % host_address)
+        raise AnsibleParserError('baremetal.lifecycle.ironic: host_address must be none, or extra: or instance_info: '
+                                 'followed by the key that holds the address (extra:ssh_address), got %r.'
+                                 % host_address)
     if is_secret_name(key):
         raise AnsibleParserError('baremetal.lifecycle.ironic: host_address names %s key %r, which is named like a '
                                  'secret: its value never becomes a variable. Choose the key that holds the '

@@ -66,7 +66,8 @@ def test_a_password_in_an_address_url_is_masked():
 def test_an_unknown_host_address_is_refused_with_the_forms(host_address):
     with pytest.raises(AnsibleParserError) as caught:
         ironic.address_source(host_address)
-    assert 'host_address must be none, extra:<key> or instance_info:<key>, got %r.' % host_address in str(caught.value)
+    assert ('host_address must be none, or extra: or instance_info: followed by the key that holds the address '
+            '(extra:ssh_address), got %r.' % host_address) in str(caught.value)
 
 
 @pytest.mark.parametrize('host_address', ['instance_info:image_pull_secret', 'instance_info:configdrive',
