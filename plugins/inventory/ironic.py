@@ -187,6 +187,7 @@ FILE_SUFFIXES = ('.ironic.yml', '.ironic.yaml')
 NAMING_RULE = ("baremetal.lifecycle.ironic reads only inventory files named ironic.yml or ironic.yaml, or whose "
                "names end in .ironic.yml or .ironic.yaml: rename %s (for example to nodes.ironic.yml).")
 ALL_GROUP = 'ironic'
+# The node fields host_address may take ansible_host from, as field:key.
 ADDRESS_FIELDS = ('extra', 'instance_info')
 CONTROLLER_GROUP_VARS = {
     'ansible_connection': 'local',
