@@ -18,18 +18,20 @@ description:
     C(ironic_provision_state), C(ironic_power_state), C(ironic_maintenance), C(ironic_maintenance_reason),
     C(ironic_resource_class), C(ironic_conductor_group), C(ironic_driver), C(ironic_driver_info),
     C(ironic_traits), C(ironic_properties), C(ironic_extra), C(ironic_owner), C(ironic_lessee) and
-    C(ironic_description)."
+    C(ironic_description); and C(ansible_host) when O(host_address) gives one."
   - Secrets never become variables, nor reach the inventory cache. Secret values of C(ironic_driver_info)
-    (passwords, keys, tokens) are masked and C(instance_info) is not read at all.
+    (passwords, keys, tokens) are masked, and of C(instance_info) only the key O(host_address) names is read.
   - "Every host is in the group C(ironic) and in these groups, built from its fields with every character that
     is not a letter, a digit or C(_) replaced by C(_): C(provision_state_<state>) (for example
     C(provision_state_clean_failed)); C(in_maintenance) or C(not_in_maintenance);
     C(resource_class_<class>) when it has a resource class; C(conductor_group_<group>) when its conductor group
     is not the default (empty) one; C(trait_<trait>) for each of its traits (for example C(trait_CUSTOM_GPU))."
-  - "The group C(ironic) has the variables C(ansible_connection: local) and
-    C(ansible_python_interpreter: '{{ ansible_playbook_python }}'), so modules of this collection run on the
-    controller for each node, for example in an ad-hoc command. Override them in C(group_vars/ironic), or per
-    host with O(compose), to reach the deployed servers themselves."
+  - "Hosts are the servers: the plugin sets no connection, so a play on them reaches each deployed server the way
+    Ansible reaches any host (SSH by default), at the address O(host_address) gives, like the hosts of other cloud
+    inventories. Tasks of this collection, which talk to Ironic, run on the controller with
+    C(delegate_to: localhost), or in a play on C(localhost) that names the nodes of a group in C(nodes:)
+    (see EXAMPLES). O(controller_connection) restores the connection of earlier versions, where every host ran its
+    tasks on the controller."
   - Strings read from Ironic are never templated.
 author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
@@ -44,6 +46,32 @@ options:
     type: str
     required: true
     choices: [baremetal.lifecycle.ironic]
+  host_address:
+    description:
+      - Where each host's C(ansible_host), the address Ansible connects to, comes from.
+      - V(none) sets no C(ansible_host); Ansible connects to the host's name (the node's name, or its UUID).
+      - V(extra:<key>) takes the text under a key of the node's C(extra), for example V(extra:ssh_address).
+      - V(instance_info:<key>) takes the text under a key of the node's C(instance_info). Only that key is kept;
+        the rest of C(instance_info), which may hold secrets, never becomes a variable nor reaches the cache.
+      - A node without a text under the key gets no C(ansible_host). A key named like a secret (holding
+        C(password), C(token), C(key), C(secret) and the like) is refused.
+      - To connect to an address computed otherwise, for example a DNS name built from the node's name, set
+        C(ansible_host) with O(compose), which wins over this option (see EXAMPLES). Ironic's ports hold MAC
+        addresses, which this plugin does not read; keep the IP address a port leased in C(extra).
+    type: str
+    default: none
+    version_added: 0.2.0
+  controller_connection:
+    description:
+      - "When V(true), the group C(ironic) has the variables C(ansible_connection: local) and
+        C(ansible_python_interpreter: '{{ ansible_playbook_python }}'), so that every host runs its tasks on the
+        controller, with Ansible's own Python, as in versions before 0.2.0. Tasks that talk to Ironic then need no
+        C(delegate_to), but no task reaches the servers themselves, and a task aimed at a group runs on the
+        controller once per node."
+      - Override these variables in C(group_vars/ironic), or per host with O(compose).
+    type: bool
+    default: false
+    version_added: 0.2.0
   filters:
     description:
       - Only list the nodes that match these query parameters of Ironic's node list, for example
@@ -61,14 +89,48 @@ seealso:
 '''
 
 EXAMPLES = r'''
-# nodes.ironic.yml: every node of the embedded Ironic
+# nodes.ironic.yml: every node of the embedded Ironic; each host is a server, reached at the address its extra
+# holds under ssh_address (set with baremetal.lifecycle.baremetal_node: extra: {ssh_address: 192.0.2.17})
 plugin: baremetal.lifecycle.ironic
 cloud: baremetal-lifecycle-local
+host_address: extra:ssh_address
+
+# Two kinds of plays on the same hosts (ansible-playbook -i nodes.ironic.yml site.yml):
+# - Lifecycle tasks talk to Ironic, so they run on the controller: delegate them to localhost, one task per node
+#   - hosts: provision_state_manageable
+#     gather_facts: false
+#     tasks:
+#       - name: Make each manageable node available
+#         baremetal.lifecycle.baremetal_provision_state:
+#           cloud: baremetal-lifecycle-local
+#           node: "{{ inventory_hostname }}"
+#           state: available
+#         delegate_to: localhost
+#   or run one task on localhost for all the nodes of a group, which Ironic then moves together
+#   - hosts: localhost
+#     gather_facts: false
+#     tasks:
+#       - name: Make every manageable node available
+#         baremetal.lifecycle.baremetal_provision_state:
+#           cloud: baremetal-lifecycle-local
+#           nodes: "{{ groups['provision_state_manageable'] | default([]) }}"
+#           state: available
+# - Configuration tasks run on the deployed servers themselves, over SSH
+#   - hosts: provision_state_active
+#     remote_user: cloud-user
+#     tasks:
+#       - name: Keep chrony installed
+#         ansible.builtin.package:
+#           name: chrony
+#           state: present
+#         become: true
 
 ---
-# rack1.ironic.yml: the nodes of one conductor group, cached, with a group per owner
+# rack1.ironic.yml: the nodes of one conductor group, cached, with a group per owner; the address comes from
+# instance_info (only that key is read) unless the rack's DNS names the node
 plugin: baremetal.lifecycle.ironic
 endpoint: http://127.0.0.1:6385
+host_address: instance_info:ssh_address
 filters:
   conductor_group: rack1
 cache: true
@@ -82,17 +144,22 @@ groups:
   gpu: "'CUSTOM_GPU' in ironic_traits"
 compose:
   rack: ironic_extra.rack | default('unknown')
+  # compose wins over host_address; an expression that fails (no dns_name in extra) sets nothing
+  ansible_host: ironic_extra.dns_name
 
-# Make every manageable node available, all nodes of the group in one task:
-#   ansible-playbook -i nodes.ironic.yml converge.yml
-# - hosts: localhost
-#   gather_facts: false
-#   tasks:
-#     - name: Provide the manageable nodes
-#       baremetal.lifecycle.baremetal_provision_state:
-#         cloud: baremetal-lifecycle-local
-#         nodes: "{{ groups['provision_state_manageable'] | default([]) }}"
-#         state: available
+---
+# dns.ironic.yml: each server reached at a name the site's DNS gives it, computed with compose. Ironic's ports
+# hold MAC addresses, which this plugin does not read: to reach the address a port leased, keep it in extra.
+plugin: baremetal.lifecycle.ironic
+cloud: baremetal-lifecycle-local
+compose:
+  ansible_host: ironic_name ~ '.mgmt.example.com'
+
+---
+# local.ironic.yml: the behaviour of versions before 0.2.0, every host running its tasks on the controller
+plugin: baremetal.lifecycle.ironic
+cloud: baremetal-lifecycle-local
+controller_connection: true
 '''
 
 import os
@@ -106,10 +173,11 @@ from ansible.template import trust_as_template
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import public_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import is_secret_name, masked, public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_options
 
-# The node fields that become host variables; driver_info is masked, instance_info is never requested.
+# The node fields that become host variables; driver_info is masked, instance_info is only requested for
+# host_address, and only its chosen key is kept.
 FIELDS = ('uuid', 'name', 'provision_state', 'power_state', 'maintenance', 'maintenance_reason', 'resource_class',
           'conductor_group', 'driver', 'driver_info', 'traits', 'properties', 'extra', 'owner', 'lessee',
           'description')
@@ -119,7 +187,9 @@ FILE_SUFFIXES = ('.ironic.yml', '.ironic.yaml')
 NAMING_RULE = ("baremetal.lifecycle.ironic reads only inventory files named ironic.yml or ironic.yaml, or whose "
                "names end in .ironic.yml or .ironic.yaml: rename %s (for example to nodes.ironic.yml).")
 ALL_GROUP = 'ironic'
-GROUP_VARS = {
+# The node fields host_address may take ansible_host from, as field:key.
+ADDRESS_FIELDS = ('extra', 'instance_info')
+CONTROLLER_GROUP_VARS = {
     'ansible_connection': 'local',
     # Ours, so trusted; nothing read from Ironic is ever templated.
     'ansible_python_interpreter': trust_as_template('{{ ansible_playbook_python }}'),
@@ -142,10 +212,36 @@ def connection_params(get_option):
     return params
 
 
-def host_vars(node):
-    """The variables of one node's host: its public fields, prefixed."""
+def address_source(host_address):
+    """The (field, key) host_address names, or None for none; an unknown form or a secret-named key is refused."""
+    if host_address == 'none':
+        return None
+    field, _colon, key = host_address.partition(':')
+    if field not in ADDRESS_FIELDS or not key:
+        raise AnsibleParserError('baremetal.lifecycle.ironic: host_address must be none, or extra: or instance_info: '
+                                 'followed by the key that holds the address (extra:ssh_address), got %r.'
+                                 % host_address)
+    if is_secret_name(key):
+        raise AnsibleParserError('baremetal.lifecycle.ironic: host_address names %s key %r, which is named like a '
+                                 'secret: its value never becomes a variable. Choose the key that holds the '
+                                 'address.' % (field, key))
+    return field, key
+
+
+def requested_fields(source):
+    """The node fields to ask Ironic for: FIELDS, and instance_info only when the address is read from it."""
+    return FIELDS + ((source[0],) if source and source[0] not in FIELDS else ())
+
+
+def host_vars(node, source=None):
+    """The variables of one node's host: its public fields, prefixed, and ansible_host when source gives one."""
     variables = dict((VAR_PREFIX + field, value) for field, value in public_node(node, FIELDS).items())
     variables[VAR_PREFIX + 'traits'] = list(node.get('traits') or [])
+    if source:
+        field, key = source
+        address = masked((node.get(field) or {}).get(key))
+        if isinstance(address, str) and address:
+            variables['ansible_host'] = address
     return variables
 
 
@@ -185,18 +281,19 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def parse(self, inventory, loader, path, cache=True):
         super(InventoryModule, self).parse(inventory, loader, path, cache)
         self._read_config_data(path)
+        source = address_source(self.get_option('host_address'))
         cache_key = self.get_cache_key(path)
         use_cache = self.get_option('cache')
         hosts = None
         if use_cache and cache:
             hosts = self._cache.get(cache_key)
         if hosts is None:
-            hosts = self._fetch()
+            hosts = self._fetch(source)
             if use_cache:
                 self._cache[cache_key] = hosts
         self._populate(hosts)
 
-    def _fetch(self):
+    def _fetch(self, source):
         """Host variables of every node, ready for the cache: nothing secret in them."""
         filters = dict((name, str(value).lower() if isinstance(value, bool) else value)
                        for name, value in self.get_option('filters').items())
@@ -204,15 +301,16 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             params = connection_params(self.get_option)
             check_options(params)
             client = client_from_params(params)
-            nodes = client.list_nodes(fields=FIELDS, **filters)
+            nodes = client.list_nodes(fields=requested_fields(source), **filters)
         except BaremetalError as exc:
             raise AnsibleError('baremetal.lifecycle.ironic: %s' % exc)
-        return [host_vars(node) for node in nodes]
+        return [host_vars(node, source) for node in nodes]
 
     def _populate(self, hosts):
         self.inventory.add_group(ALL_GROUP)
-        for name, value in GROUP_VARS.items():
-            self.inventory.set_variable(ALL_GROUP, name, value)
+        if self.get_option('controller_connection'):
+            for name, value in CONTROLLER_GROUP_VARS.items():
+                self.inventory.set_variable(ALL_GROUP, name, value)
         strict = self.get_option('strict')
         for variables in sorted(hosts, key=lambda item: (item['ironic_name'] or '', item['ironic_uuid'])):
             host = self.inventory.add_host(variables['ironic_name'] or variables['ironic_uuid'], group=ALL_GROUP)

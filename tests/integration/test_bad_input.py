@@ -176,6 +176,12 @@ CASES = [
     Case('inventory', 'unknown filter value', {'filters': {'provision_state': 'deployed'}},
          ['Ironic refused GET /v1/nodes (HTTP 400)']),
     Case('inventory', 'filters that are not a dictionary', {'filters': ['active']}, ['filters']),
+    Case('inventory', 'host_address of an unknown form', {'host_address': 'properties:ip'},
+         ["host_address must be none, or extra: or instance_info: followed by the key that holds the address "
+          "(extra:ssh_address), got 'properties:ip'."]),
+    Case('inventory', 'host_address naming a secret key of instance_info',
+         {'host_address': 'instance_info:image_pull_secret'},
+         ["host_address names instance_info key 'image_pull_secret', which is named like a secret"]),
     # -- the roles ----------------------------------------------------------------------------------------
     Case('role:fleet', 'concurrency of zero (refused before any node is enrolled)',
          {'fleet_nodes': [FLEET_NODE], 'fleet_concurrency': 0}, ['fleet_concurrency must be at least 1, got 0.']),

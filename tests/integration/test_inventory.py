@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 """The inventory plugin baremetal.lifecycle.ironic against a real Ironic: hosts, groups, variables, secrets,
-constructed options, caching, and the ad-hoc command of the issue."""
+constructed options, caching, the address and connection of the hosts, and the ad-hoc command of the issue."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ COLLECTIONS = os.path.join(ROOT, '.work', 'collections')
 # stands between them and the inventory.
 SECRET_CREDENTIAL = 'inventory-credential-%s' % uuid.uuid4().hex[:8]
 SECRET_IMAGE = 'http://127.0.0.1:9/inventory-private-%s.img' % uuid.uuid4().hex[:8]
+SSH_ADDRESS = '192.0.2.17'
 DOCUMENTED_VARS = {'ironic_%s' % field for field in (
     'uuid', 'name', 'provision_state', 'power_state', 'maintenance', 'maintenance_reason', 'resource_class',
     'conductor_group', 'driver', 'driver_info', 'traits', 'properties', 'extra', 'owner', 'lessee', 'description')}
@@ -69,9 +70,10 @@ def rack(ironic, fresh_node):
     resource_class = 'inv-%s' % uuid.uuid4().hex[:8]
     raw = RawIronic(ironic)
     gpu = fresh_node(resource_class=resource_class, properties={'cpu_arch': 'x86_64'},
-                     extra={'rack': 'r1', 'note': '{{ 7 * 6 }}'}, description='GPU box',
+                     extra={'rack': 'r1', 'note': '{{ 7 * 6 }}', 'ssh_address': '198.51.100.4'},
+                     description='GPU box',
                      driver_info={'deploy_kernel': 'http://127.0.0.1:9/k', 'bmc_credential': SECRET_CREDENTIAL},
-                     instance_info={'image_source': SECRET_IMAGE})
+                     instance_info={'image_source': SECRET_IMAGE, 'ssh_address': SSH_ADDRESS})
     ironic.api('PUT', '/nodes/%s/traits' % gpu['uuid'], {'traits': ['CUSTOM_INV_GPU']})
     raw.patch(gpu['uuid'], owner='infra')  # Ironic refuses an owner on creation under noauth
     broken = fresh_node(resource_class=resource_class)
@@ -105,7 +107,9 @@ def test_hosts_groups_and_variables(ironic, tmp_path, rack):
     assert not [group for group in data if group.startswith('conductor_group_')]
 
     variables = hostvars[gpu['name']]
-    assert set(variables) == DOCUMENTED_VARS | {'ansible_connection', 'ansible_python_interpreter'}
+    # No connection and no address: the hosts are the servers, reached by their names.
+    assert set(variables) == DOCUMENTED_VARS
+    assert 'vars' not in data.get('ironic', {})
     assert variables['ironic_uuid'] == gpu['uuid']
     assert variables['ironic_provision_state'] == 'enroll'
     assert variables['ironic_traits'] == ['CUSTOM_INV_GPU']
@@ -114,15 +118,22 @@ def test_hosts_groups_and_variables(ironic, tmp_path, rack):
     assert variables['ironic_driver_info'] == {'deploy_kernel': 'http://127.0.0.1:9/k', 'bmc_credential': '********'}
     assert hostvars[broken['name']]['ironic_maintenance_reason'] == 'fan'
     assert hostvars[nameless['uuid']]['ironic_name'] is None
-    # Modules run on the controller, with Ansible's own Python.
+
+
+def test_the_controller_connection_runs_every_host_on_the_controller(ironic, tmp_path, rack):
+    _output, data = inventory_list(ironic, tmp_path, filters={'resource_class': rack['resource_class']},
+                                   controller_connection=True)
+    variables = plain(data['_meta']['hostvars'][rack['gpu']['name']])
+    assert set(variables) == DOCUMENTED_VARS | {'ansible_connection', 'ansible_python_interpreter'}
     assert variables['ansible_connection'] == 'local'
     assert variables['ansible_python_interpreter'] == '{{ ansible_playbook_python }}'
 
 
-def test_group_vars_override_the_local_connection(ironic, tmp_path, rack):
+def test_group_vars_override_the_controller_connection(ironic, tmp_path, rack):
     (tmp_path / 'group_vars').mkdir()
     (tmp_path / 'group_vars' / 'ironic.yml').write_text('ansible_connection: ssh\n', encoding='utf-8')
     _output, data = inventory_list(ironic, tmp_path, filters={'resource_class': rack['resource_class']},
+                                   controller_connection=True,
                                    compose={'ansible_python_interpreter': "'/usr/bin/python3'"})
     variables = plain(data['_meta']['hostvars'][rack['gpu']['name']])
     assert variables['ansible_connection'] == 'ssh'
@@ -134,6 +145,45 @@ def test_no_secret_reaches_the_output(ironic, tmp_path, rack):
     assert rack['gpu']['name'] in output
     assert SECRET_CREDENTIAL not in output
     assert SECRET_IMAGE not in output and 'instance_info' not in output
+
+
+def test_the_address_comes_from_the_key_the_user_chooses(ironic, tmp_path, rack):
+    filters = {'resource_class': rack['resource_class']}
+    gpu, broken = rack['gpu']['name'], rack['broken']['name']
+    _output, data = inventory_list(ironic, tmp_path, filters=filters, host_address='extra:ssh_address')
+    hostvars = plain(data['_meta']['hostvars'])
+    assert hostvars[gpu]['ansible_host'] == '198.51.100.4'
+    # A node without the key is reached by its name.
+    assert 'ansible_host' not in hostvars[broken]
+    # compose wins over host_address; where its expression fails, host_address stays.
+    _output, data = inventory_list(ironic, tmp_path, filters=filters, host_address='extra:ssh_address',
+                                   compose={'ansible_host': "ironic_extra.rack ~ '.example.com'"})
+    hostvars = plain(data['_meta']['hostvars'])
+    assert hostvars[gpu]['ansible_host'] == 'r1.example.com' and 'ansible_host' not in hostvars[broken]
+
+
+def test_an_address_from_instance_info_brings_no_other_key_of_it(ironic, tmp_path, rack):
+    cache_dir = tmp_path / 'cache'
+    config = {'filters': {'resource_class': rack['resource_class']}, 'host_address': 'instance_info:ssh_address',
+              'cache': True, 'cache_plugin': 'ansible.builtin.jsonfile', 'cache_connection': str(cache_dir)}
+    for _read in ('from Ironic', 'from the cache'):
+        output, data = inventory_list(ironic, tmp_path, **config)
+        variables = plain(data['_meta']['hostvars'][rack['gpu']['name']])
+        assert variables['ansible_host'] == SSH_ADDRESS
+        assert set(variables) == DOCUMENTED_VARS | {'ansible_host'}
+        assert SECRET_IMAGE not in output and 'image_source' not in output and 'instance_info' not in output
+    cached = ''.join((cache_dir / name).read_text(encoding='utf-8') for name in os.listdir(str(cache_dir)))
+    assert SSH_ADDRESS in cached
+    assert SECRET_IMAGE not in cached and 'image_source' not in cached and 'instance_info' not in cached
+
+
+def test_a_secret_named_instance_info_key_is_refused_before_ironic_is_asked(ironic, tmp_path):
+    mark = ironic.log_mark()
+    process = run(ironic, tmp_path, ['ansible-inventory', '--list'], {'host_address': 'instance_info:image_pull_secret'})
+    assert process.returncode != 0
+    assert "host_address names instance_info key 'image_pull_secret', which is named like a secret" \
+        in ' '.join(process.stderr.split())
+    assert [request for request in ironic.requests_since(mark) if '?sync=' not in request.path] == []
 
 
 def test_compose_groups_and_keyed_groups(ironic, tmp_path, rack):
@@ -189,17 +239,49 @@ def test_unreachable_ironic_fails_with_the_reason(ironic, tmp_path):
     assert 'cannot reach Ironic at http://127.0.0.1:9' in process.stderr
 
 
-def test_the_ad_hoc_command_of_the_issue(ironic, tmp_path, fresh_node):
+def manageable_and_enrolled(ironic, fresh_node):
+    """Three manageable nodes and an enrolled one, of a resource class of their own."""
     resource_class = 'adhoc-%s' % uuid.uuid4().hex[:8]
     raw = RawIronic(ironic)
     manageable = [fresh_node(resource_class=resource_class) for _index in range(3)]
     for node in manageable:
         raw.verb(node['uuid'], 'manage')
-    enrolled = fresh_node(resource_class=resource_class)
+    return resource_class, manageable, fresh_node(resource_class=resource_class)
+
+
+def test_a_command_on_a_host_runs_on_the_server_and_not_on_the_controller(ironic, tmp_path, fresh_node):
+    node = fresh_node(resource_class='ssh-%s' % uuid.uuid4().hex[:8], extra={'ssh_address': '127.0.0.1'})
+    process = run(ironic, tmp_path, ['ansible', node['name'], '-m', 'ansible.builtin.command', '-a', 'hostname'],
+                  {'filters': {'resource_class': node['resource_class']}, 'host_address': 'extra:ssh_address',
+                   # Nothing listens on port 9: the refusal shows where Ansible went.
+                   'compose': {'ansible_port': '9'}})
+    assert process.returncode == 4, process.stdout + process.stderr
+    assert 'UNREACHABLE' in process.stdout and '127.0.0.1 port 9' in process.stdout, process.stdout
+
+
+def test_lifecycle_tasks_delegated_to_localhost(ironic, tmp_path, fresh_node):
+    resource_class, manageable, enrolled = manageable_and_enrolled(ironic, fresh_node)
+    (tmp_path / 'provide.yml').write_text(json.dumps([{
+        'hosts': 'provision_state_manageable', 'gather_facts': False,
+        'tasks': [{'baremetal.lifecycle.baremetal_provision_state': {'node': '{{ inventory_hostname }}',
+                                                                     'state': 'available'},
+                   'delegate_to': 'localhost'}]}]), encoding='utf-8')
+    process = run(ironic, tmp_path, ['ansible-playbook', 'provide.yml'], {'filters': {'resource_class': resource_class}})
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert process.stdout.count('changed=1') == 3, process.stdout
+    raw = RawIronic(ironic)
+    assert [raw.node(node['uuid'])['provision_state'] for node in manageable] == ['available'] * 3
+    assert raw.node(enrolled['uuid'])['provision_state'] == 'enroll'
+
+
+def test_the_ad_hoc_command_of_the_issue(ironic, tmp_path, fresh_node):
+    resource_class, manageable, enrolled = manageable_and_enrolled(ironic, fresh_node)
     process = run(ironic, tmp_path, [
         'ansible', 'provision_state_manageable', '-m', 'baremetal.lifecycle.baremetal_provision_state',
-        '-a', 'node={{ inventory_hostname }} state=available'], {'filters': {'resource_class': resource_class}})
+        '-a', 'node={{ inventory_hostname }} state=available'],
+        {'filters': {'resource_class': resource_class}, 'controller_connection': True})
     assert process.returncode == 0, process.stdout + process.stderr
     assert process.stdout.count('CHANGED') == 3, process.stdout
+    raw = RawIronic(ironic)
     assert [raw.node(node['uuid'])['provision_state'] for node in manageable] == ['available'] * 3
     assert raw.node(enrolled['uuid'])['provision_state'] == 'enroll'

@@ -4,7 +4,8 @@ hardware type, the IPMI Kg key, SNMP passphrases, secrets nested in vendor keys 
 instance_info secrets, rescue_password, config drive user_data, clean step arguments), the collection is used the
 way people use it (enrolling, check and diff mode, deploying, rescuing, failing tasks, node_info, the inventory
 and its cache, the fleet role with valid and invalid fleet files), and every output is grepped for every marker:
-module results, ansible-playbook -vvvv output, the ANSIBLE_LOG_PATH file, inventory output and cache files.
+module results, ansible-playbook -vvvv output, the ANSIBLE_LOG_PATH file, inventory output and cache files (the
+inventory reading the host's address from instance_info, which holds secrets next to it).
 
 Each scenario also proves it is not vacuous: the secrets did reach Ironic, the tasks ran, Ironic did echo the
 secret it was given in the error it returned.
@@ -45,6 +46,8 @@ ALL_HARDWARE_SECRETS = {
     'snmp_auth_priv_password': MARKERS['snmp_auth_priv_password'],
 }
 BMC = 'http://127.0.0.1:9'
+# Next to the secrets of the deployed node's instance_info: the only key of it the inventory may show.
+SSH_ADDRESS = '192.0.2.23'
 # One valid driver_info per hardware type, secrets planted (idrac speaks Redfish).
 BY_HARDWARE = {
     'ipmi': {'ipmi_address': '127.0.0.1', 'ipmi_username': 'admin', 'ipmi_password': MARKERS['ipmi_password'],
@@ -120,6 +123,7 @@ PLAYBOOK = '''
         instance_info:
           image_pull_secret: "{{ markers.image_pull_secret }}"
           image_auth_token: "{{ markers.image_auth_token }}"
+          ssh_address: "{{ ssh_address }}"
         config_drive:
           meta_data: {hostname: "{{ node }}"}
           user_data: "{{ user_data }}"
@@ -331,7 +335,8 @@ def outputs(ironic, tmp_path_factory):
     rc, texts_of_run = playbook_outputs(ironic, tmp_path, 'modules', PLAYBOOK, {
         'cloud': ironic.cloud_name, 'node': node, 'second_node': second_node, 'markers': MARKERS,
         'secrets': ALL_HARDWARE_SECRETS, 'by_hardware': BY_HARDWARE, 'user_data': USER_DATA,
-        'bios_node': bios_node, 'maintenance_node': maintenance_node, 'bmc_node': bmc_node})
+        'bios_node': bios_node, 'maintenance_node': maintenance_node, 'bmc_node': bmc_node,
+        'ssh_address': SSH_ADDRESS})
     texts.update(texts_of_run)
     facts['modules rc'] = rc
     facts['node'] = ironic.api('GET', '/nodes/%s' % node, expect=None)
@@ -340,11 +345,12 @@ def outputs(ironic, tmp_path_factory):
     facts['maintenance node'] = ironic.api('GET', '/nodes/%s' % maintenance_node)
     facts['bmc node'] = ironic.api('GET', '/nodes/%s' % bmc_node)
 
-    # The inventory, with its jsonfile cache.
+    # The inventory, with its jsonfile cache, reading the address from instance_info.
     cache = tmp_path / 'inventory-cache'
     inventory = tmp_path / 'nodes.ironic.yml'
     inventory.write_text(json.dumps({'plugin': 'baremetal.lifecycle.ironic', 'cache': True,
-                                     'cache_plugin': 'ansible.builtin.jsonfile', 'cache_connection': str(cache)}),
+                                     'cache_plugin': 'ansible.builtin.jsonfile', 'cache_connection': str(cache),
+                                     'host_address': 'instance_info:ssh_address'}),
                          encoding='utf-8')
     process = subprocess.run([os.path.join(BIN, 'ansible-inventory'), '--list', '-i', str(inventory)], cwd=str(tmp_path),
                              env=environment(ironic, tmp_path, 'inventory.log'), capture_output=True, text=True,
@@ -448,6 +454,10 @@ def test_the_inventory_and_fleet_scenarios_ran(outputs):
     texts, facts = outputs
     assert facts['inventory rc'] == 0, texts['inventory: ansible-inventory -vvvv output'][-3000:]
     assert 'secrets-%s' % TAG in texts['inventory: cache files']
+    # instance_info was read: the address next to its secrets reached the output and the cache.
+    assert re.search(r'"ansible_host": \{\s*"__ansible_unsafe": "%s"' % re.escape(SSH_ADDRESS),
+                     texts['inventory: ansible-inventory -vvvv output'])
+    assert SSH_ADDRESS in texts['inventory: cache files']
     assert re.search(r'"ipmi_password": \{\s*"__ansible_unsafe": "\*{8}"',
                      texts['inventory: ansible-inventory -vvvv output'])
     assert facts['fleet check true rc'] == 0 and facts['fleet check false rc'] == 0

@@ -1,5 +1,6 @@
 # -*- coding: utf-8 -*-
-"""The pure parts of the inventory plugin: variables, built-in groups, group names, connection options."""
+"""The pure parts of the inventory plugin: variables, the host's address, built-in groups, group names, connection
+options."""
 
 import pytest
 from ansible.errors import AnsibleParserError
@@ -13,7 +14,8 @@ NODE = {
     'conductor_group': 'rack1', 'driver': 'redfish', 'traits': ['CUSTOM_GPU', 'HW_CPU_X86_AVX2'],
     'driver_info': {'redfish_address': 'http://127.0.0.1:8000', 'redfish_password': 'pw', 'bmc_key': 'k'},
     'properties': {}, 'extra': {}, 'owner': None, 'lessee': None, 'description': None,
-    'instance_info': {'image_source': 'http://127.0.0.1/private.img'},
+    'instance_info': {'image_source': 'http://127.0.0.1/private.img', 'ssh_address': '192.0.2.17',
+                      'image_pull_secret': 'pull-secret'},
 }
 
 
@@ -23,6 +25,58 @@ def test_host_vars_are_the_public_fields_with_secrets_masked():
     assert 'instance_info' not in ironic.FIELDS
     assert variables['ironic_driver_info'] == {'redfish_address': 'http://127.0.0.1:8000',
                                                'redfish_password': '********', 'bmc_key': '********'}
+
+
+def test_no_address_and_no_instance_info_by_default():
+    assert ironic.address_source('none') is None
+    assert ironic.requested_fields(None) == ironic.FIELDS
+    assert 'ansible_host' not in ironic.host_vars(NODE)
+
+
+def test_the_address_from_a_key_of_extra():
+    source = ironic.address_source('extra:ssh_address')
+    assert source == ('extra', 'ssh_address')
+    assert ironic.requested_fields(source) == ironic.FIELDS
+    node = dict(NODE, extra={'ssh_address': '198.51.100.4', 'rack': 'r1'})
+    assert ironic.host_vars(node, source)['ansible_host'] == '198.51.100.4'
+
+
+def test_the_address_from_instance_info_keeps_only_that_key():
+    source = ironic.address_source('instance_info:ssh_address')
+    assert ironic.requested_fields(source) == ironic.FIELDS + ('instance_info',)
+    variables = ironic.host_vars(NODE, source)
+    assert variables['ansible_host'] == '192.0.2.17'
+    assert set(variables) == set('ironic_' + field for field in ironic.FIELDS) | {'ansible_host'}
+    assert 'pull-secret' not in repr(variables) and 'private.img' not in repr(variables)
+
+
+def test_a_node_without_a_text_under_the_key_gets_no_address():
+    source = ('extra', 'ssh_address')
+    for extra in ({}, None, {'ssh_address': ''}, {'ssh_address': None}, {'ssh_address': {'ipv4': '192.0.2.1'}}):
+        assert 'ansible_host' not in ironic.host_vars(dict(NODE, extra=extra), source), extra
+
+
+def test_a_password_in_an_address_url_is_masked():
+    node = dict(NODE, extra={'bmc_url': 'https://admin:hunter2@192.0.2.9'})
+    assert ironic.host_vars(node, ('extra', 'bmc_url'))['ansible_host'] == 'https://admin:********@192.0.2.9'
+
+
+@pytest.mark.parametrize('host_address', ['', 'extra', 'extra:', 'properties:ip', 'driver_info:redfish_address',
+                                          'ssh_address', 'None'])
+def test_an_unknown_host_address_is_refused_with_the_forms(host_address):
+    with pytest.raises(AnsibleParserError) as caught:
+        ironic.address_source(host_address)
+    assert ('host_address must be none, or extra: or instance_info: followed by the key that holds the address '
+            '(extra:ssh_address), got %r.' % host_address) in str(caught.value)
+
+
+@pytest.mark.parametrize('host_address', ['instance_info:image_pull_secret', 'instance_info:configdrive',
+                                          'extra:api_token', 'instance_info:root_password', 'extra:ssh_key'])
+def test_a_key_named_like_a_secret_is_refused(host_address):
+    field, key = host_address.split(':')
+    with pytest.raises(AnsibleParserError) as caught:
+        ironic.address_source(host_address)
+    assert 'host_address names %s key %r, which is named like a secret' % (field, key) in str(caught.value)
 
 
 def test_built_in_groups_with_sanitized_names():
