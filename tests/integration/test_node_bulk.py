@@ -242,7 +242,7 @@ def test_maintenance_of_many_nodes_per_element_with_check_mode_and_a_no_op_rerun
 @pytest.mark.parametrize('elements, expected', [
     (['missing-node-%s' % uuid.uuid4().hex[:6], 'FRESH'], ["No node is named or has the UUID 'missing-node-"]),
     (['FRESH', 'FRESH'], ['nodes[1] names FRESH again (first in nodes[0]): list each node once.']),
-    ([{'node': 'FRESH', 'state': 'sideways'}], ["nodes[0] (FRESH): state must be one of"]),
+    ([{'node': 'FRESH', 'state': 'sideways'}], ["nodes[0].state must be one of"]),
     ([{'name': 'FRESH'}], ['nodes[0] must be a name, a UUID, or a dictionary with node']),
 ])
 def test_maintenance_and_power_refuse_bad_elements_before_any_write(ironic, run_module, fresh_node, module, extra,
