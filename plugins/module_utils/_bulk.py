@@ -97,7 +97,7 @@ def exit_with_results(module, results, labels, started, single, max_fail_percent
         module.fail(message, **summary)
     for label, result in zip(labels, results):
         if result['error']:
-            module.ansible.warn('%s: %s' % (label, result['error']))
+            module.warn('%s: %s' % (label, result['error']))
     module.exit(**summary)
 
 

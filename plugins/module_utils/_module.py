@@ -66,6 +66,9 @@ class BaremetalModule(object):
     def exit(self, **result):
         self.ansible.exit_json(**self._shown(result))
 
+    def warn(self, msg):
+        self.ansible.warn(secrets.masked_text(msg))
+
     def fail(self, msg, **result):
         self.ansible.fail_json(msg=secrets.masked_text(msg), **self._shown(result))
 

@@ -67,3 +67,23 @@ def test_bad_input_fails_before_main_runs(monkeypatch, capsys):
     assert result['failed'] and result['api_calls'] == 0
     assert 'timeout must be at least 1, got 0.' in result['msg']
     assert "config_drive has the unknown key 'userdata' (did you mean 'user_data'?)" in result['msg']
+
+
+def test_secrets_ironic_quotes_back_are_masked_in_every_result_message_and_warning(monkeypatch, capsys):
+    # Secrets the task was never given, so Ansible's no_log cannot know them: only the module's masking hides them.
+    quoted = "clean step failed: {'admin_password': 'never-given-1'} at http://admin:never-given-2@127.0.0.1:9"
+
+    warned = []
+
+    def main(module):
+        module.ansible.warn = warned.append
+        module.warn('node a: %s' % quoted)
+        module.fail(quoted, node={'last_error': quoted, 'extra': {'bmc_token': 'never-given-3'}},
+                    changes={'bios_settings': {'SetupToken': {'before': 'never-given-4', 'after': 'x'}}})
+
+    result, _logged = run_module(monkeypatch, capsys, {'timeout': 5}, main)
+    text = json.dumps(result)
+    assert 'never-given' not in text
+    assert result['msg'] == "clean step failed: {'admin_password': '********'} at http://admin:********@127.0.0.1:9"
+    assert warned == ['node a: ' + result['msg']]
+    assert result['changes']['bios_settings']['SetupToken'] == {'before': '********', 'after': '********'}
