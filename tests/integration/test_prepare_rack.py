@@ -25,8 +25,7 @@ def test_a_rack_is_configured_and_made_available_and_a_rerun_changes_nothing(iro
     assert ironic.write_requests_since(mark) == []
 
 
-def test_rack_inspection_once_inspects_each_node_on_its_way_and_a_rerun_changes_nothing(ironic, run_playbook,
-                                                                                          fresh_node):
+def test_rack_inspection_once_inspects_each_node_on_its_way_and_a_rerun_changes_nothing(ironic, run_playbook, fresh_node):
     nodes = [fresh_node(), fresh_node()]
     extra_vars = {'rack_nodes': [node['name'] for node in nodes], 'rack_inspection': 'once'}
 
