@@ -86,15 +86,16 @@ def _clean_env(**extra):
     return env
 
 
-def ansible_playbook(playbook, extra_vars, env, timeout=PLAYBOOK_TIMEOUT):
-    """Run ansible-playbook from the repository root; returns (rc, stdout and stderr interleaved)."""
+def ansible_playbook(playbook, extra_vars, env, timeout=PLAYBOOK_TIMEOUT, check=False):
+    """Run ansible-playbook from the repository root (with --check when ``check``); returns (rc, stdout and stderr
+    interleaved)."""
     handle, vars_file = tempfile.mkstemp(prefix='extra-vars-', suffix='.json')
     with os.fdopen(handle, 'w', encoding='utf-8') as stream:
         json.dump(extra_vars or {}, stream)
     try:
-        process = subprocess.run([ANSIBLE_PLAYBOOK, playbook, '-e', '@' + vars_file], cwd=ROOT, env=env,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout,
-                                 check=False)
+        command = [ANSIBLE_PLAYBOOK, playbook, '-e', '@' + vars_file] + (['--check'] if check else [])
+        process = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 timeout=timeout, check=False)
     finally:
         os.remove(vars_file)
     return process.returncode, process.stdout
@@ -344,15 +345,15 @@ def run_module(ironic, tmp_path):
 
 @pytest.fixture
 def run_playbook(ironic, tmp_path):
-    """``run_playbook(path_or_yaml_text, extra_vars=None)`` runs ansible-playbook from the repository root with
-    the installed collection (ANSIBLE_COLLECTIONS_PATH), ``OS_CLIENT_CONFIG_FILE`` set to the session Ironic's
-    clouds.yaml and ``OS_CLOUD`` to its cloud name. ``path_or_yaml_text`` is a playbook path (absolute or relative
-    to the repository root) or the YAML text of a playbook. ``extra_vars`` (a dict) are passed with ``-e @file``.
-    Returns ``(rc, output)``; output holds stdout and stderr interleaved.
+    """``run_playbook(path_or_yaml_text, extra_vars=None, check=False)`` runs ansible-playbook from the repository
+    root with the installed collection (ANSIBLE_COLLECTIONS_PATH), ``OS_CLIENT_CONFIG_FILE`` set to the session
+    Ironic's clouds.yaml and ``OS_CLOUD`` to its cloud name. ``path_or_yaml_text`` is a playbook path (absolute or
+    relative to the repository root) or the YAML text of a playbook. ``extra_vars`` (a dict) are passed with
+    ``-e @file``; ``check`` adds ``--check``. Returns ``(rc, output)``; output holds stdout and stderr interleaved.
     """
     counter = [0]
 
-    def run(path_or_yaml_text, extra_vars=None):
+    def run(path_or_yaml_text, extra_vars=None, check=False):
         playbook = path_or_yaml_text
         if '\n' in playbook or not os.path.exists(os.path.join(ROOT, playbook)):
             counter[0] += 1
@@ -360,7 +361,7 @@ def run_playbook(ironic, tmp_path):
             path.write_text(path_or_yaml_text, encoding='utf-8')
             playbook = str(path)
         env = _clean_env(OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml, OS_CLOUD=ironic.cloud_name)
-        return ansible_playbook(playbook, extra_vars, env)
+        return ansible_playbook(playbook, extra_vars, env, check=check)
 
     return run
 

@@ -30,7 +30,7 @@ except ImportError:
     HAS_REQUESTS = False
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError, causes
 
 NO_AUTH_TYPES = ('none', 'noauth')
 BASIC_AUTH_TYPE = 'http_basic'
@@ -78,19 +78,15 @@ class TLSRefused(RequestException):
 
 def _tls_refusal(exc, server):
     """What to tell about a certificate refused by either side, found in an exception's causes; None if neither."""
-    for _depth in range(10):  # requests wraps urllib3's error, which wraps ssl's
-        if isinstance(exc, ssl.SSLCertVerificationError):
+    for cause in causes(exc):
+        if isinstance(cause, ssl.SSLCertVerificationError):
             return ('the TLS certificate of %s could not be verified (%s). Give the CA bundle that signed it with '
                     'ca_cert (or the cloud\'s cacert), or set validate_certs: false for a test Ironic.'
-                    % (server, exc.verify_message or exc))
-        reason = getattr(exc, 'reason', None)
-        if isinstance(exc, ssl.SSLError) and 'ALERT' in str(reason) and 'CERTIFICATE' in str(reason):
+                    % (server, cause.verify_message or cause))
+        reason = getattr(cause, 'reason', None)
+        if isinstance(cause, ssl.SSLError) and 'ALERT' in str(reason) and 'CERTIFICATE' in str(reason):
             return ('%s refused the TLS client certificate, or wanted one (%s): set client_cert and client_key (or '
                     'the cloud\'s cert and key).' % (server, reason))
-        if exc is None:
-            return None
-        wrapped = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
-        exc = exc.__cause__ or exc.__context__ or (reason if isinstance(reason, BaseException) else None) or wrapped
     return None
 
 

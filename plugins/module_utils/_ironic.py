@@ -147,6 +147,27 @@ def _is_locked(status, message):
     return status == 409 and 'locked' in message.lower()
 
 
+def causes(exc):
+    """exc and the errors under it, outermost first: requests wraps urllib3's error, which wraps the socket's or ssl's."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        reason = getattr(exc, 'reason', None)
+        wrapped = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
+        exc = exc.__cause__ or exc.__context__ or (reason if isinstance(reason, BaseException) else None) or wrapped
+
+
+def _connection_failure(exc):
+    """Why a connection failed in the system's words ('Connection refused'), without urllib3's description of its pool."""
+    innermost = list(causes(exc))[-1]
+    return getattr(innermost, 'strerror', None) or str(innermost) or type(innermost).__name__
+
+
+def _refused(exc):
+    return any(isinstance(cause, ConnectionRefusedError) for cause in causes(exc))
+
+
 def _never_sent(exc):
     """True when a connection error happened before the request could reach Ironic (refused, connect timeout)."""
     if isinstance(exc, requests.exceptions.ConnectTimeout):
@@ -184,6 +205,9 @@ class IronicClient(object):
             self._session.headers['X-Auth-Token'] = token
         self._renew_token = renew_token
         self._version = None
+        # Until Ironic has answered once, a refused connection means nothing listens at the endpoint; after, that
+        # Ironic is restarting, which is worth waiting for.
+        self._answered = False
         self.node_count = None  # how many nodes Ironic holds, once a list read them all
 
     # -- transport ---------------------------------------------------------------------------
@@ -200,16 +224,22 @@ class IronicClient(object):
                 response = self._session.request(method, url, json=body, params=params, headers=headers,
                                                  timeout=self.timeout)
             except requests.exceptions.ConnectionError as exc:
+                if not self._answered and _refused(exc):
+                    raise Unreachable('cannot reach Ironic at %s: nothing listens there (connection refused). Check the '
+                                      'endpoint option, or the cloud chosen with cloud or OS_CLOUD, and that Ironic is '
+                                      'running.' % self.endpoint)
                 # A write that may have reached the server is not sent again (it could apply twice):
                 # the caller re-reads and goes on from what Ironic reports.
                 if not _never_sent(exc) and not (replay and method in REPLAYED_METHODS):
-                    raise AnswerLost('the answer to %s %s was lost: %s' % (method, url[len(self.endpoint):], exc))
+                    raise AnswerLost('the answer to %s %s was lost: %s'
+                                     % (method, url[len(self.endpoint):], _connection_failure(exc)))
                 if attempt == RETRY_ATTEMPTS:
                     raise Unreachable('cannot reach Ironic at %s: %s. Check that the endpoint is right and '
-                                      'the service is running.' % (self.endpoint, exc))
+                                      'the service is running.' % (self.endpoint, _connection_failure(exc)))
             except requests.exceptions.RequestException as exc:
                 raise IronicError('request to Ironic at %s failed: %s' % (self.endpoint, exc))
             else:
+                self._answered = True
                 if response.status_code < 400:
                     return response
                 message = _error_message(response)

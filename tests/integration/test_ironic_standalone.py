@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 import socket
@@ -77,15 +78,16 @@ def test_a_non_loopback_host_is_refused_and_nothing_is_started(make_ironic, host
 
 
 def test_start_stop_status_cycle(make_ironic):
-    """Start over a stale pid file and next to another cloud in clouds.yaml, stop (the whole process tree), stop
-    again (no-op), status."""
+    """Start over a stale pid file and next to another cloud in clouds.yaml (backed up first, as the user wrote it),
+    stop (the whole process tree), stop again (no-op), status."""
     instance = make_ironic()
     os.makedirs(instance.base_dir)
     with open(instance.pid_path, 'w', encoding='utf-8') as handle:
         handle.write('999999999\n')  # above pid_max: never a live process
     other = {'auth_type': 'password', 'auth': {'auth_url': 'https://keystone.example.com/v3'}}
+    users_text = '# my clouds\n' + yaml.safe_dump({'clouds': {'other': other}})
     with open(instance.clouds_yaml, 'w', encoding='utf-8') as handle:
-        yaml.safe_dump({'clouds': {'other': other}}, handle)
+        handle.write(users_text)
 
     rc, output = instance.playbook('start')
     assert rc == 0, output
@@ -98,6 +100,12 @@ def test_start_stop_status_cycle(make_ironic):
         clouds = yaml.safe_load(handle)['clouds']
     assert clouds == {'other': other,
                       instance.cloud_name: {'auth_type': 'none', 'baremetal_endpoint_override': instance.endpoint}}
+    backups = glob.glob(instance.clouds_yaml + '.*~')
+    assert len(backups) == 1 and re.fullmatch(r'\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d~',
+                                              backups[0][len(instance.clouds_yaml):]), backups
+    with open(backups[0], encoding='utf-8') as handle:
+        assert handle.read() == users_text
+    assert 'The previous %s was kept as %s' % (instance.clouds_yaml, backups[0]) in output
 
     rc, output = instance.playbook('stop')
     assert rc == 0, output

@@ -46,10 +46,9 @@ def test_a_refused_connect_is_unreachable_not_a_lost_answer():
         port = sock.getsockname()[1]  # nothing listens on it once the socket is closed
     client = IronicClient('http://127.0.0.1:%d' % port)
     client._version = (1, 115)
-    started = time.monotonic()
-    with pytest.raises(Unreachable):
+    with pytest.raises(Unreachable, match='nothing listens there'):
         client.set_provision_state('some-node', 'manage')
-    assert client.api_calls == 8 and time.monotonic() - started < 30  # nothing was sent: retried, bounded
+    assert client.api_calls == 1  # nothing ever answered there: no Ironic to wait for
 
 
 def nth_provision_put(number):

@@ -51,6 +51,19 @@ def test_a_rerun_moves_nothing_and_only_sets_and_unsets_maintenance(ironic, run_
     assert recap(output)['changed'] == 2
 
 
+def test_check_mode_says_the_node_would_be_made_available_and_changes_nothing(ironic, run_playbook, fresh_node):
+    node = fresh_node()
+    mark = ironic.log_mark()
+    rc, output = run_playbook(PLAYBOOK, {'operator_node': node['name']}, check=True)
+
+    assert rc == 0, output[-4000:]
+    assert 'is already available' not in output
+    assert '%s would be made available (check mode), by:' % node['name'] in output
+    assert 'manage: enroll -> manageable' in output and 'provide: manageable -> available' in output
+    assert ironic.write_requests_since(mark) == []
+    assert ironic.api('GET', '/nodes/%s' % node['uuid'])['provision_state'] == 'enroll'
+
+
 def test_without_a_node_the_playbook_says_what_to_set(ironic, run_playbook):
     mark = ironic.log_mark()
     rc, output = run_playbook(PLAYBOOK)

@@ -3,6 +3,7 @@
 or in old releases (503, node locked, an old microversion), and pagination."""
 
 import json
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -20,7 +21,7 @@ def ironic_error(message):
 class ScriptedIronic(object):
     """Answers each (method, path) from a queue of (status, body); the last answer repeats."""
 
-    def __init__(self, max_version='1.115'):
+    def __init__(self, max_version='1.115', port=0):
         self.script = {('GET', '/'): [(200, {'default_version': {'version': max_version, 'min_version': '1.1'}})]}
         self.requests = []
         script, requests = self.script, self.requests
@@ -47,8 +48,9 @@ class ScriptedIronic(object):
             def log_message(self, *args):
                 pass
 
-        self.server = HTTPServer(('127.0.0.1', 0), Handler)
-        self.endpoint = 'http://127.0.0.1:%d' % self.server.server_address[1]
+        self.server = HTTPServer(('127.0.0.1', port), Handler)
+        self.port = self.server.server_address[1]
+        self.endpoint = 'http://127.0.0.1:%d' % self.port
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def on(self, method, path, *answers):
@@ -143,13 +145,62 @@ def test_a_config_drive_dictionary_needs_the_version_that_builds_it():
         old.close()
 
 
-def test_a_dropped_connection_is_retried_then_reported(monkeypatch):
-    monkeypatch.setattr(_ironic, 'RETRY_BASE_DELAY', 0.001)
-    client = IronicClient('http://127.0.0.1:9')  # nothing listens on the discard port here
+@pytest.fixture
+def sleeps(monkeypatch):
+    """The delays the client slept before trying again, none of them slept."""
+    slept = []
+    monkeypatch.setattr(_ironic.time, 'sleep', slept.append)
+    return slept
+
+
+def closed_loopback_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]  # nothing listens on it once the socket is closed
+
+
+def test_a_refused_connection_before_any_answer_fails_at_once_saying_nothing_listens(sleeps):
+    endpoint = 'http://127.0.0.1:%d' % closed_loopback_port()
+    client = IronicClient(endpoint)
     with pytest.raises(Unreachable) as caught:
         client.get_node('n1')
-    assert 'cannot reach Ironic at http://127.0.0.1:9' in str(caught.value)
-    assert client.api_calls == _ironic.RETRY_ATTEMPTS
+    assert str(caught.value) == (
+        'cannot reach Ironic at %s: nothing listens there (connection refused). Check the endpoint option, or the '
+        'cloud chosen with cloud or OS_CLOUD, and that Ironic is running.' % endpoint)
+    assert client.api_calls == 1 and sleeps == []
+
+
+def test_after_a_first_answer_a_refused_connection_is_a_restart_and_is_waited_for(monkeypatch):
+    first = ScriptedIronic()
+    client = IronicClient(first.endpoint)
+    assert client.version == (1, 115)
+    first.close()
+    slept, restarted = [], []
+
+    def sleep_while_ironic_restarts(delay):
+        slept.append(delay)
+        if len(slept) == 2:
+            restarted.append(ScriptedIronic(port=first.port))
+            restarted[0].on('GET', '/v1/nodes/n1', (200, {'uuid': 'n1'}))
+    monkeypatch.setattr(_ironic.time, 'sleep', sleep_while_ironic_restarts)
+    try:
+        assert client.get_node('n1') == {'uuid': 'n1'}
+    finally:
+        for server in restarted:
+            server.close()
+    assert client.api_calls == 4 and len(slept) == 2  # GET /, two refused GETs, the answered one
+
+
+def test_after_a_first_answer_a_refused_write_is_retried_then_unreachable_in_plain_words(sleeps):
+    gone = ScriptedIronic()
+    client = IronicClient(gone.endpoint)
+    assert client.version == (1, 115)
+    gone.close()
+    with pytest.raises(Unreachable) as caught:
+        client.set_provision_state('n1', 'manage')  # nothing was sent: safe to try again, and it was
+    assert str(caught.value) == ('cannot reach Ironic at %s: Connection refused. Check that the endpoint is right and '
+                                 'the service is running.' % gone.endpoint)
+    assert client.api_calls == 1 + _ironic.RETRY_ATTEMPTS and len(sleeps) == _ironic.RETRY_ATTEMPTS - 1
 
 
 def test_list_follows_pagination_with_a_marker(server):
@@ -221,15 +272,6 @@ def test_a_lost_answer_to_a_read_or_a_value_put_is_sent_again(server):
     assert client.get_node('n1') == {'uuid': 'n1'}
     client.set_maintenance('n1', 'reason')
     assert [request[0] for request in server.requests[1:]] == ['GET', 'GET', 'PUT', 'PUT']
-
-
-def test_a_refused_connect_is_unreachable_for_writes_too(monkeypatch):
-    monkeypatch.setattr(_ironic, 'RETRY_BASE_DELAY', 0.001)
-    client = IronicClient('http://127.0.0.1:9')
-    client._version = (1, 115)
-    with pytest.raises(Unreachable):
-        client.set_provision_state('n1', 'manage')  # nothing was sent: safe to try again, and it was
-    assert client.api_calls == _ironic.RETRY_ATTEMPTS
 
 
 def test_polls_read_in_proportion_to_the_nodes_in_play(server):
