@@ -70,7 +70,7 @@ def render(states, planner):
               'needs a refused verb fails before any request, naming the flag and how to clear it.', '',
               '| flag | verbs refused | lands elsewhere | clear it with |', '| --- | --- | --- | --- |']
     for flag, rule in states.NODE_FLAGS.items():
-        refused = 'every verb' if rule.refuses == states.ALL_VERBS else ', '.join(rule.refuses)
+        refused = 'every verb' if rule.refuses == states.ALL_VERBS else ', '.join(rule.refuses) or 'none'
         lands = ', '.join('%s in %s' % item for item in sorted(rule.lands.items())) or '-'
         lines.append('| %s | %s | %s | `%s` |' % (flag, refused, lands, rule.clear))
     return '\n'.join(lines) + '\n'

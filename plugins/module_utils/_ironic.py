@@ -59,6 +59,8 @@ FEATURE_MIN_VERSION = {
     'shard': (1, 82),
     'firmware_interface': (1, 86),
     'service_steps': (1, 87),
+    'disable_power_off': (1, 95),
+    'health': (1, 109),
 }
 
 # The inventory inspection stored (GET /v1/nodes/{node}/inventory).
@@ -66,10 +68,13 @@ INVENTORY_MIN_VERSION = (1, 81)
 
 # What a node looks like in results: never driver_info or instance_info (they hold secrets).
 # fault, retired and protected say why Ironic may refuse a verb (see _states.NODE_FLAGS);
-# inspection_finished_at whether the node was ever inspected.
+# inspection_finished_at whether the node was ever inspected; disable_power_off whether it may be powered off.
+# NEWER_VIEW_FIELDS are absent from a view where the server predates them (see view_fields).
+NEWER_VIEW_FIELDS = ('disable_power_off', 'health')
 NODE_SUMMARY_FIELDS = ('uuid', 'name', 'provision_state', 'target_provision_state', 'power_state',
                        'target_power_state', 'maintenance', 'maintenance_reason', 'fault', 'retired',
-                       'retired_reason', 'protected', 'protected_reason', 'inspection_finished_at', 'last_error')
+                       'retired_reason', 'protected', 'protected_reason', 'inspection_finished_at',
+                       'last_error') + NEWER_VIEW_FIELDS
 
 PAGE_LIMIT = 1000
 RETRY_ATTEMPTS = 8
@@ -182,8 +187,13 @@ def readable_fields(client, fields):
                  if field not in FEATURE_MIN_VERSION or client.supports(FEATURE_MIN_VERSION[field]))
 
 
+def view_fields(node, fields):
+    """The fields of a node's view: one this Ironic is too old to return is absent, not null."""
+    return tuple(field for field in fields if field in node or field not in NEWER_VIEW_FIELDS)
+
+
 def summarize_node(node):
-    return public_node(node, NODE_SUMMARY_FIELDS)
+    return public_node(node, view_fields(node, NODE_SUMMARY_FIELDS))
 
 
 class IronicClient(object):
@@ -297,7 +307,7 @@ class IronicClient(object):
     # -- nodes -------------------------------------------------------------------------------
 
     def get_node(self, ident, fields=None):
-        params = {'fields': ','.join(fields)} if fields else None
+        params = {'fields': ','.join(readable_fields(self, fields))} if fields else None
         return self.request('GET', '/nodes/%s' % ident, params=params)
 
     def find_node(self, ident, fields=None):
@@ -327,7 +337,7 @@ class IronicClient(object):
             params['conductor_group'] = params['conductor_group'].lower()
         params['limit'] = min(first, PAGE_LIMIT) if first else PAGE_LIMIT
         if fields:
-            params['fields'] = ','.join(fields)
+            params['fields'] = ','.join(readable_fields(self, fields))
         nodes = []
         while True:
             page = self.request('GET', '/nodes', params=params)

@@ -32,7 +32,7 @@ DICT_FIELDS = ('driver_info', 'properties', 'extra', 'instance_info')
 SECRET_FIELDS = ('driver_info', 'instance_info')
 
 SCALAR_FIELDS = ('driver', 'resource_class', 'conductor_group', 'shard', 'owner', 'lessee', 'description',
-                 'automated_clean', 'protected', 'protected_reason', 'retired', 'retired_reason')
+                 'automated_clean', 'protected', 'protected_reason', 'retired', 'retired_reason', 'disable_power_off')
 
 # A reason field and the flag it needs: Ironic refuses the reason while the flag is false, and clears it
 # when the flag is cleared.

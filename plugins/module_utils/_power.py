@@ -17,7 +17,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import D
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked_text
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import POWER_ACTIONS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import NODE_FLAGS, POWER_ACTIONS, POWER_OFF_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import Backoff, Deadline
 
 # Reboots are actions, not states: doing one is always a change.
@@ -52,6 +52,10 @@ def ensure_power(client, node, declared, timeout, check_mode, clock=time.monoton
     Raises PowerError when Ironic cannot act or the action does not finish within timeout seconds.
     """
     target, reached = POWER_ACTIONS[declared]
+    if declared in POWER_OFF_ACTIONS and node.get('disable_power_off'):
+        raise PowerError("node %s has disable_power_off set: it must never be powered off, and Ironic refuses '%s'. "
+                         "Reboot it instead, or clear the flag with %s." % (_label(node), target, NODE_FLAGS['disable_power_off'].clear),
+                         {'changed': False, 'node': summarize_node(node)})
     deadline = Deadline(timeout, clock, sleep)
     # A power action already under way decides the state we start from.
     node = _settle(client, node, deadline)

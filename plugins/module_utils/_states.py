@@ -169,6 +169,10 @@ NODE_FLAGS = collections.OrderedDict((
     ('retired', NodeFlag(('provide',), {'deleted': 'manageable'}, 'baremetal.lifecycle.baremetal_node retired: false')),
     # NodeProtected on undeploy and rebuild.
     ('protected', NodeFlag(('deleted', 'rebuild'), {}, 'baremetal.lifecycle.baremetal_node protected: false')),
+    # Hardware that must never be powered off: Ironic runs every verb on it, rebooting it where it would power
+    # it off (deploy_utils, agent_base, the inspector), so no verb is refused; its power API refuses
+    # POWER_OFF_ACTIONS.
+    ('disable_power_off', NodeFlag((), {}, 'baremetal.lifecycle.baremetal_node disable_power_off: false')),
 ))
 
 # Why Ironic put a node in maintenance by itself (ironic/common/faults.py VALID_FAULTS), in words.
@@ -295,3 +299,7 @@ POWER_ACTIONS = {
     'soft_powered_off': ('soft power off', 'power off'),
     'soft_rebooted': ('soft rebooting', 'power on'),
 }
+
+# The power actions Ironic refuses for a node with disable_power_off (the API's node.py): a reboot of such a
+# node resets it without powering it off, so Ironic allows it.
+POWER_OFF_ACTIONS = ('powered_off', 'soft_powered_off')

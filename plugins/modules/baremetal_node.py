@@ -59,7 +59,7 @@ options:
         (required), O(uuid), O(driver), O(driver_info), O(validate_driver_info), O(properties),
         O(resource_class), O(interfaces), O(ports), O(traits), O(extra), O(instance_info),
         O(conductor_group), O(shard), O(owner), O(lessee), O(description), O(automated_clean), O(protected),
-        O(protected_reason), O(retired), O(retired_reason), and O(state).
+        O(protected_reason), O(retired), O(retired_reason), O(disable_power_off), and O(state).
       - An element without O(state) or O(validate_driver_info) takes the task's.
       - Cannot be combined with the options that declare one node. An empty list changes nothing and says so in C(msg).
       - To give many existing nodes the same record fields, use O(select) with those fields instead.
@@ -189,6 +189,9 @@ options:
       retired_reason:
         description: Why the node is retired.
         type: str
+      disable_power_off:
+        description: Whether the node must never be powered off, as O(disable_power_off).
+        type: bool
       state:
         description: V(present) or V(absent); the task's O(state) when not given.
         type: str
@@ -360,6 +363,13 @@ options:
     description:
       - Why the node is retired. Only kept while the node is retired.
     type: str
+  disable_power_off:
+    description:
+      - Whether the node is hardware that must never be powered off (Ironic API 1.95; on an older API,
+        declaring it fails before anything is sent, naming the version).
+      - Ironic then reboots the node where it would power it off, and refuses to power it off;
+        M(baremetal.lifecycle.baremetal_power) refuses V(powered_off) and V(soft_powered_off) before sending anything.
+    type: bool
   state:
     description:
       - V(present) creates or updates the node. A new node is left in V(enroll).
@@ -536,6 +546,8 @@ RETURN = r'''
 node:
   description:
     - The node after the task, with secret values masked. Never contains C(instance_info).
+    - C(disable_power_off) (Ironic API 1.95) and C(health) (Ironic API 1.109, the hardware's health as the BMC reports it)
+      are absent where Ironic is older.
     - Null when the node does not exist after the task, and in check mode when it would be created.
   returned: always
   type: dict
@@ -565,6 +577,8 @@ node:
     protected_reason: null
     retired: false
     retired_reason: null
+    disable_power_off: false
+    health: OK
     interfaces: {boot: redfish-virtual-media, power: redfish, management: redfish}
     ports: [{address: '52:54:00:12:34:56', pxe_enabled: true, physical_network: provisioning,
              local_link_connection: {switch_id: 'aa:bb:cc:dd:ee:ff', port_id: Ethernet1/7}}]
@@ -656,6 +670,7 @@ RECORD_SPEC = dict(
     protected_reason=dict(type='str'),
     retired=dict(type='bool'),
     retired_reason=dict(type='str'),
+    disable_power_off=dict(type='bool'),
 )
 
 ELEMENT_SPEC = dict(RECORD_SPEC,

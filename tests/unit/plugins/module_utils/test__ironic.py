@@ -337,3 +337,18 @@ def test_target_raid_config_is_put_as_the_body(server):
     layout = {'logical_disks': [{'size_gb': 'MAX', 'raid_level': '1'}]}
     IronicClient(server.endpoint).set_target_raid_config('n1', layout)
     assert server.requests[-1][0::3] == ('PUT', layout)
+
+
+@pytest.mark.parametrize('max_version, absent', [('1.94', {'disable_power_off', 'health'}), ('1.108', {'health'}),
+                                                 ('1.115', set())])
+def test_a_field_newer_than_the_server_is_never_requested_and_is_absent_from_views(max_version, absent):
+    server = ScriptedIronic(max_version=max_version)
+    try:
+        answer = dict((field, None) for field in _ironic.NODE_SUMMARY_FIELDS if field not in absent)
+        server.on('GET', '/v1/nodes/n1', (200, answer))
+        node = IronicClient(server.endpoint).get_node('n1', _ironic.NODE_SUMMARY_FIELDS)
+        requested = set(server.requests[-1][1].split('fields=')[1].replace('%2C', ',').split(','))
+        assert requested == set(_ironic.NODE_SUMMARY_FIELDS) - absent
+        assert set(_ironic.summarize_node(node)) == set(_ironic.NODE_SUMMARY_FIELDS) - absent
+    finally:
+        server.close()

@@ -128,3 +128,25 @@ def test_a_secret_ironic_quotes_in_its_reason_never_reaches_the_message():
     assert 'MARKER' not in str(error.value) and 'MARKER' not in str(error.value.result)
     assert "Ironic says: Invalid driver_info {'ipmi_password': '********'} for http://admin:********@127.0.0.1:9" \
         in str(error.value)
+
+
+@pytest.mark.parametrize('state', ['powered_off', 'soft_powered_off'])
+@pytest.mark.parametrize('check_mode', [False, True])
+def test_a_node_that_must_never_be_powered_off_is_refused_before_any_request(state, check_mode):
+    fake = FakeConductor(power_state='power on')
+    fake.node['disable_power_off'] = True
+    with pytest.raises(PowerError) as caught:
+        run(fake, state, check_mode=check_mode)
+    assert fake.requests == []
+    assert caught.value.result['changed'] is False
+    assert 'disable_power_off' in str(caught.value)
+    assert 'baremetal.lifecycle.baremetal_node disable_power_off: false' in str(caught.value)
+
+
+@pytest.mark.parametrize('state', ['powered_on', 'rebooted', 'soft_rebooted'])
+def test_a_node_that_must_never_be_powered_off_may_be_powered_on_and_rebooted_as_ironic_allows(state):
+    # Ironic resets such a node without powering it off (its API refuses only power off and soft power off).
+    fake = FakeConductor(power_state='power on' if 'reboot' in state else 'power off')
+    fake.node['disable_power_off'] = True
+    assert run(fake, state)['changed'] is True
+    assert len(fake.requests) == 1

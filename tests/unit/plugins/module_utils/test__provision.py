@@ -47,6 +47,14 @@ def test_node_flags_come_from_the_node_view():
         'protected': 'db'}
 
 
+def test_a_node_that_must_never_be_powered_off_is_planned_as_ironic_runs_it():
+    # Ironic reboots such a node where it would power it off, and refuses no verb for it.
+    keep_on = node('manageable', disable_power_off=True)
+    assert provision.node_flags(keep_on) == {'disable_power_off': None}
+    assert verbs(provision.plan_node(keep_on, 'available', provision.Options(inspection='always'))) == ['inspect', 'provide']
+    assert states.NODE_FLAGS['disable_power_off'].refuses == ()
+
+
 def test_a_fault_is_cleared_only_when_asked_and_a_hold_resumed_only_when_asked():
     failed = node('service failed', target_provision_state='active', maintenance=True,
                   maintenance_reason='step failed', fault='service failure')
