@@ -17,15 +17,18 @@ description:
   - "Host variables come from the node's fields, prefixed with C(ironic_): C(ironic_uuid), C(ironic_name),
     C(ironic_provision_state), C(ironic_power_state), C(ironic_maintenance), C(ironic_maintenance_reason),
     C(ironic_resource_class), C(ironic_conductor_group), C(ironic_driver), C(ironic_driver_info),
-    C(ironic_traits), C(ironic_properties), C(ironic_extra), C(ironic_owner), C(ironic_lessee) and
-    C(ironic_description); and C(ansible_host) when O(host_address) gives one."
+    C(ironic_traits), C(ironic_properties), C(ironic_extra), C(ironic_owner), C(ironic_lessee),
+    C(ironic_description) and C(ironic_health) (Ironic API 1.109; absent where Ironic is older); and C(ansible_host)
+    when O(host_address) gives one."
   - Secrets never become variables, nor reach the inventory cache. Secret values of C(ironic_driver_info)
     (passwords, keys, tokens) are masked, and of C(instance_info) only the key O(host_address) names is read.
   - "Every host is in the group C(ironic) and in these groups, built from its fields with every character that
     is not a letter, a digit or C(_) replaced by C(_): C(provision_state_<state>) (for example
     C(provision_state_clean_failed)); C(in_maintenance) or C(not_in_maintenance);
     C(resource_class_<class>) when it has a resource class; C(conductor_group_<group>) when its conductor group
-    is not the default (empty) one; C(trait_<trait>) for each of its traits (for example C(trait_CUSTOM_GPU))."
+    is not the default (empty) one; C(trait_<trait>) for each of its traits (for example C(trait_CUSTOM_GPU));
+    C(health_<health>) when Ironic knows the hardware's health (C(health_OK), C(health_Warning) or C(health_Critical);
+    Ironic API 1.109, from BMCs that report it)."
   - "Hosts are the servers: the plugin sets no connection, so a play on them reaches each deployed server the way
     Ansible reaches any host (SSH by default), at the address O(host_address) gives, like the hosts of other cloud
     inventories. Tasks of this collection, which talk to Ironic, run on the controller with
@@ -172,6 +175,7 @@ from ansible.template import trust_as_template
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import view_fields
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import is_secret_name, masked, public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_options
@@ -180,7 +184,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate impo
 # host_address, and only its chosen key is kept.
 FIELDS = ('uuid', 'name', 'provision_state', 'power_state', 'maintenance', 'maintenance_reason', 'resource_class',
           'conductor_group', 'driver', 'driver_info', 'traits', 'properties', 'extra', 'owner', 'lessee',
-          'description')
+          'description', 'health')
 VAR_PREFIX = 'ironic_'
 FILE_NAMES = ('ironic.yml', 'ironic.yaml')
 FILE_SUFFIXES = ('.ironic.yml', '.ironic.yaml')
@@ -235,7 +239,7 @@ def requested_fields(source):
 
 def host_vars(node, source=None):
     """The variables of one node's host: its public fields, prefixed, and ansible_host when source gives one."""
-    variables = dict((VAR_PREFIX + field, value) for field, value in public_node(node, FIELDS).items())
+    variables = dict((VAR_PREFIX + field, value) for field, value in public_node(node, view_fields(node, FIELDS)).items())
     variables[VAR_PREFIX + 'traits'] = list(node.get('traits') or [])
     if source:
         field, key = source
@@ -254,6 +258,8 @@ def node_groups(variables):
     if variables['ironic_conductor_group']:
         groups.append('conductor_group_%s' % variables['ironic_conductor_group'])
     groups.extend('trait_%s' % trait for trait in variables['ironic_traits'])
+    if variables.get('ironic_health'):
+        groups.append('health_%s' % variables['ironic_health'])
     return groups
 
 

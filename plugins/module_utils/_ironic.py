@@ -362,6 +362,17 @@ class IronicClient(object):
                               params={'detail': 'true', 'limit': limit, 'sort_dir': 'desc'}).get('history', [])
         return list(reversed(events))
 
+    def whole_node_history(self, ident):
+        """Every history event of the node, oldest first, following Ironic's pagination (needs HISTORY_VERSION)."""
+        params = {'detail': 'true', 'limit': PAGE_LIMIT}
+        events = []
+        while True:
+            page = self.request('GET', '/nodes/%s/history' % ident, params=params)
+            events.extend(page.get('history', []))
+            if not page.get('next') or not page.get('history'):
+                return events
+            params['marker'] = page['history'][-1]['uuid']
+
     def poll_nodes(self, last_seen):
         """The latest view of the given nodes ({uuid: node as last seen}); a node that is gone is left out.
 

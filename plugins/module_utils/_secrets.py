@@ -33,7 +33,8 @@ _SECRET_NAME = re.compile(
     re.IGNORECASE)
 
 # Node fields where Ironic writes free text that may quote input; results carry Ironic's words in these too.
-FREE_TEXT_FIELDS = ('last_error', 'maintenance_reason', 'error', 'msg')
+# event: a node history event's text, which quotes the errors it records.
+FREE_TEXT_FIELDS = ('last_error', 'maintenance_reason', 'error', 'msg', 'event')
 
 # Shown by their size only: a whole config drive is neither read nor hashed.
 _SIZED_NAME = re.compile(r'config_?drive|user_data', re.IGNORECASE)

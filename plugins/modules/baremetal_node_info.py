@@ -59,6 +59,13 @@ options:
     description:
       - Only nodes of this shard (Ironic API 1.82).
     type: str
+  history:
+    description:
+      - Add each node's history events (what Ironic did to it, and the errors it met) to its entry in RV(nodes),
+        one request per node.
+      - Needs Ironic API 1.78; on an older API the task fails before reading any node, naming both versions.
+    type: bool
+    default: false
 seealso:
   - module: baremetal.lifecycle.baremetal_provision_state
 '''
@@ -80,6 +87,12 @@ EXAMPLES = r'''
     maintenance: false
   register: manageable
 
+- name: What Ironic did to one node
+  baremetal.lifecycle.baremetal_node_info:
+    node: rack1-node07
+    history: true
+  register: one_with_history
+
 - name: Print them
   ansible.builtin.debug:
     msg: "{{ manageable.nodes | map(attribute='name') | list }}"
@@ -90,6 +103,12 @@ nodes:
   description:
     - The matching nodes, sorted by name then UUID. With O(node), a list of one.
     - Each has the fields below, and C(driver_info) with secret values masked.
+    - C(disable_power_off) (Ironic API 1.95) and C(health) (Ironic API 1.109, the hardware's health as the BMC
+      reports it, V(OK), V(Warning), V(Critical) or null) are absent where Ironic is older.
+    - With O(history), C(history) holds the node's history events, oldest first, as Ironic returns them (secret
+      values quoted in C(event) masked) - C(uuid), C(created_at), C(severity) (V(INFO) or V(ERROR)), C(event_type),
+      C(event), C(conductor), C(user); C(project) from Ironic API 1.113; C(state), C(target_provision_state) and
+      C(duration_seconds) from Ironic API 1.115.
   returned: always
   type: list
   elements: dict
@@ -119,6 +138,20 @@ nodes:
       protected_reason: null
       retired: false
       retired_reason: null
+      disable_power_off: false
+      health: OK
+      history:
+        - uuid: 0a8f3c1e-5d2b-4e8a-9b1c-7f6e5d4c3b2a
+          created_at: '2026-01-05T10:00:00+00:00'
+          severity: INFO
+          event_type: provisioning
+          event: Node deployed
+          conductor: conductor-1
+          user: null
+          project: null
+          state: active
+          target_provision_state: null
+          duration_seconds: 312
       driver_info: {redfish_address: 'http://127.0.0.1:8000', redfish_password: '********'}
 api_calls:
   description: The number of HTTP requests made to Ironic.
@@ -128,9 +161,10 @@ api_calls:
 '''
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import selection_filters
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, readable_fields
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
+    HISTORY_VERSION, NODE_SUMMARY_FIELDS, readable_fields, view_fields)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import public_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked, public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import STATES
 
 INFO_FIELDS = NODE_SUMMARY_FIELDS + (
@@ -151,11 +185,23 @@ ARGUMENT_SPEC = dict(
     conductor_group=dict(type='str'),
     owner=dict(type='str'),
     shard=dict(type='str'),
+    history=dict(type='bool', default=False),
 )
+
+
+def node_entry(client, node, history):
+    """The node as the module returns it: secrets masked, and with history its events (without their links)."""
+    entry = public_node(node, view_fields(node, INFO_FIELDS))
+    if history:
+        entry['history'] = [masked(dict((key, value) for key, value in event.items() if key != 'links'))
+                            for event in client.whole_node_history(node['uuid'])]
+    return entry
 
 
 def main_logic(module):
     params = module.params
+    if params['history']:
+        module.client.require('history', HISTORY_VERSION)
     fields = readable_fields(module.client, INFO_FIELDS)
     if params['node'] is not None:
         nodes = [module.require_node(params['node'], fields)]
@@ -166,7 +212,7 @@ def main_logic(module):
             filters['maintenance'] = str(params['maintenance']).lower()
         nodes = module.client.list_nodes(fields=fields, **filters)
     nodes.sort(key=lambda node: (node.get('name') or '', node['uuid']))
-    module.exit(changed=False, nodes=[public_node(node, INFO_FIELDS) for node in nodes])
+    module.exit(changed=False, nodes=[node_entry(module.client, node, params['history']) for node in nodes])
 
 
 def main():

@@ -13,7 +13,7 @@ NODE = {
     'power_state': 'power on', 'maintenance': False, 'maintenance_reason': None, 'resource_class': 'baremetal.large',
     'conductor_group': 'rack1', 'driver': 'redfish', 'traits': ['CUSTOM_GPU', 'HW_CPU_X86_AVX2'],
     'driver_info': {'redfish_address': 'http://127.0.0.1:8000', 'redfish_password': 'pw', 'bmc_key': 'k'},
-    'properties': {}, 'extra': {}, 'owner': None, 'lessee': None, 'description': None,
+    'properties': {}, 'extra': {}, 'owner': None, 'lessee': None, 'description': None, 'health': 'Warning',
     'instance_info': {'image_source': 'http://127.0.0.1/private.img', 'ssh_address': '192.0.2.17',
                       'image_pull_secret': 'pull-secret'},
 }
@@ -82,12 +82,20 @@ def test_a_key_named_like_a_secret_is_refused(host_address):
 def test_built_in_groups_with_sanitized_names():
     groups = [ironic.InventoryModule._sanitize_group_name(group) for group in ironic.node_groups(ironic.host_vars(NODE))]
     assert groups == ['provision_state_wait_call_back', 'not_in_maintenance', 'resource_class_baremetal_large',
-                      'conductor_group_rack1', 'trait_CUSTOM_GPU', 'trait_HW_CPU_X86_AVX2']
+                      'conductor_group_rack1', 'trait_CUSTOM_GPU', 'trait_HW_CPU_X86_AVX2', 'health_Warning']
 
 
 def test_no_group_for_what_a_node_lacks():
-    node = dict(NODE, provision_state='enroll', maintenance=True, resource_class=None, conductor_group='', traits=None)
+    node = dict(NODE, provision_state='enroll', maintenance=True, resource_class=None, conductor_group='', traits=None,
+                health=None)
     assert ironic.node_groups(ironic.host_vars(node)) == ['provision_state_enroll', 'in_maintenance']
+
+
+def test_an_ironic_older_than_health_gives_no_health_variable_and_no_health_group():
+    older = dict((field, value) for field, value in NODE.items() if field != 'health')
+    variables = ironic.host_vars(older)
+    assert 'ironic_health' not in variables
+    assert not [group for group in ironic.node_groups(variables) if group.startswith('health_')]
 
 
 def test_connection_options_are_the_modules_with_their_environment_fallback(monkeypatch):

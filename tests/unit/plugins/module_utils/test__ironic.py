@@ -352,3 +352,12 @@ def test_a_field_newer_than_the_server_is_never_requested_and_is_absent_from_vie
         assert set(_ironic.summarize_node(node)) == set(_ironic.NODE_SUMMARY_FIELDS) - absent
     finally:
         server.close()
+
+
+def test_the_whole_history_follows_pagination_oldest_first(server):
+    server.on('GET', '/v1/nodes/n1/history',
+              (200, {'history': [{'uuid': 'e1'}, {'uuid': 'e2'}], 'next': 'http://x/v1/nodes/n1/history?marker=e2'}),
+              (200, {'history': [{'uuid': 'e3'}]}))
+    assert [event['uuid'] for event in IronicClient(server.endpoint).whole_node_history('n1')] == ['e1', 'e2', 'e3']
+    pages = [request[1] for request in server.requests if request[1].startswith('/v1/nodes/n1/history')]
+    assert len(pages) == 2 and 'detail=true' in pages[0] and 'marker=e2' in pages[1]

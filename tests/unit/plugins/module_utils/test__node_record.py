@@ -12,6 +12,7 @@ from ansible.module_utils import basic
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _ironic
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _node_record as node_utils
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_node
@@ -370,3 +371,10 @@ def test_flags_and_shard_are_compared_field_by_field():
     assert operations == [{'op': 'replace', 'path': '/protected_reason', 'value': 'database'},
                           {'op': 'replace', 'path': '/shard', 'value': 's2'}]
     assert before == {'protected_reason': 'db', 'shard': 's1'}
+
+
+def test_disable_power_off_is_declared_and_needs_the_api_that_has_it():
+    declared = node_utils.declared_record(params(name='n1', disable_power_off=True))
+    assert declared['disable_power_off'] is True
+    assert 'disable_power_off' in node_utils.required_features(declared)
+    assert _ironic.FEATURE_MIN_VERSION['disable_power_off'] == (1, 95)
