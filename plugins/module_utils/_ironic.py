@@ -182,7 +182,8 @@ def _never_sent(exc):
 
 
 def readable_fields(client, fields):
-    """The fields this Ironic can return: a field newer than its API version is left out."""
+    """The fields this Ironic can return: a field newer than its API version is left out (get_node and list_nodes
+    never ask for one)."""
     return tuple(field for field in fields
                  if field not in FEATURE_MIN_VERSION or client.supports(FEATURE_MIN_VERSION[field]))
 

@@ -162,7 +162,7 @@ api_calls:
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import selection_filters
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
-    HISTORY_VERSION, NODE_SUMMARY_FIELDS, readable_fields, view_fields)
+    HISTORY_VERSION, NODE_SUMMARY_FIELDS, view_fields)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked, public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import STATES
@@ -202,15 +202,14 @@ def main_logic(module):
     params = module.params
     if params['history']:
         module.client.require('history', HISTORY_VERSION)
-    fields = readable_fields(module.client, INFO_FIELDS)
     if params['node'] is not None:
-        nodes = [module.require_node(params['node'], fields)]
+        nodes = [module.require_node(params['node'], INFO_FIELDS)]
     else:
         filters = selection_filters(module.client, dict((name, params[name]) for name in SELECTION))
         filters['provision_state'] = params['provision_state']
         if params['maintenance'] is not None:
             filters['maintenance'] = str(params['maintenance']).lower()
-        nodes = module.client.list_nodes(fields=fields, **filters)
+        nodes = module.client.list_nodes(fields=INFO_FIELDS, **filters)
     nodes.sort(key=lambda node: (node.get('name') or '', node['uuid']))
     module.exit(changed=False, nodes=[node_entry(module.client, node, params['history']) for node in nodes])
 
