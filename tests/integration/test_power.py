@@ -103,3 +103,25 @@ def test_a_name_that_matches_no_node_fails_and_says_how_to_find_it(ironic, run_m
     assert result['failed'] is True
     assert "No node is named or has the UUID 'no-such-node-anywhere'" in result['msg']
     assert ironic.write_requests_since(mark) == []
+
+
+@pytest.mark.parametrize('state', ['powered_off', 'soft_powered_off'])
+def test_a_node_that_must_never_be_powered_off_is_refused_with_no_write(ironic, run_module, fresh_node, state):
+    node = fresh_node(disable_power_off=True)
+    ironic.api('PUT', '/nodes/%s/states/power' % node['uuid'], {'target': 'power on'})
+    for check in (True, False):
+        mark = ironic.log_mark()
+        result = run_module('baremetal_power', check=check, node=node['name'], state=state)
+        assert result.get('failed') and result['changed'] is False
+        assert 'disable_power_off' in result['msg'] and 'baremetal_node disable_power_off: false' in result['msg']
+        assert result['node']['disable_power_off'] is True
+        assert ironic.write_requests_since(mark) == []
+    assert power_of(ironic, node) == ('power on', None)
+
+
+def test_a_node_that_must_never_be_powered_off_is_rebooted_as_ironic_allows(ironic, run_module, fresh_node):
+    node = fresh_node(disable_power_off=True)
+    ironic.api('PUT', '/nodes/%s/states/power' % node['uuid'], {'target': 'power on'})
+    result = run_module('baremetal_power', node=node['name'], state='rebooted')
+    assert not result.get('failed'), result.get('msg')
+    assert result['changed'] is True and power_of(ironic, node) == ('power on', None)
