@@ -8,12 +8,14 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
 
 from dedicated import spawn_with
 from nodes import RawIronic
+from proxy import FaultProxy
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 KERNEL = 'http://127.0.0.1:9/deploy.kernel'
@@ -462,3 +464,83 @@ def test_a_node_is_put_in_a_conductor_group_its_conductor_serves(make_ironic, ru
     assert refused['changed'] is False and refused['totals']['changed'] == 0
     assert [(entry['created'], entry['changed'], entry['node']) for entry in refused['nodes']] == [(False, False, None)]
     assert instance.api('GET', '/v1/nodes/%s' % other, expect=(404,))
+
+
+# -- fields of newer APIs: disable_power_off (1.95), health (1.109), history (1.78) ---------------------------------
+
+def playing_ironic_api(version):
+    """A FaultProxy answer rewriting Ironic's root so that the client sees an Ironic whose newest API is version."""
+    def answer(method, path, payload):
+        if method == 'GET' and path == '/':
+            root = json.loads(payload)
+            root['default_version']['version'] = version
+            return json.dumps(root).encode()
+        return payload
+    return answer
+
+
+def test_disable_power_off_is_declared_and_a_rerun_writes_nothing(ironic, run_module, fresh_node):
+    node = fresh_node()
+    result = run_module('baremetal_node', name=node['name'], disable_power_off=True)
+    assert not result.get('failed'), result.get('msg')
+    assert result['changed'] is True and result['node']['disable_power_off'] is True
+    assert ironic.api('GET', '/nodes/%s' % node['uuid'])['disable_power_off'] is True
+    mark = ironic.log_mark()
+    again = run_module('baremetal_node', name=node['name'], disable_power_off=True)
+    assert again['changed'] is False
+    assert_no_write(ironic, mark)
+
+
+def test_every_view_has_health_and_disable_power_off_on_an_ironic_that_has_them(run_module, fresh_node):
+    node = fresh_node(disable_power_off=True)
+    listed = run_module('baremetal_node_info', node=node['name'])['nodes'][0]
+    # fake-hardware reports no health: Ironic knows none.
+    assert listed['disable_power_off'] is True and 'health' in listed and listed['health'] is None
+    assert 'history' not in listed
+
+
+def test_an_older_ironic_gives_views_without_the_newer_fields_and_refuses_them_declared(ironic, run_module, fresh_node):
+    node = fresh_node()
+    mark = ironic.log_mark()
+    with FaultProxy(ironic.port, answer=playing_ironic_api('1.94')) as proxy:
+        listed = run_module('baremetal_node_info', node=node['name'], endpoint=proxy.endpoint)
+        declared = run_module('baremetal_node', name=node['name'], disable_power_off=True, endpoint=proxy.endpoint)
+    assert not listed.get('failed'), listed.get('msg')
+    assert 'disable_power_off' not in listed['nodes'][0] and 'health' not in listed['nodes'][0]
+    assert declared['failed'] and 'disable_power_off needs Ironic API 1.95 or newer; this server supports up to 1.94' in declared['msg']
+    assert_no_write(ironic, mark)
+
+
+def wait_for_state(ironic, node, state, seconds=60):
+    deadline = time.monotonic() + seconds
+    while ironic.api('GET', '/nodes/%s' % node['uuid'])['provision_state'] != state:
+        assert time.monotonic() < deadline, 'node %s never reached %s' % (node['name'], state)
+        time.sleep(0.2)
+
+
+def test_history_lists_each_nodes_events_with_their_state_and_duration(ironic, run_module, fresh_node):
+    node = fresh_node()
+    # A failed clean is an event Ironic records.
+    ironic.api('PUT', '/nodes/%s/states/provision' % node['uuid'], {'target': 'manage'})
+    wait_for_state(ironic, node, 'manageable')
+    ironic.api('PUT', '/nodes/%s/states/provision' % node['uuid'],
+               {'target': 'clean', 'clean_steps': [{'interface': 'deploy', 'step': 'no_such_step'}]})
+    wait_for_state(ironic, node, 'clean failed')
+    result = run_module('baremetal_node_info', node=node['name'], history=True)
+    assert not result.get('failed'), result.get('msg')
+    events = result['nodes'][0]['history']
+    recorded = ironic.api('GET', '/nodes/%s/history?detail=true' % node['uuid'])['history']
+    assert any('no_such_step' in event['event'] for event in events)
+    assert [event['uuid'] for event in events] == [event['uuid'] for event in recorded]
+    for event in events:
+        assert {'uuid', 'created_at', 'event', 'state', 'duration_seconds'} <= set(event) and 'links' not in event
+
+
+def test_history_on_an_ironic_without_it_is_refused_before_any_node_is_read(ironic, run_module, fresh_node):
+    fresh_node()
+    mark = ironic.log_mark()
+    with FaultProxy(ironic.port, answer=playing_ironic_api('1.77')) as proxy:
+        result = run_module('baremetal_node_info', history=True, endpoint=proxy.endpoint)
+    assert result['failed']
+    assert 'history needs Ironic API 1.78 or newer; this server supports up to 1.77' in result['msg']
+    assert [request.path for request in ironic.requests_since(mark) if request.path.startswith('/v1/nodes')] == []
