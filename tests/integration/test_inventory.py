@@ -26,7 +26,8 @@ SECRET_IMAGE = 'http://127.0.0.1:9/inventory-private-%s.img' % uuid.uuid4().hex[
 SSH_ADDRESS = '192.0.2.17'
 DOCUMENTED_VARS = {'ironic_%s' % field for field in (
     'uuid', 'name', 'provision_state', 'power_state', 'maintenance', 'maintenance_reason', 'resource_class',
-    'conductor_group', 'driver', 'driver_info', 'traits', 'properties', 'extra', 'owner', 'lessee', 'description')}
+    'conductor_group', 'driver', 'driver_info', 'traits', 'properties', 'extra', 'owner', 'lessee', 'description',
+    'health')}
 
 
 def run(ironic, tmp_path, command, config):
@@ -103,8 +104,9 @@ def test_hosts_groups_and_variables(ironic, tmp_path, rack):
     assert hosts_of(data, 'not_in_maintenance') == {gpu['name'], nameless['uuid'], failed['name']}
     assert hosts_of(data, 'resource_class_%s' % rack['resource_class'].replace('-', '_')) == set(hostvars)
     assert hosts_of(data, 'trait_CUSTOM_INV_GPU') == {gpu['name']}
-    # The default (empty) conductor group makes no group.
-    assert not [group for group in data if group.startswith('conductor_group_')]
+    # The default (empty) conductor group makes no group; fake-hardware reports no health, which makes none either
+    # (the health_<health> groups are unit-tested).
+    assert not [group for group in data if group.startswith(('conductor_group_', 'health_'))]
 
     variables = hostvars[gpu['name']]
     # No connection and no address: the hosts are the servers, reached by their names.
@@ -118,6 +120,7 @@ def test_hosts_groups_and_variables(ironic, tmp_path, rack):
     assert variables['ironic_driver_info'] == {'deploy_kernel': 'http://127.0.0.1:9/k', 'bmc_credential': '********'}
     assert hostvars[broken['name']]['ironic_maintenance_reason'] == 'fan'
     assert hostvars[nameless['uuid']]['ironic_name'] is None
+    assert variables['ironic_health'] is None
 
 
 def test_the_controller_connection_runs_every_host_on_the_controller(ironic, tmp_path, rack):
