@@ -30,7 +30,7 @@ options:
   concurrency:
     description:
       - With O(nodes) or O(select), how many nodes are changed at once, each with its own requests (and its own
-        wait, where the module waits): how many writes reach Ironic at once.
+        wait, where the module waits), so how many writes reach Ironic at once.
       - The default, V(1), sends one write at a time, which every Ironic takes. An Ironic on MySQL or PostgreSQL
         takes more at once. On SQLite, concurrent writes wait for each other; a
         write Ironic answers with C(database is locked) is sent again with backoff.
