@@ -168,7 +168,7 @@ options:
         asked of a node until Ironic reports it done. With O(wait=false) the first step of every node is issued.
       - It bounds the conductors' work, not the API's; the task sends one request at a time whatever its value.
         The default, V(20), keeps at most 20 of the conductors' workers busy with this task's nodes.
-      - A future O(wave_size) (day-2 changes to a live fleet) is the outer limit, how many nodes a task takes in
+      - A future C(wave_size) (day-2 changes to a live fleet) is the outer limit, how many nodes a task takes in
         hand at a time; O(concurrency) is the inner one, how many of those at once.
     type: int
     default: 20
