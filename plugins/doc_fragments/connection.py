@@ -79,8 +79,9 @@ options:
   api_timeout:
     description:
       - Seconds to wait for one answer from the Ironic API.
-      - Requests refused because the node is locked (HTTP 409), HTTP 503 and dropped connections are
-        retried a bounded number of times with backoff; every other error fails at once with Ironic's message.
+      - Requests refused because the node is locked (HTTP 409) or Ironic's SQLite database is locked (HTTP 500
+        C(database is locked)), HTTP 503 and dropped connections are retried a bounded number of times with
+        backoff; every other error fails at once with Ironic's message.
     type: int
     default: 60
 requirements:

@@ -29,9 +29,13 @@ options:
     elements: raw
   concurrency:
     description:
-      - With O(nodes) or O(select), how many nodes are changed at once.
-      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
-        SQLite, Ironic answers concurrent writes with C(database is locked).
+      - With O(nodes) or O(select), how many nodes are changed at once, each with its own requests (and its own
+        wait, where the module waits), so how many writes reach Ironic at once.
+      - The default, V(1), sends one write at a time, which every Ironic takes. An Ironic on MySQL or PostgreSQL
+        takes more at once. On SQLite, concurrent writes wait for each other; a
+        write Ironic answers with C(database is locked) is sent again with backoff.
+      - A future C(wave_size) (day-2 changes to a live fleet) is the outer limit, how many nodes a task takes in
+        hand at a time; O(concurrency) is the inner one, how many of those at once.
     type: int
     default: 1
 notes:

@@ -80,6 +80,8 @@ PAGE_LIMIT = 1000
 RETRY_ATTEMPTS = 8
 RETRY_BASE_DELAY = 0.1
 RETRY_MAX_DELAY = 5.0
+# What SQLite says when a write waited for another past its timeout; Ironic answers HTTP 500 with it.
+SQLITE_LOCKED = 'database is locked'
 # Requests sent again when their answer is lost: reading, PUTs that set a value, DELETE. A provision
 # verb is a transition, not a value: sent twice, Ironic refuses the second. A POST could create twice and
 # a JSON patch may not apply twice. For those, AnswerLost: the caller re-reads and goes on from there.
@@ -149,7 +151,18 @@ def _error_message(response):
 
 def _is_locked(status, message):
     # 409 also means "name or MAC already taken"; only a lock is worth waiting for.
-    return status == 409 and 'locked' in message.lower()
+    return (status == 409 and 'locked' in message.lower()) or _is_database_locked(status, message)
+
+
+def _is_database_locked(status, message):
+    # SQLite refused a write made at the same time as another: the statement failed, so its transaction was
+    # rolled back and wrote nothing. Ironic waits out most such locks itself; this is one it let through.
+    return status == 500 and SQLITE_LOCKED in message
+
+
+def _first_line(message):
+    # A database error goes on with its SQL and parameters, which may quote driver_info.
+    return message.split('\n', 1)[0]
 
 
 def causes(exc):
@@ -256,6 +269,10 @@ class IronicClient(object):
                 message = _error_message(response)
                 retryable = response.status_code == 503 or _is_locked(response.status_code, message)
                 if not retryable or attempt == RETRY_ATTEMPTS:
+                    if _is_database_locked(response.status_code, message):
+                        message = ("%s, %d times in a row: Ironic's SQLite database cannot take this many writes at "
+                                   "once. Lower concurrency, or run Ironic on MySQL or PostgreSQL."
+                                   % (_first_line(message), RETRY_ATTEMPTS))
                     error = NotFound if response.status_code == 404 else IronicError
                     raise error('Ironic refused %s %s (HTTP %d): %s' % (
                         method, url[len(self.endpoint):], response.status_code, message), response.status_code)

@@ -114,7 +114,11 @@ options:
     default: 3600
   concurrency:
     description:
-      - With O(nodes) or O(select), how many nodes may be in their cycle at once.
+      - With O(nodes) or O(select), how many nodes may be in their cycle at once while the task waits.
+      - It bounds the conductors' work, not the API's; the task sends one request at a time whatever its value.
+        The default, V(20), keeps at most 20 of the conductors' workers busy with this task's nodes.
+      - A future C(wave_size) (day-2 changes to a live fleet) is the outer limit, how many nodes a task takes in
+        hand at a time; O(concurrency) is the inner one, how many of those at once.
     type: int
     default: 20
 notes:

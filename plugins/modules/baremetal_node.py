@@ -198,9 +198,13 @@ options:
         choices: [present, absent]
   concurrency:
     description:
-      - With O(nodes), how many nodes are written at once (nodes that need no change cost no request).
-      - Raise it only against an Ironic whose database takes concurrent writes (MySQL, PostgreSQL); with
-        SQLite, Ironic answers concurrent writes with C(database is locked).
+      - With O(nodes), how many node records (with their ports and traits) are written at once; nodes that
+        need no change cost no request.
+      - The default, V(1), sends one write at a time, which every Ironic takes. An Ironic on MySQL or PostgreSQL
+        takes more at once. On SQLite, concurrent writes wait for each other; a
+        write Ironic answers with C(database is locked) is sent again with backoff.
+      - A future C(wave_size) (day-2 changes to a live fleet) is the outer limit, how many nodes a task takes in
+        hand at a time; O(concurrency) is the inner one, how many of those at once.
     type: int
     default: 1
   uuid:

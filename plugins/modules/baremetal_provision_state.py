@@ -164,8 +164,12 @@ options:
     default: false
   concurrency:
     description:
-      - With O(nodes) or O(select), how many nodes may be moving at once while the task waits. With
-        O(wait=false) the first step of every node is issued.
+      - With O(nodes) or O(select), how many nodes may be moving at once while the task waits, from the step
+        asked of a node until Ironic reports it done. With O(wait=false) the first step of every node is issued.
+      - It bounds the conductors' work, not the API's; the task sends one request at a time whatever its value.
+        The default, V(20), keeps at most 20 of the conductors' workers busy with this task's nodes.
+      - A future C(wave_size) (day-2 changes to a live fleet) is the outer limit, how many nodes a task takes in
+        hand at a time; O(concurrency) is the inner one, how many of those at once.
     type: int
     default: 20
   max_fail_percentage:

@@ -316,3 +316,19 @@ fleet:
         assert secret not in output
     node = ironic.api('GET', '/nodes/%s' % first)
     assert stored_driver_info(ironic, node['uuid'])['redfish_password'] == secrets[0]
+
+
+def test_twenty_nodes_written_at_once_on_sqlite_all_succeed(ironic, run_module, names):
+    # Ironic on SQLite answers concurrent PUT .../traits with HTTP 500 "database is locked" (rolled back); the
+    # client sends them again with backoff, so no node fails.
+    fleet_names = names(20)
+    for traits in (['CUSTOM_LOCK_A'], ['CUSTOM_LOCK_B']):
+        mark = ironic.log_mark()
+        result = run_module('baremetal_node', concurrency=20,
+                            nodes=[{'name': name, 'driver': 'fake-hardware', 'traits': traits} for name in fleet_names])
+        assert not result.get('failed'), result.get('msg')
+        assert result['totals']['failed'] == 0 and result['totals']['changed'] == 20
+        stored = {name: ironic.api('GET', '/nodes/%s/traits' % name)['traits'] for name in fleet_names}
+        assert stored == dict.fromkeys(fleet_names, traits)
+        locked = [request for request in ironic.write_requests_since(mark) if request.status == 500]
+        print('%s: %d writes answered database is locked, then sent again' % (traits[0], len(locked)))

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 """The driver layer over real HTTP against a scripted server on loopback: answers Ironic gives only under load
-or in old releases (503, node locked, an old microversion), and pagination."""
+or in old releases (503, node or database locked, an old microversion), and pagination."""
 
 import json
 import socket
@@ -89,10 +89,39 @@ def test_retries_are_bounded_and_end_with_ironics_message(server):
     assert client.api_calls == 1 + _ironic.RETRY_ATTEMPTS
 
 
+# What Ironic answers when SQLite's lock outlasts a write it does not retry itself: the OperationalError's text,
+# with the statement and its parameters (here a BMC password).
+DATABASE_LOCKED = ("(sqlite3.OperationalError) database is locked\n"
+                   "[SQL: UPDATE nodes SET driver_info=? WHERE nodes.id = ?]\n"
+                   "[parameters: ('{\"redfish_password\": \"s3cret\"}', 7)]\n"
+                   "(Background on this error at: https://sqlalche.me/e/20/e3q8)")
+
+
+def test_a_locked_sqlite_database_is_retried_then_succeeds(server):
+    server.on('PATCH', '/v1/nodes/n1', (500, ironic_error(DATABASE_LOCKED)), (500, ironic_error(DATABASE_LOCKED)),
+              (200, {'uuid': 'n1'}))
+    client = IronicClient(server.endpoint)
+    assert client.update_node('n1', [{'op': 'add', 'path': '/extra/a', 'value': 1}]) == {'uuid': 'n1'}
+    assert [request[0] for request in server.requests] == ['GET', 'PATCH', 'PATCH', 'PATCH']
+
+
+def test_a_database_locked_at_every_attempt_gives_up_saying_why_without_the_sql(server):
+    server.on('POST', '/v1/nodes', (500, ironic_error(DATABASE_LOCKED)))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(IronicError) as caught:
+        client.create_node({'driver': 'fake-hardware'})
+    assert str(caught.value) == (
+        "Ironic refused POST /v1/nodes (HTTP 500): (sqlite3.OperationalError) database is locked, %d times in a row: "
+        "Ironic's SQLite database cannot take this many writes at once. Lower concurrency, or run Ironic on MySQL "
+        "or PostgreSQL." % _ironic.RETRY_ATTEMPTS)
+    assert caught.value.status == 500 and client.api_calls == 1 + _ironic.RETRY_ATTEMPTS
+
+
 @pytest.mark.parametrize('status, message', [
     (409, 'A port with MAC address 52:54:00:00:00:01 already exists.'),  # a conflict that waiting cannot fix
     (400, 'The requested action "active" can not be performed on node "n1" while it is in state "enroll".'),
     (500, "cannot access local variable 'auto_lessee' where it is not associated with a value"),
+    (500, '(sqlite3.IntegrityError) UNIQUE constraint failed: nodes.name'),  # a database error that is no lock
 ])
 def test_other_errors_fail_at_once_with_ironics_message(server, status, message):
     server.on('PUT', '/v1/nodes/n1/states/provision', (status, ironic_error(message)), (202, None))
