@@ -8,6 +8,11 @@
 #   make bench    benchmarks against a raw REST floor (bench/; not part of the tests)
 #   make docs     regenerate the generated docs: the state graph (text and SVG) from the engine's table,
 #                 the roles' variable tables from their argument specs, the docsite pages from docs/*.md
+#   make release  cut the release named by galaxy.yml's version (bump it first): build and install the collection,
+#                 run galaxy-importer on the tarball and antsibull-docs lint on the installed collection, turn
+#                 changelogs/fragments/ into that release of changelogs/changelog.yaml and CHANGELOG.md
+#                 (antsibull-changelog release; RELEASE_DATE=YYYY-MM-DD to date it otherwise than today), check the
+#                 release notes, and build again the tarball to publish, with them, in .work/build/
 #   make stop     stop the demo Ironic (.work/ironic), if running, and say which endpoint it served
 #   make clean    stop the demo Ironic and remove every generated file
 
@@ -40,7 +45,7 @@ IRONIC_VARS := -e ironic_standalone_base_dir=$(IRONIC_DIR) \
 	-e ironic_standalone_venv=$(WORK)/ironic-venv \
 	-e ironic_standalone_clouds_yaml=$(WORK)/clouds.yaml
 
-.PHONY: venv install demo test bench docs stop clean
+.PHONY: venv install demo test bench docs release stop clean
 
 venv: $(VENV_STAMP)
 
@@ -73,6 +78,37 @@ docs: venv install
 	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph_svg.py
 	python docs/generate_role_readmes.py
 	python docs/generate_docsite.py
+
+# A release in one command. The checks that read the code run first, so that nothing is released when one fails;
+# then antsibull-changelog moves the fragments into the release (and deletes them) and the tarball is built again
+# so that it carries the release notes. Galaxy shows import warnings to every visitor: any WARNING or ERROR line
+# of galaxy-importer fails the release, as in tests/run.sh. Commit the result and tag it with the version.
+RELEASE_DATE ?=
+COLLECTION_DIR := $(COLLECTIONS_DIR)/ansible_collections/baremetal/lifecycle
+
+release: venv
+	rm -rf $(BUILD_DIR)
+	ansible-galaxy collection build --force --output-path $(BUILD_DIR) .
+	ansible-galaxy collection install --force -p $(COLLECTIONS_DIR) $(BUILD_DIR)/baremetal-lifecycle-*.tar.gz
+	cd $(BUILD_DIR) && GALAXY_IMPORTER_CONFIG=$(CURDIR)/tests/publish/galaxy-importer.cfg \
+		python -m galaxy_importer.main baremetal-lifecycle-*.tar.gz >import.log 2>&1 || { cat import.log; exit 1; }
+	@if grep -E '^(WARNING|ERROR)' $(BUILD_DIR)/import.log; then \
+		echo "make release: galaxy-importer warned or failed (the whole log is $(BUILD_DIR)/import.log)" >&2; exit 1; fi
+	antsibull-docs lint-collection-docs --plugin-docs $(COLLECTION_DIR)
+	antsibull-changelog lint
+	antsibull-changelog release $(if $(RELEASE_DATE),--date $(RELEASE_DATE))
+	rm -f changelogs/.plugin-cache.yaml
+	antsibull-changelog lint-changelog-yaml changelogs/changelog.yaml
+	@# CHANGELOG.md is what antsibull-changelog generate makes of changelogs/ and shows no Ansible markup literally,
+	@# and galaxy.yml's version is the newest release, every plugin's version_added the release that lists it.
+	copy="$$(mktemp -d)" && cp -r galaxy.yml changelogs CHANGELOG.md "$$copy/" \
+		&& (cd "$$copy" && antsibull-changelog generate) && diff -u CHANGELOG.md "$$copy/CHANGELOG.md"; \
+		status=$$?; rm -rf "$$copy"; exit $$status
+	python -m pytest -q -p no:cacheprovider tests/unit/test_release.py
+	rm -rf $(BUILD_DIR)
+	ansible-galaxy collection build --force --output-path $(BUILD_DIR) .
+	@echo "make release: $$(ls $(BUILD_DIR)/baremetal-lifecycle-*.tar.gz) is ready; commit changelogs/, CHANGELOG.md" \
+		"and galaxy.yml, and tag the commit with the version."
 
 # The endpoint is read from the configuration the running Ironic was started with, not from IRONIC_PORT: make stop
 # stops whatever `make demo` started, on any port, and says where it was.
