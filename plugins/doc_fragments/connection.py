@@ -42,11 +42,13 @@ options:
         and of the service catalog.
     type: str
   region_name:
+    version_added: 0.2.0
     description:
       - The region whose baremetal endpoint is taken from the service catalog (keystone).
       - Falls back to the cloud's region (C(region_name) or the first of C(regions)), as openstacksdk chooses it.
     type: str
   interface:
+    version_added: 0.2.0
     description:
       - The interface whose baremetal endpoint is taken from the service catalog (keystone).
       - Falls back to the cloud's C(interface), then V(public).

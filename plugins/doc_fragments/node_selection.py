@@ -16,6 +16,7 @@ options:
       - Exactly one of O(node), O(nodes) and O(select) is required.
     type: str
   nodes:
+    version_added: 0.2.0
     description:
       - Many nodes in one task, each a name or UUID, or a dictionary with C(node) and optionally the module's
         per-node options (such as C(state)); an option an element does not give is the task's.
@@ -28,6 +29,7 @@ options:
     type: list
     elements: raw
   concurrency:
+    version_added: 0.2.0
     description:
       - With O(nodes) or O(select), how many nodes are changed at once, each with its own requests (and its own
         wait, where the module waits), so how many writes reach Ironic at once.
@@ -50,6 +52,7 @@ notes:
     SELECT = r'''
 options:
   select:
+    version_added: 0.2.0
     description:
       - Every node that matches all the given filters, with the task's options. No node matching is no change.
     type: dict

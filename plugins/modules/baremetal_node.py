@@ -54,6 +54,7 @@ options:
       - Exactly one of O(name) and O(nodes) is required.
     type: str
   nodes:
+    version_added: 0.2.0
     description:
       - Many nodes declared in one task. Each element takes the options that declare one node, O(name)
         (required), O(uuid), O(driver), O(driver_info), O(validate_driver_info), O(properties),
@@ -197,6 +198,7 @@ options:
         type: str
         choices: [present, absent]
   concurrency:
+    version_added: 0.2.0
     description:
       - With O(nodes), how many node records (with their ports and traits) are written at once; nodes that
         need no change cost no request.
@@ -329,6 +331,7 @@ options:
       - Ironic refuses a group that no conductor serves.
     type: str
   shard:
+    version_added: 0.2.0
     description:
       - The shard the node belongs to, which splits a big fleet between services (Ironic API 1.82).
     type: str
@@ -349,25 +352,30 @@ options:
       - Whether Ironic runs automated cleaning on the node. When not given, the conductor's setting applies.
     type: bool
   protected:
+    version_added: 0.2.0
     description:
       - Whether the node is protected. Ironic refuses to undeploy, rebuild or delete a protected node.
       - Ironic protects only V(active) or V(rescue) nodes; declaring V(true) on another node fails before
         anything is sent. V(false) also clears O(protected_reason).
     type: bool
   protected_reason:
+    version_added: 0.2.0
     description:
       - Why the node is protected. Only kept while the node is protected.
     type: str
   retired:
+    version_added: 0.2.0
     description:
       - Whether the node is retired. Ironic does not make a retired node available again.
       - Ironic does not retire an V(available) node; V(false) also clears O(retired_reason).
     type: bool
   retired_reason:
+    version_added: 0.2.0
     description:
       - Why the node is retired. Only kept while the node is retired.
     type: str
   disable_power_off:
+    version_added: 0.2.0
     description:
       - Whether the node is hardware that must never be powered off (Ironic API 1.95; on an older API,
         declaring it fails before anything is sent, naming the version).
@@ -610,6 +618,7 @@ transitions:
   elements: dict
   sample: [{verb: manage, from: available, to: manageable, seconds: 0.31}]
 nodes:
+  version_added: 0.2.0
   description:
     - With O(nodes) or O(select), one entry per element, in order, with C(name), C(changed), C(created), C(node) (as RV(node)),
       C(error) (null unless the node failed), and with O(state=absent) C(plan) and C(transitions).
@@ -619,11 +628,13 @@ nodes:
   elements: dict
   sample: [{name: rack3-node01, changed: true, created: true, error: null, node: {name: rack3-node01}}]
 totals:
+  version_added: 0.2.0
   description: With O(nodes) or O(select), how many nodes there were, changed and failed, the seconds taken and the API calls.
   returned: with O(nodes) or O(select)
   type: dict
   sample: {nodes: 300, changed: 2, failed: 0, seconds: 0.61, api_calls: 9}
 failed_nodes:
+  version_added: 0.2.0
   description: With O(nodes) or O(select), how the task names each node that failed (its error is in RV(nodes)).
   returned: with O(nodes) or O(select)
   type: list

@@ -52,14 +52,17 @@ options:
       - Only nodes of this conductor group, in any case (Ironic stores groups in lower case).
     type: str
   owner:
+    version_added: 0.2.0
     description:
       - Only nodes owned by this project.
     type: str
   shard:
+    version_added: 0.2.0
     description:
       - Only nodes of this shard (Ironic API 1.82).
     type: str
   history:
+    version_added: 0.2.0
     description:
       - Add each node's history events (what Ironic did to it, and the errors it met) to its entry in RV(nodes),
         one request per node.

@@ -121,16 +121,19 @@ node:
       description: The last error Ironic recorded for the node, such as why a power action failed.
       type: str
 nodes:
+  version_added: 0.2.0
   description: With O(nodes) or O(select), one entry per node with C(node), C(changed) and C(error) (null unless it failed).
   returned: with O(nodes) or O(select)
   type: list
   elements: dict
 totals:
+  version_added: 0.2.0
   description: With O(nodes) or O(select), how many nodes there were, changed and failed, the seconds taken and the API calls.
   returned: with O(nodes) or O(select)
   type: dict
   sample: {nodes: 300, changed: 2, failed: 0, seconds: 0.4, api_calls: 3}
 failed_nodes:
+  version_added: 0.2.0
   description: With O(nodes) or O(select), how the task names each node that failed (its error is in RV(nodes)).
   returned: with O(nodes) or O(select)
   type: list

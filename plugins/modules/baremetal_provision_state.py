@@ -47,6 +47,7 @@ attributes:
     description: Shows each node's provision state before the task and after it (in check mode, after the plan).
 options:
   nodes:
+    version_added: 0.1.0
     description:
       - Names or UUIDs of many nodes to bring to O(state) in one task.
       - An element may also be a dictionary with C(node), and optionally C(state) and any of C(inspection),
@@ -93,6 +94,7 @@ options:
     type: list
     elements: dict
   service_steps:
+    version_added: 0.2.0
     description:
       - Service steps to run on an active node, each a dictionary with C(interface), C(step), and optional
         C(args) and C(priority). Needs O(state=active) and Ironic API 1.87 or newer.
@@ -101,6 +103,7 @@ options:
     type: list
     elements: dict
   inspection:
+    version_added: 0.2.0
     description:
       - Whether to inspect the node's hardware on the way, in V(manageable).
       - V(skip) never inspects. V(once) inspects a node that was never inspected (no C(inspection_finished_at)),
@@ -112,6 +115,7 @@ options:
     choices: [skip, once, always]
     default: skip
   unhold:
+    version_added: 0.2.0
     description:
       - Resume a node in a hold state (V(clean hold), V(deploy hold), V(service hold)), where a step asked an
         operator to look before going on. Without it, such a node fails the task with a message naming the hold.
@@ -119,6 +123,7 @@ options:
     type: bool
     default: false
   clear_fault:
+    version_added: 0.2.0
     description:
       - When Ironic put the node in maintenance because of a fault (C(fault) is C(service failure),
         C(clean failure), C(power failure) or C(rescue abort failure)), clear the maintenance before moving the
@@ -156,6 +161,7 @@ options:
     type: int
     default: 3600
   abort_on_timeout:
+    version_added: 0.2.0
     description:
       - At the timeout, abort a node this task moved that is still waiting for its ramdisk (V(clean wait),
         V(inspect wait), V(rescue wait), V(service wait), and V(wait call-back) from API 1.110). Ironic then
@@ -163,6 +169,7 @@ options:
     type: bool
     default: false
   concurrency:
+    version_added: 0.1.0
     description:
       - With O(nodes) or O(select), how many nodes may be moving at once while the task waits, from the step
         asked of a node until Ironic reports it done. With O(wait=false) the first step of every node is issued.
@@ -368,6 +375,7 @@ node:
       description: The last error Ironic recorded for the node.
       type: str
 inspection:
+  version_added: 0.2.0
   description:
     - What the inspection run by this task learned. With O(nodes) or O(select), per node in RV(nodes).
     - Values of keys named like secrets (passwords, tokens, keys) are masked.
@@ -397,6 +405,7 @@ totals:
   type: dict
   sample: {nodes: 300, changed: 12, failed: 0, seconds: 4.2, api_calls: 31}
 failed_nodes:
+  version_added: 0.2.0
   description: With O(nodes) or O(select), how the task names each node that failed (its error is in RV(nodes)).
   returned: with O(nodes) or O(select)
   type: list
