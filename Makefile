@@ -96,6 +96,9 @@ release: venv
 		echo "make release: galaxy-importer warned or failed (the whole log is $(BUILD_DIR)/import.log)" >&2; exit 1; fi
 	antsibull-docs lint-collection-docs --plugin-docs $(COLLECTION_DIR)
 	antsibull-changelog lint
+	@# antsibull-changelog renders fragments as RST: Ansible markup such as O(...) or C(...) would show literally.
+	@if grep -nE '(^|[^[:alnum:]_])(RV|[OCVMPEIBUL])\(' changelogs/fragments/*.y*ml 2>/dev/null; then \
+		echo "make release: write \`\`...\`\` instead of Ansible markup in the fragments above" >&2; exit 1; fi
 	antsibull-changelog release $(if $(RELEASE_DATE),--date $(RELEASE_DATE))
 	rm -f changelogs/.plugin-cache.yaml
 	antsibull-changelog lint-changelog-yaml changelogs/changelog.yaml
