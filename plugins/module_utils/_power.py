@@ -41,7 +41,7 @@ def _settle(client, node, deadline, progress, step):
     backoff = Backoff()
     while True:
         moving = bool(node.get('target_power_state'))
-        progress.node(_label(node), node.get('power_state'), step if moving else None)
+        progress.node(_label(node), node.get('power_state') or 'unknown', step if moving else None)
         if not (moving and deadline.pause(backoff)):
             return node
         node = client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
