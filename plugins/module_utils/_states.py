@@ -149,19 +149,18 @@ LANDING_OVERRIDES = {
 # a fault (DELETE /v1/nodes/{node}/maintenance clears the fault with it). The node rests where it was.
 CLEAR_FAULT = 'clear_fault'
 
+# A step that is not a provision verb: make the node's instance_info hold the keys the task gives
+# (PATCH /v1/nodes/{node}) before the first verb that reads them. The node rests where it was.
+SET_INSTANCE_INFO = 'set_instance_info'
+
 # What a person calls a step where the API's word is a target: progress lines say deploy, not 'active'.
 # Every other step is shown as it is named.
 STEP_WORDS = {
     'active': 'deploy',
     'deleted': 'undeploy',
     CLEAR_FAULT: 'clear fault',
+    SET_INSTANCE_INFO: 'set instance_info',
 }
-
-# A step that is not a provision verb: make the node's instance_info hold the keys the task gives
-# (PATCH /v1/nodes/{node}) before the first verb that reads them. The node rests where it was.
-SET_INSTANCE_INFO = 'set_instance_info'
-
-STEP_WORDS[SET_INSTANCE_INFO] = 'set instance_info'
 
 # Steps done once Ironic answers their request: nothing moves, so there is nothing to wait for.
 DONE_WHEN_ANSWERED = frozenset((SET_INSTANCE_INFO,))

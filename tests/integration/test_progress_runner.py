@@ -29,9 +29,9 @@ PLAYBOOK = """
 
 
 def test_progress_lines_and_heartbeats_are_in_the_runners_stdout_and_events(ironic, fresh_node, tmp_path):
-    fleet = [fresh_node()['name'] for _ in range(2)]
+    fleet = [fresh_node()['name'], fresh_node()['name']]
     silent = fresh_node(driver='redfish', driver_info={'redfish_address': closed_loopback_url(),
-                                                        'redfish_username': 'admin', 'redfish_password': 'unused'})
+                                                       'redfish_username': 'admin', 'redfish_password': 'unused'})
     project = tmp_path / 'project'
     project.mkdir()
     (project / 'progress.yml').write_text(PLAYBOOK.format(fleet=fleet, silent=silent['name']), encoding='utf-8')
