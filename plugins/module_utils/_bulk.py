@@ -248,11 +248,12 @@ def _selected(node, defaults):
     return target
 
 
-def run_module(module, defaults, types, fields, action):
+def run_module(module, defaults, types, fields, action, progress=None):
     """The whole of a module that acts on node, nodes or a select selection of nodes.
 
     defaults are the task's per-node settings (an element of nodes may override them, as types allow);
     action(node, settings) returns one node's result. Every element is checked and every node read before the first write.
+    progress (a _progress.Progress the action reports to, for a module that waits) is told how many nodes there are.
     """
     params = module.params
     started = time.monotonic()
@@ -263,5 +264,7 @@ def run_module(module, defaults, types, fields, action):
         targets = read_targets(client, targets_from_elements(params['nodes'], defaults, types), fields)
     else:
         targets = targets_from_selection(client, params['select'], defaults, fields)
+    if progress is not None:
+        progress.start(len(targets))
     results = run_each(targets, lambda target: action(target.node, target.settings), params['concurrency'])
     exit_with_results(module, results, [target.label for target in targets], started, params['node'] is not None)

@@ -297,9 +297,10 @@ class Executor(object):
 
     def _observe(self, job, node, check_mode):
         """A polled node: move its job on."""
-        self.progress.node(job.label, node.get('provision_state'),
-                           job.plan[job.issued - 1].verb if job.stage == MOVING else None)
         at_rest = self._at_rest(job, node)
+        # A node that has come to rest is reported at rest, not still in the step that brought it there.
+        self.progress.node(job.label, node.get('provision_state'),
+                           job.plan[job.issued - 1].verb if job.stage == MOVING and not at_rest else None)
         if job.stage == DONE:
             return
         if not at_rest:

@@ -16,6 +16,7 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import NODE_FLAGS, POWER_ACTIONS, POWER_OFF_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import Backoff, Deadline
@@ -34,20 +35,26 @@ class PowerError(BaremetalError):
     """The power action failed or did not finish; result holds the node as last seen."""
 
 
-def _settle(client, node, deadline):
-    """The node once target_power_state is null, or as last seen when the deadline passes."""
+def _settle(client, node, deadline, progress, step):
+    """The node once target_power_state is null, or as last seen when the deadline passes; progress hears of
+    the node in each power state while the action (step) runs, and once at rest."""
     backoff = Backoff()
-    while node.get('target_power_state') and deadline.pause(backoff):
+    while True:
+        moving = bool(node.get('target_power_state'))
+        progress.node(_label(node), node.get('power_state') or 'unknown', step if moving else None)
+        if not (moving and deadline.pause(backoff)):
+            return node
         node = client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
-    return node
 
 
 def _label(node):
     return node.get('name') or node['uuid']
 
 
-def ensure_power(client, node, declared, timeout, check_mode, clock=time.monotonic, sleep=time.sleep):
+def ensure_power(client, node, declared, timeout, check_mode, progress=None, clock=time.monotonic, sleep=time.sleep):
     """Apply the declared power state (a key of POWER_ACTIONS) to the node. Returns the module result.
+
+    progress (a _progress.Progress, shared by the nodes of a task) is told where the node is while it waits.
 
     Raises PowerError when Ironic cannot act or the action does not finish within timeout seconds.
     """
@@ -56,9 +63,10 @@ def ensure_power(client, node, declared, timeout, check_mode, clock=time.monoton
         raise PowerError("node %s has disable_power_off set: it must never be powered off, and Ironic refuses '%s'. "
                          "Reboot it instead, or clear the flag with %s." % (_label(node), target, NODE_FLAGS['disable_power_off'].clear),
                          {'changed': False, 'node': summarize_node(node)})
+    progress = progress or Progress(clock=clock)
     deadline = Deadline(timeout, clock, sleep)
     # A power action already under way decides the state we start from.
-    node = _settle(client, node, deadline)
+    node = _settle(client, node, deadline, progress, 'earlier %s' % node.get('target_power_state'))
     if node.get('target_power_state'):
         raise PowerError("node %s: an earlier power action to '%s' is still running after %d s. Raise timeout or "
                          "look at the conductor log." % (_label(node), node['target_power_state'], timeout),
@@ -72,7 +80,7 @@ def ensure_power(client, node, declared, timeout, check_mode, clock=time.monoton
     client.set_power_state(node['uuid'], target, timeout=timeout if soft else None)
     if soft:
         deadline.extend(SOFT_VERDICT_GRACE)
-    node = _settle(client, client.get_node(node['uuid'], NODE_SUMMARY_FIELDS), deadline)
+    node = _settle(client, client.get_node(node['uuid'], NODE_SUMMARY_FIELDS), deadline, progress, target)
     result['node'] = summarize_node(node)
     if node.get('target_power_state'):
         if soft:

@@ -5,7 +5,9 @@
 A module cannot print while it runs. Its action plugin (plugins/plugin_utils/_progress.py) names
 a file in the module's environment and shows each line as it arrives. Without that variable (no
 action plugin in front of the module: async, a connection other than local) nothing is written.
-One JSON line per node and change of state or step, never more.
+One JSON line per node and change of state or step, never more: the viewer keeps time itself and
+says what each node is still doing while nothing changes. Steps are named in the user's words
+(_states.STEP_WORDS: deploy, not 'active').
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,7 +16,10 @@ __metaclass__ = type
 
 import json
 import os
+import threading
 import time
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import STEP_WORDS
 
 PROGRESS_FILE_ENV = 'BAREMETAL_LIFECYCLE_PROGRESS_FILE'
 
@@ -27,13 +32,16 @@ class Progress(object):
         self._clock = clock
         self._started = clock()
         self._last = {}
+        # Nodes of one task may be waited for in threads (baremetal_power with concurrency).
+        self._lock = threading.Lock()
 
     def start(self, nodes):
         """Announce how many nodes the task works on; the viewer summarizes a fleet instead of listing it."""
         self._write({'nodes': nodes})
 
     def node(self, label, state, step=None):
-        """Report a node in a provision state, during a step (a verb) or at rest (None)."""
+        """Report a node in a state (provision or power), during a step (a verb or power action) or at rest (None)."""
+        step = STEP_WORDS.get(step, step)
         if self._last.get(label) == (state, step):
             return
         self._last[label] = (state, step)
@@ -44,5 +52,5 @@ class Progress(object):
         if not self._path:
             return
         # Appended whole, one line at a time: the reader never sees half a record it cannot parse later.
-        with open(self._path, 'a') as stream:
+        with self._lock, open(self._path, 'a') as stream:
             stream.write(json.dumps(record, sort_keys=True) + '\n')

@@ -153,6 +153,15 @@ CLEAR_FAULT = 'clear_fault'
 # (PATCH /v1/nodes/{node}) before the first verb that reads them. The node rests where it was.
 SET_INSTANCE_INFO = 'set_instance_info'
 
+# What a person calls a step where the API's word is a target: progress lines say deploy, not 'active'.
+# Every other step is shown as it is named.
+STEP_WORDS = {
+    'active': 'deploy',
+    'deleted': 'undeploy',
+    CLEAR_FAULT: 'clear fault',
+    SET_INSTANCE_INFO: 'set instance_info',
+}
+
 # Steps done once Ironic answers their request: nothing moves, so there is nothing to wait for.
 DONE_WHEN_ANSWERED = frozenset((SET_INSTANCE_INFO,))
 

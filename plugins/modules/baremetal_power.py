@@ -150,6 +150,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import N
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._power import ensure_power
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import POWER_ACTIONS
 
 ARGUMENT_SPEC = dict(
@@ -162,10 +163,13 @@ ARGUMENT_SPEC = dict(
 def main_logic(module):
     params = module.params
 
-    def apply(node, settings):
-        return ensure_power(module.client, node, settings['state'], params['timeout'], module.check_mode)
+    progress = Progress()
 
-    run_module(module, {'state': params['state']}, {'state': tuple(sorted(POWER_ACTIONS))}, NODE_SUMMARY_FIELDS, apply)
+    def apply(node, settings):
+        return ensure_power(module.client, node, settings['state'], params['timeout'], module.check_mode, progress)
+
+    run_module(module, {'state': params['state']}, {'state': tuple(sorted(POWER_ACTIONS))}, NODE_SUMMARY_FIELDS, apply,
+               progress)
 
 
 def main():

@@ -6,7 +6,8 @@ An action plugin of this collection is a ProgressAction named after its module. 
 connection (the usual case: the modules talk to Ironic's API from the controller) it runs the
 module in a thread and tails the progress file the module writes (module_utils/_progress.py).
 Anything else (async, a jump host) runs the module as Ansible would without the plugin: the task
-works the same, only silently.
+works the same, only silently. Lines go through Display, so ansible-runner (AWX, AAP) has them in its
+stdout and job events as well as a terminal.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -30,19 +31,34 @@ display = Display()
 # How often the progress file is read while the module runs.
 READ_INTERVAL = 0.5
 
-# A fleet is summarized (counts by state) at most this often, unless -v asks for every node.
+# A fleet is summarized (counts by state and step) at most this often, unless -v asks for every node.
 SUMMARY_INTERVAL = 10.0
+
+# The longest a waiting task goes without a line: each node still moving is named again (one node, or
+# every node at -v) when it had no line for this long. BAREMETAL_LIFECYCLE_HEARTBEAT_INTERVAL (seconds,
+# read from the controller's environment) sets another, for example a short one in a test.
+HEARTBEAT_INTERVAL = 30.0
+HEARTBEAT_INTERVAL_ENV = 'BAREMETAL_LIFECYCLE_HEARTBEAT_INTERVAL'
+
+
+def _phase(state, step):
+    """'cleaning (provide)' for a node during a step, 'available' for one at rest."""
+    return '%s (%s)' % (state, step) if step else str(state)
 
 
 class ProgressView(object):
-    """Turns progress records into lines: every change for one node or at -v, periodic counts for a fleet."""
+    """Turns progress records into lines: every change and a heartbeat per waiting node for one node or at -v,
+    periodic counts by state and step for a fleet, and a last line with where a fleet's nodes ended."""
 
-    def __init__(self, task_name, verbosity, show):
+    def __init__(self, task_name, verbosity, show, heartbeat=HEARTBEAT_INTERVAL):
         self.task_name = task_name
         self.verbosity = verbosity
         self.show = show
+        self.heartbeat = heartbeat
         self.nodes = 1
-        self.states = {}
+        self.phases = {}  # node -> (state, step)
+        self._entered = {}  # node -> seconds when it entered its phase
+        self._shown_at = {}  # node -> seconds of its last line
         self.seconds = 0.0
         self._summarized_at = 0.0
 
@@ -54,22 +70,38 @@ class ProgressView(object):
         if 'nodes' in record:
             self.nodes = record['nodes']
             return
-        self.states[record['node']] = record['state']
+        node = record['node']
+        self.phases[node] = (record['state'], record['step'])
+        self._entered[node] = self._shown_at[node] = record['seconds']
         if self.detailed:
-            step = " ('%s')" % record['step'] if record['step'] else ''
-            self.show('%s: %s %s%s, %.0f s' % (self.task_name, record['node'], record['state'], step, record['seconds']))
+            self.show('%s: %s %s, %.0f s' % (self.task_name, node, _phase(record['state'], record['step']), record['seconds']))
 
     def tick(self, seconds):
-        """Time passes (seconds since the task started): a fleet gets its counts every SUMMARY_INTERVAL."""
+        """Time passes (seconds since the task started): a fleet gets its counts every SUMMARY_INTERVAL (or
+        heartbeat, if shorter), a node still moving that had no line for heartbeat seconds gets one."""
         self.seconds = seconds
-        if not self.detailed and self.states and seconds - self._summarized_at >= SUMMARY_INTERVAL:
-            self.summarize()
+        if not self.detailed:
+            if self.phases and seconds - self._summarized_at >= min(SUMMARY_INTERVAL, self.heartbeat):
+                self._summarized_at = seconds
+                self.show('%s: %d nodes: %s, %.0f s' % (self.task_name, self.nodes, self._counts(), seconds))
+            return
+        for node, (state, step) in sorted(self.phases.items()):
+            if step and seconds - self._shown_at[node] >= self.heartbeat:
+                self._shown_at[node] = seconds
+                self.show('%s: %s still %s for %.0f s, %.0f s' % (
+                    self.task_name, node, _phase(state, step), seconds - self._entered[node], seconds))
 
-    def summarize(self):
-        self._summarized_at = self.seconds
-        counts = collections.Counter(self.states.values())
-        self.show('%s: %d nodes, %s, %.0f s' % (self.task_name, self.nodes, ', '.join(
-            '%d %s' % (count, state) for state, count in sorted(counts.items())), self.seconds))
+    def finish(self, result, seconds):
+        """The last line of a fleet task (the module's result, seconds since it started): where its nodes ended, and
+        how many failed."""
+        if self.nodes <= 1 or not self.phases:
+            return
+        failed = (result.get('totals') or {}).get('failed', 0)
+        self.show('%s: done, %d nodes: %s; %d failed, %.0f s' % (self.task_name, self.nodes, self._counts(), failed, seconds))
+
+    def _counts(self):
+        counts = collections.Counter(_phase(state, step) for state, step in self.phases.values())
+        return ', '.join('%d %s' % (count, phase) for phase, count in sorted(counts.items()))
 
 
 class ProgressAction(ActionBase):
@@ -101,7 +133,8 @@ class ProgressAction(ActionBase):
                 outcome['error'] = exc
 
         worker = threading.Thread(target=execute, name='baremetal-lifecycle-module')
-        view = ProgressView(self._task.get_name(), display.verbosity, display.display)
+        view = ProgressView(self._task.get_name(), display.verbosity, display.display,
+                            float(os.environ.get(HEARTBEAT_INTERVAL_ENV) or HEARTBEAT_INTERVAL))
         started = time.monotonic()
         worker.start()
         with open(self._progress_file) as stream:
@@ -117,6 +150,7 @@ class ProgressAction(ActionBase):
                 view.tick(time.monotonic() - started)
         if 'error' in outcome:
             raise outcome['error']
+        view.finish(outcome['result'], time.monotonic() - started)
         return outcome['result']
 
     def _compute_environment_string(self, raw_environment_out=None):

@@ -412,7 +412,17 @@ def test_progress_is_one_record_per_node_and_change_of_state_or_step(tmp_path):
     assert len(seen) == len(set(seen))
     for name in ('n1', 'n2'):
         assert [(state, step) for node, state, step in seen if node == name] == [
-            ('enroll', None), ('enroll', 'manage'), ('verifying', 'manage'), ('manageable', 'manage')]
+            ('enroll', None), ('enroll', 'manage'), ('verifying', 'manage'), ('manageable', None)]
+
+
+def test_progress_names_steps_in_the_users_words_and_a_node_at_rest_without_one(tmp_path):
+    fake = FakeIronic()
+    fake.add('n1', 'available')
+    path = str(tmp_path / 'progress')
+    run(fake, 'active', progress=Progress(path, fake.clock))
+    with open(path) as stream:
+        steps = [(record['state'], record['step']) for record in map(json.loads, stream) if 'node' in record]
+    assert ('available', 'deploy') in steps and steps[-1] == ('active', None)
 
 
 IMAGE = {'image_source': 'http://127.0.0.1:9/image.qcow2', 'old_key': None}

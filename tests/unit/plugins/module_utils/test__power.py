@@ -3,10 +3,14 @@
 ignores a soft power off). Success, idempotence and a real BMC failure are tested in tests/integration/test_power.py.
 """
 
+import json
+
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._power import (
     SOFT_VERDICT_GRACE, PowerError, ensure_power)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
+from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._progress import READ_INTERVAL, ProgressView
 
 
 class FakeConductor(object):
@@ -150,3 +154,26 @@ def test_a_node_that_must_never_be_powered_off_may_be_powered_on_and_rebooted_as
     fake.node['disable_power_off'] = True
     assert run(fake, state)['changed'] is True
     assert len(fake.requests) == 1
+
+
+def test_a_slow_power_action_is_reported_while_it_waits_and_heartbeats_every_thirty_seconds(tmp_path):
+    fake = FakeConductor(power_state='power off', seconds=70.0)
+    path = str(tmp_path / 'progress')
+    ensure_power(fake, fake.get_node('u-1'), 'powered_on', 300, False, Progress(path, fake.clock),
+                 clock=fake.clock, sleep=fake.sleep)
+    with open(path) as stream:
+        records = [json.loads(line) for line in stream]
+    assert [(record['state'], record['step']) for record in records] == [('power off', None), ('power off', 'power on'),
+                                                                         ('power on', None)]
+    assert records[-1]['seconds'] >= 70.0
+    lines = []
+    view = ProgressView('power', 0, lines.append)
+    seconds = 0.0
+    for record in records:
+        while seconds < record['seconds']:  # the action plugin's reads, in the same fake time
+            view.tick(seconds)
+            seconds += READ_INTERVAL
+        view.feed(record)
+    heartbeats = [line for line in lines if ' still ' in line]
+    assert heartbeats[:2] == ['power: n1 still power off (power on) for 30 s, 30 s',
+                              'power: n1 still power off (power on) for 60 s, 60 s']

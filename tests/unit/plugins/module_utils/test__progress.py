@@ -53,3 +53,12 @@ def test_without_an_action_plugin_nothing_is_written(tmp_path, monkeypatch):
     progress.start(3)
     progress.node('n1', 'cleaning', 'provide')
     assert list(tmp_path.iterdir()) == []
+
+
+def test_steps_are_named_in_the_users_words(tmp_path):
+    path = str(tmp_path / 'progress')
+    progress = Progress(path, Clock())
+    progress.node('n1', 'deploying', 'active')
+    progress.node('n2', 'deleting', 'deleted')
+    progress.node('n3', 'cleaning', 'provide')
+    assert [record['step'] for record in records(path)] == ['deploy', 'undeploy', 'provide']

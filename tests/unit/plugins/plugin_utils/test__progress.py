@@ -19,10 +19,51 @@ def test_a_single_node_shows_every_change_with_its_step_and_time():
     progress.feed({'nodes': 1})
     progress.feed(record('n1', 'verifying', 'manage', 0.4))
     progress.feed(record('n1', 'available', None, 12.6))
-    assert lines == ["converge: n1 verifying ('manage'), 0 s", 'converge: n1 available, 13 s']
+    assert lines == ['converge: n1 verifying (manage), 0 s', 'converge: n1 available, 13 s']
 
 
-def test_a_fleet_is_counted_by_state_every_summary_interval_even_while_nothing_changes():
+def tick_every_read(progress, until, start=0.0):
+    """The action plugin's loop in fake time: a tick every READ_INTERVAL up to until."""
+    seconds = start
+    while seconds <= until:
+        progress.tick(seconds)
+        seconds += _progress.READ_INTERVAL
+
+
+def test_a_node_waiting_seventy_seconds_without_a_change_gets_a_heartbeat_every_thirty():
+    progress, lines = view()
+    progress.feed({'nodes': 1})
+    progress.feed(record('n1', 'wait call-back', 'deploy', 1.0))
+    tick_every_read(progress, 71.0)
+    assert lines == ['converge: n1 wait call-back (deploy), 1 s',
+                     'converge: n1 still wait call-back (deploy) for 30 s, 31 s',
+                     'converge: n1 still wait call-back (deploy) for 60 s, 61 s']
+
+
+def test_a_node_at_rest_gets_no_heartbeat_and_a_change_restarts_the_count():
+    progress, lines = view()
+    progress.feed({'nodes': 1})
+    progress.feed(record('n1', 'cleaning', 'provide', 0.0))
+    tick_every_read(progress, 20.0)
+    progress.feed(record('n1', 'clean wait', 'provide', 20.0))
+    tick_every_read(progress, 49.0, start=20.0)
+    assert lines[1:] == ['converge: n1 clean wait (provide), 20 s']
+    tick_every_read(progress, 50.0, start=49.5)
+    assert lines[2:] == ['converge: n1 still clean wait (provide) for 30 s, 50 s']
+    progress.feed(record('n1', 'available', None, 55.0))
+    tick_every_read(progress, 200.0, start=55.0)
+    assert lines[3:] == ['converge: n1 available, 55 s']
+
+
+def test_the_heartbeat_interval_is_the_views_to_choose():
+    lines = []
+    progress = ProgressView('power', 0, lines.append, heartbeat=2.0)
+    progress.feed(record('n1', 'power off', 'power on', 0.0))
+    tick_every_read(progress, 4.0)
+    assert lines[1:] == ['power: n1 still power off (power on) for 2 s, 2 s', 'power: n1 still power off (power on) for 4 s, 4 s']
+
+
+def test_a_fleet_is_counted_by_state_and_step_every_summary_interval_even_while_nothing_changes():
     progress, lines = view()
     progress.feed({'nodes': 3})
     progress.tick(0.5)
@@ -34,14 +75,43 @@ def test_a_fleet_is_counted_by_state_every_summary_interval_even_while_nothing_c
     progress.tick(_progress.SUMMARY_INTERVAL + 0.5)
     progress.feed(record('n1', 'available', None, _progress.SUMMARY_INTERVAL + 1))
     progress.tick(_progress.SUMMARY_INTERVAL + 1.5)
-    assert lines == ['converge: 3 nodes, 3 cleaning, 10 s']
+    assert lines == ['converge: 3 nodes: 3 cleaning (provide), 10 s']
     progress.tick(2 * _progress.SUMMARY_INTERVAL + 1)  # no record since: the counts still come
-    assert lines[1:] == ['converge: 3 nodes, 1 available, 2 cleaning, 21 s']
+    assert lines[1:] == ['converge: 3 nodes: 1 available, 2 cleaning (provide), 21 s']
 
 
-def test_a_fleet_shows_every_node_at_verbose():
+def test_a_fleet_waiting_seventy_seconds_gets_its_counts_at_least_every_thirty():
+    progress, lines = view()
+    progress.feed({'nodes': 2})
+    progress.feed(record('n1', 'wait call-back', 'deploy', 0.0))
+    progress.feed(record('n2', 'deploying', 'deploy', 0.0))
+    tick_every_read(progress, 70.0)
+    assert len(lines) >= 70 // 30
+    assert set(line.split(', ')[0] for line in lines) == {'converge: 2 nodes: 1 deploying (deploy)'}
+
+
+def test_a_fleet_shows_every_node_and_its_heartbeat_at_verbose():
     progress, lines = view(verbosity=1)
     progress.feed({'nodes': 2})
     progress.feed(record('n1', 'cleaning', 'provide', 1.0))
     progress.feed(record('n2', 'clean failed', None, 2.0))
-    assert lines == ["converge: n1 cleaning ('provide'), 1 s", 'converge: n2 clean failed, 2 s']
+    tick_every_read(progress, 31.0)
+    assert lines == ['converge: n1 cleaning (provide), 1 s', 'converge: n2 clean failed, 2 s',
+                     'converge: n1 still cleaning (provide) for 30 s, 31 s']
+
+
+def test_a_fleet_ends_with_where_its_nodes_are_and_how_many_failed():
+    progress, lines = view()
+    progress.feed({'nodes': 3})
+    progress.feed(record('n1', 'available', None, 5.0))
+    progress.feed(record('n2', 'available', None, 6.0))
+    progress.feed(record('n3', 'clean failed', None, 7.0))
+    progress.finish({'totals': {'nodes': 3, 'failed': 1}}, 7.2)
+    assert lines == ['converge: done, 3 nodes: 2 available, 1 clean failed; 1 failed, 7 s']
+
+
+def test_a_single_node_has_no_summary_its_last_change_says_where_it_ended():
+    progress, lines = view()
+    progress.feed(record('n1', 'available', None, 5.0))
+    progress.finish({'changed': True}, 5.0)
+    assert lines == ['converge: n1 available, 5 s']
