@@ -101,8 +101,8 @@ def test_release_notes_carry_no_ansible_markup():
     texts = []
     for path in sorted(glob.glob(os.path.join(ROOT, 'changelogs', 'fragments', '*.y*ml'))):
         texts.append((path, open(path, encoding='utf-8').read()))
-    texts.append(('changelogs/changelog.yaml', open(os.path.join(ROOT, 'changelogs', 'changelog.yaml'),
-                                                     encoding='utf-8').read()))
+    with open(os.path.join(ROOT, 'changelogs', 'changelog.yaml'), encoding='utf-8') as changelog:
+        texts.append(('changelogs/changelog.yaml', changelog.read()))
     texts.append(('CHANGELOG.md', open(os.path.join(ROOT, 'CHANGELOG.md'), encoding='utf-8').read()))
     found = ['%s: %s' % (path, line.strip()) for path, text in texts for line in text.splitlines()
              if ANSIBLE_MARKUP.search(line)]
