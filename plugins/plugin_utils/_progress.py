@@ -21,6 +21,7 @@ import tempfile
 import threading
 import time
 
+from ansible.errors import AnsibleError
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
@@ -44,6 +45,22 @@ HEARTBEAT_INTERVAL_ENV = 'BAREMETAL_LIFECYCLE_HEARTBEAT_INTERVAL'
 def _phase(state, step):
     """'cleaning (provide)' for a node during a step, 'available' for one at rest."""
     return '%s (%s)' % (state, step) if step else str(state)
+
+
+def heartbeat_interval():
+    """HEARTBEAT_INTERVAL, or the seconds the environment asks for; a value that is not a positive number is
+    refused before the module runs, naming the variable."""
+    value = os.environ.get(HEARTBEAT_INTERVAL_ENV)
+    if not value:
+        return HEARTBEAT_INTERVAL
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0
+    if not seconds > 0:
+        raise AnsibleError('%s must be a number of seconds above 0, not %r: set it so, or unset it for %d s.'
+                           % (HEARTBEAT_INTERVAL_ENV, value, HEARTBEAT_INTERVAL))
+    return seconds
 
 
 class ProgressView(object):
@@ -133,8 +150,7 @@ class ProgressAction(ActionBase):
                 outcome['error'] = exc
 
         worker = threading.Thread(target=execute, name='baremetal-lifecycle-module')
-        view = ProgressView(self._task.get_name(), display.verbosity, display.display,
-                            float(os.environ.get(HEARTBEAT_INTERVAL_ENV) or HEARTBEAT_INTERVAL))
+        view = ProgressView(self._task.get_name(), display.verbosity, display.display, heartbeat_interval())
         started = time.monotonic()
         worker.start()
         with open(self._progress_file) as stream:

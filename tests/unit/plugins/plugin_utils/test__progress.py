@@ -1,6 +1,9 @@
 # -*- coding: utf-8 -*-
 """The controller half of live progress: what a person sees while a task waits."""
 
+import pytest
+from ansible.errors import AnsibleError
+
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils import _progress
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._progress import ProgressView
 
@@ -115,3 +118,14 @@ def test_a_single_node_has_no_summary_its_last_change_says_where_it_ended():
     progress.feed(record('n1', 'available', None, 5.0))
     progress.finish({'changed': True}, 5.0)
     assert lines == ['converge: n1 available, 5 s']
+
+
+def test_the_heartbeat_interval_comes_from_the_environment_and_a_bad_one_is_named(monkeypatch):
+    monkeypatch.delenv(_progress.HEARTBEAT_INTERVAL_ENV, raising=False)
+    assert _progress.heartbeat_interval() == _progress.HEARTBEAT_INTERVAL
+    monkeypatch.setenv(_progress.HEARTBEAT_INTERVAL_ENV, '1.5')
+    assert _progress.heartbeat_interval() == 1.5
+    for bad in ('soon', '0', '-3'):
+        monkeypatch.setenv(_progress.HEARTBEAT_INTERVAL_ENV, bad)
+        with pytest.raises(AnsibleError, match='BAREMETAL_LIFECYCLE_HEARTBEAT_INTERVAL must be a number of seconds'):
+            _progress.heartbeat_interval()
