@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import find_nodes, run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
-    FEATURE_MIN_VERSION, NODE_SUMMARY_FIELDS, AnswerLost, IronicError, readable_fields)
+    FEATURE_MIN_VERSION, NODE_SUMMARY_FIELDS, AnswerLost, IronicError)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import (
     INTERFACES, PORT_ATTRIBUTES, UPDATE_SECRETS_ALWAYS, VIEW_FIELDS, Change, NodeError, check_declarations,
     check_driver_info, check_flags, interface_field, node_changes, node_view, refusal, required_features)
@@ -27,11 +27,12 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import
 PORT_FIELDS = ('uuid', 'address', 'node_uuid') + PORT_ATTRIBUTES
 
 
-def read_fields(client, declarations):
+def read_fields(declarations):
+    """What is read of each declared node; the client leaves out a field the server is too old for."""
     fields = NODE_SUMMARY_FIELDS + VIEW_FIELDS + tuple(interface_field(name) for name in INTERFACES)
     if any('instance_info' in declaration.declared for declaration in declarations):
         fields += ('instance_info',)
-    return readable_fields(client, fields)
+    return fields
 
 
 class Snapshot(object):
@@ -43,7 +44,7 @@ class Snapshot(object):
 
     def __init__(self, client, declarations):
         self.client = client
-        self.fields = read_fields(client, declarations)
+        self.fields = read_fields(declarations)
         self._drivers = None
         # A name is never a UUID (_validate.check_node_name): find_nodes matches it by name only.
         self.nodes, _missing = find_nodes(client, [declaration.name for declaration in declarations], self.fields)
