@@ -81,7 +81,7 @@ def test_converge_fails_after_reporting_every_node_when_too_many_fail(ironic, ru
         assert ironic.api('GET', '/nodes/%s' % good)['provision_state'] == 'manageable'
         summary = json.dumps([line for line in output.splitlines() if held['name'] in line])
         assert 'is in maintenance (reason: out of band)' in summary
-        assert '1 of 2 nodes failed' in output
+        assert '1 of the 2 nodes to change failed' in output
     finally:
         ironic.api('DELETE', '/nodes/%s' % good, expect=None)
 
