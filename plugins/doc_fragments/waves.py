@@ -28,7 +28,7 @@ options:
         left are in RV(nodes) with C(started) false and are counted in C(not_started) of RV(totals). A rerun of
         the same task plans again, so it carries on with the nodes not done and touches none that is done.
       - In check mode, RV(waves) shows the waves the task would run; nothing is changed.
-      - O(timeout), where the module has one, is for each wave.
+      - C(timeout), where the module has one, counts for each wave.
       - Unset, every node that needs a change is changed at once (up to O(concurrency)).
     type: str
   wave_pause:
@@ -42,7 +42,7 @@ options:
     description:
       - With O(nodes) or O(select), the percentage of the nodes the task changes (those that need a change, not
         those already as declared) that may fail without failing the task, from 0 to 100.
-      - With O(wave_size), it is also the failure budget of the rollout: no wave starts once more than this failed.
+      - With O(wave_size), it is also the failure budget of the rollout; no wave starts once more than this failed.
       - The errors of a task that does not fail are warnings.
     type: float
     default: 0

@@ -127,8 +127,7 @@ class ProgressView(object):
         wave = self.wave
         back = wave['back'] or sum(1 for node in wave['members'] if node in self.phases and self.phases[node][1] is None
                                    and self._entered[node] >= wave['seconds'])
-        return 'wave %d/%d: %d of %d back, %d failed' % (wave['wave'], wave['waves'], back, len(wave['members']),
-                                                          wave['failed'])
+        return 'wave %d/%d: %d of %d back, %d failed' % (wave['wave'], wave['waves'], back, len(wave['members']), wave['failed'])
 
     def _counts(self):
         counts = collections.Counter(_phase(state, step) for state, step in self.phases.values())

@@ -111,7 +111,7 @@ def test_a_failed_node_stops_the_waves_after_it_and_a_rerun_finishes_the_rest_al
     assert result['failed'] is True, result
     assert result['msg'].startswith('1 of the 7 nodes to change failed (max_fail_percentage is 0.0): %s: ' % broken['name']), result['msg']
     assert 'Not started, as no wave starts once the failures are over the budget: %s.' % ', '.join(names[4:]) in result['msg']
-    entries = [entry for entry in result['nodes']]
+    entries = result['nodes']
     assert [(entry['wave'], entry['started']) for entry in entries] == [
         (1, True), (1, True), (2, True), (2, True), (3, False), (3, False), (4, False)]
     assert [entry['changed'] for entry in entries] == [True, True, True, True, False, False, False]
