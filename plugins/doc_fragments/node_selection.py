@@ -36,14 +36,15 @@ options:
       - The default, V(1), sends one write at a time, which every Ironic takes. An Ironic on MySQL or PostgreSQL
         takes more at once. On SQLite, concurrent writes wait for each other; a
         write Ironic answers with C(database is locked) is sent again with backoff.
-      - A future C(wave_size) (day-2 changes to a live fleet) is the outer limit, how many nodes a task takes in
-        hand at a time; O(concurrency) is the inner one, how many of those at once.
+      - O(wave_size) is the outer limit, how many nodes a task takes in hand before it checks they are healthy;
+        O(concurrency) is the inner one, how many of those at once.
     type: int
     default: 1
 notes:
   - With O(nodes) or O(select), every module of this collection returns the same shape. RV(nodes) has one entry
     per node, each with C(node) (the node as the task left it, secrets masked), C(changed), C(error) (null unless
-    the node failed) and the module's own keys; RV(totals) counts the nodes, those changed and those failed, with
+    the node failed) and the module's own keys; RV(totals) counts the nodes, those changed, those failed and those
+    whose wave never started (O(wave_size)), with
     the seconds taken and the API calls; RV(failed_nodes) names the nodes that failed; in diff mode, C(diff) has
     one entry per node that changed, headed by the node's name.
 '''

@@ -141,7 +141,10 @@ def _settings_messages(settings):
     """The role's own variables (fleet_concurrency...), by the numeric limits the modules apply."""
     messages = []
     for name, value in sorted((settings or {}).items()):
-        messages.extend(validate.limit_errors(name, value, name[len('fleet_'):]))
+        if name == 'fleet_wave_size':
+            messages.extend(validate.wave_size_errors(name, value) if value not in (None, '') else [])
+        else:
+            messages.extend(validate.limit_errors(name, value, name[len('fleet_'):]))
     return messages
 
 

@@ -1,12 +1,12 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The filters fleet_plan and fleet_summary: what each task of the role baremetal.lifecycle.fleet sends, and the
-table it prints.
+"""The filters fleet_plan, fleet_waves and fleet_summary: what each task of the role baremetal.lifecycle.fleet
+sends, the waves of a rollout with the fleet's own check, and the table it prints.
 
 Both work in Python on plain data. Templating a fleet of thousands of nodes through Jinja pipelines costs the
 controller milliseconds per node and per pass, and more than linearly in the fleet size; here the fleet is walked
 once (or parsed from the file's text without Ansible's per-value origin tags), then split with dictionaries.
-Documented in fleet_plan.yml and fleet_summary.yml next to this file.
+Documented in fleet_plan.yml, fleet_waves.yml and fleet_summary.yml next to this file.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -20,6 +20,7 @@ from ansible.errors import AnsibleFilterError
 from ansible.parsing.vault import EncryptedString
 
 from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_errors import fleet_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._waves import wave_length
 
 # Fields of a fleet node that are not passed to baremetal_node: the role applies them with its other tasks.
 MAINTENANCE_FIELDS = ('maintenance', 'maintenance_reason')
@@ -101,6 +102,49 @@ def fleet_plan(fleet, schema, settings=None, provision_state='available'):
     return plan
 
 
+def _planned_names(result):
+    """The nodes a check-mode result of a task would change, or could not plan."""
+    return set(entry['node']['name'] for entry in (result or {}).get('nodes') or []
+               if entry.get('node') and (entry.get('changed') or entry.get('error')))
+
+
+def fleet_waves(plan, provision, hardware, wave_size):
+    """The waves of a rollout the role checks after each wave: the nodes its provision or hardware task would
+    change (their check-mode results), in the fleet's order, wave_size at a time (a number, or a percentage of
+    those nodes; empty for one wave). Returns {'changing': how many nodes, 'waves': [{'nodes': names, 'provision':
+    the plan's provision entries of those nodes, 'hardware': their hardware entries}]}.
+    """
+    changing = _planned_names(provision) | _planned_names(hardware)
+    order = [record['name'] for record in plan['records'] if record['name'] in changing]
+    size = wave_length(wave_size or '100%', len(order)) if order else 1
+    provision_of = dict((entry['node'], entry) for entry in plan['provision'])
+    hardware_of = dict((entry['node'], entry) for entry in plan['hardware'])
+    waves = []
+    for start in range(0, len(order), size):
+        names = order[start:start + size]
+        waves.append({'nodes': names, 'provision': [provision_of[name] for name in names if name in provision_of],
+                      'hardware': [hardware_of[name] for name in names if name in hardware_of]})
+    return {'changing': len(order), 'waves': waves}
+
+
+def _rollout(preview, rollout):
+    """One provision result of a rollout in waves: the entries of the waves that ran over the plan's, and a plan
+    entry whose wave never ran marked started: false; the totals of the waves added up."""
+    entries = dict((entry['node']['name'], entry) for entry in (preview or {}).get('nodes') or [] if entry.get('node'))
+    changing = _planned_names(preview)
+    totals = {'changed': 0, 'failed': 0, 'seconds': 0.0, 'api_calls': 0}
+    for result in rollout:
+        for entry in result.get('nodes') or []:
+            if entry.get('node'):
+                entries[entry['node']['name']] = entry
+                changing.discard(entry['node']['name'])
+        for key in totals:
+            totals[key] += (result.get('totals') or {}).get(key, 0)
+    for name in changing:
+        entries[name] = dict(entries[name], started=False)
+    return {'nodes': list(entries.values()), 'totals': dict(totals, seconds=round(totals['seconds'], 3))}
+
+
 def _by_node(result, name_of):
     return dict((name_of(entry), entry) for entry in (result or {}).get('nodes') or [])
 
@@ -128,7 +172,8 @@ def _maintenance_text(declared, entry, check):
 
 
 def _is_only_planned(entry):
-    return bool(entry.get('plan')) and not entry.get('transitions') and entry.get('error') is None
+    return (bool(entry.get('plan')) and not entry.get('transitions') and entry.get('error') is None
+            and entry.get('started') is not False)
 
 
 def _provision_texts(name, entry, declared_maintenance, wanted, absent):
@@ -139,6 +184,8 @@ def _provision_texts(name, entry, declared_maintenance, wanted, absent):
         if name in absent:
             return 'enroll -> %s (after enrolling)' % wanted, '', ''
         return 'not converged', '', ''
+    if entry.get('started') is False:
+        return entry['node']['provision_state'], '', 'not started: no wave starts once the failures are over the budget'
     only_planned = _is_only_planned(entry)
     plan = entry.get('plan') or []
     start = plan[0]['from'] if plan else entry['node']['provision_state']
@@ -148,12 +195,15 @@ def _provision_texts(name, entry, declared_maintenance, wanted, absent):
             entry.get('error') or '')
 
 
-def fleet_summary(plan, records, maintenance=None, provision=None, check_mode=False):
+def fleet_summary(plan, records, maintenance=None, provision=None, check_mode=False, rollout=None):
     """The role's table, one line per node, then a line of totals.
 
     plan is what fleet_plan returned; records, maintenance and provision are the registered results of the role's
     baremetal_node, baremetal_maintenance and baremetal_provision_state tasks (skipped or missing ones are fine).
+    With rollout (the provision results of the waves of a rollout, in order), provision is its check-mode plan.
     """
+    if rollout is not None and not check_mode:
+        provision = _rollout(provision, rollout)
     # The results are only read, a few keys per node: a deep copy of every returned record would cost more.
     record_entries = _by_node(records, lambda entry: entry['name'])
     maintenance_entries = _by_node(maintenance, lambda entry: entry['node']['name'])
@@ -182,6 +232,9 @@ def fleet_summary(plan, records, maintenance=None, provision=None, check_mode=Fa
         'Check mode, nothing changed. ' if check else '', len(plan['records']),
         enrolled, 'to enroll' if check else 'enrolled', updated, 'to update' if check else 'updated',
         moving, 'to move' if check else 'moved', totals.get('failed', 0))
+    held = sum(1 for entry in provision_entries.values() if entry.get('started') is False)
+    if held:
+        line += ', %d not started' % held
     if totals:
         line += '; provision task %s s, %s API calls' % (totals['seconds'], totals['api_calls'])
     return lines + [line]
@@ -190,4 +243,4 @@ def fleet_summary(plan, records, maintenance=None, provision=None, check_mode=Fa
 class FilterModule(object):
 
     def filters(self):
-        return {'fleet_plan': fleet_plan, 'fleet_summary': fleet_summary}
+        return {'fleet_plan': fleet_plan, 'fleet_summary': fleet_summary, 'fleet_waves': fleet_waves}

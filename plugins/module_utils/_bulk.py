@@ -18,7 +18,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import PAGE_LIMIT
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, PAGE_LIMIT
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._waves import WAVE_SPEC, over_budget, run_in_waves
 
 # Filters of GET /v1/nodes a selection may use, with the API version each needs.
 SELECTION_FILTERS = {
@@ -47,34 +48,48 @@ def run_each(items, action, concurrency=1):
         return list(pool.map(guarded, items))
 
 
+def _held(result):
+    """Whether a node was held back: its wave never started, as the failures were over the budget."""
+    return bool(result.get('wave')) and not result.get('started')
+
+
 def totals(results, started, api_calls):
     """The totals line of a many-node result."""
     return {'nodes': len(results), 'changed': sum(1 for result in results if result.get('changed')),
             'failed': sum(1 for result in results if result.get('error')),
+            'not_started': sum(1 for result in results if _held(result)),
             'seconds': round(time.monotonic() - started, 3), 'api_calls': api_calls}
 
 
 def failure_message(results, labels, max_fail_percentage=None):
-    """'2 of 5 nodes failed: a: ... | b: ...', or None when none failed or no more than max_fail_percentage did."""
+    """'2 of the 5 nodes to change failed: a: ... | b: ...', or None when none failed or no more than
+    max_fail_percentage of the nodes the task set out to change did (any one, when it is None)."""
     errors = ['%s: %s' % (label, result['error']) for label, result in zip(labels, results) if result.get('error')]
-    if not errors:
+    changing = sum(1 for result in results if result.get('changed') or result.get('error') or _held(result))
+    if not over_budget(len(errors), changing, max_fail_percentage):
         return None
-    budget = ''
-    if max_fail_percentage is not None:
-        if 100.0 * len(errors) / len(results) <= max_fail_percentage:
-            return None
-        budget = ' (max_fail_percentage is %s)' % max_fail_percentage
-    return '%d of %d nodes failed%s: %s' % (len(errors), len(results), budget, ' | '.join(errors))
+    budget = '' if max_fail_percentage is None else ' (max_fail_percentage is %s)' % max_fail_percentage
+    message = '%d of the %d nodes to change failed%s: %s' % (len(errors), changing, budget, ' | '.join(errors))
+    held = [label for label, result in zip(labels, results) if _held(result)]
+    if held:
+        message += ' | Not started, as no wave starts once the failures are over the budget: %s.' % ', '.join(held)
+    return message
 
 
-def exit_with_results(module, results, labels, started, single, max_fail_percentage=None):
+def _node_name(result, label):
+    """A node's name in a diff header or a wave: its name, or the task's label for it when it has none."""
+    return (result.get('node') or {}).get('name') or result.get('name') or label
+
+
+def exit_with_results(module, results, labels, started, single, max_fail_percentage=None, waves=None):
     """End a task with the one result shape of every module.
 
     One node: its result as the task's, failed when it has an error. Many: ``nodes`` (every node's result, each
     with changed and error), ``totals``, ``failed_nodes`` (the labels of the nodes that failed) and ``diff`` (one
-    per node that changed, headed by the node's name, or its label when it has none). The task fails when more
-    than max_fail_percentage of the nodes failed (any one, when the module has no such option); the errors of a
-    task that goes on are warnings.
+    per node that changed, headed by the node's name, or its label when it has none); with waves (indexes of
+    results, see _waves.run_in_waves), ``waves``: the names of each wave's nodes, as diffs head them. The task fails when more
+    than max_fail_percentage of the nodes it set out to change failed (any one, when the module has no such
+    option); the errors of a task that goes on are warnings.
     """
     if single:
         result = dict(results[0])
@@ -87,11 +102,12 @@ def exit_with_results(module, results, labels, started, single, max_fail_percent
         result.setdefault('error', None)
         diff = result.pop('diff', None)
         if diff and result.get('changed'):
-            header = (result.get('node') or {}).get('name') or result.get('name') or label
-            diffs.append(dict(diff, before_header=header, after_header=header))
+            diffs.append(dict(diff, before_header=_node_name(result, label), after_header=_node_name(result, label)))
     summary = dict(changed=any(result.get('changed') for result in results), nodes=results,
                    totals=totals(results, started, module.api_calls), diff=diffs,
                    failed_nodes=[label for label, result in zip(labels, results) if result['error']])
+    if waves is not None:
+        summary['waves'] = [[_node_name(results[index], labels[index]) for index in wave] for wave in waves]
     message = failure_message(results, labels, max_fail_percentage)
     if message:
         module.fail(message, **summary)
@@ -99,6 +115,24 @@ def exit_with_results(module, results, labels, started, single, max_fail_percent
         if result['error']:
             module.warn('%s: %s' % (label, result['error']))
     module.exit(**summary)
+
+
+def run_items(module, items, run_batch, declared=None):
+    """Every item's result, in the order of the items, and the waves they ran in (None without wave_size).
+
+    run_batch(items, check_mode) runs items as the module does, reading their nodes afresh; with the task's
+    wave_size the nodes that need a change run wave after wave behind a health gate (_waves.run_in_waves).
+    """
+    params = module.params
+    if params.get('wave_size') is None:
+        return run_batch(items, module.check_mode), None
+
+    def read_nodes(uuids):
+        return find_nodes(module.client, uuids, NODE_SUMMARY_FIELDS)[0]
+
+    return run_in_waves(read_nodes, items, run_batch, params['wave_size'], wave_pause=params['wave_pause'],
+                        max_fail_percentage=params['max_fail_percentage'], check_mode=module.check_mode,
+                        declared=declared)
 
 
 def selection_filters(client, selection):
@@ -126,6 +160,7 @@ NODE_SELECTION_SPEC = dict(
     nodes=dict(type='list', elements='raw'),
     select=dict(type='dict', options=SELECTION_SPEC),
     concurrency=dict(type='int', default=1),
+    **WAVE_SPEC
 )
 
 
@@ -248,23 +283,35 @@ def _selected(node, defaults):
     return target
 
 
-def run_module(module, defaults, types, fields, action, progress=None):
+def run_module(module, defaults, types, fields, action, progress=None, declared=None):
     """The whole of a module that acts on node, nodes or a select selection of nodes.
 
     defaults are the task's per-node settings (an element of nodes may override them, as types allow);
-    action(node, settings) returns one node's result. Every element is checked and every node read before the first write.
-    progress (a _progress.Progress the action reports to, for a module that waits) is told how many nodes there are.
+    action(node, settings, check_mode) returns one node's result; declared(settings) what those settings declare
+    that the health gate of waves would otherwise hold against a node (see _waves.HEALTH_CHECKS). Every element
+    is checked and every node read before the first write. progress (a _progress.Progress the action reports
+    to, for a module that waits) is told how many nodes there are.
     """
     params = module.params
     started = time.monotonic()
     client = module.client
     if params['node'] is not None:
-        targets = read_targets(client, [Target(None, params['node'], dict(defaults))], fields)
+        targets = [Target(None, params['node'], dict(defaults))]
     elif params['nodes'] is not None:
-        targets = read_targets(client, targets_from_elements(params['nodes'], defaults, types), fields)
+        targets = targets_from_elements(params['nodes'], defaults, types)
     else:
         targets = targets_from_selection(client, params['select'], defaults, fields)
+
+    def run_batch(batch, check_mode):
+        read_targets(client, [target for target in batch if target.node is None], fields)
+        results = run_each(batch, lambda target: action(target.node, target.settings, check_mode), params['concurrency'])
+        for target in batch:
+            target.node = None  # read again by a later run: a wave, after the plan of every node
+        return results
+
+    read_targets(client, [target for target in targets if target.node is None], fields)
     if progress is not None:
         progress.start(len(targets))
-    results = run_each(targets, lambda target: action(target.node, target.settings), params['concurrency'])
-    exit_with_results(module, results, [target.label for target in targets], started, params['node'] is not None)
+    results, waves = run_items(module, targets, run_batch, declared and (lambda target: declared(target.settings)))
+    exit_with_results(module, results, [target.label for target in targets], started, params['node'] is not None,
+                      max_fail_percentage=params['max_fail_percentage'], waves=waves)

@@ -20,6 +20,11 @@ def wanted_maintenance(node, state, reason):
     return True, reason or None
 
 
+def declared_maintenance(state):
+    """What a declared maintenance state sets, which a wave's health gate then expects (_waves.HEALTH_CHECKS)."""
+    return {'maintenance': state == 'enabled'}
+
+
 def ensure_maintenance(client, node, state, reason, check_mode):
     """Set or clear one node's maintenance and reason. Returns its result."""
     current = (bool(node.get('maintenance')), node.get('maintenance_reason') or None)

@@ -51,6 +51,11 @@ def _label(node):
     return node.get('name') or node['uuid']
 
 
+def declared_power(declared):
+    """What a declared power state sets, which a wave's health gate then expects (_waves.HEALTH_CHECKS)."""
+    return {'power_state': POWER_ACTIONS[declared][1]}
+
+
 def ensure_power(client, node, declared, timeout, check_mode, progress=None, clock=time.monotonic, sleep=time.sleep):
     """Apply the declared power state (a key of POWER_ACTIONS) to the node. Returns the module result.
 

@@ -48,6 +48,12 @@ class Progress(object):
         self._write({'node': label, 'state': state, 'step': step,
                      'seconds': round(self._clock() - self._started, 1)})
 
+    def wave(self, number, waves, members, back, failed):
+        """Report a wave (number of waves) of nodes (their labels), how many of them are back so far and how many
+        nodes of the task failed: when it starts (none back) and when it ends (all back)."""
+        self._write({'wave': number, 'waves': waves, 'members': members, 'back': back, 'failed': failed,
+                     'seconds': round(self._clock() - self._started, 1)})
+
     def _write(self, record):
         if not self._path:
             return

@@ -229,6 +229,29 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
     return [job for job, _node in jobs], errors
 
 
+def provision_results(client, targets, check_mode=False, **converging):
+    """converge (with its converging options), as one module result per Target in the order of the targets:
+    the node, its plan, its transitions, what an inspection learned, a diff, changed and error (a name or UUID
+    that matches no node has only its error)."""
+    jobs, missing = converge(client, targets, check_mode=check_mode, **converging)
+    missing = iter(missing)
+    results = []
+    for target in targets:
+        if jobs and target.ident in (jobs[0].uuid, jobs[0].node.get('name')):
+            result = jobs.pop(0).result()
+        else:
+            results.append({'node': None, 'plan': [], 'transitions': [], 'changed': False, 'error': next(missing)})
+            continue
+        learned = learned_by_inspection(client, result['node']['uuid'], result['transitions'])
+        if learned is not None:
+            result['inspection'] = learned
+        # In check mode a node changes when it has a plan: the task reports what it would do.
+        result['changed'] = result['changed'] or bool(check_mode and result['plan'])
+        result['diff'] = provision_diff(result, check_mode)
+        results.append(result)
+    return results
+
+
 def set_instance_info(client, uuid, instance_info):
     """PATCH the keys of instance_info that differ from what Ironic holds when the step is sent.
 

@@ -309,6 +309,14 @@ POWER_ACTIONS = {
     'soft_rebooted': ('soft rebooting', 'power on'),
 }
 
+# The power a node shows once at rest in a stable state, where the state decides it: a deployed or rescued
+# node runs. Elsewhere Ironic leaves power where the last step did, so any is healthy.
+RESTING_POWER = {'active': 'power on', 'rescue': 'power on'}
+
+# Values of a node's health (API 1.109; ironic/common/health_states.py: OK, Warning, Critical) that stop a
+# rollout: the BMC reports hardware needing immediate attention. Warning is a non-critical issue.
+UNHEALTHY = ('Critical',)
+
 # The power actions Ironic refuses for a node with disable_power_off (the API's node.py): a reboot of such a
 # node resets it without powering it off, so Ironic allows it.
 POWER_OFF_ACTIONS = ('powered_off', 'soft_powered_off')

@@ -31,7 +31,11 @@ LIMITS = {
     'timeout': (1, None),
     'concurrency': (1, None),
     'max_fail_percentage': (0, 100),
+    'wave_pause': (0, None),
 }
+
+# wave_size: a number of nodes, or a percentage of the nodes a task changes.
+_WAVE_SIZE = re.compile(r'^\s*(?P<number>[0-9]+(\.[0-9]+)?)\s*(?P<percent>%?)\s*$')
 
 # The interfaces Ironic accepts in steps (ironic.conductor.steps *_INTERFACE_PRIORITY).
 _STEP_INTERFACES = ('bios', 'deploy', 'firmware', 'management', 'power', 'raid', 'vendor')
@@ -92,6 +96,8 @@ def check_options(params):
         errors.append('uuid %s is not a UUID: write 32 hexadecimal digits, such as '
                       '5f1c2d6e-6a9c-4a55-9d3c-2b3f8e0c1a11, or leave uuid out to let Ironic choose one.'
                       % _quoted(params['uuid']))
+    if params.get('wave_size') is not None:
+        errors.extend(wave_size_errors('wave_size', params['wave_size'], params.get('wait')))
     if params.get('node') is not None:
         errors.extend(ident_errors('node', params['node']))
     if params.get('nodes') is not None:
@@ -108,6 +114,20 @@ def check_node_name(option, name):
 def raise_errors(errors):
     if errors:
         raise InputError(' '.join(errors))
+
+
+def wave_size_errors(name, value, wait=None):
+    """Problems of a wave size: a whole number of nodes from 1, or a percentage above 0 and up to 100; waves wait for
+    each wave, so a task that does not wait (wait: false) cannot have any."""
+    match = _WAVE_SIZE.match(str(value))
+    number = float(match.group('number')) if match else 0
+    if not match or not (0 < number <= 100 if match.group('percent') else number >= 1 and number == int(number)):
+        return ['%s must be a number of nodes (such as 10) or a percentage of the nodes the task changes (such as '
+                '"10%%"), got %r.' % (name, str(value)[:40])]
+    if wait is False:
+        return ['%s needs wait: true: a wave starts only when the nodes of the one before are back and healthy. '
+                'Set wait: true, or leave %s out.' % (name, name)]
+    return []
 
 
 def limit_errors(name, value, limit=None):

@@ -30,6 +30,7 @@ extends_documentation_fragment:
   - baremetal.lifecycle.connection
   - baremetal.lifecycle.node_selection
   - baremetal.lifecycle.node_selection.select
+  - baremetal.lifecycle.waves
 attributes:
   check_mode:
     support: full
@@ -226,16 +227,26 @@ nodes:
   type: list
   elements: dict
 totals:
-  description: With O(nodes) or O(select), how many nodes there were, changed and failed, the seconds taken and the API calls.
+  description: With O(nodes) or O(select), how many nodes there were, changed, failed and not started (with O(wave_size)), the seconds taken and the API calls.
   returned: with O(nodes) or O(select)
   type: dict
-  sample: {nodes: 20, changed: 4, failed: 0, seconds: 95.1, api_calls: 61}
+  sample: {nodes: 20, changed: 4, failed: 0, not_started: 0, seconds: 95.1, api_calls: 61}
 failed_nodes:
   description: With O(nodes) or O(select), how the task names each node that failed (its error is in RV(nodes)).
   returned: with O(nodes) or O(select)
   type: list
   elements: str
   sample: ['nodes[3] (rack1-node07)']
+waves:
+  version_added: 0.3.0
+  description:
+    - With O(wave_size), the waves of the task, in the order they ran (or would run, in check mode), each the names
+      the task gives its nodes. Each entry of RV(nodes) has C(wave), the number of its wave (null for a node that
+      needs no change), and C(started), false for a node whose wave never started.
+  returned: with O(wave_size)
+  type: list
+  elements: list
+  sample: [['rack1-node01', 'rack1-node02'], ['rack1-node03']]
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always
@@ -247,7 +258,7 @@ import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import (
-    NODE_SELECTION_SPEC, exit_with_results, select_nodes, targets_from_elements)
+    NODE_SELECTION_SPEC, exit_with_results, run_items, select_nodes, targets_from_elements)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 
 DECLARATION_KEYS = ('bios_settings', 'raid', 'firmware', 'apply', 'allow_destructive', 'allow_reboot')
@@ -299,11 +310,17 @@ def requests_from_params(module):
 
 
 def main_logic(module):
+    params = module.params
     started = time.monotonic()
-    results = hardware.configure(module.client, requests_from_params(module), check_mode=module.check_mode,
-                                 timeout=module.params['timeout'], concurrency=module.params['concurrency'])
+
+    def run_batch(batch, check_mode):
+        return hardware.configure(module.client, batch, check_mode=check_mode, timeout=params['timeout'],
+                                  concurrency=params['concurrency'])
+
+    results, waves = run_items(module, requests_from_params(module), run_batch)
     labels = [result['node'].get('name') or result['node']['uuid'] for result in results]
-    exit_with_results(module, results, labels, started, module.params['node'] is not None)
+    exit_with_results(module, results, labels, started, params['node'] is not None,
+                      max_fail_percentage=params['max_fail_percentage'], waves=waves)
 
 
 def main():

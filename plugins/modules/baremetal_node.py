@@ -38,6 +38,7 @@ author:
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
   - baremetal.lifecycle.node_selection.select
+  - baremetal.lifecycle.waves
 attributes:
   check_mode:
     support: full
@@ -629,10 +630,10 @@ nodes:
   sample: [{name: rack3-node01, changed: true, created: true, error: null, node: {name: rack3-node01}}]
 totals:
   version_added: 0.2.0
-  description: With O(nodes) or O(select), how many nodes there were, changed and failed, the seconds taken and the API calls.
+  description: With O(nodes) or O(select), how many nodes there were, changed, failed and not started (with O(wave_size)), the seconds taken and the API calls.
   returned: with O(nodes) or O(select)
   type: dict
-  sample: {nodes: 300, changed: 2, failed: 0, seconds: 0.61, api_calls: 9}
+  sample: {nodes: 300, changed: 2, failed: 0, not_started: 0, seconds: 0.61, api_calls: 9}
 failed_nodes:
   version_added: 0.2.0
   description: With O(nodes) or O(select), how the task names each node that failed (its error is in RV(nodes)).
@@ -640,6 +641,16 @@ failed_nodes:
   type: list
   elements: str
   sample: ['nodes[3] (rack1-node07)']
+waves:
+  version_added: 0.3.0
+  description:
+    - With O(wave_size), the waves of the task, in the order they ran (or would run, in check mode), each the names
+      the task gives its nodes. Each entry of RV(nodes) has C(wave), the number of its wave (null for a node that
+      needs no change), and C(started), false for a node whose wave never started.
+  returned: with O(wave_size)
+  type: list
+  elements: list
+  sample: [['rack1-node01', 'rack1-node02'], ['rack1-node03']]
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always
@@ -651,12 +662,13 @@ import time
 
 from ansible.module_utils.basic import missing_required_lib
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import SELECTION_SPEC, exit_with_results, select_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import SELECTION_SPEC, exit_with_results, run_items, select_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._driver_info import HAS_JSONSCHEMA, JSONSCHEMA_IMPORT_ERROR
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import INTERFACES, declarations_from_params
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_writer import ensure_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_node_name
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._waves import WAVE_SPEC
 
 # The options that declare one node: the module's own, or those of each element of nodes.
 RECORD_SPEC = dict(
@@ -704,7 +716,8 @@ ARGUMENT_SPEC = dict(RECORD_SPEC,
                      allow_destructive=dict(type='bool', default=False),
                      validate_interfaces=dict(type='bool', default=False),
                      timeout=dict(type='int', default=1800),
-                     concurrency=dict(type='int', default=1))
+                     concurrency=dict(type='int', default=1),
+                     **WAVE_SPEC)
 
 
 def main_logic(module):
@@ -716,16 +729,21 @@ def main_logic(module):
     declarations = declarations_from_params(params, selected)
     if not HAS_JSONSCHEMA and any(declaration.validate_driver_info for declaration in declarations):
         module.fail(missing_required_lib('jsonschema'), exception=JSONSCHEMA_IMPORT_ERROR)
-    results = ensure_nodes(module.client, declarations, params['update_secrets'], module.check_mode,
-                           concurrency=params['concurrency'], allow_destructive=params['allow_destructive'],
-                           timeout=params['timeout'])
-    for result in results:
-        if params['validate_interfaces'] and result['node'] and not result['error']:
-            result['validation'] = module.client.validate_node(result['node']['uuid'])
+
+    def run_batch(batch, check_mode):
+        results = ensure_nodes(module.client, batch, params['update_secrets'], check_mode, concurrency=params['concurrency'],
+                               allow_destructive=params['allow_destructive'], timeout=params['timeout'])
+        for result in results:
+            if params['validate_interfaces'] and result['node'] and not result['error']:
+                result['validation'] = module.client.validate_node(result['node']['uuid'])
+        return results
+
+    results, waves = run_items(module, declarations, run_batch)
     single = params['name'] is not None
     if single:
         results[0].pop('name', None)
-    exit_with_results(module, results, [declaration.label for declaration in declarations], started, single)
+    exit_with_results(module, results, [declaration.label for declaration in declarations], started, single,
+                      max_fail_percentage=params['max_fail_percentage'], waves=waves)
 
 
 def main():

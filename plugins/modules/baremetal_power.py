@@ -24,6 +24,7 @@ extends_documentation_fragment:
   - baremetal.lifecycle.connection
   - baremetal.lifecycle.node_selection
   - baremetal.lifecycle.node_selection.select
+  - baremetal.lifecycle.waves
 attributes:
   check_mode:
     support: full
@@ -128,10 +129,10 @@ nodes:
   elements: dict
 totals:
   version_added: 0.2.0
-  description: With O(nodes) or O(select), how many nodes there were, changed and failed, the seconds taken and the API calls.
+  description: With O(nodes) or O(select), how many nodes there were, changed, failed and not started (with O(wave_size)), the seconds taken and the API calls.
   returned: with O(nodes) or O(select)
   type: dict
-  sample: {nodes: 300, changed: 2, failed: 0, seconds: 0.4, api_calls: 3}
+  sample: {nodes: 300, changed: 2, failed: 0, not_started: 0, seconds: 0.4, api_calls: 3}
 failed_nodes:
   version_added: 0.2.0
   description: With O(nodes) or O(select), how the task names each node that failed (its error is in RV(nodes)).
@@ -139,6 +140,16 @@ failed_nodes:
   type: list
   elements: str
   sample: ['nodes[3] (rack1-node07)']
+waves:
+  version_added: 0.3.0
+  description:
+    - With O(wave_size), the waves of the task, in the order they ran (or would run, in check mode), each the names
+      the task gives its nodes. Each entry of RV(nodes) has C(wave), the number of its wave (null for a node that
+      needs no change), and C(started), false for a node whose wave never started.
+  returned: with O(wave_size)
+  type: list
+  elements: list
+  sample: [['rack1-node01', 'rack1-node02'], ['rack1-node03']]
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always
@@ -149,7 +160,7 @@ api_calls:
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, run_module
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._power import ensure_power
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._power import declared_power, ensure_power
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import POWER_ACTIONS
 
@@ -165,11 +176,11 @@ def main_logic(module):
 
     progress = Progress()
 
-    def apply(node, settings):
-        return ensure_power(module.client, node, settings['state'], params['timeout'], module.check_mode, progress)
+    def apply(node, settings, check_mode):
+        return ensure_power(module.client, node, settings['state'], params['timeout'], check_mode, progress)
 
     run_module(module, {'state': params['state']}, {'state': tuple(sorted(POWER_ACTIONS))}, NODE_SUMMARY_FIELDS, apply,
-               progress)
+               progress, declared=lambda settings: declared_power(settings['state']))
 
 
 def main():

@@ -38,6 +38,7 @@ extends_documentation_fragment:
   - baremetal.lifecycle.connection
   - baremetal.lifecycle.node_selection
   - baremetal.lifecycle.node_selection.select
+  - baremetal.lifecycle.waves
 attributes:
   check_mode:
     support: full
@@ -179,11 +180,6 @@ options:
         hand at a time; O(concurrency) is the inner one, how many of those at once.
     type: int
     default: 20
-  max_fail_percentage:
-    description:
-      - With O(nodes) or O(select), the percentage of nodes that may fail before the task fails, from 0 to 100.
-    type: float
-    default: 0
 notes:
   - A node in maintenance is not moved; the task fails with the maintenance reason (see O(clear_fault) for
     maintenance Ironic set because of a fault).
@@ -400,10 +396,10 @@ nodes:
   type: list
   elements: dict
 totals:
-  description: With O(nodes) or O(select), how many nodes changed and failed, and the seconds the task took.
+  description: With O(nodes) or O(select), how many nodes changed, failed and not started (with O(wave_size)), and the seconds the task took.
   returned: with O(nodes) or O(select)
   type: dict
-  sample: {nodes: 300, changed: 12, failed: 0, seconds: 4.2, api_calls: 31}
+  sample: {nodes: 300, changed: 12, failed: 0, not_started: 0, seconds: 4.2, api_calls: 31}
 failed_nodes:
   version_added: 0.2.0
   description: With O(nodes) or O(select), how the task names each node that failed (its error is in RV(nodes)).
@@ -411,6 +407,16 @@ failed_nodes:
   type: list
   elements: str
   sample: ['nodes[3] (rack1-node07)']
+waves:
+  version_added: 0.3.0
+  description:
+    - With O(wave_size), the waves of the task, in the order they ran (or would run, in check mode), each the names
+      the task gives its nodes. Each entry of RV(nodes) has C(wave), the number of its wave (null for a node that
+      needs no change), and C(started), false for a node whose wave never started.
+  returned: with O(wave_size)
+  type: list
+  elements: list
+  sample: [['rack1-node01', 'rack1-node02'], ['rack1-node03']]
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always
@@ -420,10 +426,10 @@ api_calls:
 
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, exit_with_results, select_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, exit_with_results, run_items, select_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import (
-    OPTION_SPEC, Options, Target, converge, learned_by_inspection, provision_diff, targets_from_elements)
+    OPTION_SPEC, Options, Target, provision_results, targets_from_elements)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DECLARABLE_STATES
 
 ARGUMENT_SPEC = dict(
@@ -431,7 +437,6 @@ ARGUMENT_SPEC = dict(
     wait=dict(type='bool', default=True),
     timeout=dict(type='int', default=3600),
     abort_on_timeout=dict(type='bool', default=False),
-    max_fail_percentage=dict(type='float', default=0),
     **OPTION_SPEC
 )
 ARGUMENT_SPEC.update(NODE_SELECTION_SPEC, concurrency=dict(type='int', default=20))
@@ -450,26 +455,16 @@ def main_logic(module):
     started = time.monotonic()
     options = Options.from_params(params)
     targets = targets_from_params(module.client, params, options)
-    jobs, missing = converge(module.client, targets, check_mode=module.check_mode,
-                             wait=params['wait'], timeout=params['timeout'], concurrency=params['concurrency'],
-                             abort_on_timeout=params['abort_on_timeout'])
-    results = [job.result() for job in jobs]
-    for result in results:
-        learned = learned_by_inspection(module.client, result['node']['uuid'], result['transitions'])
-        if learned is not None:
-            result['inspection'] = learned
-        # In check mode a node changes when it has a plan: the task reports what it would do.
-        result['changed'] = result['changed'] or bool(module.check_mode and result['plan'])
-        result['diff'] = provision_diff(result, module.check_mode)
-    if params['node'] is not None and missing:
-        module.fail(missing[0])
-    labels = [result['node'].get('name') or result['node']['uuid'] for result in results]
-    # A name or UUID that matched no node fails on its own, named as the task gave it.
-    looked_up = set(ident for job in jobs for ident in (job.uuid, job.node.get('name')))
-    labels += [target.ident for target in targets if target.ident not in looked_up]
-    results += [{'node': None, 'plan': [], 'transitions': [], 'changed': False, 'error': error} for error in missing]
+
+    def run_batch(batch, check_mode):
+        return provision_results(module.client, batch, check_mode=check_mode, wait=params['wait'], timeout=params['timeout'],
+                                 concurrency=params['concurrency'], abort_on_timeout=params['abort_on_timeout'])
+
+    results, waves = run_items(module, targets, run_batch)
+    labels = [(result['node'] or {}).get('name') or (result['node'] or {}).get('uuid') or target.ident
+              for result, target in zip(results, targets)]
     exit_with_results(module, results, labels, started, params['node'] is not None,
-                      max_fail_percentage=params['max_fail_percentage'])
+                      max_fail_percentage=params['max_fail_percentage'], waves=waves)
 
 
 def main():

@@ -78,6 +78,7 @@ class ProgressView(object):
         self._shown_at = {}  # node -> seconds of its last line
         self.seconds = 0.0
         self._summarized_at = 0.0
+        self.wave = None  # the record of the latest wave, with waves
 
     @property
     def detailed(self):
@@ -86,6 +87,10 @@ class ProgressView(object):
     def feed(self, record):
         if 'nodes' in record:
             self.nodes = record['nodes']
+            return
+        if 'wave' in record:
+            self.wave = record
+            self.show('%s: %s, %.0f s' % (self.task_name, self._wave_progress(), record['seconds']))
             return
         node = record['node']
         self.phases[node] = (record['state'], record['step'])
@@ -100,7 +105,8 @@ class ProgressView(object):
         if not self.detailed:
             if self.phases and seconds - self._summarized_at >= min(SUMMARY_INTERVAL, self.heartbeat):
                 self._summarized_at = seconds
-                self.show('%s: %d nodes: %s, %.0f s' % (self.task_name, self.nodes, self._counts(), seconds))
+                wave = '%s; ' % self._wave_progress() if self.wave else ''
+                self.show('%s: %s%d nodes: %s, %.0f s' % (self.task_name, wave, self.nodes, self._counts(), seconds))
             return
         for node, (state, step) in sorted(self.phases.items()):
             if step and seconds - self._shown_at[node] >= self.heartbeat:
@@ -115,6 +121,13 @@ class ProgressView(object):
             return
         failed = (result.get('totals') or {}).get('failed', 0)
         self.show('%s: done, %d nodes: %s; %d failed, %.0f s' % (self.task_name, self.nodes, self._counts(), failed, seconds))
+
+    def _wave_progress(self):
+        """'wave 3/10: 8 of 20 back, 0 failed': a node of the wave is back once it rests since the wave started."""
+        wave = self.wave
+        back = wave['back'] or sum(1 for node in wave['members'] if node in self.phases and self.phases[node][1] is None
+                                   and self._entered[node] >= wave['seconds'])
+        return 'wave %d/%d: %d of %d back, %d failed' % (wave['wave'], wave['waves'], back, len(wave['members']), wave['failed'])
 
     def _counts(self):
         counts = collections.Counter(_phase(state, step) for state, step in self.phases.values())

@@ -20,8 +20,8 @@ MODULES = {
 
 def assert_one_shape(result, nodes, changes):
     assert not result.get('failed'), result.get('msg')
-    assert sorted(result['totals']) == ['api_calls', 'changed', 'failed', 'nodes', 'seconds']
-    assert result['totals'] == dict(result['totals'], nodes=2, changed=2 if changes else 0, failed=0)
+    assert sorted(result['totals']) == ['api_calls', 'changed', 'failed', 'nodes', 'not_started', 'seconds']
+    assert result['totals'] == dict(result['totals'], nodes=2, changed=2 if changes else 0, failed=0, not_started=0)
     assert result['failed_nodes'] == [] and result['changed'] is changes
     for entry in result['nodes']:
         assert set(['node', 'changed', 'error']) <= set(entry), entry

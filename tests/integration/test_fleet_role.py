@@ -81,7 +81,7 @@ def test_converge_fails_after_reporting_every_node_when_too_many_fail(ironic, ru
         assert ironic.api('GET', '/nodes/%s' % good)['provision_state'] == 'manageable'
         summary = json.dumps([line for line in output.splitlines() if held['name'] in line])
         assert 'is in maintenance (reason: out of band)' in summary
-        assert '1 of 2 nodes failed' in output
+        assert '1 of the 2 nodes to change failed' in output
     finally:
         ironic.api('DELETE', '/nodes/%s' % good, expect=None)
 
@@ -107,3 +107,59 @@ def test_a_fleet_file_is_read_with_the_vault_secrets_of_the_play(ironic, run_pla
             assert ironic.api('GET', '/nodes/%s' % name)['description'] == description
     finally:
         ironic.api('DELETE', '/nodes/%s' % name, expect=None)
+
+
+WAVE_CHECK = '''
+- name: Record the nodes of the wave the role checks
+  ansible.builtin.lineinfile:
+    path: %(log)s
+    line: "{{ fleet_wave_number }}: {{ fleet_wave_nodes | join(',') }}"
+    create: true
+    mode: "0600"
+
+- name: Fail the check of wave %(failing)s, as a load balancer that does not see its nodes back would
+  ansible.builtin.fail:
+    msg: "wave {{ fleet_wave_number }} is not serving"
+  when: fleet_wave_number | int == %(failing)s
+'''
+
+
+def test_a_rollout_runs_the_fleets_own_check_after_each_wave_and_stops_when_it_fails(ironic, run_playbook, fresh_node, tmp_path):
+    nodes = [fresh_node() for _index in range(6)]
+    log = tmp_path / 'waves.log'
+    check = tmp_path / 'check.yml'
+    check.write_text(WAVE_CHECK % {'log': log, 'failing': 2}, encoding='utf-8')
+    fleet = [{'name': node['name'], 'driver': 'fake-hardware', 'provision_state': 'manageable'} for node in nodes]
+    names = [node['name'] for node in nodes]
+
+    rc, output = converge(run_playbook, fleet, fleet_wave_size='2', fleet_wave_check=str(check))
+    assert rc != 0, output
+    assert "wave 2 is not serving" in output
+    # The check saw each wave that ran, with its nodes in the fleet's order; the third wave never started.
+    assert log.read_text(encoding='utf-8').splitlines() == ['1: %s' % ','.join(names[:2]), '2: %s' % ','.join(names[2:4])]
+    assert [ironic.api('GET', '/nodes/%s' % name)['provision_state'] for name in names] == ['manageable'] * 4 + ['enroll'] * 2
+    summary = [line for line in output.splitlines() if names[5] in line]
+    assert any('not started' in line for line in summary), summary
+
+    # A rerun with a check that passes carries on with the last wave only.
+    check.write_text(WAVE_CHECK % {'log': log, 'failing': 0}, encoding='utf-8')
+    log.unlink()
+    rc, output = converge(run_playbook, fleet, fleet_wave_size='2', fleet_wave_check=str(check))
+    assert rc == 0, output
+    assert log.read_text(encoding='utf-8').splitlines() == ['1: %s' % ','.join(names[4:])]
+    assert [ironic.api('GET', '/nodes/%s' % name)['provision_state'] for name in names] == ['manageable'] * 6
+
+
+def test_a_rollout_stops_once_its_failures_are_over_the_budget(ironic, run_playbook, fresh_node, tmp_path):
+    nodes = [fresh_node() for _index in range(4)]
+    ironic.api('PUT', '/nodes/%s/maintenance' % nodes[1]['uuid'], {'reason': 'out of band'})
+    check = tmp_path / 'check.yml'
+    log = tmp_path / 'waves.log'
+    check.write_text(WAVE_CHECK % {'log': log, 'failing': 0}, encoding='utf-8')
+    fleet = [{'name': node['name'], 'driver': 'fake-hardware', 'provision_state': 'manageable'} for node in nodes]
+    rc, output = converge(run_playbook, fleet, fleet_wave_size='2', fleet_wave_check=str(check))
+    assert rc != 0, output
+    assert '1 of the 4 nodes of the rollout failed (fleet_max_fail_percentage is 0): %s' % nodes[1]['name'] in output
+    assert not log.exists()  # the check never ran: the wave failed first
+    assert [ironic.api('GET', '/nodes/%s' % node['uuid'])['provision_state'] for node in nodes] == (
+        ['manageable', 'enroll', 'enroll', 'enroll'])

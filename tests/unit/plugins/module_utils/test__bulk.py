@@ -30,7 +30,7 @@ def test_a_failing_item_keeps_its_error_and_the_others_go_on():
     assert results == [{'changed': True, 'item': 1},
                        {'changed': False, 'node': {'name': 'two'}, 'error': 'node 2 refused'},
                        {'changed': True, 'item': 3}]
-    assert failure_message(results, ['a', 'b', 'c']) == '1 of 3 nodes failed: b: node 2 refused'
+    assert failure_message(results, ['a', 'b', 'c']) == '1 of the 3 nodes to change failed: b: node 2 refused'
     assert failure_message(results[:1], ['a']) is None
 
 
@@ -154,7 +154,7 @@ def test_many_nodes_end_with_one_shape_and_a_diff_for_each_node_that_changed():
 def test_a_failure_over_the_budget_fails_the_task_and_one_node_is_the_task():
     module = FakeModule()
     how, msg, result = end(module, many_results(), ['a', 'b', 'c'], time.monotonic(), single=False)
-    assert how == 'fail' and msg == "1 of 3 nodes failed: c: No node is named or has the UUID 'c'."
+    assert how == 'fail' and msg == "1 of the 2 nodes to change failed: c: No node is named or has the UUID 'c'."
     assert result['failed_nodes'] == ['c']
     assert end(module, many_results()[2:], ['c'], time.monotonic(), single=True) == (
         'fail', "No node is named or has the UUID 'c'.", {'node': None, 'changed': False})
@@ -162,10 +162,21 @@ def test_a_failure_over_the_budget_fails_the_task_and_one_node_is_the_task():
         'exit', None, {'node': {'name': 'a'}, 'changed': True, 'diff': {'before': {'x': 1}, 'after': {'x': 2}}})
 
 
-def test_the_budget_is_a_percentage_of_the_nodes():
-    results = [{'error': 'x'}, {'error': None}, {'error': None}, {'error': None}]
-    assert failure_message(results, 'abcd', max_fail_percentage=25) is None
-    assert failure_message(results, 'abcd', max_fail_percentage=20) == '1 of 4 nodes failed (max_fail_percentage is 20): a: x'
+def test_the_budget_is_a_percentage_of_the_nodes_to_change():
+    # Nodes already as declared (the last two) cannot fail, and do not water the budget down.
+    results = [{'error': 'x'}, {'changed': True}, {'changed': True}, {'changed': True}, {'changed': False}, {}]
+    assert failure_message(results, 'abcdef', max_fail_percentage=25) is None
+    assert failure_message(results, 'abcdef', max_fail_percentage=20) == (
+        '1 of the 4 nodes to change failed (max_fail_percentage is 20): a: x')
+
+
+def test_nodes_whose_wave_never_started_are_named_after_the_failures():
+    results = [{'error': 'x', 'wave': 1, 'started': True}, {'changed': True, 'wave': 1, 'started': True},
+               {'changed': False, 'wave': 2, 'started': False}, {'changed': False, 'wave': None, 'started': False}]
+    assert failure_message(results, 'abcd', max_fail_percentage=0) == (
+        '1 of the 3 nodes to change failed (max_fail_percentage is 0): a: x | Not started, as no wave starts once the '
+        'failures are over the budget: c.')
+    assert totals(results, time.monotonic(), 0)['not_started'] == 1
 
 
 class InMemoryIronic(IronicClient):

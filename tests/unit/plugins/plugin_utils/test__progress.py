@@ -129,3 +129,30 @@ def test_the_heartbeat_interval_comes_from_the_environment_and_a_bad_one_is_name
         monkeypatch.setenv(_progress.HEARTBEAT_INTERVAL_ENV, bad)
         with pytest.raises(AnsibleError, match='BAREMETAL_LIFECYCLE_HEARTBEAT_INTERVAL must be a number of seconds'):
             _progress.heartbeat_interval()
+
+
+def wave(number, members, back, failed, seconds):
+    return {'wave': number, 'waves': 3, 'members': members, 'back': back, 'failed': failed, 'seconds': seconds}
+
+
+def test_a_rollout_shows_the_wave_in_flight_with_how_many_of_its_nodes_are_back():
+    progress, lines = view()
+    progress.feed({'nodes': 3})
+    progress.feed(wave(2, ['n1', 'n2', 'n3'], 0, 1, 40.0))
+    for name in ('n1', 'n2', 'n3'):
+        progress.feed(record(name, 'wait call-back', 'service', 41.0))
+    progress.feed(record('n1', 'active', None, 45.0))
+    progress.tick(_progress.SUMMARY_INTERVAL + 41)
+    progress.feed(wave(2, ['n1', 'n2', 'n3'], 3, 1, 60.0))
+    assert lines == ['converge: wave 2/3: 0 of 3 back, 1 failed, 40 s',
+                     'converge: wave 2/3: 1 of 3 back, 1 failed; 3 nodes: 1 active, 2 wait call-back (service), 51 s',
+                     'converge: wave 2/3: 3 of 3 back, 1 failed, 60 s']
+
+
+def test_a_node_at_rest_before_its_wave_started_is_not_back_yet():
+    progress, lines = view()
+    progress.feed({'nodes': 2})
+    progress.feed(record('n1', 'active', None, 1.0))
+    progress.feed(wave(1, ['n1', 'n2'], 0, 0, 5.0))
+    progress.tick(_progress.SUMMARY_INTERVAL + 1)
+    assert lines[-1] == 'converge: wave 1/3: 0 of 2 back, 0 failed; 2 nodes: 1 active, 11 s'
