@@ -147,7 +147,7 @@ options:
     version_added: 0.3.0
     description:
       - The name or UUID of a runbook (see M(baremetal.lifecycle.baremetal_runbook)) to run on the node, on every run
-        (the task reports changed). Needs Ironic API 1.92 or newer: on an older API the task fails before any
+        (the task reports changed). Needs Ironic API 1.92 or newer; on an older API the task fails before any
         request that changes anything, naming 1.92 and the server's version.
       - With O(state=manageable) or O(state=available) it runs as a manual clean in V(manageable), on the way;
         with O(state=active) it services the active node (V(active) -> V(servicing) -> V(active)).
@@ -159,10 +159,10 @@ options:
     version_added: 0.3.0
     description:
       - Wipe the node's disks in V(manageable) by a manual clean with the deploy interface's step
-        C(erase_devices_metadata) (V(metadata): partition tables and file system signatures) or C(erase_devices)
-        (V(full): every block). Needs O(state=manageable) and, as the data cannot come back, O(allow_destructive=true).
+        C(erase_devices_metadata) (V(metadata), partition tables and file system signatures) or C(erase_devices)
+        (V(full), every block). Needs O(state=manageable) and, as the data cannot come back, O(allow_destructive=true).
       - Runs on every run (the task reports changed). A deploy interface without the step (C(fake), C(ramdisk))
-        fails it: the node rests in V(clean failed), Ironic's error names the step and the interface, and the
+        fails it; the node rests in V(clean failed), Ironic's error names the step and the interface, and the
         next run of the task takes the node back to V(manageable) with V(manage).
     type: str
     choices: [full, metadata]

@@ -12,8 +12,8 @@ short_description: Declare an Ironic runbook, a named list of steps to run on no
 version_added: 0.3.0
 description:
   - A runbook (Ironic API 1.92 or newer) holds clean or service steps under a name, so that maintenance is declared
-    once and run by name on many nodes with O(baremetal.lifecycle.baremetal_provision_state#module:runbook): a
-    manual clean on a V(manageable) node, servicing on an V(active) one.
+    once and run by name on many nodes with O(baremetal.lifecycle.baremetal_provision_state#module:runbook), as a
+    manual clean on a V(manageable) node or by servicing an V(active) one.
   - The runbook is created when missing and updated where it differs from the declaration; options left unset keep
     Ironic's value. A second run with the same declaration changes nothing and sends nothing that changes anything.
   - The declaration is checked against Ironic's runbook schema before any request that changes anything (steps,
@@ -69,7 +69,7 @@ options:
     type: dict
   traits:
     description:
-      - The node traits that approve a node for the runbook (Ironic API 1.112 or newer): a node carrying one of them
+      - The node traits that approve a node for the runbook (Ironic API 1.112 or newer); a node carrying one of them
         may run it. Ironic refuses to run a runbook without traits. Replaces the runbook's traits.
     type: list
     elements: str
