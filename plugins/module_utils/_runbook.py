@@ -43,10 +43,10 @@ def declaration_errors(params, version):
     name = params['name']
     if version < RUNBOOK_TRAITS_VERSION:
         if not TRAIT.match(name) or len(name) > 255:
+            versions = (version_string(RUNBOOK_TRAITS_VERSION), version_string(version))
             errors.append('name %r must be a trait before Ironic API %s (this server supports up to %s): CUSTOM_ '
                           'followed by capitals, digits and underscores, such as CUSTOM_FIRMWARE_UPDATE. A node runs '
-                          'the runbook when it carries that trait.' % (name, version_string(RUNBOOK_TRAITS_VERSION),
-                                                                      version_string(version)))
+                          'the runbook when it carries that trait.' % ((name,) + versions))
     elif not NAME.match(name):
         errors.append('name %r may only hold letters, digits and - . _ ~ (at most 255).' % name)
     for option, minimum in sorted(OPTION_MIN_VERSION.items()):

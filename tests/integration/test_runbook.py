@@ -112,8 +112,8 @@ def test_a_runbook_runs_as_a_manual_clean_on_a_manageable_node_and_by_servicing_
     both = run_module('baremetal_provision_state', state='manageable', nodes=[
         {'node': manageable['name'], 'runbook': name}, {'node': active['name'], 'state': 'active', 'runbook': name}])
     assert not both.get('failed'), both.get('msg')
-    assert [[step['action'] for step in entry['plan']] for entry in both['nodes']] == [['clean runbook'],
-                                                                                      ['service runbook']]
+    actions = [[step['action'] for step in entry['plan']] for entry in both['nodes']]
+    assert actions == [['clean runbook'], ['service runbook']]
 
 
 def test_ironic_refuses_a_node_without_the_runbooks_trait_and_the_task_says_why(raw, ironic, run_module):
