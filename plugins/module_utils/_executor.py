@@ -99,8 +99,9 @@ class Job(object):
 def describe_failure(step, node):
     last_error = masked_text(node.get('last_error'))
     detail = (' Ironic says: %s' % last_error) if last_error else ''
-    return ("node %s: '%s' from '%s' ended in '%s' instead of '%s'.%s" % (
-        node.get('name') or node['uuid'], step.verb, step.source, node['provision_state'], step.landing, detail))
+    what = "'%s' (%s)" % (step.verb, step.action.name) if step.action else "'%s'" % step.verb
+    return ("node %s: %s from '%s' ended in '%s' instead of '%s'.%s" % (
+        node.get('name') or node['uuid'], what, step.source, node['provision_state'], step.landing, detail))
 
 
 def _where(node):
@@ -165,6 +166,8 @@ class Executor(object):
         Returns True when the step is under way (or already done), False when the job failed.
         """
         transition = {'verb': step.verb, 'from': step.source, 'to': None, 'seconds': 0.0}
+        if step.action:
+            transition['action'] = step.action.name
         if reason:
             transition['reason'] = reason
         try:

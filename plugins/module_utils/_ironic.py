@@ -59,9 +59,15 @@ FEATURE_MIN_VERSION = {
     'shard': (1, 82),
     'firmware_interface': (1, 86),
     'service_steps': (1, 87),
+    'runbook': (1, 92),
     'disable_power_off': (1, 95),
     'health': (1, 109),
 }
+
+# Runbooks (/v1/runbooks); from 1.112 their traits say which nodes may run them, any name goes, and they have a
+# description.
+RUNBOOK_MIN_VERSION = (1, 92)
+RUNBOOK_TRAITS_VERSION = (1, 112)
 
 # The inventory inspection stored (GET /v1/nodes/{node}/inventory).
 INVENTORY_MIN_VERSION = (1, 81)
@@ -473,6 +479,33 @@ class IronicClient(object):
     def set_traits(self, ident, traits):
         self.require('traits', FEATURE_MIN_VERSION['traits'])
         self.request('PUT', '/nodes/%s/traits' % ident, body={'traits': list(traits)})
+
+    # -- runbooks ----------------------------------------------------------------------------
+
+    def find_runbook(self, ident):
+        """The runbook with that name or UUID (steps, traits from 1.112, ...), or None."""
+        self.require('runbooks', RUNBOOK_MIN_VERSION)
+        try:
+            return self.request('GET', '/runbooks/%s' % ident)
+        except NotFound:
+            return None
+
+    def create_runbook(self, body):
+        self.require('runbooks', RUNBOOK_MIN_VERSION)
+        return self.request('POST', '/runbooks', body=body)
+
+    def update_runbook(self, ident, patch):
+        self.require('runbooks', RUNBOOK_MIN_VERSION)
+        return self.request('PATCH', '/runbooks/%s' % ident, body=patch)
+
+    def set_runbook_traits(self, ident, traits):
+        """Replace the runbook's traits: a node carrying one of them may run it."""
+        self.require('runbook traits', RUNBOOK_TRAITS_VERSION)
+        self.request('PUT', '/runbooks/%s/traits' % ident, body={'traits': list(traits)})
+
+    def delete_runbook(self, ident):
+        self.require('runbooks', RUNBOOK_MIN_VERSION)
+        self.request('DELETE', '/runbooks/%s' % ident)
 
     # -- hardware configuration --------------------------------------------------------------
 

@@ -17,6 +17,7 @@ import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _driver_info as driver_info
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import FEATURE_MIN_VERSION, summarize_node
@@ -38,9 +39,8 @@ SCALAR_FIELDS = ('driver', 'resource_class', 'conductor_group', 'shard', 'owner'
 # when the flag is cleared.
 REASON_FLAGS = (('protected_reason', 'protected'), ('retired_reason', 'retired'))
 
-# Ironic makes a node protected only in these provision states, and never retires an available node.
+# Ironic makes a node protected only in these provision states.
 PROTECTABLE_STATES = ('active', 'rescue')
-UNRETIRABLE_STATES = ('available',)
 
 PORT_ATTRIBUTES = ('pxe_enabled', 'physical_network', 'local_link_connection')
 
@@ -444,6 +444,6 @@ def check_flags(node, declared):
         raise NodeError("Ironic protects a node only in %s; this node is in '%s'%s. Declare protected once the "
                         "node is deployed." % (' or '.join(PROTECTABLE_STATES), state,
                                                ' (it is being created)' if node is None else ''))
-    if declared.get('retired') and not current.get('retired') and state in UNRETIRABLE_STATES:
+    if declared.get('retired') and not current.get('retired') and state in states.UNRETIRABLE_STATES:
         raise NodeError("Ironic does not retire an available node: bring it to manageable first "
                         "(baremetal.lifecycle.baremetal_provision_state state: manageable), then retire it.")

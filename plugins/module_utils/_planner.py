@@ -51,39 +51,56 @@ def is_at_rest(provision_state, target_provision_state):
 
 
 class Step(object):
-    """One step of a plan: an API verb (or clear_fault) from a state, and where the node rests after it."""
+    """One step of a plan: an API verb (or clear_fault) from a state, and where the node rests after it.
 
-    __slots__ = ('verb', 'source', 'landing')
+    action: the ACTIONS row of an in-place action named otherwise than its verb (a runbook runs by 'clean' or
+    'service'), whose row says what the step sends and does; None for every other step.
+    """
 
-    def __init__(self, verb, source, landing):
+    __slots__ = ('verb', 'source', 'landing', 'action')
+
+    def __init__(self, verb, source, landing, action=None):
         self.verb = verb
         self.source = source
         self.landing = landing
+        self.action = action
 
     @property
     def destructive(self):
-        return self.verb in states.DESTRUCTIVE_VERBS
+        return self.action.destructive if self.action else self.verb in states.DESTRUCTIVE_VERBS
 
     @property
     def cleans_disks(self):
-        return self.verb in states.DISK_CLEANING_VERBS
+        return self.action.cleans_disks if self.action else self.verb in states.DISK_CLEANING_VERBS
 
     @property
     def reboots(self):
-        return self.verb in states.REBOOTING_VERBS
+        return self.action.reboots if self.action else self.verb in states.REBOOTING_VERBS
 
     def as_dict(self):
-        return {'verb': self.verb, 'from': self.source, 'to': self.landing, 'cleans_disks': self.cleans_disks,
-                'destructive': self.destructive, 'reboots': self.reboots}
+        shown = {'verb': self.verb, 'from': self.source, 'to': self.landing, 'cleans_disks': self.cleans_disks,
+                 'destructive': self.destructive, 'reboots': self.reboots}
+        if self.action:
+            shown['action'] = self.action.name
+        return shown
+
+    def _key(self):
+        return self.verb, self.source, self.landing, self.action and self.action.name
 
     def __eq__(self, other):
-        return isinstance(other, Step) and (self.verb, self.source, self.landing) == (other.verb, other.source, other.landing)
+        return isinstance(other, Step) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.verb, self.source, self.landing))
+        return hash(self._key())
 
     def __repr__(self):
-        return 'Step(%r, %r -> %r)' % (self.verb, self.source, self.landing)
+        named = ', %r' % self.action.name if self.action else ''
+        return 'Step(%r, %r -> %r%s)' % (self.verb, self.source, self.landing, named)
+
+
+def action_step(action, source, landing):
+    """The Step of an in-place action: a row named after its verb needs no mention (its verb says it all)."""
+    return Step(action.verb, source, landing, action if action.name != action.verb else None)
 
 
 def landing(source, verb, lands=None):
@@ -114,7 +131,7 @@ def _move_edges(lands=None):
 EDGES = _move_edges()
 
 # One (action, Step) per in-place action and state it runs from: what the docs draw beside EDGES.
-ACTION_EDGES = tuple((action, Step(action.verb, source, landing(source, action.verb)))
+ACTION_EDGES = tuple((action, action_step(action, source, landing(source, action.verb)))
                      for action in states.ACTIONS for source in action.runs_from)
 _EDGES_BY_LANDS = {(): EDGES}
 
@@ -182,7 +199,8 @@ def _shortest(source, goals, policy):
 
 
 def _describe(steps):
-    return ', '.join('%s (%s -> %s)' % (step.verb, step.source, step.landing) for step in steps)
+    return ', '.join('%s (%s -> %s)' % (step.action.name if step.action else step.verb, step.source, step.landing)
+                     for step in steps)
 
 
 def _flag_refusal(flag, reason, steps):
@@ -200,7 +218,7 @@ def _why_blocked(steps, policy):
             reasons.append(_flag_refusal(flag, reason, refused))
     destructive = [step for step in steps if step.destructive]
     if destructive and not policy.allow_destructive:
-        reasons.append("the destructive step %s, which tears down or re-images the node's workload. "
+        reasons.append("the destructive step %s, which tears down, re-images or erases the node's workload. "
                        "Set allow_destructive: true to allow it" % _describe(destructive))
     return reasons
 
@@ -232,7 +250,7 @@ def _action_step(state, action, policy):
     if path and path[-1].verb in action.done_by:
         return path
     source = path[-1].landing if path else state
-    step = Step(action.verb, source, landing(source, action.verb, policy.lands))
+    step = action_step(action, source, landing(source, action.verb, policy.lands))
     reasons = _why_blocked([step], policy)
     if reasons:
         raise PlanError('Running %s needs %s.' % (action.name, '; and '.join(reasons)))
@@ -307,8 +325,11 @@ def plan(current, target, allow_destructive=False, adopt=False, actions=(), opti
     requested = set(actions) | set(optional_actions)
     for action in states.ACTIONS:
         if action.name in requested and action.targets and target not in action.targets:
+            accepted = []
+            for row in states.ACTIONS:
+                accepted += [state for state in row.targets or () if row.option == action.option and state not in accepted]
             raise PlanError("%s needs state: %s, not '%s': declare that state, or leave %s out."
-                            % (action.option, ' or '.join(action.targets), target, action.option))
+                            % (action.option, ' or '.join(accepted), target, action.option))
     policy = _Policy(allow_destructive, adopt, target,
                      dict((flag, reason) for flag, reason in flags.items() if states.NODE_FLAGS[flag].refuses != states.ALL_VERBS))
     steps = []

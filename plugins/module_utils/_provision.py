@@ -18,6 +18,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secret
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import Executor, Job
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import FEATURE_MIN_VERSION
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_distinct_nodes
 
 # Verbs that read instance_info: deploying writes the image it names; adoption validates it.
@@ -49,11 +50,20 @@ OPTION_SPEC = dict(
     clear_fault=dict(type='bool', default=False),
     rescue_password=dict(type='str', no_log=True),
     rebuild=dict(type='bool', default=False),
+    runbook=dict(type='str'),
+    erase=dict(type='str', choices=sorted(states.ERASE_STEPS)),
+    retired=dict(type='bool'),
+    retired_reason=dict(type='str'),
     allow_destructive=dict(type='bool', default=False),
 )
 
 # The option that carries a request field Ironic names otherwise.
 FIELD_OPTIONS = {'configdrive': 'config_drive'}
+
+# The request of an action whose fields are not options of the same name: erase sends the clean step it names.
+ACTION_REQUESTS = {
+    'erase': lambda options: {'clean_steps': [dict(states.ERASE_STEPS[options.erase])]},
+}
 
 # Options that may carry a secret are task-wide only: Ansible hides them there.
 TASK_WIDE_OPTIONS = ('config_drive', 'instance_info', 'rescue_password')
@@ -62,7 +72,7 @@ TASK_WIDE_OPTIONS = ('config_drive', 'instance_info', 'rescue_password')
 def _node_option_type(spec):
     if 'choices' in spec:
         return tuple(spec['choices'])
-    return {'bool': bool, 'list': list}[spec['type']]
+    return {'bool': bool, 'list': list, 'str': str}[spec['type']]
 
 
 # Options a nodes: element may set for its own node, and what each must be.
@@ -73,7 +83,11 @@ NODE_OPTION_TYPES = dict((name, _node_option_type(spec)) for name, spec in OPTIO
 NODE_STEP_METHODS = {
     states.CLEAR_FAULT: lambda client, uuid, options: client.unset_maintenance(uuid),
     states.SET_INSTANCE_INFO: lambda client, uuid, options: set_instance_info(client, uuid, options.instance_info),
+    states.SET_RETIRED: lambda client, uuid, options: set_retired(client, uuid, options.retired, options.retired_reason),
 }
+
+# The node field a step that is not a provision verb writes, where the API has not always had it.
+NODE_STEP_FIELDS = {states.SET_RETIRED: 'retired'}
 
 
 class Options(object):
@@ -95,19 +109,27 @@ class Options(object):
         """A copy with some options replaced."""
         return Options(**dict(self.__dict__, **fields))
 
-    def arguments(self, verb):
-        """Extra fields of the provision request of verb."""
-        return dict((field, getattr(self, FIELD_OPTIONS.get(field, field))) for field in states.REQUEST_FIELDS.get(verb, ()))
+    def arguments(self, verb, action=None):
+        """Extra fields of the provision request of verb, or of the in-place action (an ACTIONS row) a step runs."""
+        if action is not None and action.name in ACTION_REQUESTS:
+            return ACTION_REQUESTS[action.name](self)
+        fields = action.request_fields if action is not None else states.REQUEST_FIELDS.get(verb, ())
+        return dict((field, getattr(self, FIELD_OPTIONS.get(field, field))) for field in fields)
 
-    def actions(self, node):
+    def actions(self, node, target):
         """The in-place actions (_states.ACTIONS names) asked for this node: (every time, only if harmless).
 
         An option asks for its action when set (steps, true, always); inspection: once asks for it only for a node
-        never inspected, and only where that needs no destructive step.
+        never inspected, and only where that needs no destructive step. An option several rows answer (runbook)
+        asks for the row that goes with the declared state target (all of them when none does: the planner says
+        which states they go with).
         """
         required = []
         optional = []
         for action in states.ACTIONS:
+            rows = [row for row in states.ACTIONS if row.option == action.option]
+            if len(rows) > 1 and target not in action.targets and any(target in row.targets for row in rows):
+                continue
             value = getattr(self, action.option)
             if value == ONCE:
                 if not node.get(FINISHED_AT[action.name]):
@@ -138,10 +160,22 @@ def plan_node(node, target, options):
     clean_steps) are in every plan made, so planning again after they ran would run them again. A plan that
     deploys, rebuilds or adopts first sets the instance_info keys that differ from node's (SET_INSTANCE_INFO).
     """
-    required, optional = options.actions(node)
+    required, optional = options.actions(node, target)
+    flags = node_flags(node)
+    retiring = retired_patch(node, options.retired, options.retired_reason)
+    if retiring:
+        # The plan is made for the node as it will be once retired or not: the flag changes the path (a retired
+        # node's teardown ends in manageable), so it is set before the steps it changes (see retired_step_index).
+        if options.retired is False:
+            flags.pop('retired', None)
+        elif options.retired:
+            flags['retired'] = options.retired_reason
+            if target in states.UNRETIRABLE_STATES:
+                raise planner.PlanError("retired: true and state: %s: Ironic never makes a retired node %s. Declare "
+                                        "state: manageable to retire it." % (target, target))
     steps = planner.plan(node['provision_state'], target, allow_destructive=options.allow_destructive,
                          adopt=options.adopt, actions=required, optional_actions=optional, unhold=options.unhold,
-                         held_target=node.get('target_provision_state'), flags=node_flags(node),
+                         held_target=node.get('target_provision_state'), flags=flags,
                          fault=node.get('fault'), clear_fault=options.clear_fault)
     if options.rescue_password is None and any(step.verb == 'rescue' for step in steps):
         raise planner.PlanError("The plan rescues the node; set rescue_password (the password of the rescue user).")
@@ -149,7 +183,38 @@ def plan_node(node, target, options):
     if reader is not None and instance_info_patch(node, options.instance_info):
         source = steps[reader].source
         steps.insert(reader, planner.Step(states.SET_INSTANCE_INFO, source, source))
+    if retiring:
+        index = retired_step_index(planner.normalize_state(node['provision_state']), steps, options.retired)
+        current = planner.normalize_state(node['provision_state'])
+        state = steps[index].source if index < len(steps) else (steps[-1].landing if steps else current)
+        steps.insert(index, planner.Step(states.SET_RETIRED, state, state))
     return steps
+
+
+def retired_step_index(current, steps, retired):
+    """Where SET_RETIRED goes in steps: first, unless it retires a node that is in a state Ironic retires no node
+    in (available): then at the first step that starts elsewhere, or at the end."""
+    if not retired:
+        return 0
+    sources = [step.source for step in steps] + [steps[-1].landing if steps else current]
+    return next(index for index, source in enumerate(sources) if source not in states.UNRETIRABLE_STATES)
+
+
+def retired_patch(node, retired, retired_reason):
+    """JSON patch operations that make the node's retired flag and reason what the task declares (None: as it is).
+
+    Ironic forgets the reason when a node is unretired, and keeps one only on a retired node.
+    """
+    is_retired = node.get('retired') if retired is None else retired
+    if retired_reason and not is_retired:
+        raise planner.PlanError('retired_reason is only kept while retired is true, and the node is not retired: set '
+                                'retired: true as well.')
+    operations = []
+    if retired is not None and bool(node.get('retired')) != retired:
+        operations.append({'op': 'add', 'path': '/retired', 'value': retired})
+    if retired_reason is not None and is_retired and node.get('retired_reason') != retired_reason:
+        operations.append({'op': 'add', 'path': '/retired_reason', 'value': retired_reason})
+    return operations
 
 
 def issue_step(client, uuid, step, options):
@@ -157,14 +222,16 @@ def issue_step(client, uuid, step, options):
     if step.verb in NODE_STEP_METHODS:
         NODE_STEP_METHODS[step.verb](client, uuid, options)
         return
-    client.set_provision_state(uuid, step.verb, **options.arguments(step.verb))
+    client.set_provision_state(uuid, step.verb, **options.arguments(step.verb, step.action))
 
 
 def check_requests(client, steps, options):
     """IronicError, before the first step is sent, when the server's API is too old for a later one."""
     for step in steps:
-        if step.verb not in NODE_STEP_METHODS:
-            client.require_provision_request(step.verb, options.arguments(step.verb))
+        if step.verb in NODE_STEP_FIELDS:
+            client.require(NODE_STEP_FIELDS[step.verb], FEATURE_MIN_VERSION[NODE_STEP_FIELDS[step.verb]])
+        elif step.verb not in NODE_STEP_METHODS:
+            client.require_provision_request(step.verb, options.arguments(step.verb, step.action))
 
 
 def learned_by_inspection(client, uuid, transitions):
@@ -259,5 +326,13 @@ def set_instance_info(client, uuid, instance_info):
     answer (see Executor._took_effect), sending only what is still missing.
     """
     patch = instance_info_patch(client.get_node(uuid, ('instance_info',)), instance_info)
+    if patch:
+        client.update_node(uuid, patch)
+
+
+def set_retired(client, uuid, retired, retired_reason):
+    """PATCH the node's retired flag and reason where they differ from what Ironic holds when the step is sent
+    (read first, like set_instance_info, so that a step sent again after a lost answer sends only what is missing)."""
+    patch = retired_patch(client.get_node(uuid, ('retired', 'retired_reason')), retired, retired_reason)
     if patch:
         client.update_node(uuid, patch)

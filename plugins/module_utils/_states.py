@@ -122,14 +122,34 @@ ACTIONS = (
     Action(name='service', verb='service', option='service_steps', runs_from=('active', 'service failed'),
            targets=('active',), request_fields=('service_steps',), done_by=(), destructive=False,
            cleans_disks=False, reboots=True),
+    # A runbook (API 1.92) runs as a manual clean on the way to manageable or available, as servicing on an
+    # active node: one option, two rows, the declared state chooses.
+    Action(name='clean runbook', verb='clean', option='runbook', runs_from=('manageable',),
+           targets=('manageable', 'available'), request_fields=('runbook',), done_by=(), destructive=False,
+           cleans_disks=True, reboots=True),
+    Action(name='service runbook', verb='service', option='runbook', runs_from=('active', 'service failed'),
+           targets=('active',), request_fields=('runbook',), done_by=(), destructive=False, cleans_disks=False,
+           reboots=True),
+    # Wiping the disks for good (decommissioning): a manual clean with the deploy interface's erase step
+    # (ERASE_STEPS). Data cannot come back, so it is destructive.
+    Action(name='erase', verb='clean', option='erase', runs_from=('manageable',), targets=('manageable',),
+           request_fields=('clean_steps',), done_by=(), destructive=True, cleans_disks=True, reboots=True),
 )
 ACTIONS_BY_NAME = dict((action.name, action) for action in ACTIONS)
 
-# verb -> the fields of its provision request.
-REQUEST_FIELDS = dict(MOVE_REQUEST_FIELDS, **dict((action.verb, action.request_fields) for action in ACTIONS))
+# erase -> the clean step of the deploy interface that wipes the disks that way (ironic-python-agent's).
+ERASE_STEPS = {
+    'metadata': {'interface': 'deploy', 'step': 'erase_devices_metadata'},
+    'full': {'interface': 'deploy', 'step': 'erase_devices'},
+}
 
-# Verbs that tear down or re-image a workload.
-DESTRUCTIVE_VERBS = frozenset(('deleted',) + tuple(action.verb for action in ACTIONS if action.destructive))
+# verb -> the fields of its provision request; an action named otherwise than its verb sends its own row's.
+REQUEST_FIELDS = dict(MOVE_REQUEST_FIELDS, **dict((action.verb, action.request_fields) for action in ACTIONS
+                                                  if action.name == action.verb))
+
+# Verbs that tear down or re-image a workload; actions that do are destructive by their row (Step.destructive).
+DESTRUCTIVE_VERBS = frozenset(('deleted',) + tuple(action.verb for action in ACTIONS
+                                                   if action.destructive and action.name == action.verb))
 
 # Verbs whose path runs cleaning, which wipes disks (automated cleaning on provide and teardown;
 # manual cleaning runs the steps it is given).
@@ -153,6 +173,11 @@ CLEAR_FAULT = 'clear_fault'
 # (PATCH /v1/nodes/{node}) before the first verb that reads them. The node rests where it was.
 SET_INSTANCE_INFO = 'set_instance_info'
 
+# A step that is not a provision verb: set the node's retired flag and reason as declared (PATCH
+# /v1/nodes/{node}). Ironic refuses to retire an available node; a retired one is never made available again,
+# and its teardown ends in manageable (NODE_FLAGS). The node rests where it was.
+SET_RETIRED = 'set_retired'
+
 # What a person calls a step where the API's word is a target: progress lines say deploy, not 'active'.
 # Every other step is shown as it is named.
 STEP_WORDS = {
@@ -160,10 +185,14 @@ STEP_WORDS = {
     'deleted': 'undeploy',
     CLEAR_FAULT: 'clear fault',
     SET_INSTANCE_INFO: 'set instance_info',
+    SET_RETIRED: 'set retired',
 }
 
 # Steps done once Ironic answers their request: nothing moves, so there is nothing to wait for.
-DONE_WHEN_ANSWERED = frozenset((SET_INSTANCE_INFO,))
+DONE_WHEN_ANSWERED = frozenset((SET_INSTANCE_INFO, SET_RETIRED))
+
+# The states in which Ironic refuses to set retired (the conductor's _check_update_retired).
+UNRETIRABLE_STATES = ('available',)
 
 # Node flags under which Ironic refuses verbs its machine allows, or lands them elsewhere (the API's
 # node.py and the conductor's manager.py/cleaning.py check these, not the state machine).

@@ -43,6 +43,8 @@ STEP_INTERFACES = {
     'clean': _STEP_INTERFACES,
     'deploy': _STEP_INTERFACES,
     'service': _STEP_INTERFACES + ('network',),
+    # A runbook's steps (ironic.api.controllers.v1.utils RUNBOOK_STEP_SCHEMA: CLEANING_INTERFACE_PRIORITY).
+    'runbook': _STEP_INTERFACES,
 }
 
 # The keys of one step (Ironic's _STEPS_SCHEMA and DEPLOY_STEP_SCHEMA), required first.
@@ -50,6 +52,7 @@ _STEP_KEYS = {
     'clean': (('interface', 'step'), ('args', 'order', 'execute_on_child_nodes', 'limit_child_node_execution')),
     'deploy': (('interface', 'step', 'args', 'priority'), ()),
     'service': (('interface', 'step'), ('args', 'order', 'execute_on_child_nodes', 'limit_child_node_execution')),
+    'runbook': (('interface', 'step', 'order'), ('args',)),
 }
 
 # The options holding steps, and their kind.

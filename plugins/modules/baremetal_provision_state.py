@@ -20,7 +20,8 @@ description:
     planned with O(allow_destructive=true). Each step of the plan says whether it cleans disks and whether it
     may reboot the node.
   - In-place actions run on the way when the task asks for them, such as inspection (O(inspection)), manual cleaning
-    (O(clean_steps)), a rebuild (O(rebuild)) and servicing of an active node (O(service_steps)). The plan goes to
+    (O(clean_steps)), a rebuild (O(rebuild)), servicing of an active node (O(service_steps)), a runbook
+    (O(runbook)) and erasing the disks (O(erase)). The plan goes to
     the state the action runs in, runs it, and goes on to O(state).
   - Nodes Ironic will not move the way its state machine suggests fail before any request that changes anything,
     with a message naming the flag and how to clear it. A C(retired) node cannot become V(available); a
@@ -52,8 +53,9 @@ options:
     description:
       - Names or UUIDs of many nodes to bring to O(state) in one task.
       - An element may also be a dictionary with C(node), and optionally C(state) and any of C(inspection),
-        C(clean_steps), C(deploy_steps), C(service_steps), C(rebuild), C(adopt), C(allow_destructive), C(unhold)
-        and C(clear_fault), which then apply to that node instead of the task's values.
+        C(clean_steps), C(deploy_steps), C(service_steps), C(rebuild), C(adopt), C(allow_destructive), C(unhold),
+        C(clear_fault), C(runbook), C(erase), C(retired) and C(retired_reason), which then apply to that node
+        instead of the task's values.
       - Each node may be listed once. An empty list changes nothing and says so in C(msg).
     type: list
     elements: raw
@@ -142,9 +144,48 @@ options:
         O(allow_destructive=true). Every run with O(rebuild=true) redeploys.
     type: bool
     default: false
+  runbook:
+    version_added: 0.3.0
+    description:
+      - The name or UUID of a runbook (see M(baremetal.lifecycle.baremetal_runbook)) to run on the node, on every run
+        (the task reports changed). Needs Ironic API 1.92 or newer; on an older API the task fails before any
+        request that changes anything, naming 1.92 and the server's version.
+      - With O(state=manageable) or O(state=available) it runs as a manual clean in V(manageable), on the way;
+        with O(state=active) it services the active node (V(active) -> V(servicing) -> V(active)).
+      - Ironic runs a runbook only on a node approved for it, by traits. From API 1.112 the node needs one of the
+        runbook's C(traits); before, a trait named like the runbook. Otherwise Ironic refuses the step and the task
+        names the node and Ironic's reason.
+    type: str
+  erase:
+    version_added: 0.3.0
+    description:
+      - Wipe the node's disks in V(manageable) by a manual clean with the deploy interface's step
+        C(erase_devices_metadata) (V(metadata), partition tables and file system signatures) or C(erase_devices)
+        (V(full), every block). Needs O(state=manageable) and, as the data cannot come back, O(allow_destructive=true).
+      - Runs on every run (the task reports changed). A deploy interface without the step (C(fake), C(ramdisk))
+        fails it; the node rests in V(clean failed), Ironic's error names the step and the interface, and the
+        next run of the task takes the node back to V(manageable) with V(manage).
+    type: str
+    choices: [full, metadata]
+  retired:
+    version_added: 0.3.0
+    description:
+      - Set or clear the node's C(retired) flag (API 1.61), by a step V(set_retired) of the plan (C(PATCH
+        /v1/nodes/{node}), which moves nothing). Unset, the flag is left as it is.
+      - Ironic never makes a retired node V(available) and never retires an V(available) one, so the step is
+        placed where Ironic takes it; retiring an V(active) node comes before its teardown, which then ends in
+        V(manageable) without automated cleaning. O(retired=true) does not go with O(state=available).
+      - Decommissioning is O(state=manageable), O(retired=true), O(allow_destructive=true) and O(erase) (see the
+        playbook C(baremetal.lifecycle.decommission)).
+    type: bool
+  retired_reason:
+    version_added: 0.3.0
+    description:
+      - Why the node is retired. Ironic keeps a reason only on a retired node.
+    type: str
   allow_destructive:
     description:
-      - Allow steps that tear down or re-image a workload (V(deleted), V(rebuild)). Without it,
+      - Allow steps that tear down, re-image or erase a workload (V(deleted), V(rebuild), O(erase)). Without it,
         a plan that needs one fails and names the step.
     type: bool
     default: false
@@ -251,6 +292,21 @@ EXAMPLES = r'''
       - interface: vendor
         step: log_passthrough
 
+- name: Run a runbook on an active node by servicing (on a manageable node, state manageable runs it as a clean)
+  baremetal.lifecycle.baremetal_provision_state:
+    node: rack1-node07
+    state: active
+    runbook: CUSTOM_FIRMWARE_UPDATE
+
+- name: Decommission a node - retire it, end its workload, wipe its disks' metadata, keep its record
+  baremetal.lifecycle.baremetal_provision_state:
+    node: rack1-node07
+    state: manageable
+    retired: true
+    retired_reason: end of lease, ticket 4711
+    erase: metadata
+    allow_destructive: true
+
 - name: Recover a node whose servicing failed (Ironic put it in maintenance with fault 'service failure')
   baremetal.lifecycle.baremetal_provision_state:
     node: rack1-node07
@@ -289,7 +345,8 @@ plan:
     verb:
       description:
         - The API verb, or V(clear_fault) for taking the node out of the maintenance Ironic set for a fault
-          (see O(clear_fault)), or V(set_instance_info) for setting the keys of O(instance_info) that differ.
+          (see O(clear_fault)), V(set_instance_info) for setting the keys of O(instance_info) that differ, or
+          V(set_retired) for setting O(retired) and O(retired_reason).
       type: str
       sample: provide
     from:
@@ -312,6 +369,14 @@ plan:
       description: Whether the step may power-cycle the node.
       type: bool
       sample: true
+    action:
+      version_added: 0.3.0
+      description:
+        - The in-place action a step runs, where its verb does not say it (V(clean runbook), V(service runbook),
+          V(erase)); absent from other steps.
+      type: str
+      returned: for the steps of those actions
+      sample: erase
 transitions:
   description:
     - The steps executed, with the state each ended in and how long it took.

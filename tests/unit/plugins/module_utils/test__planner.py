@@ -59,7 +59,8 @@ def assert_valid(steps, current, target, allow_destructive=False, adopt=False, f
 
 def action_steps(steps, name):
     action = states.ACTIONS_BY_NAME[name]
-    return [step for step in steps if step.verb == action.verb and step.source in action.runs_from]
+    return [step for step in steps if step.verb == action.verb and step.source in action.runs_from
+            and (step.action or states.ACTIONS_BY_NAME[step.verb]) is action]
 
 
 requests = st.fixed_dictionaries({

@@ -3,6 +3,7 @@
 
 import pytest
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _provision as provision
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
@@ -69,17 +70,123 @@ def test_a_fault_is_cleared_only_when_asked_and_a_hold_resumed_only_when_asked()
         Step('unhold', 'clean hold', 'manageable')]
 
 
-# A value of each kind of action option that asks for its action.
-ASKING = {list: [{'interface': 'vendor', 'step': 'x'}], bool: True, provision.INSPECTION_CHOICES: 'always'}
+# A value of each action option that asks for its action.
+ASKING = {'clean_steps': [{'interface': 'vendor', 'step': 'x'}], 'service_steps': [{'interface': 'vendor', 'step': 'x'}],
+          'rebuild': True, 'inspection': 'always', 'runbook': 'CUSTOM_FIRMWARE', 'erase': 'metadata'}
 
 
 @pytest.mark.parametrize('action', states.ACTIONS, ids=lambda action: action.name)
 def test_an_action_is_asked_for_by_its_option_and_sends_its_request_fields(action):
-    kind = provision.NODE_OPTION_TYPES[action.option]  # a nodes: element may ask for it too
-    options = provision.Options(**{action.option: ASKING[kind]})
-    assert options.actions(node('manageable')) == ([action.name], [])
-    assert provision.Options().actions(node('manageable')) == ([], [])
-    assert sorted(options.arguments(action.verb)) == sorted(action.request_fields)
+    assert action.option in provision.NODE_OPTION_TYPES  # a nodes: element may ask for it too
+    options = provision.Options(**{action.option: ASKING[action.option]})
+    target = (action.targets or ('manageable',))[0]
+    assert options.actions(node('manageable'), target) == ([action.name], [])
+    assert provision.Options().actions(node('manageable'), target) == ([], [])
+    step = planner.action_step(action, action.runs_from[0], action.runs_from[0])
+    assert sorted(options.arguments(step.verb, step.action)) == sorted(action.request_fields)
+
+
+@pytest.mark.parametrize('target, expected', [('manageable', ['clean runbook']), ('available', ['clean runbook']),
+                                              ('active', ['service runbook']),
+                                              ('rescue', ['clean runbook', 'service runbook'])])
+def test_a_runbook_is_a_manual_clean_on_the_way_to_manageable_or_available_and_servicing_of_an_active_node(target, expected):
+    options = provision.Options(runbook='CUSTOM_FIRMWARE')
+    assert options.actions(node('manageable'), target) == (expected, [])
+
+
+def test_a_runbook_step_sends_the_runbook_and_no_steps():
+    options = provision.Options(runbook='CUSTOM_FIRMWARE', clean_steps=[{'interface': 'vendor', 'step': 'x'}])
+    steps = provision.plan_node(node('manageable'), 'manageable', options)
+    shown = [(step.verb, step.action and step.action.name) for step in steps]
+    assert shown == [('clean', None), ('clean', 'clean runbook')]
+    assert options.arguments(steps[0].verb, steps[0].action) == {'clean_steps': [{'interface': 'vendor', 'step': 'x'}]}
+    assert options.arguments(steps[1].verb, steps[1].action) == {'runbook': 'CUSTOM_FIRMWARE'}
+    serviced = provision.plan_node(node('active'), 'active', provision.Options(runbook='CUSTOM_FIRMWARE'))
+    assert [(step.verb, step.source, step.landing, step.action.name) for step in serviced] == [
+        ('service', 'active', 'active', 'service runbook')]
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(node('manageable'), 'rescue', provision.Options(runbook='CUSTOM_FIRMWARE'))
+    assert 'runbook needs state: manageable or available or active' in str(caught.value)
+
+
+def test_a_runbook_on_an_api_older_than_1_92_is_refused_naming_both_versions():
+    options = provision.Options(runbook='CUSTOM_FIRMWARE')
+    steps = provision.plan_node(node('manageable'), 'manageable', options)
+    with pytest.raises(IronicError) as caught:
+        provision.check_requests(IronicAt((1, 91)), steps, options)
+    assert 'runbook needs Ironic API 1.92 or newer; this server supports up to 1.91' in str(caught.value)
+    provision.check_requests(IronicAt((1, 92)), steps, options)
+
+
+def test_retiring_on_an_api_older_than_1_61_is_refused_before_any_step():
+    options = provision.Options(retired=True)
+    steps = provision.plan_node(node('manageable'), 'manageable', options)
+    with pytest.raises(IronicError, match=r'retired needs Ironic API 1\.61 or newer; this server supports up to 1\.60'):
+        provision.check_requests(IronicAt((1, 60)), steps, options)
+    provision.check_requests(IronicAt((1, 61)), steps, options)
+
+
+def IronicAt(version):  # pylint: disable=invalid-name
+    """A client that negotiated the given API version, with no server behind it."""
+    client = IronicClient('http://127.0.0.1:9')
+    client._version = version
+    return client
+
+
+def test_erase_is_a_destructive_manual_clean_with_the_deploy_interfaces_erase_step():
+    options = provision.Options(erase='full')
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(node('manageable'), 'manageable', options)
+    assert 'erase (manageable -> manageable)' in str(caught.value) and 'allow_destructive: true' in str(caught.value)
+    steps = provision.plan_node(node('manageable'), 'manageable', options.overridden(allow_destructive=True))
+    assert [(step.verb, step.action.name, step.destructive, step.cleans_disks) for step in steps] == [
+        ('clean', 'erase', True, True)]
+    assert options.arguments(steps[0].verb, steps[0].action) == {
+        'clean_steps': [{'interface': 'deploy', 'step': 'erase_devices'}]}
+    assert provision.Options(erase='metadata').arguments('clean', steps[0].action) == {
+        'clean_steps': [{'interface': 'deploy', 'step': 'erase_devices_metadata'}]}
+
+
+@pytest.mark.parametrize('state, retired, options, expected', [
+    # retired before the teardown, which then ends in manageable (no automated clean to available)
+    ('active', False, {'retired': True, 'allow_destructive': True}, ['set_retired', 'deleted']),
+    ('active', False, {'retired': True, 'retired_reason': 'end of life', 'allow_destructive': True, 'erase': 'metadata'},
+     ['set_retired', 'deleted', 'clean']),
+    # Ironic never retires an available node: first to manageable
+    ('available', False, {'retired': True}, ['manage', 'set_retired']),
+    ('manageable', False, {'retired': True}, ['set_retired']),
+    ('manageable', True, {'retired': True}, []),
+    ('manageable', True, {'retired': True, 'retired_reason': 'new reason'}, ['set_retired']),
+    # unretired first, so that it may be made available again
+    ('manageable', True, {'retired': False}, []),
+])
+def test_retiring_is_a_step_of_the_plan_where_ironic_takes_it(state, retired, options, expected):
+    target = 'available' if options.get('retired') is False else 'manageable'
+    current = node(state, retired=retired, retired_reason='old reason' if retired else None)
+    if options.get('retired') is False:
+        expected = ['set_retired', 'provide']
+    assert verbs(provision.plan_node(current, target, provision.Options(**options))) == expected
+
+
+def test_retiring_refuses_what_ironic_would():
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(node('manageable'), 'available', provision.Options(retired=True))
+    assert 'Ironic never makes a retired node available' in str(caught.value)
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(node('manageable'), 'manageable', provision.Options(retired_reason='eol'))
+    assert 'set retired: true as well' in str(caught.value)
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(node('active'), 'manageable', provision.Options(retired=True))
+    assert 'allow_destructive: true' in str(caught.value)
+
+
+def test_retired_patch_sets_only_what_differs():
+    assert provision.retired_patch({'retired': False}, True, 'eol') == [
+        {'op': 'add', 'path': '/retired', 'value': True}, {'op': 'add', 'path': '/retired_reason', 'value': 'eol'}]
+    assert provision.retired_patch({'retired': True, 'retired_reason': 'eol'}, True, 'eol') == []
+    assert provision.retired_patch({'retired': True, 'retired_reason': 'eol'}, None, None) == []
+    assert provision.retired_patch({'retired': True, 'retired_reason': 'eol'}, False, None) == [
+        {'op': 'add', 'path': '/retired', 'value': False}]
 
 
 def test_request_fields_are_read_from_the_options_that_carry_them():
@@ -94,8 +201,8 @@ def test_request_fields_are_read_from_the_options_that_carry_them():
 
 def test_inspection_once_asks_only_for_a_node_never_inspected_and_only_if_harmless():
     once = provision.Options(inspection='once')
-    assert once.actions(node('manageable')) == ([], ['inspect'])
-    assert once.actions(node('manageable', inspection_finished_at='2026-01-01T00:00:00+00:00')) == ([], [])
+    assert once.actions(node('manageable'), 'manageable') == ([], ['inspect'])
+    assert once.actions(node('manageable', inspection_finished_at='2026-01-01T00:00:00+00:00'), 'manageable') == ([], [])
 
 
 def test_options_are_read_from_the_params_of_a_task():
@@ -111,7 +218,8 @@ def test_options_are_read_from_the_params_of_a_task():
 
 def test_secret_options_are_task_wide_and_every_other_one_is_a_nodes_own():
     assert sorted(provision.NODE_OPTION_TYPES) == ['adopt', 'allow_destructive', 'clean_steps', 'clear_fault',
-                                                   'deploy_steps', 'inspection', 'rebuild', 'service_steps', 'unhold']
+                                                   'deploy_steps', 'erase', 'inspection', 'rebuild', 'retired',
+                                                   'retired_reason', 'runbook', 'service_steps', 'unhold']
     assert all(provision.OPTION_SPEC[name].get('no_log') is None for name in provision.NODE_OPTION_TYPES)
 
 

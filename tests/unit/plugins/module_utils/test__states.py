@@ -8,6 +8,7 @@ tests/integration/test_state_machine_conformance.py.
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import action_step
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import NODE_STEP_METHODS, Options
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
@@ -30,15 +31,23 @@ def test_every_action_is_a_verb_ironic_accepts_in_every_state_it_runs_from(actio
 
 @pytest.mark.parametrize('action', states.ACTIONS, ids=lambda action: action.name)
 def test_every_request_field_of_an_action_is_sent_with_its_verb(action):
-    arguments = Options().arguments(action.verb)
+    step = action_step(action, action.runs_from[0], action.runs_from[0])
+    arguments = Options(erase='metadata').arguments(step.verb, step.action)
     assert set(action.request_fields) == set(arguments)
 
 
-def test_verb_sets_are_derived_from_the_actions():
+def test_verb_sets_are_derived_from_the_actions_named_after_their_verb_and_the_others_say_it_on_their_steps():
     for action in states.ACTIONS:
-        assert (action.verb in states.DESTRUCTIVE_VERBS) is action.destructive
-        assert (action.verb in states.DISK_CLEANING_VERBS) is action.cleans_disks
-        assert (action.verb in states.REBOOTING_VERBS) is action.reboots
+        step = action_step(action, action.runs_from[0], action.runs_from[0])
+        flags = (action.destructive, action.cleans_disks, action.reboots)
+        assert (step.destructive, step.cleans_disks, step.reboots) == flags
+        if action.name == action.verb:
+            assert step.action is None
+            assert (action.verb in states.DESTRUCTIVE_VERBS) is action.destructive
+            assert (action.verb in states.DISK_CLEANING_VERBS) is action.cleans_disks
+            assert (action.verb in states.REBOOTING_VERBS) is action.reboots
+        else:
+            assert step.action is action and step.as_dict()['action'] == action.name
     assert set(states.MOVE_VERBS) <= set(states.VERBS)
 
 
@@ -59,7 +68,21 @@ def test_the_steps_that_are_not_verbs_do_not_collide_with_one():
 def test_request_fields_are_those_of_the_moves_and_of_the_actions():
     assert set(states.MOVE_REQUEST_FIELDS) <= set(states.MOVE_VERBS)
     for action in states.ACTIONS:
-        assert states.REQUEST_FIELDS[action.verb] == action.request_fields
+        if action.name == action.verb:
+            assert states.REQUEST_FIELDS[action.verb] == action.request_fields
+
+
+def test_an_option_answered_by_several_actions_has_one_for_each_declared_state():
+    for option in set(action.option for action in states.ACTIONS):
+        rows = [action for action in states.ACTIONS if action.option == option]
+        if len(rows) > 1:
+            targets = [state for row in rows for state in row.targets]
+            assert len(targets) == len(set(targets)), option
+
+
+def test_every_erase_is_a_step_of_the_deploy_interface():
+    assert sorted(states.ERASE_STEPS) == ['full', 'metadata']
+    assert all(step['interface'] == 'deploy' for step in states.ERASE_STEPS.values())
 
 
 def test_every_way_out_of_a_stranded_state_is_an_edge_of_ironics_machine_to_a_resting_state():
