@@ -28,7 +28,7 @@ BMC_USERNAME = 'admin'
 
 class RedfishBMC:
     """One sushy-tools emulator serving ``systems`` fake systems on a free port of 127.0.0.1, only to ``BMC_USERNAME``
-    with ``password`` (a bcrypt htpasswd entry: the only digest sushy-tools accepts).
+    with ``password`` (a bcrypt htpasswd entry: the only digest sushy-tools accepts; ``set_password`` changes it).
 
     ``driver_info(index, password=None)`` is what Ironic needs to drive system ``index``; ``stop()`` ends the
     emulator by its PID (a killed emulator is a BMC that stopped answering).
@@ -47,12 +47,23 @@ class RedfishBMC:
         return {'redfish_address': self.address, 'redfish_system_id': '/redfish/v1/Systems/%s' % self.system_ids[index],
                 'redfish_username': BMC_USERNAME, 'redfish_password': self.password if password is None else password}
 
-    def _write_config(self):
+    @property
+    def auth_file(self):
+        return os.path.join(self.base_dir, 'htpasswd')
+
+    def set_password(self, password):
+        """Change the BMC's password, as an operator does on the BMC itself: the emulator reads its htpasswd file on
+        every request, so the old password is refused from now on."""
+        self.password = password
         os.makedirs(self.base_dir, exist_ok=True)
-        auth_file = os.path.join(self.base_dir, 'htpasswd')
-        digest = bcrypt.hashpw(self.password.encode(), bcrypt.gensalt(rounds=4)).decode()
-        with open(auth_file, 'w', encoding='utf-8') as stream:
+        # The cheapest cost bcrypt allows: the emulator checks it on every request.
+        digest = bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=4)).decode()
+        with open(self.auth_file + '.new', 'w', encoding='utf-8') as stream:
             stream.write('%s:%s\n' % (BMC_USERNAME, digest))
+        os.replace(self.auth_file + '.new', self.auth_file)
+
+    def _write_config(self):
+        self.set_password(self.password)
         systems = [{'uuid': system_id, 'name': 'system-%d' % index, 'power_state': 'Off', 'external_notifier': False,
                     'nics': [{'mac': '52:54:00:aa:%02x:%02x' % (self.port % 256, index), 'ip': '127.0.0.1'}]}
                    for index, system_id in enumerate(self.system_ids)]
@@ -63,7 +74,7 @@ class RedfishBMC:
             'SUSHY_EMULATOR_LISTEN_PORT': self.port,
             'SUSHY_EMULATOR_FAKE_DRIVER': True,
             'SUSHY_EMULATOR_FAKE_SYSTEMS': systems,
-            'SUSHY_EMULATOR_AUTH_FILE': auth_file,
+            'SUSHY_EMULATOR_AUTH_FILE': self.auth_file,
             # Its own state directory: the default is shared by every emulator of the machine (/tmp/sushy-emulator).
             'SUSHY_EMULATOR_STATE_DIR': os.path.join(self.base_dir, 'state'),
         }
