@@ -304,7 +304,11 @@ fleet:
         nodes: "{{ fleet[:1] }}"
         update_secrets: always
       check_mode: true
-    - name: Rotate for real (nothing listens at the BMC address, so the check after the write fails, quoting Ironic)
+    - name: Rotate for real (the node is created, and not checked)
+      baremetal.lifecycle.baremetal_node:
+        nodes: "{{ fleet[:1] }}"
+        update_secrets: always
+    - name: Rotate again (nothing listens at the BMC address, so the check after the write fails, quoting Ironic)
       baremetal.lifecycle.baremetal_node:
         nodes: "{{ fleet[:1] }}"
         update_secrets: always
