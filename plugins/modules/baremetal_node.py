@@ -621,7 +621,7 @@ bmc_verified:
   version_added: 0.3.0
   description:
     - Whether Ironic could use the node's BMC with the secret of C(driver_info) the task wrote (see O(verify_bmc)).
-      V(false) comes with the error (RV(msg), or C(error) of the node in RV(nodes)).
+      V(false) comes with the error (C(msg), or C(error) of the node in RV(nodes)).
     - Null when the task wrote no such secret, in check mode, and with O(verify_bmc=false).
     - With O(nodes) or O(select), each element of RV(nodes) has it.
   returned: when O(state=present)

@@ -15,7 +15,8 @@ NODE = {'uuid': 'u-1', 'name': 'rack1-node07', 'driver': 'redfish',
                         'redfish_password': '******', 'vendor_blob': '******'}}
 
 
-def change(driver_info, node=NODE, send_secrets=True, **declared):
+def change(driver_info, node='existing', send_secrets=True, **declared):
+    node = NODE if node == 'existing' else node
     return Change(Declaration('rack1-node07', declared=dict(declared, driver_info=driver_info)), node, [], send_secrets)
 
 
