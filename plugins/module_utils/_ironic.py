@@ -476,6 +476,10 @@ class IronicClient(object):
     def validate_node(self, ident):
         return self.request('GET', '/nodes/%s/validate' % ident)
 
+    def get_boot_device(self, ident):
+        """The boot device the node's management interface reads from the BMC at this moment (never a cached value)."""
+        return self.request('GET', '/nodes/%s/management/boot_device' % ident)
+
     def set_traits(self, ident, traits):
         self.require('traits', FEATURE_MIN_VERSION['traits'])
         self.request('PUT', '/nodes/%s/traits' % ident, body={'traits': list(traits)})

@@ -195,7 +195,8 @@ def _pointer(*parts):
     return '/' + '/'.join(str(part) for part in parts)
 
 
-def _is_secret(field, key, current_value):
+def is_secret_key(field, key, current_value):
+    """Whether a key of a dictionary field holds a secret: named like one, or shown masked by Ironic."""
     return field in SECRET_FIELDS and (secrets.is_secret_name(key) or current_value == secrets.IRONIC_MASK)
 
 
@@ -215,7 +216,7 @@ def dict_field_changes(field, current, wanted, send_secrets):
                 operations.append({'op': 'remove', 'path': _pointer(field, key)})
                 before[key] = current[key]
             continue
-        if _is_secret(field, key, current.get(key)):
+        if is_secret_key(field, key, current.get(key)):
             differs = send_secrets or not present
         else:
             differs = not present or current[key] != value

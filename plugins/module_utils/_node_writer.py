@@ -14,6 +14,7 @@ __metaclass__ = type
 
 from contextlib import contextmanager
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bmc_check import verified
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import find_nodes, run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
@@ -131,14 +132,15 @@ def _when_refused(result):
         raise NodeError(str(exc), result)
 
 
-def apply_change(client, change, check_mode):
-    """Make one node what its Change says. Returns its result (name, changed, created, node, diff).
+def apply_change(client, change, check_mode, verify_bmc=True):
+    """Make one node what its Change says. Returns its result (name, changed, created, node, diff, bmc_verified).
 
-    The node returned is built from Ironic's answers to the writes, without reading it again.
+    The node returned is built from Ironic's answers to the writes, without reading it again. With verify_bmc, a
+    write that changes a BMC secret is followed by a check that Ironic can use it (_bmc_check).
     """
     result = {'name': change.declaration.name, 'changed': change.changed, 'created': change.node is None,
               'node': None if change.node is None else node_view(change.node, change.current_ports),
-              'diff': change.diff}
+              'diff': change.diff, 'bmc_verified': None}
     if not change.changed or check_mode:
         return result
     try:
@@ -146,7 +148,7 @@ def apply_change(client, change, check_mode):
     except BaremetalError as exc:
         raise NodeError(str(exc), dict(result, **exc.result))
     result['node'] = node_view(node, ports)
-    return result
+    return verified(client, change, node, result) if verify_bmc else result
 
 
 def _create(client, change):
@@ -274,11 +276,12 @@ def _patch_node(client, node, operations, declared, reset_interfaces):
 
 
 def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1, allow_destructive=False,
-                 timeout=1800):
+                 timeout=1800, verify_bmc=True):
     """Create, update or delete every declared node. Returns the per-node results, in the declared order.
 
     Every declaration is checked before the first write; then at most ``concurrency`` nodes are written at
-    once, and a node that fails has its error in its result while the others go on.
+    once, and a node that fails (or whose new BMC secret Ironic cannot use, with verify_bmc) has its error in
+    its result while the others go on.
     """
     send_secrets = update_secrets == UPDATE_SECRETS_ALWAYS
     problems = check_declarations(declarations)
@@ -297,7 +300,7 @@ def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1
         if declaration.state == 'absent':
             return dict(ensure_absent(client, declaration.name, allow_destructive, timeout, check_mode),
                         name=declaration.name)
-        return apply_change(client, changes[declaration.name], check_mode)
+        return apply_change(client, changes[declaration.name], check_mode, verify_bmc)
 
     results = run_each(declarations, converge_one, concurrency)
     for declaration, result in zip(declarations, results):

@@ -399,9 +399,26 @@ options:
         value is never compared nor replaced, so reruns report no change.
       - V(always) sends the given secret keys on every run, so the task always reports a change. Use it to
         rotate a password, then switch back.
+      - A secret written to the C(driver_info) of an existing node is checked at once against its BMC; see O(verify_bmc).
     type: str
     default: on_create
     choices: [on_create, always]
+  verify_bmc:
+    version_added: 0.3.0
+    description:
+      - After writing a secret key of C(driver_info) (a BMC password rotated with O(update_secrets=always), or one the
+        node lacked) to an existing node, check right away that Ironic can use it. The node's management and power
+        interfaces must validate, and Ironic must read the node's boot device from the BMC, which it does at once
+        with the credentials it now holds (for Redfish this is the request that reads the power state).
+      - A node that fails the check has an error naming it with Ironic's reason (secrets masked), and counts as
+        failed; the new values stay in its record. Without the check, Ironic finds out at its periodic power sync
+        and puts the node in maintenance.
+      - Nodes being created are not checked (Ironic verifies the BMC when they leave V(enroll)), nor are nodes whose
+        write sends no secret of C(driver_info). Check mode writes nothing and checks nothing.
+      - The check is only as strong as the interfaces; a V(fake) or V(noop) management interface never asks a BMC.
+      - Set to V(false) to store credentials for a BMC that is not reachable yet.
+    type: bool
+    default: true
   allow_destructive:
     description:
       - With O(state=absent), allow the steps that tear down the node's workload (for example from V(active))
@@ -478,7 +495,8 @@ EXAMPLES = r'''
       redfish_address: https://127.0.0.1:8443
       redfish_verify_ca: null
 
-- name: Rotate the BMC password (reports changed on every run while update_secrets is always)
+- name: Rotate the BMC password (reports changed on every run while update_secrets is always); the task fails,
+    naming Ironic's reason, when Ironic cannot use the new password with the BMC (verify_bmc)
   baremetal.lifecycle.baremetal_node:
     name: rack1-node07
     driver_info:
@@ -600,6 +618,16 @@ created:
   returned: when O(state=present)
   type: bool
   sample: true
+bmc_verified:
+  version_added: 0.3.0
+  description:
+    - Whether Ironic could use the node's BMC with the secret of C(driver_info) the task wrote (see O(verify_bmc)).
+      V(false) comes with the error (C(msg), or C(error) of the node in RV(nodes)).
+    - Null when the task wrote no such secret, in check mode, and with O(verify_bmc=false).
+    - With O(nodes) or O(select), each element of RV(nodes) has it.
+  returned: when O(state=present)
+  type: bool
+  sample: true
 validation:
   description: Ironic's validation of each interface, with C(result) and, when it fails, C(reason).
   returned: when O(validate_interfaces=true) and the node exists
@@ -622,12 +650,13 @@ nodes:
   version_added: 0.2.0
   description:
     - With O(nodes) or O(select), one entry per element, in order, with C(name), C(changed), C(created), C(node) (as RV(node)),
-      C(error) (null unless the node failed), and with O(state=absent) C(plan) and C(transitions).
+      C(error) (null unless the node failed), C(bmc_verified) (as RV(bmc_verified)), and with O(state=absent) C(plan)
+      and C(transitions).
     - In diff mode, the top-level diff holds one entry per node that changes.
   returned: with O(nodes) or O(select)
   type: list
   elements: dict
-  sample: [{name: rack3-node01, changed: true, created: true, error: null, node: {name: rack3-node01}}]
+  sample: [{name: rack3-node01, changed: true, created: true, error: null, bmc_verified: null, node: {name: rack3-node01}}]
 totals:
   version_added: 0.2.0
   description: With O(nodes) or O(select), how many nodes there were, changed, failed and not started (with O(wave_size)), the seconds taken and the API calls.
@@ -715,6 +744,7 @@ ARGUMENT_SPEC = dict(RECORD_SPEC,
                                          no_log=False),
                      allow_destructive=dict(type='bool', default=False),
                      validate_interfaces=dict(type='bool', default=False),
+                     verify_bmc=dict(type='bool', default=True),
                      timeout=dict(type='int', default=1800),
                      concurrency=dict(type='int', default=1),
                      **WAVE_SPEC)
@@ -732,7 +762,8 @@ def main_logic(module):
 
     def run_batch(batch, check_mode):
         results = ensure_nodes(module.client, batch, params['update_secrets'], check_mode, concurrency=params['concurrency'],
-                               allow_destructive=params['allow_destructive'], timeout=params['timeout'])
+                               allow_destructive=params['allow_destructive'], timeout=params['timeout'],
+                               verify_bmc=params['verify_bmc'])
         for result in results:
             if params['validate_interfaces'] and result['node'] and not result['error']:
                 result['validation'] = module.client.validate_node(result['node']['uuid'])

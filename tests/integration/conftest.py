@@ -42,3 +42,28 @@ def fresh_node(ironic):
                 pass
         except OSError:
             pass
+
+
+@pytest.fixture
+def redfish_bmc(tmp_path_factory):
+    """Factory ``redfish_bmc(systems=1, password=None)``: a started Redfish BMC (``redfish.RedfishBMC``: sushy-tools'
+    emulator with fake systems, on a free loopback port, behind HTTP basic authentication with ``password``, a
+    random one by default). ``bmc.driver_info(index)`` enrolls system ``index`` with the ``redfish`` hardware type.
+    Every emulator is stopped by its PID after the test."""
+    try:
+        # Imported here: without sushy-tools (and its bcrypt) only the Redfish tests fail.
+        from redfish import RedfishBMC  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        pytest.fail('sushy-tools is not installed in the test virtualenv: pip install -r requirements-test.txt',
+                    pytrace=False)
+    bmcs = []
+
+    def start(systems=1, password=None):
+        bmc = RedfishBMC(tmp_path_factory.mktemp('redfish-bmc'), systems, password)
+        bmcs.append(bmc)
+        return bmc.start()
+
+    yield start
+
+    for bmc in bmcs:
+        bmc.stop()

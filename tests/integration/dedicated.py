@@ -46,14 +46,15 @@ def kill(instance):
     raise AssertionError('Ironic still answers after SIGKILL')
 
 
-def start_module(instance, tmp_path, **args):
+def start_module(instance, tmp_path, module='baremetal_provision_state', **args):
+    """Run a module of the collection against the instance in the background; result_of() waits for its result."""
     args = dict(args, endpoint=instance.endpoint, _ansible_check_mode=False, _ansible_diff=False)
     env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
     env['PYTHONPATH'] = COLLECTIONS
     path = tmp_path / ('args-%d.json' % time.monotonic_ns())
     path.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': args}), encoding='utf-8')
     return subprocess.Popen(
-        [PYTHON, '-m', 'ansible_collections.baremetal.lifecycle.plugins.modules.baremetal_provision_state', str(path)],
+        [PYTHON, '-m', 'ansible_collections.baremetal.lifecycle.plugins.modules.%s' % module, str(path)],
         cwd=str(tmp_path), env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

@@ -224,6 +224,9 @@ def test_secrets_are_sent_on_create_never_compared_and_rotated_with_always(ironi
                          driver_info=dict(driver_info, redfish_password=second))
     assert rotated['changed'] is True
     assert rotated['diff']['after'] == {'driver_info': {'redfish_password': '********'}}
+    # Nothing listens at the BMC address: the check after the write (verify_bmc) fails the task, naming the node.
+    assert rotated['failed'] is True and rotated['bmc_verified'] is False
+    assert rotated['msg'].startswith('node %s: Ironic cannot use its BMC with the new driver_info' % name), rotated['msg']
     assert stored_driver_info(ironic, node_uuid)['redfish_password'] == second
 
     for result in (created, unchanged, rotated):

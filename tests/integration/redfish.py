@@ -1,0 +1,140 @@
+# -*- coding: utf-8 -*-
+"""A Redfish BMC for the tests: sushy-tools' emulator with its fake system driver (no libvirt), on loopback,
+behind HTTP basic authentication, so that a wrong password is refused the way a real BMC refuses it.
+
+The emulator runs from the test virtualenv (sushy-tools is in requirements-test.txt); Ironic reaches it with the
+``redfish`` hardware type, whose sushy library is a dependency of Ironic itself.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+import bcrypt
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PYTHON = os.path.join(ROOT, '.work', 'venv', 'bin', 'python')
+BMC_USERNAME = 'admin'
+
+
+class RedfishBMC:
+    """One sushy-tools emulator serving ``systems`` fake systems on a free port of 127.0.0.1, only to ``BMC_USERNAME``
+    with ``password`` (a bcrypt htpasswd entry: the only digest sushy-tools accepts; ``set_password`` changes it).
+
+    ``driver_info(index, password=None)`` is what Ironic needs to drive system ``index``; ``stop()`` ends the
+    emulator by its PID (a killed emulator is a BMC that stopped answering).
+    """
+
+    def __init__(self, base_dir, systems=1, password=None):
+        self.base_dir = str(base_dir)
+        self.port = _free_loopback_port()
+        self.password = password or 'bmc-%s' % uuid.uuid4().hex
+        self.address = 'http://127.0.0.1:%d' % self.port
+        self.system_ids = [str(uuid.uuid4()) for _index in range(systems)]
+        self.log_path = os.path.join(self.base_dir, 'sushy-emulator.log')
+        self.process = None
+
+    def driver_info(self, index=0, password=None):
+        return {'redfish_address': self.address, 'redfish_system_id': '/redfish/v1/Systems/%s' % self.system_ids[index],
+                'redfish_username': BMC_USERNAME, 'redfish_password': self.password if password is None else password}
+
+    @property
+    def auth_file(self):
+        return os.path.join(self.base_dir, 'htpasswd')
+
+    def set_password(self, password):
+        """Change the BMC's password, as an operator does on the BMC itself: the emulator reads its htpasswd file on
+        every request, so the old password is refused from now on."""
+        self.password = password
+        os.makedirs(self.base_dir, exist_ok=True)
+        # The cheapest cost bcrypt allows: the emulator checks it on every request.
+        digest = bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=4)).decode()
+        with open(self.auth_file + '.new', 'w', encoding='utf-8') as stream:
+            stream.write('%s:%s\n' % (BMC_USERNAME, digest))
+        os.replace(self.auth_file + '.new', self.auth_file)
+
+    def _write_config(self):
+        self.set_password(self.password)
+        systems = [{'uuid': system_id, 'name': 'system-%d' % index, 'power_state': 'Off', 'external_notifier': False,
+                    'nics': [{'mac': '52:54:00:aa:%02x:%02x' % (self.port % 256, index), 'ip': '127.0.0.1'}]}
+                   for index, system_id in enumerate(self.system_ids)]
+        config = os.path.join(self.base_dir, 'emulator.conf')
+        # The configuration is a Python file (Flask's from_pyfile); JSON literals are Python literals here.
+        settings = {
+            'SUSHY_EMULATOR_LISTEN_IP': '127.0.0.1',
+            'SUSHY_EMULATOR_LISTEN_PORT': self.port,
+            'SUSHY_EMULATOR_FAKE_DRIVER': True,
+            'SUSHY_EMULATOR_FAKE_SYSTEMS': systems,
+            'SUSHY_EMULATOR_AUTH_FILE': self.auth_file,
+            # Its own state directory: the default is shared by every emulator of the machine (/tmp/sushy-emulator).
+            'SUSHY_EMULATOR_STATE_DIR': os.path.join(self.base_dir, 'state'),
+        }
+        with open(config, 'w', encoding='utf-8') as stream:
+            for key, value in settings.items():
+                stream.write('%s = %s\n' % (key, json.dumps(value).replace('true', 'True').replace('false', 'False')))
+        return config
+
+    def start(self, timeout=60):
+        config = self._write_config()
+        with open(self.log_path, 'ab') as log:
+            self.process = subprocess.Popen(  # pylint: disable=consider-using-with
+                [PYTHON, '-m', 'sushy_tools.emulator.main', '--config', config],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=self.base_dir)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError('sushy-emulator exited with %s:\n%s' % (self.process.returncode, self.log()[-4000:]))
+            if self.answers():
+                return self
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError('sushy-emulator did not answer on %s within %d s:\n%s'
+                           % (self.address, timeout, self.log()[-4000:]))
+
+    def answers(self):
+        """Whether the emulator answers its service root (which it serves without authentication)."""
+        try:
+            with urllib.request.urlopen(self.address + '/redfish/v1/', timeout=2) as response:
+                return response.status == 200
+        except (urllib.error.URLError, OSError):
+            return False
+
+    def power_state(self, index=0, password=None):
+        """The power state system ``index`` reports ('On' or 'Off'), asked with the given password (the BMC's own by
+        default); raises urllib.error.HTTPError 401 with a wrong one."""
+        request = urllib.request.Request('%s/redfish/v1/Systems/%s' % (self.address, self.system_ids[index]))
+        request.add_unredirected_header('Authorization', 'Basic ' + _basic(BMC_USERNAME, password or self.password))
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())['PowerState']
+
+    def stop(self):
+        """Kill the emulator by its PID and reap it (idempotent)."""
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+
+    def log(self):
+        try:
+            with open(self.log_path, encoding='utf-8', errors='replace') as stream:
+                return stream.read()
+        except OSError:
+            return ''
+
+
+def _basic(username, password):
+    return base64.b64encode(('%s:%s' % (username, password)).encode()).decode()
+
+
+def _free_loopback_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
