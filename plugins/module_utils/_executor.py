@@ -16,7 +16,7 @@ and the current step unchanged) for STRANDED_GRACE seconds is stranded. That hap
 conductor dies in the middle of a step: on restart Ironic fails at most
 ``[conductor]periodic_max_workers`` such nodes per state and leaves the others where they are.
 
-With several conductors, a node reserved by (or mapped to) a conductor Ironic reports dead is neither
+With several conductors, a node reserved by a conductor Ironic reports dead is neither
 moving nor stranded: it waits for a live conductor to take it over once the dead one missed
 ``[conductor]heartbeat_timeout``. The task waits for that within its timeout and goes on from what
 Ironic did: a step the takeover failed (``clean failed``, "aborted due to conductor take over") is
@@ -294,13 +294,11 @@ class Executor(object):
             return False
         return self.clock() - job._quiet[1] >= self.stranded_grace
 
-    def _dead_conductor(self, node, conductors):
-        """The dead conductor the node is reserved by or mapped to, else None."""
-        for field in ('reservation', 'conductor'):
-            conductor = conductors.get(node.get(field) or '')
-            if conductor is not None and not conductor.get('alive'):
-                return conductor
-        return None
+    @staticmethod
+    def _dead_conductor(node, conductors):
+        """The dead conductor that reserved the node, else None."""
+        conductor = conductors.get(node.get('reservation') or '')
+        return conductor if conductor is not None and not conductor.get('alive') else None
 
     @staticmethod
     def _restart_advice(state, dead):
@@ -308,10 +306,13 @@ class Executor(object):
         if not dead:
             return ("Restart the ironic-conductor: on start-up it fails up to [conductor]periodic_max_workers orphaned "
                     "nodes per state (raise it to cover them all), and a rerun of this task then recovers them.")
-        return ("No other conductor takes over a node in '%s': restart the ironic-conductor %s; on start-up it fails "
-                "the nodes it left there, and a rerun of this task then recovers them."
-                % (state, ' or '.join('%s (down since %s)' % (c['hostname'], c.get('updated_at') or 'an unknown time')
-                                      for c in dead)))
+        why = ("No other conductor takes over a node in '%s'" % state if state else
+               "No other conductor takes over the nodes of a conductor registered as HOST:PORT ([json_rpc]port other "
+               "than 8089): it reserves them as HOST")
+        names = ' or '.join('%s (down since %s)' % (c['hostname'], c.get('updated_at') or 'an unknown time')
+                            for c in dead)
+        return ("%s: restart the ironic-conductor %s; on start-up it fails the nodes it left there, and a rerun of "
+                "this task then recovers them." % (why, names))
 
     def _dead_conductors(self, conductors):
         """The dead conductors among IronicClient.conductors() (read now when None), each once, by name."""
@@ -361,14 +362,14 @@ class Executor(object):
             state = node['provision_state']
             dead = self._dead_conductor(node, conductors) if conductors is not None and state not in WAIT_STATES else None
             if conductors is not None:
-                job.takeover = dead if state in states.TAKEOVER_STATES else None
+                job.takeover = dead if dead is not None and dead['taken_over'] and state in states.TAKEOVER_STATES else None
             if job.takeover is not None:
                 job._quiet = None
                 self.progress.node(job.label, state, _awaited(job.takeover))
             elif dead is not None:
                 self._fail(job, "left in '%s' by conductor %s, which Ironic reports down since %s. %s" % (
                     state, dead['hostname'], dead.get('updated_at') or 'an unknown time',
-                    self._restart_advice(state, [dead])))
+                    self._restart_advice(state if dead['taken_over'] else None, [dead])))
             elif self._stranded(job, node):
                 self._way_out(job, node, check_mode, conductors)
             return

@@ -56,7 +56,7 @@ class FakeIronic(object):
     def conductors(self):
         self.conductor_reads.append(self.now)
         names = set(self.died) | set(['conductor'])
-        return dict((name, {'hostname': name, 'conductor_group': '', 'updated_at': 'T-%s' % name,
+        return dict((name, {'hostname': name, 'conductor_group': '', 'updated_at': 'T-%s' % name, 'taken_over': True,
                             'alive': name not in self.died or self.now < self.died[name] + self.HEARTBEAT_TIMEOUT})
                     for name in names)
 
@@ -603,3 +603,19 @@ def test_a_takeover_the_planner_cannot_recover_from_says_what_ironic_did_and_why
     job, = run(fake, 'available', timeout=3600)
     assert "'provide' from 'manageable' ended in 'clean failed' instead of 'available'" in job.error
     assert 'took the node over from conductor c1' in job.error and 'clear_fault' in job.error
+
+
+def test_a_node_reserved_under_the_bare_host_of_a_host_port_conductor_is_never_taken_over_and_says_why():
+    fake = FakeIronic(tick=1000)
+    fake.add('n1', 'cleaning', target='available')
+    fake.kill('c1', 'n1', 'clean failed')
+    listed = fake.conductors
+
+    def registered_with_a_port():
+        return dict((name, dict(conductor, taken_over=False)) for name, conductor in listed().items())
+
+    fake.conductors = registered_with_a_port
+    job, = run(fake, 'available', timeout=3600)
+    assert job.error.startswith("node n1: left in 'cleaning' by conductor c1, which Ironic reports down since T-c1.")
+    assert 'registered as HOST:PORT' in job.error and 'restart the ironic-conductor c1' in job.error
+    assert fake.now <= fake.HEARTBEAT_TIMEOUT + 2 * POLL_MAX_DELAY
