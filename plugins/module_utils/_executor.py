@@ -273,7 +273,7 @@ class Executor(object):
             transition['takeover'] = {'conductor': takeover['hostname'], 'down_since': takeover.get('updated_at')}
             self._plan(job, node, check_mode)
             if job.error:
-                job.error = '%s Ironic ended the step when it took the node over from conductor %s, and %s' % (
+                job.error = '%s Ironic ended the step when it took the node over from conductor %s. %s' % (
                     describe_failure(step, node), takeover['hostname'], job.error[len('node %s: ' % job.label):])
         elif state != step.landing:
             job.error = describe_failure(step, node)

@@ -602,7 +602,8 @@ def test_a_takeover_the_planner_cannot_recover_from_says_what_ironic_did_and_why
     fake.set_provision_state = killed
     job, = run(fake, 'available', timeout=3600)
     assert "'provide' from 'manageable' ended in 'clean failed' instead of 'available'" in job.error
-    assert 'took the node over from conductor c1' in job.error and 'clear_fault' in job.error
+    assert 'took the node over from conductor c1. The node is in maintenance' in job.error
+    assert 'clear_fault' in job.error
 
 
 def test_a_node_reserved_under_the_bare_host_of_a_host_port_conductor_is_never_taken_over_and_says_why():
