@@ -156,3 +156,29 @@ def test_a_conductor_killed_mid_inspection_is_named_as_the_one_to_restart(split_
     error = result['nodes'][0]['error']
     assert "'inspecting'" in error and 'restart the ironic-conductor %s' % victim in error, error
     assert ironic.api('GET', '/v1/nodes/%s' % name)['provision_state'] == 'inspecting'
+
+
+def running(pid):
+    """Whether the process is alive (a zombie the container's init never reaped is not)."""
+    try:
+        with open('/proc/%d/stat' % pid, encoding='utf-8', errors='replace') as handle:
+            return handle.read().rsplit(') ', 1)[1].split()[0] not in ('Z', 'X')
+    except OSError:
+        return False
+
+
+def test_the_roles_stop_stops_every_process_it_started_by_its_pid(split_ironic):
+    ironic = split_ironic
+    rc, output = ironic.playbook('start')  # the conductor killed mid-inspection is started again
+    assert rc == 0, output
+    pid_files = sorted(name for name in os.listdir(ironic.base_dir) if name.endswith('.pid'))
+    assert pid_files == ['ironic-conductor-1.pid', 'ironic-conductor-2.pid', 'ironic.pid', 'postgresql.pid']
+    pids = []
+    for name in pid_files:
+        with open(os.path.join(ironic.base_dir, name), encoding='utf-8') as handle:
+            pids.append(int(handle.read().strip()))
+    assert all(running(pid) for pid in pids)
+    rc, output = ironic.playbook('stop')
+    assert rc == 0, output
+    assert not any(running(pid) for pid in pids)
+    assert not [name for name in os.listdir(ironic.base_dir) if name.endswith('.pid')]
