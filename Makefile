@@ -5,7 +5,8 @@
 #   make demo     run playbooks/demo.yml against the embedded Ironic in .work/ironic
 #                 (its API on 127.0.0.1:6385; another port with, for example, make demo IRONIC_PORT=6390)
 #   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh)
-#   make bench    benchmarks against a raw REST floor (bench/; not part of the tests)
+#   make bench    every ratio against a raw REST floor measured in the same run, in one table (bench/bench_all.py;
+#                 not part of the tests; the other bench/*.py scripts measure one thing in detail)
 #   make docs     regenerate the generated docs: the state graph (text and SVG) from the engine's table,
 #                 the roles' variable tables from their argument specs, the docsite pages from docs/*.md
 #   make release  cut the release named by galaxy.yml's version (bump it first): build and install the collection,
@@ -70,8 +71,7 @@ test: venv install
 	bash tests/run.sh
 
 bench: venv
-	python bench/bench_single.py
-	python bench/bench_fleet.py
+	python bench/bench_all.py
 
 docs: venv install
 	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph.py

@@ -374,8 +374,12 @@ class Executor(object):
                 node = nodes.get(job.uuid)
                 if node is None:
                     self._fail(job, 'deleted while the task waited on it (last seen in %s).' % _where(job.node))
-                else:
-                    self._observe(job, node, check_mode)
+                    continue
+                if node.get('target_provision_state') is None and job.node.get('target_provision_state'):
+                    # A node came to rest: others the conductor works through alongside it are about to, so
+                    # look again soon rather than after the back-off grown while they all moved.
+                    backoff.reset()
+                self._observe(job, node, check_mode)
         self._time_out([job for job in jobs if job.stage != DONE])
         return jobs
 

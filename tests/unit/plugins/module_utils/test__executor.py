@@ -15,7 +15,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor impo
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import AnswerLost, IronicError, Unreachable
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, issue_step, plan_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import POLL_MAX_DELAY
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
 
@@ -484,3 +484,17 @@ def test_a_lost_answer_to_set_instance_info_sends_only_what_is_missing(applied):
     assert [verb for _at, _uuid, verb in fake.requests] == [
         'provide', 'PATCH /instance_info/image_source /instance_info/old_key', 'active']  # sent until applied, once
     assert fake.nodes['n1']['instance_info'] == {'image_source': IMAGE['image_source'], 'image_checksum': 'kept'}
+
+
+def test_a_node_changing_state_brings_the_polls_back_to_the_fastest():
+    # Two nodes a conductor is cleaning, done at 30 s and 55 s: once the first is seen at rest, the second may be
+    # about to be, so the next poll comes at once instead of after the grown back-off.
+    fake = FakeIronic(tick=30)
+    fake.add('n1', 'cleaning', target='available')
+    fake.add('n2', 'cleaning', target='available')
+    fake.nodes['n2']['since'] = 25.0
+    run(fake, 'available', timeout=600)
+    times = [poll[0] for poll in fake.polls]
+    first_seen_done = next(index for index, when in enumerate(times) if when >= 30)
+    assert times[first_seen_done + 1] - times[first_seen_done] == pytest.approx(POLL_INITIAL_DELAY)
+    assert times[first_seen_done] - times[first_seen_done - 1] > 1  # it had backed off meanwhile
