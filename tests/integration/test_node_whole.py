@@ -191,9 +191,9 @@ def test_bulk_nodes_take_their_own_values_and_the_tasks_defaults(raw, ironic, ru
     assert not result.get('failed'), result.get('msg')
     states = dict((name, ironic.api('GET', '/nodes/%s' % name)) for name in (first, second, existing['name']))
     assert [(node['provision_state'], node['power_state'], node['maintenance'], node['maintenance_reason'])
-            for node in states.values()] == [('available', 'power off', False, None),
-                                              ('manageable', 'power off', True, 'spare'),
-                                              ('available', 'power on', False, None)]
+            for node in states.values()] == [
+        ('available', 'power off', False, None), ('manageable', 'power off', True, 'spare'),
+        ('available', 'power on', False, None)]
     entries = dict((entry['name'], entry) for entry in result['nodes'])
     assert entries[first]['created'] and entries[first]['provision']['changed'] and 'maintenance' not in entries[first]
     assert entries[second]['maintenance']['maintenance'] is True
