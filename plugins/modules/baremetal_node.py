@@ -813,8 +813,10 @@ provision:
       description: What the inspection this task ran learned, as in M(baremetal.lifecycle.baremetal_provision_state).
       type: dict
       returned: when the task inspected the node
-  sample: {plan: [{verb: manage, from: enroll, to: manageable, cleans_disks: false, destructive: false, reboots: false}],
-           transitions: [{verb: manage, from: enroll, to: manageable, seconds: 0.21}], changed: true}
+  sample:
+    plan: [{verb: manage, from: enroll, to: manageable, cleans_disks: false, destructive: false, reboots: false}]
+    transitions: [{verb: manage, from: enroll, to: manageable, seconds: 0.21}]
+    changed: true
 maintenance:
   version_added: 0.3.0
   description:
@@ -837,7 +839,7 @@ power:
 not_planned:
   version_added: 0.3.0
   description:
-    - In check mode, for a node that would be created and declares O(provision_state), O(maintenance) or O(power):
+    - In check mode, for a node that would be created and declares O(provision_state), O(maintenance) or O(power),
       why those are not planned (the node does not exist yet).
     - With O(nodes) or O(select), each element of RV(nodes) has it where it applies.
   returned: in check mode, for a node that would be created
