@@ -268,15 +268,20 @@ def instance_info_patch(node, instance_info):
     return operations
 
 
-def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False):
+def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False, found=None):
     """Bring each Target to its declared state. Returns (jobs, errors for idents that match no node).
 
     Each node is planned as soon as it is at rest and moves on its own; failures of one node are
-    recorded on its job and never stop the others.
+    recorded on its job and never stop the others. found ({ident: node}, each read with client.poll_fields and,
+    where its target sets instance_info, instance_info) are the nodes as a caller just read them, or as an earlier
+    step of its task leaves them (in check mode, as it would): they are not read again.
     """
     with_instance_info = any(target.options.instance_info for target in targets)
     fields = client.poll_fields + (('instance_info',) if with_instance_info else ())
-    found, missing = bulk.find_nodes(client, [target.ident for target in targets], fields)
+    if found is None:
+        found, missing = bulk.find_nodes(client, [target.ident for target in targets], fields)
+    else:
+        missing = [target.ident for target in targets if target.ident not in found]
     check_distinct_nodes(found)
 
     def plan(job, node):
