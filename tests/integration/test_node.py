@@ -14,34 +14,15 @@ import uuid
 import pytest
 
 from dedicated import spawn_with
-from nodes import RawIronic
+from nodes import KERNEL, RAMDISK, RawIronic
 from proxy import FaultProxy
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
-KERNEL = 'http://127.0.0.1:9/deploy.kernel'
-RAMDISK = 'http://127.0.0.1:9/deploy.ramdisk'
 
 
 @pytest.fixture(scope='module')
 def raw(ironic):
     return RawIronic(ironic)
-
-
-@pytest.fixture
-def new_name(ironic):
-    """Factory of unique node names; the nodes the module creates under them are deleted after the test."""
-    names = []
-
-    def make():
-        names.append('node-%s' % uuid.uuid4().hex[:10])
-        return names[-1]
-
-    yield make
-
-    for name in names:
-        if ironic.api('DELETE', '/nodes/%s' % name, expect=None) is not None:
-            ironic.api('PUT', '/nodes/%s/maintenance' % name, {'reason': 'test cleanup'}, expect=None)
-            ironic.api('DELETE', '/nodes/%s' % name, expect=None)
 
 
 def new_mac():

@@ -2,36 +2,14 @@
 """baremetal_node declaring a node whole against a real Ironic: its record, provision_state, maintenance and power in
 one task, in the order Ironic needs (_node_converge.py), single and bulk, check and diff mode, waves."""
 
-import uuid
-
 import pytest
 
-from nodes import CLOSED_LOOPBACK_URL, RawIronic
-
-KERNEL = 'http://127.0.0.1:9/deploy.kernel'
-RAMDISK = 'http://127.0.0.1:9/deploy.ramdisk'
+from nodes import CLOSED_LOOPBACK_URL, KERNEL, RAMDISK, RawIronic
 
 
 @pytest.fixture(scope='module')
 def raw(ironic):
     return RawIronic(ironic)
-
-
-@pytest.fixture
-def new_name(ironic):
-    """Factory of unique node names; the nodes the module creates under them are deleted after the test."""
-    names = []
-
-    def make():
-        names.append('whole-%s' % uuid.uuid4().hex[:10])
-        return names[-1]
-
-    yield make
-
-    for name in names:
-        if ironic.api('DELETE', '/nodes/%s' % name, expect=None) is not None:
-            ironic.api('PUT', '/nodes/%s/maintenance' % name, {'reason': 'test cleanup'}, expect=None)
-            ironic.api('DELETE', '/nodes/%s' % name, expect=None)
 
 
 def record(name, **fields):
