@@ -333,7 +333,7 @@ def test_node_history_is_the_latest_events_oldest_first(server):
     client = IronicClient(server.endpoint)
     assert [event['event'] for event in client.node_history('n1', 2)] == ['old', 'new']
     assert 'sort_dir=desc' in server.requests[-1][1] and 'limit=2' in server.requests[-1][1]
-    client._version = (1, 77)
+    client._server_version = (1, 77)
     assert client.node_history('n1', 2) == []
 
 

@@ -275,6 +275,7 @@ class LookupClient(RecordingClient):
     """One node to look up, at rest in available with no instance_info."""
 
     poll_fields = ('uuid', 'name', 'provision_state', 'target_provision_state')
+    release = None  # the newest Ironic
 
     def find_node(self, ident, fields=None):
         self.calls.append(('find_node', ident, fields))
