@@ -254,8 +254,8 @@ def _path(source, goals, policy, goal_name):
     if goals == ('enroll',):
         raise PlanError("Ironic has no transition back to 'enroll' from '%s'. Delete the node and enroll it again "
                         "(baremetal.lifecycle.baremetal_node state: absent, then present)." % source)
-    raise PlanError("Ironic allows no path from '%s' to %s%s.%s" % (source, goal_name, ' by adoption' if policy.adopt else '',
-                                                                   missing_ways_out(source, policy.release)))
+    raise PlanError("Ironic allows no path from '%s' to %s%s.%s" % (
+        source, goal_name, ' by adoption' if policy.adopt else '', missing_ways_out(source, policy.release)))
 
 
 def _action_step(state, action, policy):

@@ -16,6 +16,8 @@ RELEASES = [None] + sorted(set(states.TRANSITION_SINCE.values()) | {states.SUPPO
 
 def events_of(release):
     return dict(((source, event), destination) for source, event, destination in states.transitions(release))
+
+
 # Events the conductor fires by itself on the way to success.
 SUCCESS_EVENTS = ('done', 'wait', 'resume', 'clean', 'manage')
 ACTION_NAMES = [action.name for action in states.ACTIONS]
