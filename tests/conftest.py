@@ -82,6 +82,11 @@ class UnreadableLog(AssertionError):
     """Ironic's log does not show the requests in a format the harness reads: counting them would prove nothing."""
 
 
+def pytest_configure(config):
+    config.addinivalue_line('markers', 'smoke: the smoke suite run against every supported Ironic release '
+                                       '(make test-compat; tests/compat.sh)')
+
+
 class IronicAPIError(AssertionError):
     """Raised by ``IronicInstance.api`` when the status is not an expected one."""
 
