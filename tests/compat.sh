@@ -6,7 +6,8 @@
 # RELEASE is one of the supported releases below (default: all of them; "newest" is the Ironic of .work/ironic-venv,
 # the one the full suite runs against). A missing virtualenv is created under $IRONIC_COMPAT_VENVS (default
 # .work/ironic-compat) with the pinned packages. Prints one line per release; with --write-table, also writes the
-# table into docs/compatibility.md (between its compat-table markers). Fails if any release fails.
+# table into docs/compatibility.md (between its compat-table markers) and regenerates the docsite page made from
+# it. Fails if any release fails.
 # Run by `make test-compat` (every release) and by tests/run.sh (the oldest one).
 set -euo pipefail
 
@@ -113,6 +114,7 @@ if not found:
     sys.exit('%s has no compat-table markers' % doc)
 open(doc, 'w').write(text)
 EOF
+    python "$ROOT/docs/generate_docsite.py"
 fi
 
 if ((${#failed[@]})); then

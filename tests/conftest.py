@@ -321,7 +321,8 @@ def _require_installed_collection():
 @pytest.fixture(scope='session')
 def ironic(tmp_path_factory):
     """A standalone Ironic for the whole test session (see ``IronicInstance``), on a free loopback port, in a fresh
-    temporary directory, with its virtualenv in .work/ironic-venv (installed on first use) and its own clouds.yaml.
+    temporary directory, with its virtualenv in .work/ironic-venv (installed on first use; or the one
+    BAREMETAL_LIFECYCLE_IRONIC_VENV names) and its own clouds.yaml.
     Stopped at the end of the session, whatever happened."""
     _require_installed_collection()
     base_dir = tmp_path_factory.mktemp('ironic')
@@ -423,7 +424,7 @@ def run_playbook(ironic, tmp_path):
 def make_ironic(tmp_path_factory):
     """Factory ``make_ironic(host='127.0.0.1', port=None, cloud_name=CLOUD_NAME, clouds_yaml=None, **security)``: a
     new, not started ``IronicInstance`` with a fresh temporary base directory (``port`` defaults to a free loopback
-    port, ``clouds_yaml`` to a file next to the base directory; the virtualenv is the shared .work/ironic-venv;
+    port, ``clouds_yaml`` to a file next to the base directory; the virtualenv is the session's (IRONIC_VENV);
     ``security``: ``auth``, ``tls``, ``username``, ``password`` as for ``IronicInstance``).
     Call ``.start()``/``.stop()`` or ``.playbook('start'|'stop'|'status')``; every instance that has a pid file at
     the end of the test is stopped."""
