@@ -336,13 +336,18 @@ TRANSITION_SINCE = {
 }
 
 
+# The release of a server older than every release listed: it has none of the edges of TRANSITION_SINCE.
+OLDER_RELEASE = (0, 0)
+
+
 def release_for_api(api_version):
-    """The oldest release a server whose newest API microversion is ``api_version`` can be; None before 24.1.
+    """The oldest release a server whose newest API microversion is ``api_version`` can be (OLDER_RELEASE before
+    the first release listed).
 
     Releases that serve the same API cannot be told apart: the oldest of them is taken, so that an edge is only
     used where the server certainly has it.
     """
-    release, release_api = None, None
+    release, release_api = OLDER_RELEASE, None
     for candidate, candidate_api in RELEASE_API_VERSIONS:
         if candidate_api > api_version:
             break
@@ -361,8 +366,7 @@ def describe_server(api_version):
     exact = [release_name(release) for release, release_api in RELEASE_API_VERSIONS if release_api == api_version]
     if exact:
         return 'Ironic %s (API %s)' % (' or '.join(exact), api)
-    release = release_for_api(api_version)
-    if release is None:
+    if release_for_api(api_version) == OLDER_RELEASE:
         return 'Ironic older than %s (API %s), which this collection does not support' % (
             release_name(SUPPORTED_RELEASE), api)
     newest = max(candidate for candidate, release_api in RELEASE_API_VERSIONS if release_api <= api_version)

@@ -39,7 +39,7 @@ def test_the_release_read_from_the_api_version_uses_no_edge_the_installed_ironic
     api = _ironic.parse_version(machine['max_version'])
     assert ironic.server_version == machine['max_version']
     derived = states.release_for_api(api)
-    assert derived is not None and derived <= installed_release(machine)
+    assert states.OLDER_RELEASE < derived <= installed_release(machine)
     assert set(states.transitions(derived)) <= set(tuple(edge) for edge in machine['transitions'])
     assert dict(states.RELEASE_API_VERSIONS).get(installed_release(machine)) == api, (
         'RELEASE_API_VERSIONS does not list Ironic %s with its API %s' % (machine['release'], machine['max_version']))

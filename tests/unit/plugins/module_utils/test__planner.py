@@ -147,6 +147,8 @@ def test_the_ways_out_a_release_lacks_are_named_with_the_release_that_has_them()
     assert planner.missing_ways_out('service failed', None) == ''
     assert planner.missing_ways_out('service failed', (32, 0)) == ''
     assert planner.missing_ways_out('clean failed', (24, 1)) == ''
+    assert planner.missing_ways_out('service failed', states.OLDER_RELEASE) == planner.missing_ways_out(
+        'service failed', (24, 1))
     assert planner.missing_ways_out('service failed', (29, 0)) == (
         " 'abort' out of 'service failed' exists from Ironic 32.0, and this server is older."
         " From 'service failed' this server still takes service (service_steps).")

@@ -99,8 +99,12 @@ def test_releases_are_in_order_and_the_newest_serves_the_newest_api_the_client_s
     ((1, 111), (35, 0), 'Ironic 35.0 or 35.1 (API 1.111)'),
     ((1, 115), (39, 0), 'Ironic 39.0 (API 1.115)'),
     ((1, 120), (39, 0), 'Ironic newer than 39.0 (API 1.120)'),
-    ((1, 89), None, 'Ironic older than 24.1 (API 1.89), which this collection does not support'),
+    ((1, 89), states.OLDER_RELEASE, 'Ironic older than 24.1 (API 1.89), which this collection does not support'),
 ])
 def test_a_servers_release_follows_from_its_newest_api_version(api, release, words):
     assert states.release_for_api(api) == release
     assert states.describe_server(api) == words
+
+
+def test_a_server_older_than_every_release_listed_has_none_of_the_newer_edges():
+    assert states.transitions(states.OLDER_RELEASE) == states.transitions(states.SUPPORTED_RELEASE)
