@@ -4,7 +4,11 @@
 #   make install  build the collection and install it into .work/collections
 #   make demo     run playbooks/demo.yml against the embedded Ironic in .work/ironic
 #                 (its API on 127.0.0.1:6385; another port with, for example, make demo IRONIC_PORT=6390)
-#   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh)
+#   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh), and the smoke suite against the
+#                 oldest supported Ironic release
+#   make test-compat  the smoke suite against every supported Ironic release, each installed from PyPI in its own
+#                 virtualenv (under .work/ironic-compat, or IRONIC_COMPAT_VENVS); writes the table into
+#                 docs/compatibility.md (tests/compat.sh)
 #   make bench    every ratio against a raw REST floor measured in the same run, in one table (bench/bench_all.py;
 #                 not part of the tests; the other bench/*.py scripts measure one thing in detail)
 #   make docs     regenerate the generated docs: the state graph (text and SVG) from the engine's table,
@@ -46,7 +50,7 @@ IRONIC_VARS := -e ironic_standalone_base_dir=$(IRONIC_DIR) \
 	-e ironic_standalone_venv=$(WORK)/ironic-venv \
 	-e ironic_standalone_clouds_yaml=$(WORK)/clouds.yaml
 
-.PHONY: venv install demo test bench docs release stop clean
+.PHONY: venv install demo test test-compat bench docs release stop clean
 
 venv: $(VENV_STAMP)
 
@@ -69,6 +73,9 @@ demo: venv install
 
 test: venv install
 	bash tests/run.sh
+
+test-compat: venv install
+	bash tests/compat.sh --write-table
 
 bench: venv
 	python bench/bench_all.py

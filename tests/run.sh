@@ -8,6 +8,8 @@
 #   6. execution environment: ansible-builder introspect finds the collection's requirements
 #   7. pytest tests (unit and integration tests; the integration tests start their own Ironic)
 #   8. molecule test of the fleet role
+#   9. the smoke suite against the oldest supported Ironic release, 24.1 (tests/compat.sh; its virtualenv is
+#      created under .work/ironic-compat on first use)
 # Every stage runs; the script fails if any of them failed.
 set -euo pipefail
 
@@ -151,6 +153,7 @@ stage "docsite" docsite
 stage "execution environment" execution_environment
 stage "pytest" unit_and_integration
 stage "molecule fleet" env -C "$ROOT" ANSIBLE_COLLECTIONS_PATH="$WORK/collections" molecule test -s fleet
+stage "smoke suite on Ironic 24.1" bash "$ROOT/tests/compat.sh" 24.1
 
 echo
 if ((${#failed[@]})); then

@@ -153,8 +153,9 @@ def node_flags(node):
     return dict((flag, node.get(flag + '_reason')) for flag in states.NODE_FLAGS if node.get(flag))
 
 
-def plan_node(node, target, options):
-    """The steps for one node at rest; PlanError when there is no acceptable path.
+def plan_node(node, target, options, release=None):
+    """The steps for one node at rest on a server of ``release`` (None: the newest); PlanError when there is no
+    acceptable path.
 
     Call it once per node and task: asked-for in-place actions (service_steps, rebuild, inspection: always,
     clean_steps) are in every plan made, so planning again after they ran would run them again. A plan that
@@ -176,9 +177,12 @@ def plan_node(node, target, options):
     steps = planner.plan(node['provision_state'], target, allow_destructive=options.allow_destructive,
                          adopt=options.adopt, actions=required, optional_actions=optional, unhold=options.unhold,
                          held_target=node.get('target_provision_state'), flags=flags,
-                         fault=node.get('fault'), clear_fault=options.clear_fault)
-    if options.rescue_password is None and any(step.verb == 'rescue' for step in steps):
-        raise planner.PlanError("The plan rescues the node; set rescue_password (the password of the rescue user).")
+                         fault=node.get('fault'), clear_fault=options.clear_fault, release=release)
+    rescue = next((step for step in steps if step.verb == 'rescue'), None)
+    if options.rescue_password is None and rescue is not None:
+        raise planner.PlanError("The plan rescues the node (%s); set rescue_password (the password of the rescue "
+                                "user).%s" % (', '.join('%s to %s' % (step.verb, step.landing) for step in steps),
+                                              planner.missing_ways_out(rescue.source, release)))
     reader = next((index for index, step in enumerate(steps) if step.verb in INSTANCE_INFO_VERBS), None)
     if reader is not None and instance_info_patch(node, options.instance_info):
         source = steps[reader].source
@@ -287,7 +291,7 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
     def plan(job, node):
         # Polls do not read instance_info: the node as looked up has it.
         looked_up = dict(node, instance_info=found_by_uuid[job.uuid].get('instance_info'))
-        steps = plan_node(looked_up, job.target, job.options)
+        steps = plan_node(looked_up, job.target, job.options, client.release)
         check_requests(client, steps, job.options)
         return steps
 

@@ -61,6 +61,7 @@ def assert_no_write(ironic, mark):
 
 # -- enrolling and updating ---------------------------------------------------------------------------------
 
+@pytest.mark.smoke
 def test_enroll_with_every_field_leaves_the_node_in_enroll_and_a_rerun_writes_nothing(ironic, run_module, new_name):
     name, node_uuid, mac1, mac2 = new_name(), str(uuid.uuid4()), new_mac(), new_mac()
     args = dict(

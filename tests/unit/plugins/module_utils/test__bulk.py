@@ -185,7 +185,7 @@ class InMemoryIronic(IronicClient):
 
     def __init__(self, size):
         super(InMemoryIronic, self).__init__('http://ironic.invalid')
-        self._version = (1, 115)
+        self._server_version = (1, 115)
         self.nodes = [{'uuid': '00000000-0000-4000-8000-%012d' % index, 'name': 'node-%d' % index,
                        'driver': 'fake-hardware', 'provision_state': 'manageable', 'target_provision_state': None,
                        'maintenance': False} for index in range(size)]

@@ -333,7 +333,7 @@ def test_node_history_is_the_latest_events_oldest_first(server):
     client = IronicClient(server.endpoint)
     assert [event['event'] for event in client.node_history('n1', 2)] == ['old', 'new']
     assert 'sort_dir=desc' in server.requests[-1][1] and 'limit=2' in server.requests[-1][1]
-    client._version = (1, 77)
+    client._server_version = (1, 77)
     assert client.node_history('n1', 2) == []
 
 
@@ -390,3 +390,18 @@ def test_the_whole_history_follows_pagination_oldest_first(server):
     assert [event['uuid'] for event in IronicClient(server.endpoint).whole_node_history('n1')] == ['e1', 'e2', 'e3']
     pages = [request[1] for request in server.requests if request[1].startswith('/v1/nodes/n1/history')]
     assert len(pages) == 2 and 'detail=true' in pages[0] and 'marker=e2' in pages[1]
+
+
+@pytest.mark.parametrize('max_version, version, release, words', [
+    ('1.90', (1, 90), (24, 1), 'Ironic 24.1 (API 1.90)'),
+    ('1.101', (1, 101), (32, 0), 'Ironic 32.0 or 32.1 (API 1.101)'),
+    ('1.120', (1, 115), (39, 0), 'Ironic newer than 39.0 (API 1.120)'),
+])
+def test_the_servers_release_is_read_from_its_newest_api_version_with_one_request(max_version, version, release, words):
+    server = ScriptedIronic(max_version=max_version)
+    try:
+        client = IronicClient(server.endpoint)
+        assert (client.version, client.release, client.describe_server()) == (version, release, words)
+        assert client.server_version == _ironic.parse_version(max_version) and client.api_calls == 1
+    finally:
+        server.close()
