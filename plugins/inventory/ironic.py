@@ -171,7 +171,6 @@ from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.inventory.group import to_safe_group_name
 from ansible.module_utils.basic import AnsibleFallbackNotFound
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
-from ansible.template import trust_as_template
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
@@ -179,6 +178,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import is_secret_name, masked, public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_options
+from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._compat import trusted_template, untrusted
 
 # The node fields that become host variables; driver_info is masked, instance_info is only requested for
 # host_address, and only its chosen key is kept.
@@ -196,7 +196,7 @@ ADDRESS_FIELDS = ('extra', 'instance_info')
 CONTROLLER_GROUP_VARS = {
     'ansible_connection': 'local',
     # Ours, so trusted; nothing read from Ironic is ever templated.
-    'ansible_python_interpreter': trust_as_template('{{ ansible_playbook_python }}'),
+    'ansible_python_interpreter': trusted_template('{{ ansible_playbook_python }}'),
 }
 
 
@@ -320,6 +320,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         strict = self.get_option('strict')
         for variables in sorted(hosts, key=lambda item: (item['ironic_name'] or '', item['ironic_uuid'])):
             host = self.inventory.add_host(variables['ironic_name'] or variables['ironic_uuid'], group=ALL_GROUP)
+            variables = untrusted(variables)
             for name, value in variables.items():
                 self.inventory.set_variable(host, name, value)
             for group in node_groups(variables):
