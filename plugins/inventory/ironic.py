@@ -128,41 +128,42 @@ host_address: extra:ssh_address
 #           state: present
 #         become: true
 
----
-# rack1.ironic.yml: the nodes of one conductor group, cached, with a group per owner; the address comes from
-# instance_info (only that key is read) unless the rack's DNS names the node
-plugin: baremetal.lifecycle.ironic
-endpoint: http://127.0.0.1:6385
-host_address: instance_info:ssh_address
-filters:
-  conductor_group: rack1
-cache: true
-cache_plugin: ansible.builtin.jsonfile
-cache_connection: ~/.cache/ansible-ironic-inventory
-keyed_groups:
-  - key: ironic_owner
-    prefix: owner
-    default_value: none
-groups:
-  gpu: "'CUSTOM_GPU' in ironic_traits"
-compose:
-  rack: ironic_extra.rack | default('unknown')
-  # compose wins over host_address; an expression that fails (no dns_name in extra) sets nothing
-  ansible_host: ironic_extra.dns_name
-
----
-# dns.ironic.yml: each server reached at a name the site's DNS gives it, computed with compose. Ironic's ports
-# hold MAC addresses, which this plugin does not read: to reach the address a port leased, keep it in extra.
-plugin: baremetal.lifecycle.ironic
-cloud: baremetal-lifecycle-local
-compose:
-  ansible_host: ironic_name ~ '.mgmt.example.com'
-
----
-# local.ironic.yml: the behaviour of versions before 0.2.0, every host running its tasks on the controller
-plugin: baremetal.lifecycle.ironic
-cloud: baremetal-lifecycle-local
-controller_connection: true
+# More inventory files, as comments (EXAMPLES is one YAML document):
+# ---
+# # rack1.ironic.yml: the nodes of one conductor group, cached, with a group per owner; the address comes from
+# # instance_info (only that key is read) unless the rack's DNS names the node
+# plugin: baremetal.lifecycle.ironic
+# endpoint: http://127.0.0.1:6385
+# host_address: instance_info:ssh_address
+# filters:
+#   conductor_group: rack1
+# cache: true
+# cache_plugin: ansible.builtin.jsonfile
+# cache_connection: ~/.cache/ansible-ironic-inventory
+# keyed_groups:
+#   - key: ironic_owner
+#     prefix: owner
+#     default_value: none
+# groups:
+#   gpu: "'CUSTOM_GPU' in ironic_traits"
+# compose:
+#   rack: ironic_extra.rack | default('unknown')
+#   # compose wins over host_address; an expression that fails (no dns_name in extra) sets nothing
+#   ansible_host: ironic_extra.dns_name
+#
+# ---
+# # dns.ironic.yml: each server reached at a name the site's DNS gives it, computed with compose. Ironic's ports
+# # hold MAC addresses, which this plugin does not read: to reach the address a port leased, keep it in extra.
+# plugin: baremetal.lifecycle.ironic
+# cloud: baremetal-lifecycle-local
+# compose:
+#   ansible_host: ironic_name ~ '.mgmt.example.com'
+#
+# ---
+# # local.ironic.yml: the behaviour of versions before 0.2.0, every host running its tasks on the controller
+# plugin: baremetal.lifecycle.ironic
+# cloud: baremetal-lifecycle-local
+# controller_connection: true
 '''
 
 import os

@@ -2,9 +2,9 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What differs between the ansible-core releases this collection supports (2.16 and later), in one place.
 
-ansible-core 2.19 brought data tagging: strings are trusted or not, and inline vault values decrypt with the vault
-secrets of the process. Before it, every string is a template unless wrapped as unsafe, and a vault value
-decrypts only with the VaultLib of the loader that read it.
+ansible-core 2.19 brought data tagging: strings are trusted as templates or not, and inline vault values decrypt
+with the vault secrets of the process. Before it, every string is a template unless wrapped as unsafe, and a vault
+value decrypts only with the VaultLib of the loader that read it.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -18,17 +18,16 @@ from ansible.errors import AnsibleError
 from jinja2 import pass_context
 
 try:
-    from ansible.parsing.vault import EncryptedString
+    from ansible.parsing.vault import EncryptedString as VAULT_TYPE
     from ansible.template import trust_as_template
 except ImportError:  # ansible-core 2.16 to 2.18
-    from ansible.parsing.yaml.objects import AnsibleVaultEncryptedUnicode
+    from ansible.parsing.yaml.objects import AnsibleVaultEncryptedUnicode as VAULT_TYPE
     from ansible.utils.unsafe_proxy import wrap_var
-
+    trust_as_template = None
     DATA_TAGGING = False
-    VAULT_TYPE = AnsibleVaultEncryptedUnicode
 else:
+    wrap_var = None
     DATA_TAGGING = True
-    VAULT_TYPE = EncryptedString
 
 # The VaultLib of the play, while a filter decorated with with_vault runs (ansible-core 2.16 to 2.18).
 _play_vault = contextvars.ContextVar('baremetal_lifecycle_play_vault', default=None)

@@ -4,6 +4,10 @@
 The behaviour against a real Ironic (reruns, writes, error messages) is tested in tests/integration/test_node.py.
 """
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import json
 import sys
 
