@@ -33,8 +33,9 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, '.work')
 COLLECTIONS = os.path.join(WORK, 'collections')
-VENV_BIN = os.path.join(WORK, 'venv', 'bin')
-PYTHON = os.path.join(VENV_BIN, 'python') if os.path.exists(os.path.join(VENV_BIN, 'python')) else sys.executable
+# The ansible-core under test is the one beside the Python running the tests: .work/venv's for make test, another
+# release's virtualenv for tests/core/run.sh. The integration tests' own ansible commands follow the same rule.
+PYTHON = sys.executable
 ANSIBLE_PLAYBOOK = os.path.join(os.path.dirname(PYTHON), 'ansible-playbook')
 ANSIBLE_CFG = os.path.join(ROOT, 'ansible.cfg')
 # Ironic's virtualenv, shared by `make demo` and the tests (installed once); BAREMETAL_LIFECYCLE_IRONIC_VENV points the

@@ -218,9 +218,7 @@ def test_secrets_are_sent_on_create_never_compared_and_rotated_with_always(ironi
 
 def run_playbook_verbosely(ironic, playbook):
     """ansible-playbook -vvvv --diff against the session Ironic: (process, stdout and stderr), to grep for secrets."""
-    bin_dir = os.path.join(REPO, '.work', 'venv', 'bin')
-    if not os.path.isdir(bin_dir):
-        bin_dir = os.path.dirname(sys.executable)
+    bin_dir = os.path.dirname(sys.executable)  # the ansible-core under test (tests/conftest.py)
     env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
     env.update(ANSIBLE_CONFIG=os.path.join(REPO, 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
                ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, '.work', 'collections'),

@@ -4,6 +4,10 @@
 Their behaviour against a real Ironic is in tests/integration/test_node_bulk.py and test_pagination.py.
 """
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import threading
 import time
 

@@ -4,6 +4,10 @@ reads them (checked against openstacksdk itself), TLS settings that the environm
 certificates, keystone (a small keystone on loopback: Ironic here cannot run with keystone) with token renewal,
 region and interface, http_basic refusals, and missing libraries."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import datetime
 import ipaddress
 import json

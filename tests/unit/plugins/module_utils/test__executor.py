@@ -5,6 +5,10 @@ The fake conductor moves a node along the table's success path one transient sta
 Everything users rely on is also tested against the real Ironic in tests/integration.
 """
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import json
 
 import pytest

@@ -2,6 +2,10 @@
 """The driver layer over real HTTP against a scripted server on loopback: answers Ironic gives only under load
 or in old releases (503, node or database locked, an old microversion), and pagination."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import json
 import socket
 import threading

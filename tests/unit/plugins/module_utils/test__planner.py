@@ -1,6 +1,10 @@
 # -*- coding: utf-8 -*-
 """The planner over every (state, target, policy, actions, node flags): plans are valid in Ironic's machine and safe."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 from hypothesis import given, settings, strategies as st
 

@@ -1,6 +1,10 @@
 # -*- coding: utf-8 -*-
 """Planning one node from what Ironic reports, per-node options, issuing steps, and what results show."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner

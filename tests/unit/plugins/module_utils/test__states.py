@@ -5,6 +5,10 @@ Agreement with Ironic itself is tested against the installed Ironic in
 tests/integration/test_state_machine_conformance.py.
 """
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
