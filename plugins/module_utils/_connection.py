@@ -302,6 +302,7 @@ def _keystone_client(region, endpoint, timeout):
     try:
         keystone = region.get_session()
         token = keystone.get_token()
+        access = keystone.auth.get_access(keystone)
         endpoint = endpoint or region.get_endpoint('baremetal') or keystone.get_endpoint(
             service_type='baremetal', interface=region.get_interface('baremetal'),
             region_name=region.get_region_name('baremetal'))
@@ -320,7 +321,12 @@ def _keystone_client(region, endpoint, timeout):
 
     session = TLSSession()
     session.verify, session.cert = region.get_requests_verify_args()
-    return IronicClient(endpoint, session=session, token=token, renew_token=renew_token, timeout=timeout)
+    client = IronicClient(endpoint, session=session, token=token, renew_token=renew_token, timeout=timeout)
+    if access.project_scoped:  # Ironic's default policy shows a project only the nodes it owns or leases
+        # The project's id: its name, given in auth, is masked in the task's output.
+        client.scope_note = ('The token is scoped to the project with id %s, which sees only the nodes it owns or '
+                             'leases: to see every node, authenticate with system_scope: all in auth.' % access.project_id)
+    return client
 
 
 def client_from_params(params):

@@ -581,8 +581,8 @@ CORPUS = {
         'OS_APPLICATION_CREDENTIAL_ID': 'ac1', 'OS_APPLICATION_CREDENTIAL_SECRET': 'acs'}, dict()),
     'OS_* password, task region and interface': (False, False, ENV_PASSWORD,
                                                  dict(region_name='RegionThree', interface='admin')),
-    'task endpoint, OS_CACERT and OS_CERT': (False, False, {'OS_CACERT': '/etc/ca.pem', 'OS_CERT': '/c.pem',
-                                                           'OS_KEY': '/c.key'}, dict(endpoint='https://127.0.0.1:9')),
+    'task endpoint, OS_CACERT and OS_CERT': (False, False, {'OS_CACERT': '/etc/ca.pem', 'OS_CERT': '/c.pem', 'OS_KEY': '/c.key'},
+                                             dict(endpoint='https://127.0.0.1:9')),
     'task endpoint beats OS_ENDPOINT, OS_TOKEN ignored': (False, False, {
         'OS_AUTH_TYPE': 'token', 'OS_TOKEN': 'tok', 'OS_ENDPOINT': 'http://127.0.0.1:1'},
         dict(endpoint='http://127.0.0.1:2')),
