@@ -6,6 +6,8 @@ first use (its dependencies conflict with nothing of the test virtualenv that wa
 
 from __future__ import annotations
 
+import datetime
+import ipaddress
 import os
 import signal
 import socket
@@ -15,6 +17,10 @@ import time
 import uuid
 
 import requests
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VENV = os.path.join(ROOT, '.work', 'keystone-venv')
@@ -37,10 +43,12 @@ class Keystone:
     ``admin`` with ``password`` (admin on the system and on the project ``admin``), ``token(**scope)``, ``api()``.
     ``stop()`` ends it by its PID."""
 
-    def __init__(self, base_dir):
+    def __init__(self, base_dir, tls=False):
         self.base_dir = str(base_dir)
         self.port = _free_loopback_port()
-        self.url = 'http://127.0.0.1:%d' % self.port
+        # tls: HTTPS with a certificate for 127.0.0.1 signed by a CA of its own (``ca_file``).
+        self.ca_file, self.tls_files = (_certificates(self.base_dir) if tls else (None, ()))
+        self.url = '%s://127.0.0.1:%d' % ('https' if tls else 'http', self.port)
         self.auth_url = self.url + '/v3'
         self.password = 'ks-' + uuid.uuid4().hex
         self.config = os.path.join(self.base_dir, 'keystone.conf')
@@ -67,14 +75,15 @@ class Keystone:
                      '--bootstrap-public-url', self.auth_url)
         with open(os.path.join(self.base_dir, 'wsgi.out'), 'ab') as out:
             self.process = subprocess.Popen(  # pylint: disable=consider-using-with
-                [os.path.join(VENV, 'bin', 'python'), SERVE, '127.0.0.1', str(self.port), self.config],
+                [os.path.join(VENV, 'bin', 'python'), SERVE, '127.0.0.1', str(self.port), self.config]
+                + list(self.tls_files),
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=self.base_dir)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError('keystone exited with %s; see %s' % (self.process.returncode, self.base_dir))
             try:
-                if requests.get(self.auth_url, timeout=2).status_code == 200:
+                if requests.get(self.auth_url, timeout=2, verify=self.ca_file or True).status_code == 200:
                     return self
             except requests.RequestException:
                 pass
@@ -98,13 +107,13 @@ class Keystone:
             'name': user, 'domain': DOMAIN, 'password': password or self.password}}}}}
         if scope:
             body['auth']['scope'] = scope
-        answer = requests.post(self.auth_url + '/auth/tokens', json=body, timeout=30)
+        answer = requests.post(self.auth_url + '/auth/tokens', json=body, timeout=30, verify=self.ca_file or True)
         answer.raise_for_status()
         return answer.headers['X-Subject-Token'], answer.json()['token']
 
     def api(self, method, path, token, json=None):  # pylint: disable=redefined-outer-name
         answer = requests.request(method, self.auth_url + path, json=json, headers={'X-Auth-Token': token},
-                                  timeout=30)
+                                  timeout=30, verify=self.ca_file or True)
         answer.raise_for_status()
         return answer.json() if answer.content else None
 
@@ -118,3 +127,37 @@ def _free_loopback_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(('127.0.0.1', 0))
         return sock.getsockname()[1]
+
+
+def _certificates(directory):
+    """(CA file, (certificate file, key file)) of a CA and a server certificate for 127.0.0.1 it signed."""
+    os.makedirs(directory, exist_ok=True)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, 'keystone test CA')])
+
+    def build(subject, public_key, ca):
+        builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(ca_name).public_key(public_key)
+                   .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+                   .not_valid_after(now + datetime.timedelta(days=1))
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        if ca:
+            builder = builder.add_extension(x509.KeyUsage(True, False, False, False, False, True, True, False, False),
+                                            critical=True)
+            builder = builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False)
+        else:
+            builder = builder.add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
+                                            critical=False)
+            builder = builder.add_extension(x509.SubjectAlternativeName(
+                [x509.IPAddress(ipaddress.ip_address('127.0.0.1'))]), critical=False)
+        return builder.sign(ca_key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM)
+
+    files = [os.path.join(directory, name) for name in ('ca.pem', 'server.pem', 'server.key')]
+    contents = [build(ca_name, ca_key.public_key(), True),
+                build(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, '127.0.0.1')]), key.public_key(), False),
+                key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                  serialization.NoEncryption())]
+    for path, content in zip(files, contents):
+        with open(path, 'wb') as stream:
+            stream.write(content)
+    return files[0], tuple(files[1:])

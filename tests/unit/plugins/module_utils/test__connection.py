@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 """Connection options -> session, over real HTTP(S) on loopback: clouds.yaml and OS_* read the way openstacksdk
-reads them (checked against openstacksdk itself), TLS settings that the environment cannot override, client
-certificates, keystone (a small keystone on loopback: Ironic here cannot run with keystone) with token renewal,
-region and interface, http_basic refusals, and missing libraries."""
+reads them (a differential corpus against openstacksdk itself), TLS settings that the environment cannot
+override, client certificates, http_basic refusals, and missing libraries. Keystone is tested against a real
+Keystone in tests/integration/test_keystone.py."""
 
 import datetime
 import ipaddress
@@ -387,123 +387,6 @@ def test_wrong_http_basic_credentials_fail_at_once_and_clearly(serve):
         'credentials were refused: check auth_type and auth (username and password for http_basic), or the cloud '
         'they come from.')
     assert [request['path'] for request in server.requests] == ['/', '/v1/nodes?limit=1000']
-
-
-# --- keystone -------------------------------------------------------------------------------------------------
-
-class Keystone(object):
-    """A keystone v3 on loopback that hands out token-1, token-2... with a catalog of baremetal endpoints."""
-
-    def __init__(self, serve, catalog):
-        self.issued = 0
-        self.catalog = catalog
-        self.server = serve(self.answer)
-        self.auth_url = self.server.endpoint + '/v3'
-
-    def answer(self, request):
-        if request['method'] == 'GET' and request['path'].rstrip('/') == '/v3':
-            return 200, {'version': {'id': 'v3.14', 'status': 'stable', 'links': [
-                {'rel': 'self', 'href': self.auth_url + '/'}]}}, None
-        if request['method'] == 'POST' and request['path'] == '/v3/auth/tokens':
-            password = request['body']['auth']['identity']['password']['user']['password']
-            if password != 'keystone-pw':
-                return 401, {'error': {'code': 401, 'message': 'The request requires authentication.'}}, None
-            self.issued += 1
-            domain = {'id': 'default', 'name': 'Default'}
-            token = {'methods': ['password'], 'expires_at': '2099-01-01T00:00:00.000000Z',
-                     'issued_at': '2026-01-01T00:00:00.000000Z',
-                     'user': {'id': 'u1', 'name': 'admin', 'domain': domain},
-                     'project': {'id': 'p1', 'name': 'admin', 'domain': domain},
-                     'catalog': [{'type': 'baremetal', 'name': 'ironic', 'id': 's1', 'endpoints': [
-                         dict(id='e%d' % index, interface=interface, region=region, region_id=region, url=url)
-                         for index, (region, interface, url) in enumerate(self.catalog)]}]}
-            return 201, {'token': token}, {'X-Subject-Token': 'token-%d' % self.issued}
-        return 404, None, None
-
-    def auth(self, password='keystone-pw'):
-        return {'auth_url': self.auth_url, 'username': 'admin', 'password': password, 'project_name': 'admin',
-                'user_domain_name': 'Default', 'project_domain_name': 'Default'}
-
-
-def token_ironic(valid):
-    """An Ironic that accepts only the tokens in ``valid`` (a set the test changes to expire tokens)."""
-    def answer(request):
-        if request['path'] != '/' and request['headers'].get('X-Auth-Token') not in valid:
-            return 401, {'error_message': 'Authentication required'}, None
-        return ironic_answers(request)
-    return answer
-
-
-def test_an_expired_keystone_token_is_renewed_once_and_the_task_goes_on(serve):
-    valid = {'token-1'}
-    ironic = serve(token_ironic(valid))
-    keystone = Keystone(serve, [('RegionOne', 'public', ironic.endpoint)])
-    client = client_from_params(params(auth_type='password', auth=keystone.auth()))
-    assert client.endpoint == ironic.endpoint
-    assert client.list_nodes() == NODES_ANSWER['nodes']
-    valid.clear()
-    valid.add('token-2')  # token-1 expired
-    assert client.list_nodes() == NODES_ANSWER['nodes']
-    assert keystone.issued == 2
-    assert [request['headers'].get('X-Auth-Token') for request in ironic.requests[1:]] == [
-        'token-1', 'token-1', 'token-2']
-
-
-def test_a_token_refused_again_after_renewal_fails_without_a_retry_storm(serve):
-    ironic = serve(token_ironic(set()))
-    keystone = Keystone(serve, [('RegionOne', 'public', ironic.endpoint)])
-    client = client_from_params(params(auth_type='password', auth=keystone.auth()))
-    with pytest.raises(BaremetalError, match='HTTP 401.*credentials were refused'):
-        client.list_nodes()
-    assert keystone.issued == 2
-    assert len(ironic.requests) == 3  # GET /, the request, the request with the renewed token
-
-
-def test_endpoint_with_a_keystone_auth_type_uses_that_endpoint_and_keystone(serve):
-    ironic = serve(token_ironic({'token-1'}))
-    keystone = Keystone(serve, [('RegionOne', 'public', 'http://127.0.0.1:9/not-this-one')])
-    client = client_from_params(params(endpoint=ironic.endpoint, auth_type='password', auth=keystone.auth()))
-    assert client.endpoint == ironic.endpoint
-    assert client.list_nodes() == NODES_ANSWER['nodes']
-
-
-def test_keystone_from_os_variables_alone(serve, monkeypatch):
-    ironic = serve(token_ironic({'token-1'}))
-    keystone = Keystone(serve, [('RegionOne', 'public', ironic.endpoint)])
-    for key, value in keystone.auth().items():
-        monkeypatch.setenv('OS_' + key.upper(), value)
-    assert client_from_params(params()).list_nodes() == NODES_ANSWER['nodes']
-
-
-def test_region_name_and_interface_choose_the_catalog_endpoint(serve):
-    keystone = Keystone(serve, [('RegionOne', 'public', 'http://127.0.0.1:1'),
-                                ('RegionOne', 'internal', 'http://127.0.0.1:2'),
-                                ('RegionTwo', 'public', 'http://127.0.0.1:3'),
-                                ('RegionTwo', 'internal', 'http://127.0.0.1:4')])
-    chosen = dict(((region, interface), client_from_params(params(
-        auth_type='password', auth=keystone.auth(), region_name=region, interface=interface)).endpoint)
-        for region in ('RegionOne', 'RegionTwo') for interface in ('public', 'internal'))
-    assert chosen == {('RegionOne', 'public'): 'http://127.0.0.1:1', ('RegionOne', 'internal'): 'http://127.0.0.1:2',
-                      ('RegionTwo', 'public'): 'http://127.0.0.1:3', ('RegionTwo', 'internal'): 'http://127.0.0.1:4'}
-
-
-def test_keystone_gets_the_modules_tls_settings(serve, authorities):
-    right = authorities[0]
-    ironic = serve(token_ironic({'token-1'}))
-    keystone = Keystone(serve, [('RegionOne', 'public', ironic.endpoint)])
-    keystone.server.close()
-    keystone.server = serve(keystone.answer, tls=tls_context(right))
-    keystone.auth_url = keystone.server.endpoint + '/v3'
-    with pytest.raises(BaremetalError, match='keystone authentication failed'):
-        client_from_params(params(auth_type='password', auth=keystone.auth()))
-    client = client_from_params(params(auth_type='password', auth=keystone.auth(), ca_cert=right.ca))
-    assert client.list_nodes() == NODES_ANSWER['nodes']
-
-
-def test_wrong_keystone_credentials_are_reported(serve):
-    keystone = Keystone(serve, [])
-    with pytest.raises(BaremetalError, match='keystone authentication failed'):
-        client_from_params(params(auth_type='password', auth=keystone.auth(password='wrong')))
 
 
 # --- the same resolution as openstacksdk: a differential corpus -------------------------------------------------
