@@ -33,7 +33,7 @@ options:
       - The authentication plugin, for example V(password), V(v3applicationcredential), V(http_basic) or V(none).
       - With O(endpoint) and no O(cloud), V(none) is the default; a keystone plugin (any other value) means
         "talk to O(endpoint), authenticate with keystone" (O(auth) or the E(OS_*) variables say how).
-      - A token scoped to a project sees only the nodes that project owns or leases (Ironic's default policy): a
+      - A token scoped to a project sees only the nodes that project owns or leases (Ironic's default policy); a
         node it cannot see is reported with that reason. Give C(system_scope) V(all) in O(auth) to see every node.
       - A keystone token that expires in the middle of a task is renewed once, and the request is sent again.
     type: str
