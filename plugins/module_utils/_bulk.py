@@ -222,10 +222,11 @@ def targets_from_elements(elements, defaults, types):
     return targets
 
 
-def no_node_message(idents):
-    """What a task says of names or UUIDs that match no node."""
-    return ("No node is named or has the UUID %s. List the nodes Ironic knows with baremetal.lifecycle.baremetal_node_info, "
-            "or enroll it with baremetal.lifecycle.baremetal_node." % ', '.join("'%s'" % ident for ident in idents))
+def no_node_message(idents, client):
+    """What a task says of names or UUIDs that match no node (and why its credentials may not see them)."""
+    message = ("No node is named or has the UUID %s. List the nodes Ironic knows with baremetal.lifecycle.baremetal_node_info, "
+               "or enroll it with baremetal.lifecycle.baremetal_node." % ', '.join("'%s'" % ident for ident in idents))
+    return message + (' ' + client.scope_note if client.scope_note else '')
 
 
 def find_nodes(client, idents, fields):
@@ -267,7 +268,7 @@ def read_targets(client, targets, fields):
     """
     found, missing = find_nodes(client, [target.ident for target in targets], fields)
     if missing:
-        raise BaremetalError(no_node_message(missing))
+        raise BaremetalError(no_node_message(missing, client))
     for target in targets:
         target.node = found[target.ident]
     return targets

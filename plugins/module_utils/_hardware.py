@@ -457,7 +457,7 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=20):
     prepared = []
     for ident, declaration in requests:
         if ident not in found:
-            problems.append(no_node_message([ident]))
+            problems.append(no_node_message([ident], client))
             continue
         try:
             item = prepare(client, found[ident], declaration)

@@ -234,6 +234,7 @@ class IronicClient(object):
         if token:
             self._session.headers['X-Auth-Token'] = token
         self._renew_token = renew_token
+        self.scope_note = None  # why these credentials may not see a node (see _connection.py)
         self._server_version = None
         # Until Ironic has answered once, a refused connection means nothing listens at the endpoint; after, that
         # Ironic is restarting, which is worth waiting for.

@@ -301,7 +301,7 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
     jobs = [(Job(found[target.ident], target.state, target.options), found[target.ident])
             for target in targets if target.ident in found]
     executor.run(jobs, wait=wait, check_mode=check_mode)
-    errors = [bulk.no_node_message([ident]) for ident in missing]
+    errors = [bulk.no_node_message([ident], client) for ident in missing]
     return [job for job, _node in jobs], errors
 
 

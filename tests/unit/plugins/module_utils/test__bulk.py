@@ -80,6 +80,7 @@ class FakeClient(object):
         self.version = version
         self.nodes = list(nodes)
         self.requests = []
+        self.scope_note = None
 
     def require(self, feature, version):
         if self.version < version:
@@ -264,8 +265,11 @@ def test_idents_past_half_a_page_list_every_node_page_by_page():
 
 
 def test_the_message_for_idents_that_match_no_node_names_each_and_says_how_to_find_nodes():
-    message = no_node_message(['a', 'b'])
-    assert message.startswith("No node is named or has the UUID 'a', 'b'.") and 'baremetal_node_info' in message
+    client = InMemoryIronic(0)
+    message = no_node_message(['a', 'b'], client)
+    assert message.startswith("No node is named or has the UUID 'a', 'b'.") and message.endswith('baremetal_node.')
+    client.scope_note = 'The token is scoped to project p.'
+    assert no_node_message(['a'], client).endswith('baremetal_node. The token is scoped to project p.')
 
 
 def _power_or_maintenance(client, idents):
