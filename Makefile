@@ -4,8 +4,16 @@
 #   make install  build the collection and install it into .work/collections
 #   make demo     run playbooks/demo.yml against the embedded Ironic in .work/ironic
 #                 (its API on 127.0.0.1:6385; another port with, for example, make demo IRONIC_PORT=6390)
-#   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh)
-#   make bench    benchmarks against a raw REST floor (bench/; not part of the tests)
+#   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh), the smoke suite against the oldest
+#                 supported Ironic release, and the unit and smoke tests against the oldest and the newest supported
+#                 ansible-core (tests/core/run.sh $(CORE_OLDEST) $(CORE_NEWEST))
+#   make test-compat  the smoke suite against every supported Ironic release, each installed from PyPI in its own
+#                 virtualenv (under .work/ironic-compat, or IRONIC_COMPAT_VENVS); writes the table into
+#                 docs/compatibility.md (tests/compat.sh)
+#   make test-core  the ansible-core matrix: for every supported minor release (CORE_MINORS), in its own virtualenv
+#                 .work/core-MINOR, ansible-test sanity, the unit tests and the smoke tests; prints a table of the results
+#   make bench    every ratio against a raw REST floor measured in the same run, in one table (bench/bench_all.py;
+#                 not part of the tests; the other bench/*.py scripts measure one thing in detail)
 #   make docs     regenerate the generated docs: the state graph (text and SVG) from the engine's table,
 #                 the roles' variable tables from their argument specs, the docsite pages from docs/*.md
 #   make release  cut the release named by galaxy.yml's version (bump it first): build and install the collection,
@@ -45,7 +53,13 @@ IRONIC_VARS := -e ironic_standalone_base_dir=$(IRONIC_DIR) \
 	-e ironic_standalone_venv=$(WORK)/ironic-venv \
 	-e ironic_standalone_clouds_yaml=$(WORK)/clouds.yaml
 
-.PHONY: venv install demo test bench docs release stop clean
+# The ansible-core releases the collection supports (meta/runtime.yml: requires_ansible); 2.20 and later need
+# Python 3.12 or newer on the controller (tests/core/venv.sh finds one).
+CORE_MINORS := 2.16 2.17 2.18 2.19 2.20 2.21
+CORE_OLDEST := $(firstword $(CORE_MINORS))
+CORE_NEWEST := $(lastword $(CORE_MINORS))
+
+.PHONY: venv install demo test test-compat test-core bench docs release stop clean
 
 venv: $(VENV_STAMP)
 
@@ -67,11 +81,16 @@ demo: venv install
 	ansible-playbook playbooks/demo.yml $(IRONIC_VARS) -e ironic_standalone_port=$(IRONIC_PORT)
 
 test: venv install
-	bash tests/run.sh
+	CORE_OLDEST=$(CORE_OLDEST) CORE_NEWEST=$(CORE_NEWEST) bash tests/run.sh
+
+test-core: venv install
+	bash tests/core/run.sh --sanity $(CORE_MINORS)
+
+test-compat: venv install
+	bash tests/compat.sh --write-table
 
 bench: venv
-	python bench/bench_single.py
-	python bench/bench_fleet.py
+	python bench/bench_all.py
 
 docs: venv install
 	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph.py

@@ -7,8 +7,9 @@ Starts its own Ironic on a free loopback port and, in the same run, times bareme
   cloud           cloud: a clouds.yaml entry with auth_type none (read without openstacksdk);
   cloud via sdk   the same entry with a regions list, which only openstacksdk resolves: what every cloud cost
                   before (openstacksdk's config import and parsing);
-and a bare interpreter importing Ansible's module basics, the floor no module goes under.
-Ratios are against the endpoint baseline, medians of the rounds, variants interleaved within each round.
+and a bare interpreter importing Ansible's module basics (alone, and with requests), the floors no module goes under.
+Ratios are against the endpoint baseline and against the basics alone (issue 20's target: the endpoint process
+within 1.6x of it), medians of the rounds, variants interleaved within each round.
 
     python bench/bench_startup.py [--rounds 5] [--ironic-venv DIR]
 """
@@ -29,31 +30,43 @@ def clouds_yaml(bench):
     return 'clouds:\n  %s:\n%s  %s-sdk:\n%s    regions: [RegionOne]\n' % (bench.cloud, entry, bench.cloud, entry)
 
 
-def interpreter_floor():
+def interpreter(imports):
     started = time.monotonic()
-    subprocess.run([sys.executable, '-c', 'import ansible.module_utils.basic, requests'], check=True)
+    subprocess.run([sys.executable, '-c', 'import %s' % imports], check=True)
     return time.monotonic() - started
 
 
-def run(bench, rounds):
+# The floors no module goes under: Python with Ansible's module basics (issue 20's reference), and with requests too.
+FLOORS = (('python + ansible basics', 'ansible.module_utils.basic'),
+          ('python + ansible basics + requests', 'ansible.module_utils.basic, requests'))
+
+
+def measure(bench, rounds):
+    """{path: [seconds of each round]}: the module's variants and the floors, interleaved within each round."""
     bench.write('clouds.yaml', clouds_yaml(bench))
     bench.raw.call('POST', '/nodes', {'name': NODE, 'driver': 'fake-hardware'})
     variants = [('endpoint', dict(endpoint=bench.endpoint)), ('cloud', dict(cloud=bench.cloud)),
                 ('cloud via sdk', dict(cloud=bench.cloud + '-sdk'))]
-    samples = dict((name, []) for name, _ in variants)
-    samples['python + ansible basics'] = []
+    samples = dict((name, []) for name, _ in variants + list(FLOORS))
     bench.module('baremetal_node_info', node=NODE, endpoint=bench.endpoint)  # warm the file cache
     for _round in range(rounds):
-        samples['python + ansible basics'].append(interpreter_floor())
+        for name, imports in FLOORS:
+            samples[name].append(interpreter(imports))
         for name, connection in variants:
             seconds, result = bench.module('baremetal_node_info', node=NODE, **connection)
             if result.get('failed') or result['nodes'][0]['name'] != NODE:
                 raise common.BenchError('%s: %s' % (name, result.get('msg')))
             samples[name].append(seconds)
+    bench.raw.call('DELETE', '/nodes/%s' % NODE)
+    return samples
+
+
+def report(samples):
     baseline = statistics.median(samples['endpoint'])
     rows = [(name, '%.3f' % statistics.median(values), '%.2fx' % (statistics.median(values) / baseline),
+             '%.2fx' % (statistics.median(values) / statistics.median(samples[FLOORS[0][0]])),
              '%.3f-%.3f' % (min(values), max(values))) for name, values in samples.items()]
-    print(common.table(('one baremetal_node_info process', 'median s', 'vs endpoint', 'range s'), rows))
+    print(common.table(('one baremetal_node_info process', 'median s', 'vs endpoint', 'vs basics', 'range s'), rows))
 
 
 def main():
@@ -64,7 +77,8 @@ def main():
     if options.rounds < 3:
         parser.error('--rounds must be at least 3')
     with common.ironic(options.ironic_venv) as bench:
-        run(bench, options.rounds)
+        samples = measure(bench, options.rounds)
+    report(samples)
 
 
 if __name__ == '__main__':

@@ -67,6 +67,8 @@ def measure(bench, count, wave_size, repeat):
             samples[path].append(seconds)
         print('round %d/%d: floor %.2f s, module %.2f s' % (index + 1, repeat, samples['floor'][-1],
                                                             samples['module'][-1]), flush=True)
+    for uuid in uuids:  # Ironic deletes an active node only in maintenance
+        bench.raw.call('PUT', '/nodes/%s/maintenance' % uuid, {'reason': 'bench cleanup'})
     bench.raw.delete_nodes(uuids)
     return dict((path, statistics.median(values)) for path, values in samples.items()), calls, waves
 

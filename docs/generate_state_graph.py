@@ -46,11 +46,15 @@ def render(states, planner):
               '',
               'Every transition of `ironic.common.state_machine.machine`; a test fails if this table and the installed',
               'Ironic differ. Kinds: stable (rests until asked), transient (the conductor moves it on), failed (rests;',
-              'recovery needs a verb), hold (a step waits for an operator).',
+              'recovery needs a verb), hold (a step waits for an operator). The last column is the first Ironic',
+              'release that has the edge; the planner uses only the edges of the server\'s release',
+              '(see [compatibility](compatibility.md)).',
               '',
-              '| from | kind | event | to |', '| --- | --- | --- | --- |']
-    for source, event, destination in states.TRANSITIONS:
-        lines.append('| %s | %s | %s | %s |' % (source, states.STATES[source][0], event, destination))
+              '| from | kind | event | to | from Ironic |', '| --- | --- | --- | --- | --- |']
+    for edge in states.TRANSITIONS:
+        source, event, destination = edge
+        since = states.release_name(states.TRANSITION_SINCE.get(edge, states.SUPPORTED_RELEASE))
+        lines.append('| %s | %s | %s | %s | %s |' % (source, states.STATES[source][0], event, destination, since))
     lines += ['', '## API verbs', '', '| verb | event | lowest API version |', '| --- | --- | --- |']
     for verb, event in states.VERBS.items():
         version = states.VERB_MIN_VERSION.get(verb)

@@ -34,13 +34,17 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, '.work')
 COLLECTIONS = os.path.join(WORK, 'collections')
-VENV_BIN = os.path.join(WORK, 'venv', 'bin')
-PYTHON = os.path.join(VENV_BIN, 'python') if os.path.exists(os.path.join(VENV_BIN, 'python')) else sys.executable
+# The ansible-core under test is the one beside the Python running the tests: .work/venv's for make test, another
+# release's virtualenv for tests/core/run.sh. The integration tests' own ansible commands follow the same rule.
+PYTHON = sys.executable
 ANSIBLE_PLAYBOOK = os.path.join(os.path.dirname(PYTHON), 'ansible-playbook')
 ANSIBLE_CFG = os.path.join(ROOT, 'ansible.cfg')
-IRONIC_VENV = os.path.join(WORK, 'ironic-venv')  # shared by `make demo` and the tests, installed once
+# Ironic's virtualenv, shared by `make demo` and the tests (installed once); BAREMETAL_LIFECYCLE_IRONIC_VENV points the
+# tests at another one, for example an older Ironic release (`make test-compat`).
+IRONIC_VENV = os.environ.get('BAREMETAL_LIFECYCLE_IRONIC_VENV') or os.path.join(WORK, 'ironic-venv')
 INSTALLED = os.path.join(COLLECTIONS, 'ansible_collections', 'baremetal', 'lifecycle')
 
+# The newest API microversion raw calls ask for; an older server is asked for its own newest (see IronicInstance.api).
 API_VERSION = '1.115'
 CLOUD_NAME = 'baremetal-lifecycle-test'
 MODULE_TIMEOUT = 900
@@ -51,10 +55,38 @@ PLAYBOOK_TIMEOUT = 900
 if COLLECTIONS not in sys.path:
     sys.path.append(COLLECTIONS)
 
-# "... INFO ironic.api [req-...] 127.0.0.1 - PUT /v1/nodes/x/states/provision - 202 (12.3ms)"
-_REQUEST_LINE = re.compile(r' - (?P<method>[A-Z]+) (?P<path>\S+) - (?P<status>\d{3}) \(')
+# The one line Ironic's log has per API request, in the format of each supported release. Ironic 32.0 and newer:
+#   "... INFO ironic.api [req-...] 127.0.0.1 - PUT /v1/nodes/x/states/provision - 202 (12.3ms)"
+# up to 31.x, eventlet's WSGI server writes it:
+#   '... INFO eventlet.wsgi.server [req-...] 127.0.0.1 "PUT /v1/nodes/x/states/provision HTTP/1.1" status: 202  len: 0 time: 0.01'
+REQUEST_LINE_FORMATS = (
+    re.compile(r' INFO ironic\.api \[[^]]*\] \S+ - (?P<method>[A-Z]+) (?P<path>\S+) - (?P<status>\d{3}) \('),
+    re.compile(r' INFO eventlet\.wsgi\.server \[[^]]*\] \S+ "(?P<method>[A-Z]+) (?P<path>\S+) HTTP/[0-9.]+" '
+               r'status: (?P<status>\d{3}) '),
+)
 
 Request = collections.namedtuple('Request', 'method path status')
+
+
+def parse_requests(text):
+    """Every API request line of a piece of Ironic's log, in any format of REQUEST_LINE_FORMATS, in order."""
+    requests = []
+    for line in text.splitlines():
+        for line_format in REQUEST_LINE_FORMATS:
+            match = line_format.search(line)
+            if match:
+                requests.append(Request(match.group('method'), match.group('path'), int(match.group('status'))))
+                break
+    return requests
+
+
+class UnreadableLog(AssertionError):
+    """Ironic's log does not show the requests in a format the harness reads: counting them would prove nothing."""
+
+
+def pytest_configure(config):
+    config.addinivalue_line('markers', 'smoke: the smoke suite run against every supported Ironic release '
+                                       '(make test-compat; tests/compat.sh)')
 
 
 class IronicAPIError(AssertionError):
@@ -132,6 +164,7 @@ class IronicInstance:
         self.pid_path = os.path.join(self.base_dir, 'ironic.pid')
         self.venv = venv
         self.python = os.path.join(venv, 'bin', 'python')
+        self._server_version = None
         self.role_vars = {
             'ironic_standalone_base_dir': self.base_dir,
             'ironic_standalone_venv': venv,
@@ -175,16 +208,35 @@ class IronicInstance:
             return None
 
     # --- raw REST --------------------------------------------------------------------------------------------
-    def api(self, method, path, json=None, expect=(200, 201, 202, 204)):  # pylint: disable=redefined-outer-name
-        """Raw REST call with ``X-OpenStack-Ironic-API-Version: 1.115``; returns the decoded JSON body (None when
-        empty). ``path`` is relative to the endpoint: ``/v1/nodes`` or ``/nodes`` (``/v1`` is prepended when
+    @property
+    def server_version(self):
+        """The newest API microversion the server serves, as 'X.Y' (its root document, read once)."""
+        if self._server_version is None:
+            root = self._send('GET', '/', None, {})[1]
+            self._server_version = root['default_version']['version']
+        return self._server_version
+
+    def api_version(self, needed=API_VERSION):
+        """The microversion a raw call sends: ``needed``, or the server's newest when that is older."""
+        return min(needed, self.server_version, key=lambda version: tuple(int(part) for part in version.split('.')))
+
+    def api(self, method, path, json=None, expect=(200, 201, 202, 204), version=API_VERSION):  # pylint: disable=redefined-outer-name
+        """Raw REST call with ``X-OpenStack-Ironic-API-Version: <version>``, lowered to the server's newest when it
+        is older (an older Ironic answers 406 to a version it does not serve); returns the decoded JSON body (None
+        when empty). ``path`` is relative to the endpoint: ``/v1/nodes`` or ``/nodes`` (``/v1`` is prepended when
         missing; ``/`` is the root). Raises ``IronicAPIError`` (``.status``, ``.body``) when the status is not in
         ``expect``; ``expect=None`` accepts any status.
         """
         if path != '/' and not (path == '/v1' or path.startswith('/v1/') or path.startswith('/v1?')):
             path = '/v1' + (path if path.startswith('/') else '/' + path)
+        status, body = self._send(method, path, json, {'X-OpenStack-Ironic-API-Version': self.api_version(version)})
+        if expect is not None and status not in expect:
+            raise IronicAPIError(method.upper(), path, status, body)
+        return body
+
+    def _send(self, method, path, json, headers):  # pylint: disable=redefined-outer-name
         data = None
-        headers = {'X-OpenStack-Ironic-API-Version': API_VERSION, 'Accept': 'application/json'}
+        headers = dict(headers, Accept='application/json')
         if json is not None:
             data = _json_dumps(json).encode('utf-8')
             headers['Content-Type'] = 'application/json'
@@ -198,10 +250,7 @@ class IronicInstance:
                 status, raw = response.status, response.read()
         except urllib.error.HTTPError as error:
             status, raw = error.code, error.read()
-        body = _json_loads(raw)
-        if expect is not None and status not in expect:
-            raise IronicAPIError(method.upper(), path, status, body)
-        return body
+        return status, _json_loads(raw)
 
     # --- request log -----------------------------------------------------------------------------------------
     def _log_size(self):
@@ -212,16 +261,17 @@ class IronicInstance:
 
     def _sync_log(self, timeout=10.0):
         """Wait until every request answered so far is in the log: send a GET with a unique marker and wait for
-        its line (Ironic writes a request's line after answering it)."""
+        its line (Ironic writes a request's line after answering it). Returns the marker."""
         marker = uuid.uuid4().hex
         self.api('GET', '/?sync=%s' % marker, expect=None)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with open(self.log_path, 'rb') as handle:
                 if marker.encode() in handle.read():
-                    return
+                    return marker
             time.sleep(0.02)
-        raise AssertionError('the request with marker %s never appeared in %s' % (marker, self.log_path))
+        raise UnreadableLog('the request with marker %s never appeared in %s: the log shows no requests, so none can '
+                            'be counted' % (marker, self.log_path))
 
     def log_mark(self):
         """The current size of Ironic's log, after every request answered so far has been logged."""
@@ -229,16 +279,20 @@ class IronicInstance:
         return self._log_size()
 
     def requests_since(self, mark):
-        """Every API request logged after ``mark`` (from ``log_mark()``), as ``Request(method, path, status)``."""
-        self._sync_log()
+        """Every API request logged after ``mark`` (from ``log_mark()``), as ``Request(method, path, status)``.
+
+        Raises UnreadableLog when the log does not show the harness's own request, sent just before reading it, as
+        a request line of a known format (REQUEST_LINE_FORMATS): a counter that cannot read the log must fail, not
+        count nothing."""
+        marker = self._sync_log()
         with open(self.log_path, 'rb') as handle:
             handle.seek(mark)
             text = handle.read().decode('utf-8', 'replace')
-        requests = []
-        for line in text.splitlines():
-            match = _REQUEST_LINE.search(line)
-            if match and ' ironic.api ' in line:
-                requests.append(Request(match.group('method'), match.group('path'), int(match.group('status'))))
+        requests = parse_requests(text)
+        if not any(marker in request.path for request in requests):
+            line = next((line for line in text.splitlines() if marker in line), None)
+            raise UnreadableLog('cannot read the API requests in %s: the harness\'s own GET /?sync=%s is logged as %r, '
+                                'which no format of REQUEST_LINE_FORMATS reads' % (self.log_path, marker, line))
         return requests
 
     def write_requests_since(self, mark):
@@ -269,7 +323,8 @@ def _require_installed_collection():
 @pytest.fixture(scope='session')
 def ironic(tmp_path_factory):
     """A standalone Ironic for the whole test session (see ``IronicInstance``), on a free loopback port, in a fresh
-    temporary directory, with its virtualenv in .work/ironic-venv (installed on first use) and its own clouds.yaml.
+    temporary directory, with its virtualenv in .work/ironic-venv (installed on first use; or the one
+    BAREMETAL_LIFECYCLE_IRONIC_VENV names) and its own clouds.yaml.
     Stopped at the end of the session, whatever happened."""
     _require_installed_collection()
     base_dir = tmp_path_factory.mktemp('ironic')
@@ -371,7 +426,7 @@ def run_playbook(ironic, tmp_path):
 def make_ironic(tmp_path_factory):
     """Factory ``make_ironic(host='127.0.0.1', port=None, cloud_name=CLOUD_NAME, clouds_yaml=None, **security)``: a
     new, not started ``IronicInstance`` with a fresh temporary base directory (``port`` defaults to a free loopback
-    port, ``clouds_yaml`` to a file next to the base directory; the virtualenv is the shared .work/ironic-venv;
+    port, ``clouds_yaml`` to a file next to the base directory; the virtualenv is the session's (IRONIC_VENV);
     ``security``: ``auth``, ``tls``, ``username``, ``password`` as for ``IronicInstance``).
     Call ``.start()``/``.stop()`` or ``.playbook('start'|'stop'|'status')``; every instance that has a pid file at
     the end of the test is stopped."""

@@ -8,6 +8,10 @@
 #   6. execution environment: ansible-builder introspect finds the collection's requirements
 #   7. pytest tests (unit and integration tests; the integration tests start their own Ironic)
 #   8. molecule test of the fleet role
+#   9. the smoke suite against the oldest supported Ironic release, 24.1 (tests/compat.sh; its virtualenv is
+#      created under .work/ironic-compat on first use)
+#  10. the unit and smoke tests against the oldest and the newest supported ansible-core (tests/core/run.sh;
+#      CORE_OLDEST and CORE_NEWEST, given by the Makefile)
 # Every stage runs; the script fails if any of them failed.
 set -euo pipefail
 
@@ -18,6 +22,10 @@ COLLECTION="$WORK/collections/ansible_collections/baremetal/lifecycle"
 
 if [[ ! -x "$VENV/bin/ansible-test" || ! -d "$COLLECTION" ]]; then
     echo "error: run 'make venv install' first (or use 'make test')" >&2
+    exit 2
+fi
+if [[ -z ${CORE_OLDEST:-} || -z ${CORE_NEWEST:-} ]]; then
+    echo "error: set CORE_OLDEST and CORE_NEWEST, the ansible-core releases to test besides .work/venv's (make test does)" >&2
     exit 2
 fi
 export PATH="$VENV/bin:$PATH"
@@ -39,25 +47,8 @@ stage() {
 }
 
 sanity() {
-    # ansible-test lists the files to test with git when it finds a .git directory at or above the collection.
-    # The installed collection lives inside this repository's .work/ (git-ignored), so without a repository of
-    # its own every file would be skipped; an empty repository makes ansible-test see all the files as untracked.
-    # ansible-galaxy collection install --force recreates the directory, so this is redone on every run.
-    git -C "$COLLECTION" init -q
-    # ansible-test keeps one virtualenv per sanity test under ~/.ansible/test; keep them in .work instead (the
-    # pip download cache stays where it is). Their pip is normally bootstrapped with a script downloaded from
-    # ci-files.testing.ansible.com, which CI cannot reach: pre-seed the cache with an equivalent that uses
-    # ensurepip plus the package index (see tests/utils/ansible_test_get_pip.py).
-    local home="$WORK/ansible-test-home"
-    local pip_version
-    pip_version="$(python -c 'from types import SimpleNamespace as N
-from ansible_test._internal.python_requirements import get_venv_packages as g
-print(g(N(version="3.11"))["pip"])')"
-    mkdir -p "$home/.ansible/test/cache"
-    cp "$ROOT/tests/utils/ansible_test_get_pip.py" "$home/.ansible/test/cache/get_pip_${pip_version//./_}.py"
-    # No --skip-test and no tests/sanity/ignore-*.txt: every applicable sanity test runs and must pass.
-    (cd "$COLLECTION" && HOME="$home" PIP_CACHE_DIR="${PIP_CACHE_DIR:-$HOME/.cache/pip}" \
-        ansible-test sanity --python 3.11 --color no)
+    # ansible-test keeps one virtualenv per sanity test under ~/.ansible/test; keep them in .work instead.
+    "$ROOT/tests/utils/sanity.sh" "$VENV" "$WORK/ansible-test-home"
 }
 
 lint() {
@@ -151,6 +142,8 @@ stage "docsite" docsite
 stage "execution environment" execution_environment
 stage "pytest" unit_and_integration
 stage "molecule fleet" env -C "$ROOT" ANSIBLE_COLLECTIONS_PATH="$WORK/collections" molecule test -s fleet
+stage "smoke suite on Ironic 24.1" bash "$ROOT/tests/compat.sh" 24.1
+stage "ansible-core $CORE_OLDEST and $CORE_NEWEST" "$ROOT/tests/core/run.sh" "$CORE_OLDEST" "$CORE_NEWEST"
 
 echo
 if ((${#failed[@]})); then

@@ -15,19 +15,26 @@ options:
       - The cloud to talk to, as a name in C(clouds.yaml) or a dictionary of the same settings.
       - Falls back to the E(OS_CLOUD) environment variable. C(clouds.yaml) is found the way openstacksdk
         finds it, including E(OS_CLIENT_CONFIG_FILE).
-      - "A cloud with C(auth_type: none) and C(baremetal_endpoint_override) points at a standalone Ironic;
-        with C(auth_type: http_basic), C(auth.username) and C(auth.password) log in to it. Such clouds are read
-        without openstacksdk."
+      - "A cloud with C(auth_type: none) and C(baremetal_endpoint_override) (or C(auth.endpoint)) points at a
+        standalone Ironic; with C(auth_type: http_basic), C(auth.username) and C(auth.password) log in to it. Such
+        clouds are read without importing openstacksdk, unless they need it (C(secure.yaml), C(profile),
+        C(regions))."
       - Without O(cloud), O(endpoint) or E(OS_CLOUD), the E(OS_*) variables describe the cloud, as they do for
         openstacksdk, for example E(OS_AUTH_TYPE=none) and E(OS_BAREMETAL_ENDPOINT_OVERRIDE), or keystone's
         E(OS_AUTH_URL), E(OS_USERNAME), E(OS_PASSWORD), E(OS_PROJECT_NAME).
-      - The options below, when set, win over the cloud's settings.
+      - The options below, when set, win over the cloud's settings and over the E(OS_*) variables.
+      - "The rule: from the same settings, the module reaches the same endpoint with the same credentials, TLS
+        settings, region and interface as openstacksdk would, for example C(auth_type: none) with
+        C(auth.endpoint), or E(OS_AUTH_TYPE=none) with E(OS_ENDPOINT). One difference: O(auth) replaces the
+        authentication that E(OS_*) variables give (E(OS_TOKEN), E(OS_USERNAME)...) instead of adding to it."
     type: raw
   auth_type:
     description:
       - The authentication plugin, for example V(password), V(v3applicationcredential), V(http_basic) or V(none).
       - With O(endpoint) and no O(cloud), V(none) is the default; a keystone plugin (any other value) means
         "talk to O(endpoint), authenticate with keystone" (O(auth) or the E(OS_*) variables say how).
+      - A token scoped to a project sees only the nodes that project owns or leases (Ironic's default policy); a
+        node it cannot see is reported with that reason. Give C(system_scope) V(all) in O(auth) to see every node.
       - A keystone token that expires in the middle of a task is renewed once, and the request is sent again.
     type: str
   auth:

@@ -17,10 +17,10 @@ from collections.abc import Mapping
 
 import yaml
 from ansible.errors import AnsibleFilterError
-from ansible.parsing.vault import EncryptedString
 
 from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_errors import fleet_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._waves import wave_length
+from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._compat import VAULT_TYPE, decrypted, vault_value, with_vault
 
 # Fields of a fleet node that are not passed to baremetal_node: the role applies them with its other tasks.
 MAINTENANCE_FIELDS = ('maintenance', 'maintenance_reason')
@@ -37,7 +37,7 @@ class _FleetLoader(_Loader):
 
 def _construct_vault(loader, node):
     # Decrypted with the play's vault secrets, as Ansible decrypts an inline !vault value of a variable file.
-    return str(EncryptedString(ciphertext=loader.construct_scalar(node)))
+    return decrypted(vault_value(loader.construct_scalar(node)))
 
 
 _FleetLoader.add_constructor('!vault', _construct_vault)
@@ -50,7 +50,9 @@ def _plain(value):
         return dict((_plain(key), _plain(item)) for key, item in value.items())
     if isinstance(value, (list, tuple)):
         return [_plain(item) for item in value]
-    if isinstance(value, (str, EncryptedString)):
+    if isinstance(value, VAULT_TYPE):
+        return decrypted(value)
+    if isinstance(value, str):
         return str(value)
     if isinstance(value, bool) or value is None:
         return value
@@ -65,7 +67,8 @@ def _read(fleet):
     if not isinstance(fleet, str):
         return _plain(fleet)
     try:
-        nodes = yaml.load(fleet, Loader=_FleetLoader)
+        # libyaml reads only exact strings; before ansible-core 2.19 a file's text comes as an unsafe str subclass.
+        nodes = yaml.load(str.__str__(fleet), Loader=_FleetLoader)
     except yaml.YAMLError as exc:
         # The place and the problem, never the text around it: the line may hold a password.
         mark = getattr(exc, 'problem_mark', None)
@@ -243,4 +246,4 @@ def fleet_summary(plan, records, maintenance=None, provision=None, check_mode=Fa
 class FilterModule(object):
 
     def filters(self):
-        return {'fleet_plan': fleet_plan, 'fleet_summary': fleet_summary, 'fleet_waves': fleet_waves}
+        return {'fleet_plan': with_vault(fleet_plan), 'fleet_summary': fleet_summary, 'fleet_waves': fleet_waves}

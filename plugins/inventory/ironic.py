@@ -128,41 +128,42 @@ host_address: extra:ssh_address
 #           state: present
 #         become: true
 
----
-# rack1.ironic.yml: the nodes of one conductor group, cached, with a group per owner; the address comes from
-# instance_info (only that key is read) unless the rack's DNS names the node
-plugin: baremetal.lifecycle.ironic
-endpoint: http://127.0.0.1:6385
-host_address: instance_info:ssh_address
-filters:
-  conductor_group: rack1
-cache: true
-cache_plugin: ansible.builtin.jsonfile
-cache_connection: ~/.cache/ansible-ironic-inventory
-keyed_groups:
-  - key: ironic_owner
-    prefix: owner
-    default_value: none
-groups:
-  gpu: "'CUSTOM_GPU' in ironic_traits"
-compose:
-  rack: ironic_extra.rack | default('unknown')
-  # compose wins over host_address; an expression that fails (no dns_name in extra) sets nothing
-  ansible_host: ironic_extra.dns_name
-
----
-# dns.ironic.yml: each server reached at a name the site's DNS gives it, computed with compose. Ironic's ports
-# hold MAC addresses, which this plugin does not read: to reach the address a port leased, keep it in extra.
-plugin: baremetal.lifecycle.ironic
-cloud: baremetal-lifecycle-local
-compose:
-  ansible_host: ironic_name ~ '.mgmt.example.com'
-
----
-# local.ironic.yml: the behaviour of versions before 0.2.0, every host running its tasks on the controller
-plugin: baremetal.lifecycle.ironic
-cloud: baremetal-lifecycle-local
-controller_connection: true
+# More inventory files, as comments (EXAMPLES is one YAML document):
+# ---
+# # rack1.ironic.yml: the nodes of one conductor group, cached, with a group per owner; the address comes from
+# # instance_info (only that key is read) unless the rack's DNS names the node
+# plugin: baremetal.lifecycle.ironic
+# endpoint: http://127.0.0.1:6385
+# host_address: instance_info:ssh_address
+# filters:
+#   conductor_group: rack1
+# cache: true
+# cache_plugin: ansible.builtin.jsonfile
+# cache_connection: ~/.cache/ansible-ironic-inventory
+# keyed_groups:
+#   - key: ironic_owner
+#     prefix: owner
+#     default_value: none
+# groups:
+#   gpu: "'CUSTOM_GPU' in ironic_traits"
+# compose:
+#   rack: ironic_extra.rack | default('unknown')
+#   # compose wins over host_address; an expression that fails (no dns_name in extra) sets nothing
+#   ansible_host: ironic_extra.dns_name
+#
+# ---
+# # dns.ironic.yml: each server reached at a name the site's DNS gives it, computed with compose. Ironic's ports
+# # hold MAC addresses, which this plugin does not read: to reach the address a port leased, keep it in extra.
+# plugin: baremetal.lifecycle.ironic
+# cloud: baremetal-lifecycle-local
+# compose:
+#   ansible_host: ironic_name ~ '.mgmt.example.com'
+#
+# ---
+# # local.ironic.yml: the behaviour of versions before 0.2.0, every host running its tasks on the controller
+# plugin: baremetal.lifecycle.ironic
+# cloud: baremetal-lifecycle-local
+# controller_connection: true
 '''
 
 import os
@@ -171,7 +172,6 @@ from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.inventory.group import to_safe_group_name
 from ansible.module_utils.basic import AnsibleFallbackNotFound
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
-from ansible.template import trust_as_template
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
@@ -179,6 +179,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import is_secret_name, masked, public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_options
+from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._compat import trusted_template, untrusted
 
 # The node fields that become host variables; driver_info is masked, instance_info is only requested for
 # host_address, and only its chosen key is kept.
@@ -196,7 +197,7 @@ ADDRESS_FIELDS = ('extra', 'instance_info')
 CONTROLLER_GROUP_VARS = {
     'ansible_connection': 'local',
     # Ours, so trusted; nothing read from Ironic is ever templated.
-    'ansible_python_interpreter': trust_as_template('{{ ansible_playbook_python }}'),
+    'ansible_python_interpreter': trusted_template('{{ ansible_playbook_python }}'),
 }
 
 
@@ -320,6 +321,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         strict = self.get_option('strict')
         for variables in sorted(hosts, key=lambda item: (item['ironic_name'] or '', item['ironic_uuid'])):
             host = self.inventory.add_host(variables['ironic_name'] or variables['ironic_uuid'], group=ALL_GROUP)
+            variables = untrusted(variables)
             for name, value in variables.items():
                 self.inventory.set_variable(host, name, value)
             for group in node_groups(variables):

@@ -15,7 +15,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, PAGE_LIMIT
@@ -44,6 +43,8 @@ def run_each(items, action, concurrency=1):
     items = list(items)
     if len(items) <= 1 or concurrency <= 1:
         return [guarded(item) for item in items]
+    # Imported here: concurrent.futures costs every task's start-up about 10 ms, and most runs go one at a time.
+    from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=min(concurrency, len(items))) as pool:
         return list(pool.map(guarded, items))
 
@@ -221,10 +222,11 @@ def targets_from_elements(elements, defaults, types):
     return targets
 
 
-def no_node_message(idents):
-    """What a task says of names or UUIDs that match no node."""
-    return ("No node is named or has the UUID %s. List the nodes Ironic knows with baremetal.lifecycle.baremetal_node_info, "
-            "or enroll it with baremetal.lifecycle.baremetal_node." % ', '.join("'%s'" % ident for ident in idents))
+def no_node_message(idents, client):
+    """What a task says of names or UUIDs that match no node (and why its credentials may not see them)."""
+    message = ("No node is named or has the UUID %s. List the nodes Ironic knows with baremetal.lifecycle.baremetal_node_info, "
+               "or enroll it with baremetal.lifecycle.baremetal_node." % ', '.join("'%s'" % ident for ident in idents))
+    return message + (' ' + client.scope_note if client.scope_note else '')
 
 
 def find_nodes(client, idents, fields):
@@ -266,7 +268,7 @@ def read_targets(client, targets, fields):
     """
     found, missing = find_nodes(client, [target.ident for target in targets], fields)
     if missing:
-        raise BaremetalError(no_node_message(missing))
+        raise BaremetalError(no_node_message(missing, client))
     for target in targets:
         target.node = found[target.ident]
     return targets

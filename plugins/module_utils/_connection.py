@@ -48,7 +48,10 @@ CONFIG_SUFFIXES = ('.yaml', '.yml', '.json')
 ENV_SELECTORS = ('OS_CLOUD', 'OS_REGION_NAME', 'OS_CLIENT_CONFIG_FILE', 'OS_CLIENT_SECURE_FILE', 'OS_CLOUD_NAME')
 ENV_IGNORED_PREFIXES = ('OS_TEST', 'OS_STD', 'OS_LOG')
 # Settings of a cloud entry that only openstacksdk resolves (vendor profiles, per-region values).
-SDK_ONLY_KEYS = ('profile', 'regions')
+SDK_ONLY_KEYS = ('profile', 'cloud', 'regions')
+# What OS_* variables say besides authentication: kept when the task gives its own auth.
+ENV_SETTINGS = ('region_name', 'interface', 'endpoint_type', 'cacert', 'cert', 'key', 'insecure', 'verify',
+                'baremetal_endpoint_override', 'baremetal_api_version', 'identity_api_version')
 # Keys openstacksdk moves into auth for the http_basic plugin when they are given at the top of an entry.
 BASIC_AUTH_KEYS = ('username', 'password', 'endpoint')
 
@@ -180,10 +183,13 @@ def _file_entry(name):
     return dict(clouds[name] or {})
 
 
-def _environment_entry():
-    """The cloud that OS_* variables describe without OS_CLOUD (openstacksdk's "envvars" cloud), or None."""
-    names = [name for name in os.environ
-             if name.startswith('OS_') and not name.startswith(ENV_IGNORED_PREFIXES)]
+def _environment_entry(keep=None):
+    """The cloud that OS_* variables describe without OS_CLOUD (openstacksdk's "envvars" cloud), or None.
+
+    ``keep``: only the variables of these settings are read.
+    """
+    names = [name for name in os.environ if name.startswith('OS_') and not name.startswith(ENV_IGNORED_PREFIXES)
+             and (keep is None or name[3:].lower() in keep)]
     if not set(names) - set(ENV_SELECTORS):
         return None
     return dict((name[3:].lower(), os.environ[name]) for name in names)
@@ -195,52 +201,110 @@ def _standalone(entry):
         key in entry for key in SDK_ONLY_KEYS)
 
 
-def _standalone_client(entry, name, timeout):
-    """A client for a standalone Ironic described by an openstacksdk-style entry (auth_type none or http_basic)."""
+def _standalone_settings(entry, name, tls=None):
+    """(endpoint, verify, cert, basic credentials or None) of a standalone Ironic's openstacksdk-style entry.
+
+    As openstacksdk: plugin options given at the top of the entry (OS_ENDPOINT, OS_USERNAME...) move into auth
+    unless auth has them, and baremetal_endpoint_override wins over the plugin's endpoint.
+    """
     auth = dict(entry.get('auth') or {})
-    endpoint = entry.get('baremetal_endpoint_override')
-    session = TLSSession()
-    session.verify, session.cert = _requests_tls(entry)
+    for key in BASIC_AUTH_KEYS if entry['auth_type'] == BASIC_AUTH_TYPE else ('endpoint',):
+        if key not in auth and entry.get(key) is not None:
+            auth[key] = entry[key]
+    credentials = None
     if entry['auth_type'] == BASIC_AUTH_TYPE:
-        for key in BASIC_AUTH_KEYS:
-            if key not in auth and entry.get(key) is not None:
-                auth[key] = entry[key]
         if not auth.get('username') or not auth.get('password'):
             raise BaremetalError('%s uses auth_type http_basic but does not give auth.username and auth.password.'
                                  % name)
-        endpoint = endpoint or auth.get('endpoint')
-        session.auth = (auth['username'], auth['password'])
+        credentials = (auth['username'], auth['password'])
+    endpoint = entry.get('baremetal_endpoint_override') or auth.get('endpoint')
     if not endpoint:
         raise BaremetalError('%s uses auth_type %s but gives no Ironic endpoint: set endpoint (or '
-                             'baremetal_endpoint_override in the cloud).' % (name, entry['auth_type']))
-    return IronicClient(endpoint, session=session, timeout=timeout)
+                             'baremetal_endpoint_override or auth.endpoint in the cloud).' % (name, entry['auth_type']))
+    verify, cert = tls or _requests_tls(entry)
+    return endpoint, verify, cert, credentials
 
 
-def _cloud_region(cloud, overrides):
-    """Resolve clouds.yaml / OS_* / explicit settings into an openstacksdk CloudRegion (keystone only)."""
+def _load_sdk_config():
     try:
         from openstack import config as os_config
     except ImportError:
         raise BaremetalError(missing_required_lib(
             'openstacksdk', reason='for keystone authentication (or use a standalone Ironic with auth_type none or '
             'http_basic)'))
+    return os_config
+
+
+def _cloud_region(cloud, overrides, entry):
+    """Resolve the settings with openstacksdk's own loader into a CloudRegion (no request is made).
+
+    ``entry`` is the whole cloud when this module built it (a dictionary, or the OS_* variables with the task's
+    options): openstacksdk then reads neither clouds.yaml nor the environment.
+    """
+    os_config = _load_sdk_config()
     try:
-        if isinstance(cloud, dict):
-            return os_config.OpenStackConfig(load_yaml_config=False).get_one(**dict(cloud, **overrides))
+        if entry is not None:
+            return os_config.OpenStackConfig(load_yaml_config=False, load_envvars=False).get_one(**entry)
         return os_config.OpenStackConfig().get_one(cloud=cloud, **overrides)
     except Exception as exc:  # openstacksdk raises several unrelated types for bad config
-        raise BaremetalError('cannot load cloud %r: %s. Check clouds.yaml (OS_CLIENT_CONFIG_FILE) or OS_CLOUD.'
-                             % (cloud if not isinstance(cloud, dict) else '<dict>', exc))
+        raise BaremetalError('cannot load cloud %r: %s. Check clouds.yaml (OS_CLIENT_CONFIG_FILE), OS_CLOUD and '
+                             'the OS_* variables.' % (cloud if isinstance(cloud, str) else '<dict>', exc))
 
 
-def _keystone_client(cloud, overrides, endpoint, timeout):
+def resolve(params):
+    """Where and how the task reaches Ironic, without a request: ('standalone', (endpoint, verify, cert,
+    credentials)) or ('keystone', CloudRegion, endpoint or None).
+
+    The same as openstacksdk makes of the same settings, except that the task's ``auth`` replaces the
+    authentication the OS_* variables give (OS_TOKEN, OS_USERNAME...) instead of adding to it.
+    """
+    cloud = params.get('cloud')
+    endpoint = params.get('endpoint')
+    overrides = _tls_overrides(params)
+    for key in ('auth_type', 'region_name', 'interface', 'auth'):
+        if params.get(key):
+            overrides[key] = params[key]
+    if endpoint:
+        overrides['baremetal_endpoint_override'] = endpoint
+        if not cloud:
+            overrides.setdefault('auth_type', 'none')  # a standalone Ironic named by its URL
+
+    if isinstance(cloud, dict):
+        entry, name = dict(cloud), 'the cloud dictionary'
+    elif cloud:
+        entry, name = _file_entry(cloud), 'cloud %r' % cloud
+    else:
+        # When the task states how it authenticates, the variables give only what is not authentication.
+        states_auth = overrides.get('auth') or endpoint and not params.get('auth_type')
+        entry, name = _environment_entry(ENV_SETTINGS if states_auth else None), 'the OS_* environment variables'
+        if states_auth:
+            entry = entry or {}
+        elif entry is None:
+            raise BaremetalError('no Ironic to talk to: set cloud (a clouds.yaml entry, or OS_CLOUD), endpoint, '
+                                 'or OS_* variables such as OS_AUTH_TYPE=none and OS_ENDPOINT.')
+
+    if entry is not None:
+        if isinstance(entry.get('auth'), dict) and overrides.get('auth'):
+            overrides['auth'] = dict(entry['auth'], **overrides['auth'])  # auth options add to the cloud's auth
+        entry = dict(entry, **overrides)
+        if _standalone(entry):
+            return 'standalone', _standalone_settings(entry, name)
+    if cloud and not isinstance(cloud, dict):
+        entry = None  # a named cloud: openstacksdk reads clouds.yaml and secure.yaml itself, with profiles
+    region = _cloud_region(cloud, overrides, entry)
+    if region.config.get('auth_type') in NO_AUTH_TYPES + (BASIC_AUTH_TYPE,):
+        return 'standalone', _standalone_settings(region.config, name, region.get_requests_verify_args())
+    return 'keystone', region, endpoint
+
+
+def _keystone_client(region, endpoint, timeout):
     """A client that authenticates with keystone, and again when Ironic says its token expired."""
-    region = _cloud_region(cloud, overrides)
     try:
         keystone = region.get_session()
         token = keystone.get_token()
+        access = keystone.auth.get_access(keystone)
         endpoint = endpoint or region.get_endpoint('baremetal') or keystone.get_endpoint(
-            service_type='baremetal', interface=region.get_interface(),
+            service_type='baremetal', interface=region.get_interface('baremetal'),
             region_name=region.get_region_name('baremetal'))
     except Exception as exc:  # keystoneauth raises many types; all mean the same to the user
         raise IronicError('keystone authentication failed: %s' % exc)
@@ -257,7 +321,12 @@ def _keystone_client(cloud, overrides, endpoint, timeout):
 
     session = TLSSession()
     session.verify, session.cert = region.get_requests_verify_args()
-    return IronicClient(endpoint, session=session, token=token, renew_token=renew_token, timeout=timeout)
+    client = IronicClient(endpoint, session=session, token=token, renew_token=renew_token, timeout=timeout)
+    if access.project_scoped:  # Ironic's default policy shows a project only the nodes it owns or leases
+        # The project's id: its name, given in auth, is masked in the task's output.
+        client.scope_note = ('The token is scoped to the project with id %s, which sees only the nodes it owns or '
+                             'leases: to see every node, authenticate with system_scope: all in auth.' % access.project_id)
+    return client
 
 
 def client_from_params(params):
@@ -267,36 +336,10 @@ def client_from_params(params):
     """
     if not HAS_REQUESTS:
         raise BaremetalError(missing_required_lib('requests'))
-    cloud = params.get('cloud')
-    endpoint = params.get('endpoint')
-    auth_type = params.get('auth_type')
-    timeout = params['api_timeout']
-    overrides = _tls_overrides(params)
-    for key in ('auth_type', 'region_name', 'interface'):
-        if params.get(key):
-            overrides[key] = params[key]
-    if params.get('auth'):
-        overrides['auth'] = params['auth']
-    if endpoint:
-        overrides['baremetal_endpoint_override'] = endpoint
-
-    if endpoint and not cloud and auth_type in (None,) + NO_AUTH_TYPES + (BASIC_AUTH_TYPE,):
-        # A standalone Ironic named by its URL: nothing to read from a cloud.
-        entry, name = dict(overrides, auth_type=auth_type or 'none'), 'endpoint %s' % endpoint
-    elif isinstance(cloud, dict):
-        entry, name = dict(cloud), 'the cloud dictionary'
-    elif cloud:
-        entry, name = _file_entry(cloud), 'cloud %r' % cloud
-    else:
-        entry, name = _environment_entry(), 'the OS_* environment variables'
-        if entry is None and not overrides.get('auth'):
-            raise BaremetalError('no Ironic to talk to: set cloud (a clouds.yaml entry, or OS_CLOUD), endpoint, '
-                                 'or OS_* variables such as OS_AUTH_TYPE=none and OS_BAREMETAL_ENDPOINT_OVERRIDE.')
-
-    if entry is not None:
-        if isinstance(entry.get('auth'), dict) and overrides.get('auth'):
-            overrides['auth'] = dict(entry['auth'], **overrides['auth'])  # auth options add to the cloud's auth
-        merged = dict(entry, **overrides)
-        if _standalone(merged):
-            return _standalone_client(merged, name, timeout)
-    return _keystone_client(cloud, overrides, endpoint, timeout)
+    resolved = resolve(params)
+    if resolved[0] == 'keystone':
+        return _keystone_client(resolved[1], resolved[2], params['api_timeout'])
+    endpoint, verify, cert, credentials = resolved[1]
+    session = TLSSession()
+    session.verify, session.cert, session.auth = verify, cert, credentials
+    return IronicClient(endpoint, session=session, timeout=params['api_timeout'])

@@ -320,8 +320,8 @@ def _messages(driver, schema, error):
 def _expected_type(prop):
     types = prop['type'] if isinstance(prop['type'], list) else [prop['type']]
     if 'pattern' in prop:
-        # The pattern narrows the string form to a spelling of the first
-        # type: digits for integers, yes/no words for booleans.
+        # The pattern narrows the string form to a spelling of the first type
+        # (digits for integers, yes/no words for booleans); not "# type:", which older pylint parses as a type comment.
         types = types[:1]
     return ' or '.join(_TYPE_NAMES[name] for name in types)
 

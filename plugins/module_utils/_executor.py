@@ -33,7 +33,7 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
-    AnswerLost, IronicError, Unreachable, summarize_node)
+    AnswerLost, IronicError, Unreachable, summarize_node, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import Backoff, Deadline
@@ -52,11 +52,12 @@ UNREACHABLE_GRACE = 60.0
 HISTORY_EVENTS = 5
 
 # Wait states: the conductor waits for the ramdisk to call back and holds no lock meanwhile, so
-# they are never judged stranded (Ironic's own call-back timeouts end them). Ironic can abort each.
+# they are never judged stranded (Ironic's own call-back timeouts end them). The newest Ironic can abort each.
 WAIT_STATES = frozenset(source for source, event, _destination in states.TRANSITIONS
                         if event == 'abort' and states.STATES[source][0] == states.TRANSIENT)
 
-# Aborting 'wait call-back' needs this API version (ironic/api/controllers/v1/utils.py allow_deploy_abort).
+# Aborting 'wait call-back' needs this API version (ironic/api/controllers/v1/utils.py allow_deploy_abort), which
+# came with the edge in Ironic 35.0 (_states.TRANSITION_SINCE).
 DEPLOY_WAIT_ABORT_VERSION = (1, 110)
 
 # Ironic's safe ways out of a stranded state (_states.STRANDED_WAY_OUT), as steps.
@@ -459,8 +460,12 @@ class Executor(object):
                 node = nodes.get(job.uuid)
                 if node is None:
                     self._fail(job, 'deleted while the task waited on it (last seen in %s).' % _where(job.node))
-                else:
-                    self._observe(job, node, check_mode, conductors)
+                    continue
+                if node.get('target_provision_state') is None and job.node.get('target_provision_state'):
+                    # A node came to rest: others the conductor works through alongside it are about to, so
+                    # look again soon rather than after the back-off grown while they all moved.
+                    backoff.reset()
+                self._observe(job, node, check_mode, conductors)
         self._time_out([job for job in jobs if job.stage != DONE])
         return jobs
 
@@ -476,12 +481,21 @@ class Executor(object):
         return ' Latest events: %s.' % '; '.join(
             '%s %s' % (event.get('created_at'), (event.get('event') or '').strip()) for event in events)
 
+    def _not_abortable(self, state):
+        """Why Ironic would not abort a node in ``state`` (a sentence), or None when it would."""
+        if state not in WAIT_STATES:
+            return 'It is not in a wait state Ironic can abort'
+        if state == 'wait call-back' and not self.client.supports(DEPLOY_WAIT_ABORT_VERSION):
+            return ("Aborting '%s' needs Ironic API %s or newer, and this server is %s"
+                    % (state, version_string(DEPLOY_WAIT_ABORT_VERSION), self.client.describe_server()))
+        return None
+
     def _abort(self, job):
         """abort_on_timeout: abort a node still in a wait state Ironic can abort. Returns what was done."""
         state = job.node.get('provision_state')
-        too_old = state == 'wait call-back' and not self.client.supports(DEPLOY_WAIT_ABORT_VERSION)
-        if state not in WAIT_STATES or too_old:
-            return ' It is not in a wait state Ironic can abort, so it was left moving.'
+        why_not = self._not_abortable(state)
+        if why_not:
+            return ' %s, so it was left moving.' % why_not
         step = planner.Step('abort', state, None)
         try:
             self.issue_step(self.client, job.uuid, step, job.options)
@@ -513,6 +527,8 @@ class Executor(object):
                                 job.node.get('last_error') or 'none', self._history(job.uuid)))
                 if self.abort_on_timeout and job.started:
                     job.error += self._abort(job)
+                elif self._not_abortable(job.node.get('provision_state')):
+                    job.error += ' Raise timeout.'
                 else:
                     job.error += ' Raise timeout, or set abort_on_timeout to abort a node left waiting.'
             job.stage = DONE

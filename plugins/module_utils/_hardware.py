@@ -379,17 +379,33 @@ def describe_steps(steps):
 STEP_INTERFACE_FIELDS = {'bios': 'bios_interface', 'raid': 'raid_interface', 'firmware': 'firmware_interface'}
 
 
-def explain_failure(error, node, interfaces):
-    """Ironic's message for a failed write or cycle; which hardware interface a refused step needs; how to recover."""
+# The failed states a cycle may leave a node in, and where baremetal_provision_state brings it back.
+CYCLE_FAILURES = (('clean failed', 'manageable'), ('service failed', 'active'))
+
+
+def recovery(release):
+    """How baremetal_provision_state takes a node out of each CYCLE_FAILURES state on a server of ``release``."""
+    ways = []
+    notes = ''
+    for failed, back in CYCLE_FAILURES:
+        verbs = [step.verb for step in planner.plan(failed, back, release=release)]
+        ways.append('from %s: %s to %s%s' % (failed, ', '.join(verbs), back,
+                                             ' (with rescue_password)' if 'rescue' in verbs else ''))
+        notes += planner.missing_ways_out(failed, release)
+    return '(%s).%s' % ('; '.join(ways), notes)
+
+
+def explain_failure(error, node, interfaces, release):
+    """Ironic's message for a failed write or cycle; which hardware interface a refused step needs; how to recover
+    on a server of ``release``."""
     needs = ''
     if 'not support' in error:  # Ironic: "node does not support this clean step", "... RAID configuration"
         needs = ' %s. Set the interface with baremetal.lifecycle.baremetal_node (for example redfish on a Redfish BMC).' % (
             '; '.join("%s steps need a %s that offers them (this node's is '%s')" % (
                 interface, STEP_INTERFACE_FIELDS[interface], node.get(STEP_INTERFACE_FIELDS[interface]))
                 for interface in sorted(interfaces)))
-    return ('%s%s The node is left where Ironic put it; baremetal.lifecycle.baremetal_provision_state recovers it '
-            '(from clean failed it manages the node again; from service failed it aborts back to active).'
-            % (error, needs))
+    return ('%s%s The node is left where Ironic put it; baremetal.lifecycle.baremetal_provision_state recovers it %s'
+            % (error, needs, recovery(release)))
 
 
 # -- one task: many nodes, validated together, applied in one cycle each -----------------------------------
@@ -441,7 +457,7 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=20):
     prepared = []
     for ident, declaration in requests:
         if ident not in found:
-            problems.append(no_node_message([ident]))
+            problems.append(no_node_message([ident], client))
             continue
         try:
             item = prepare(client, found[ident], declaration)
@@ -471,7 +487,7 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=20):
             except BaremetalError as exc:
                 # Ironic checks the layout against the node's RAID interface; nothing else was written.
                 results[item['node']['uuid']].update(changed=False, error=explain_failure(
-                    'node %s: %s' % (item['label'], exc), item['node'], ['raid']))
+                    'node %s: %s' % (item['label'], exc), item['node'], ['raid'], client.release))
                 continue
         if item['target'] is not None:
             targets.append(item['target'])
@@ -487,7 +503,7 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=20):
                 results[job.uuid]['changed'] = outcome['changed'] or job.uuid in recorded
             if outcome['error']:
                 results[job.uuid]['error'] = explain_failure(
-                    outcome['error'], item['node'], set(step['interface'] for step in item['steps']))
+                    outcome['error'], item['node'], set(step['interface'] for step in item['steps']), client.release)
         for target in targets:
             if target.ident not in planned:
                 results[target.ident]['error'] = 'node %s was deleted while the task ran.' % by_uuid[target.ident]['label']

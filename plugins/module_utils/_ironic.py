@@ -239,7 +239,8 @@ class IronicClient(object):
         if token:
             self._session.headers['X-Auth-Token'] = token
         self._renew_token = renew_token
-        self._version = None
+        self.scope_note = None  # why these credentials may not see a node (see _connection.py)
+        self._server_version = None
         # Until Ironic has answered once, a refused connection means nothing listens at the endpoint; after, that
         # Ironic is restarting, which is worth waiting for.
         self._answered = False
@@ -307,14 +308,26 @@ class IronicClient(object):
         raise AssertionError('unreachable')
 
     @property
-    def version(self):
-        """The highest microversion both this client and the server support."""
-        if self._version is None:
+    def server_version(self):
+        """The newest microversion the server supports (its root document's default_version)."""
+        if self._server_version is None:
             root = self._send_authenticated('GET', self.endpoint + '/').json()
             advertised = root.get('default_version') or {}
-            server_max = parse_version(advertised.get('version') or '1.1')
-            self._version = min(server_max, CLIENT_MAX_VERSION)
-        return self._version
+            self._server_version = parse_version(advertised.get('version') or '1.1')
+        return self._server_version
+
+    @property
+    def version(self):
+        """The highest microversion both this client and the server support."""
+        return min(self.server_version, CLIENT_MAX_VERSION)
+
+    @property
+    def release(self):
+        """The Ironic release the server is at least (_states.release_for_api): which state machine edges it has."""
+        return states.release_for_api(self.server_version)
+
+    def describe_server(self):
+        return states.describe_server(self.server_version)
 
     def require(self, feature, version):
         if self.version < version:

@@ -84,7 +84,7 @@ class BaremetalModule(object):
         """The node named or identified by ``ident``, or a failure that says how to find it."""
         node = self.client.find_node(ident, fields)
         if node is None:
-            self.fail(no_node_message([ident]))
+            self.fail(no_node_message([ident], self.client))
         return node
 
     def run(self, main):

@@ -21,6 +21,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import FEATURE_MIN_VERSION, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import NODE_OPTION_TYPES, Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import PATCHABLE_KEY
 
 INTERFACES = ('bios', 'boot', 'console', 'deploy', 'firmware', 'inspect', 'management', 'network', 'power',
@@ -326,10 +327,26 @@ def node_view(node, ports):
 
 # -- many nodes, one declaration each --------------------------------------------------------------
 
-class Declaration(object):
-    """One node as the task declares it: the node options of the module, or one element of nodes."""
+# What a declaration says of its node besides the record, which _node_converge brings about after the record (a
+# field left out, None, is left alone): provision_state (a _states.DECLARABLE_STATES), maintenance (true or false)
+# with maintenance_reason, and power (a key of _states.POWER_ACTIONS).
+STATE_FIELDS = ('provision_state', 'maintenance', 'maintenance_reason', 'power')
 
-    def __init__(self, name, uuid=None, declared=None, state='present', validate_driver_info=True, label=None):
+# The options of baremetal_provision_state (_provision.OPTION_SPEC) a node declaration takes: how its provision_state
+# is reached. Those of _provision.NODE_OPTION_TYPES may also be given per element of nodes; the others are task-wide.
+PROVISION_OPTIONS = ('adopt', 'allow_destructive', 'config_drive', 'deploy_steps', 'inspection', 'rescue_password', 'unhold')
+ELEMENT_PROVISION_OPTIONS = tuple(name for name in PROVISION_OPTIONS if name in NODE_OPTION_TYPES)
+
+
+class Declaration(object):
+    """One node as the task declares it: the node options of the module, or one element of nodes.
+
+    states holds the STATE_FIELDS it declares (None: left alone), options the _provision.Options that say how its
+    provision_state is reached (and, with state absent, whether tearing it down is allowed).
+    """
+
+    def __init__(self, name, uuid=None, declared=None, state='present', validate_driver_info=True, label=None,
+                 states=None, options=None):
         self.name = name
         self.uuid = uuid
         self.declared = declared or {}
@@ -337,32 +354,47 @@ class Declaration(object):
         self.validate_driver_info = validate_driver_info
         # How errors name the node: 'nodes[3] (rack1-node07)' in bulk mode, nothing with one node.
         self.label = label
+        self.states = dict((field, (states or {}).get(field)) for field in STATE_FIELDS)
+        self.options = options or Options()
 
     def prefixed(self, message):
         return '%s: %s' % (self.label, message) if self.label else message
 
 
+def _own_or_tasks(element, params, names):
+    """The values an element of nodes gives for names, or the task's where it gives none (None or missing)."""
+    return dict((name, params.get(name) if element.get(name) is None else element[name]) for name in names)
+
+
 def declarations_from_params(params, selected=None):
-    """The Declarations of a task: nodes elements inherit state and validate_driver_info from the task; with
-    select, the selected nodes (as read) each get the task's record. A node without a name cannot be declared:
-    baremetal_node finds nodes by name."""
+    """The Declarations of a task: nodes elements inherit state, validate_driver_info, the STATE_FIELDS and the
+    provision options from the task unless they set their own; with select, the selected nodes (as read) each get
+    the task's record. A node without a name cannot be declared: baremetal_node finds nodes by name."""
+    task_states = dict((field, params.get(field)) for field in STATE_FIELDS)
+    task_options = Options(**dict((name, params[name]) for name in PROVISION_OPTIONS if params.get(name) is not None))
     if selected is not None:
         unnamed = [node['uuid'] for node in selected if not node.get('name')]
         if unnamed:
             raise NodeError('select matches nodes without a name (%s); baremetal_node finds nodes by name. Name '
                             'them, or narrow select.' % ', '.join(unnamed))
         return [Declaration(node['name'], None, declared_record(params), params['state'], params['validate_driver_info'],
-                            label='node %s' % node['name']) for node in selected]
+                            label='node %s' % node['name'], states=task_states, options=task_options)
+                for node in selected]
     if params.get('nodes') is None:
         return [Declaration(params['name'], params.get('uuid'), declared_record(params), params['state'],
-                            params['validate_driver_info'])]
+                            params['validate_driver_info'], states=task_states, options=task_options)]
     declarations = []
     for index, element in enumerate(params['nodes']):
-        inherited = dict((option, params[option] if element.get(option) is None else element[option])
-                         for option in ('state', 'validate_driver_info'))
+        inherited = _own_or_tasks(element, params, ('state', 'validate_driver_info'))
+        # A node declared absent has no state but its own (which check_declarations refuses).
+        element_states = (_own_or_tasks(element, params, STATE_FIELDS) if inherited['state'] == 'present'
+                          else dict((field, element.get(field)) for field in STATE_FIELDS))
+        options = task_options.overridden(**dict((name, element[name]) for name in ELEMENT_PROVISION_OPTIONS
+                                                 if element.get(name) is not None))
         declarations.append(Declaration(element['name'], element.get('uuid'), declared_record(element),
                                         inherited['state'], inherited['validate_driver_info'],
-                                        label='nodes[%d] (%s)' % (index, element['name'])))
+                                        label='nodes[%d] (%s)' % (index, element['name']), states=element_states,
+                                        options=options))
     return declarations
 
 
@@ -374,6 +406,10 @@ def check_declarations(declarations):
             check_declaration(declaration.declared, declaration.validate_driver_info)
         except NodeError as exc:
             problems.append((declaration, str(exc)))
+        stated = [field for field in STATE_FIELDS if declaration.states[field] is not None]
+        if declaration.state == 'absent' and stated:
+            problems.append((declaration, 'state: absent deletes the node, so it cannot also declare %s; drop %s or '
+                                          'declare state: present.' % (', '.join(stated), ', '.join(stated))))
         for port in declaration.declared.get('ports') or ():
             other = addresses.setdefault(port['address'], declaration)
             if other is not declaration:

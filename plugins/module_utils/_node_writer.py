@@ -275,8 +275,7 @@ def _patch_node(client, node, operations, declared, reset_interfaces):
         return client.update_node(node['uuid'], missing, reset_interfaces=reset_interfaces)
 
 
-def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1, allow_destructive=False,
-                 timeout=1800, verify_bmc=True):
+def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1, timeout=1800, verify_bmc=True):
     """Create, update or delete every declared node. Returns the per-node results, in the declared order.
 
     Every declaration is checked before the first write; then at most ``concurrency`` nodes are written at
@@ -298,7 +297,7 @@ def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1
 
     def converge_one(declaration):
         if declaration.state == 'absent':
-            return dict(ensure_absent(client, declaration.name, allow_destructive, timeout, check_mode),
+            return dict(ensure_absent(client, declaration.name, declaration.options.allow_destructive, timeout, check_mode),
                         name=declaration.name)
         return apply_change(client, changes[declaration.name], check_mode, verify_bmc)
 

@@ -7,7 +7,8 @@ from a state at rest (stable or failed) and the state it lands in once the condu
 followed the transient states on success. In-place actions (inspect, clean, rebuild, service)
 come from the ACTIONS table: a plan is the path to the state an action runs from, the action,
 and the path on to the declared state. Node flags (maintenance, retired, protected) remove or
-redirect edges as the NODE_FLAGS table says.
+redirect edges as the NODE_FLAGS table says. A plan uses only the edges the server's Ironic release
+has (``release``; None: the newest, every edge of TRANSITIONS).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,7 +20,18 @@ import heapq
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 
-EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
+_EVENTS_BY_RELEASE = {}
+
+
+def events(release=None):
+    """(state, event) -> the state it enters, on a server of ``release`` (None: the newest)."""
+    if release not in _EVENTS_BY_RELEASE:
+        _EVENTS_BY_RELEASE[release] = dict(((source, event), destination)
+                                           for source, event, destination in states.transitions(release))
+    return _EVENTS_BY_RELEASE[release]
+
+
+EVENTS = events()
 AT_REST_KINDS = (states.STABLE, states.FAILED)
 
 
@@ -103,9 +115,9 @@ def action_step(action, source, landing):
     return Step(action.verb, source, landing, action if action.name != action.verb else None)
 
 
-def landing(source, verb, lands=None):
+def landing(source, verb, lands=None, release=None):
     """Where ``verb`` issued in ``source`` leaves the node at rest on success; None if Ironic refuses it there."""
-    entered = EVENTS.get((source, states.VERBS[verb]))
+    entered = events(release).get((source, states.VERBS[verb]))
     if entered is None:
         return None
     override = (lands or {}).get(verb) or states.LANDING_OVERRIDES.get((source, verb))
@@ -114,14 +126,14 @@ def landing(source, verb, lands=None):
     return entered if kind(entered) != states.TRANSIENT else states.STATES[entered][1]
 
 
-def _move_edges(lands=None):
+def _move_edges(lands=None, release=None):
     """Every (from, verb) a path may use between different resting states, with its landing state."""
     edges = []
     for source, (source_kind, _target) in states.STATES.items():
         if source_kind not in AT_REST_KINDS:
             continue
         for verb in states.MOVE_VERBS:
-            destination = landing(source, verb, lands)
+            destination = landing(source, verb, lands, release)
             if destination is not None and destination != source:
                 edges.append(Step(verb, source, destination))
     return tuple(edges)
@@ -133,21 +145,44 @@ EDGES = _move_edges()
 # One (action, Step) per in-place action and state it runs from: what the docs draw beside EDGES.
 ACTION_EDGES = tuple((action, action_step(action, source, landing(source, action.verb)))
                      for action in states.ACTIONS for source in action.runs_from)
-_EDGES_BY_LANDS = {(): EDGES}
+_EDGES_BY_LANDS = {((), None): EDGES}
 
 
-def _edges(lands):
-    key = tuple(sorted(lands.items()))
+def _edges(lands, release):
+    key = (tuple(sorted(lands.items())), release)
     if key not in _EDGES_BY_LANDS:
-        _EDGES_BY_LANDS[key] = _move_edges(lands)
+        _EDGES_BY_LANDS[key] = _move_edges(lands, release)
     return _EDGES_BY_LANDS[key]
+
+
+def _verb_of(event):
+    """The API verb that sends ``event``, or None (the conductor's own events: done, fail, wait, hold...)."""
+    return next((verb for verb in states.MOVE_VERBS + tuple(action.verb for action in states.ACTIONS)
+                 if states.VERBS[verb] == event),
+                None)
+
+
+def missing_ways_out(state, release):
+    """A sentence naming the requests out of ``state`` that newer Ironic releases take and this server's
+    release does not ('' when there are none), with the actions that still run from there."""
+    missing = sorted((since, _verb_of(event)) for (source, event, _destination), since in states.TRANSITION_SINCE.items()
+                     if source == state and release is not None and since > release and _verb_of(event))
+    if not missing:
+        return ''
+    sentence = ' %s.' % '; '.join("'%s' out of '%s' exists from Ironic %s, and this server is older"
+                                  % (verb, state, states.release_name(since)) for since, verb in missing)
+    actions = ['%s (%s)' % (action.name, action.option) for action in states.ACTIONS if state in action.runs_from]
+    if actions:
+        sentence += " From '%s' this server still takes %s." % (state, ' or '.join(actions))
+    return sentence
 
 
 class _Policy(object):
     """What a search may use: destructive steps or not, adoption, the verbs node flags refuse, their landings."""
 
-    def __init__(self, allow_destructive, adopt, target, flags):
+    def __init__(self, allow_destructive, adopt, target, flags, release=None):
         self.allow_destructive = allow_destructive
+        self.release = release
         self.adopt = adopt
         self.target = target
         self.flags = flags  # flag -> reason, only flags that refuse some verbs (not maintenance)
@@ -161,7 +196,7 @@ class _Policy(object):
 
     def relaxed(self):
         """The same policy without refusals and with destructive steps: to explain why a path is missing."""
-        policy = _Policy(True, self.adopt, self.target, {})
+        policy = _Policy(True, self.adopt, self.target, {}, self.release)
         policy.lands = self.lands
         return policy
 
@@ -182,7 +217,7 @@ def _shortest(source, goals, policy):
     order = dict((verb, index) for index, verb in enumerate(states.MOVE_VERBS))
     queue = [((0, 0, ()), source, ())]
     settled = set()
-    edges = _edges(policy.lands)
+    edges = _edges(policy.lands, policy.release)
     while queue:
         cost, state, path = heapq.heappop(queue)
         if state in goals:
@@ -237,7 +272,8 @@ def _path(source, goals, policy, goal_name):
     if goals == ('enroll',):
         raise PlanError("Ironic has no transition back to 'enroll' from '%s'. Delete the node and enroll it again "
                         "(baremetal.lifecycle.baremetal_node state: absent, then present)." % source)
-    raise PlanError("Ironic allows no path from '%s' to %s%s." % (source, goal_name, ' by adoption' if policy.adopt else ''))
+    raise PlanError("Ironic allows no path from '%s' to %s%s.%s" % (
+        source, goal_name, ' by adoption' if policy.adopt else '', missing_ways_out(source, policy.release)))
 
 
 def _action_step(state, action, policy):
@@ -250,7 +286,7 @@ def _action_step(state, action, policy):
     if path and path[-1].verb in action.done_by:
         return path
     source = path[-1].landing if path else state
-    step = action_step(action, source, landing(source, action.verb, policy.lands))
+    step = action_step(action, source, landing(source, action.verb, policy.lands, policy.release))
     reasons = _why_blocked([step], policy)
     if reasons:
         raise PlanError('Running %s needs %s.' % (action.name, '; and '.join(reasons)))
@@ -304,13 +340,14 @@ def _maintenance_steps(current, flags, fault, clear_fault):
 
 
 def plan(current, target, allow_destructive=False, adopt=False, actions=(), optional_actions=(), unhold=False,
-         held_target=None, flags=None, fault=None, clear_fault=False):
+         held_target=None, flags=None, fault=None, clear_fault=False, release=None):
     """Return the list of Steps that takes a node at rest in ``current`` to ``target``.
 
     actions: names of ACTIONS to run on the way, every time (in table order); optional_actions: names of
     ACTIONS run only where they can run without adding a destructive step. unhold: a node in a hold may be resumed
     (held_target is where it then rests: the node's target_provision_state). flags: the node's set
     NODE_FLAGS with their reasons; fault: the fault Ironic recorded, which clear_fault lets the plan clear.
+    release: the server's Ironic release (_states.release_for_api), whose edges the plan uses; None: the newest.
     Raises PlanError when no acceptable path exists.
     """
     current = normalize_state(current)
@@ -331,7 +368,8 @@ def plan(current, target, allow_destructive=False, adopt=False, actions=(), opti
             raise PlanError("%s needs state: %s, not '%s': declare that state, or leave %s out."
                             % (action.option, ' or '.join(accepted), target, action.option))
     policy = _Policy(allow_destructive, adopt, target,
-                     dict((flag, reason) for flag, reason in flags.items() if states.NODE_FLAGS[flag].refuses != states.ALL_VERBS))
+                     dict((flag, reason) for flag, reason in flags.items() if states.NODE_FLAGS[flag].refuses != states.ALL_VERBS),
+                     release)
     steps = []
     state = current
     if kind(current) == states.HOLD:

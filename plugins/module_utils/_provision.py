@@ -153,8 +153,9 @@ def node_flags(node):
     return dict((flag, node.get(flag + '_reason')) for flag in states.NODE_FLAGS if node.get(flag))
 
 
-def plan_node(node, target, options):
-    """The steps for one node at rest; PlanError when there is no acceptable path.
+def plan_node(node, target, options, release=None):
+    """The steps for one node at rest on a server of ``release`` (None: the newest); PlanError when there is no
+    acceptable path.
 
     Call it once per node and task: asked-for in-place actions (service_steps, rebuild, inspection: always,
     clean_steps) are in every plan made, so planning again after they ran would run them again. A plan that
@@ -176,9 +177,12 @@ def plan_node(node, target, options):
     steps = planner.plan(node['provision_state'], target, allow_destructive=options.allow_destructive,
                          adopt=options.adopt, actions=required, optional_actions=optional, unhold=options.unhold,
                          held_target=node.get('target_provision_state'), flags=flags,
-                         fault=node.get('fault'), clear_fault=options.clear_fault)
-    if options.rescue_password is None and any(step.verb == 'rescue' for step in steps):
-        raise planner.PlanError("The plan rescues the node; set rescue_password (the password of the rescue user).")
+                         fault=node.get('fault'), clear_fault=options.clear_fault, release=release)
+    rescue = next((step for step in steps if step.verb == 'rescue'), None)
+    if options.rescue_password is None and rescue is not None:
+        raise planner.PlanError("The plan rescues the node (%s); set rescue_password (the password of the rescue "
+                                "user).%s" % (', '.join('%s to %s' % (step.verb, step.landing) for step in steps),
+                                              planner.missing_ways_out(rescue.source, release)))
     reader = next((index for index, step in enumerate(steps) if step.verb in INSTANCE_INFO_VERBS), None)
     if reader is not None and instance_info_patch(node, options.instance_info):
         source = steps[reader].source
@@ -268,21 +272,26 @@ def instance_info_patch(node, instance_info):
     return operations
 
 
-def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False):
+def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False, found=None):
     """Bring each Target to its declared state. Returns (jobs, errors for idents that match no node).
 
     Each node is planned as soon as it is at rest and moves on its own; failures of one node are
-    recorded on its job and never stop the others.
+    recorded on its job and never stop the others. found ({ident: node}, each read with client.poll_fields and,
+    where its target sets instance_info, instance_info) are the nodes as a caller just read them, or as an earlier
+    step of its task leaves them (in check mode, as it would): they are not read again.
     """
     with_instance_info = any(target.options.instance_info for target in targets)
     fields = client.poll_fields + (('instance_info',) if with_instance_info else ())
-    found, missing = bulk.find_nodes(client, [target.ident for target in targets], fields)
+    if found is None:
+        found, missing = bulk.find_nodes(client, [target.ident for target in targets], fields)
+    else:
+        missing = [target.ident for target in targets if target.ident not in found]
     check_distinct_nodes(found)
 
     def plan(job, node):
         # Polls do not read instance_info: the node as looked up has it.
         looked_up = dict(node, instance_info=found_by_uuid[job.uuid].get('instance_info'))
-        steps = plan_node(looked_up, job.target, job.options)
+        steps = plan_node(looked_up, job.target, job.options, client.release)
         check_requests(client, steps, job.options)
         return steps
 
@@ -292,7 +301,7 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
     jobs = [(Job(found[target.ident], target.state, target.options), found[target.ident])
             for target in targets if target.ident in found]
     executor.run(jobs, wait=wait, check_mode=check_mode)
-    errors = [bulk.no_node_message([ident]) for ident in missing]
+    errors = [bulk.no_node_message([ident], client) for ident in missing]
     return [job for job, _node in jobs], errors
 
 

@@ -18,8 +18,16 @@ description:
     (O(driver_info), O(properties), O(extra), O(instance_info)) the keys given are set, a key given as
     null is removed, and the keys not mentioned are left alone, so what inspection fills in is kept.
     O(ports) and O(traits), when given, are made exactly the list given.
-  - A new node is left in the V(enroll) provision state. Moving it on is the job of
-    M(baremetal.lifecycle.baremetal_provision_state).
+  - A new node is left in the V(enroll) provision state, unless the task declares O(provision_state).
+  - Besides its record, one task may declare the node whole, its O(provision_state), O(maintenance) and O(power),
+    brought about by the engines of M(baremetal.lifecycle.baremetal_provision_state),
+    M(baremetal.lifecycle.baremetal_maintenance) and M(baremetal.lifecycle.baremetal_power), in the order Ironic
+    needs. First the record is created or updated. Then maintenance is cleared where O(maintenance=false), or where
+    O(maintenance=true) but the node must move, as Ironic does not move a node in maintenance. Then the node moves
+    to O(provision_state), then its power is set, then maintenance is set where O(maintenance=true), after the move.
+    Each stage runs for every node of the task before the next one.
+  - A node that fails at a stage goes no further and has its error (C(msg), or C(error) of its entry in RV(nodes));
+    maintenance cleared for its move is set again. The specialised modules stay for one concern per task.
   - C(driver_info) is checked against a schema of its hardware type before anything is sent. Unknown or
     misspelled keys (with the closest known key), missing required keys and wrong types fail the task.
   - Ironic never shows secret values (it answers C(******)), so they are never compared; see O(update_secrets).
@@ -42,10 +50,16 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    description: Reads Ironic, validates, and reports what would change without writing.
+    description:
+      - Reads Ironic, validates, and reports what would change without writing, with the plan of the provision move
+        made from the node as read (out of maintenance where the task would clear it).
+      - A node that would be created does not exist yet, so its O(provision_state), O(maintenance) and O(power) are
+        not planned; RV(not_planned) says so.
   diff_mode:
     support: full
-    description: Shows the fields, keys, traits and ports that change, before and after, with secrets masked.
+    description:
+      - Shows the fields, keys, traits and ports that change, before and after, with secrets masked, and in the same
+        diff per node C(provision_state), C(maintenance), C(maintenance_reason) and C(power_state) where declared.
 options:
   name:
     description:
@@ -62,7 +76,10 @@ options:
         O(resource_class), O(interfaces), O(ports), O(traits), O(extra), O(instance_info),
         O(conductor_group), O(shard), O(owner), O(lessee), O(description), O(automated_clean), O(protected),
         O(protected_reason), O(retired), O(retired_reason), O(disable_power_off), and O(state).
-      - An element without O(state) or O(validate_driver_info) takes the task's.
+      - It may also declare its node's O(provision_state), O(maintenance), O(maintenance_reason) and O(power), and
+        how the provision state is reached, O(adopt), O(allow_destructive), O(deploy_steps), O(inspection) and O(unhold).
+      - An element without O(state), O(validate_driver_info), or one of those, takes the task's. An element with
+        O(state=absent) takes none of the task's O(provision_state), O(maintenance), O(maintenance_reason) and O(power).
       - Cannot be combined with the options that declare one node. An empty list changes nothing and says so in C(msg).
       - To give many existing nodes the same record fields, use O(select) with those fields instead.
     type: list
@@ -198,11 +215,52 @@ options:
         description: V(present) or V(absent); the task's O(state) when not given.
         type: str
         choices: [present, absent]
+      provision_state:
+        version_added: 0.3.0
+        description: As O(provision_state); the task's when not given.
+        type: str
+        choices: [enroll, manageable, available, active, rescue]
+      maintenance:
+        version_added: 0.3.0
+        description: As O(maintenance); the task's when not given.
+        type: bool
+      maintenance_reason:
+        version_added: 0.3.0
+        description: As O(maintenance_reason); the task's when not given.
+        type: str
+      power:
+        version_added: 0.3.0
+        description: As O(power); the task's when not given.
+        type: str
+        choices: [powered_off, powered_on, rebooted, soft_powered_off, soft_rebooted]
+      adopt:
+        version_added: 0.3.0
+        description: As O(adopt); the task's when not given.
+        type: bool
+      allow_destructive:
+        version_added: 0.3.0
+        description: As O(allow_destructive); the task's when not given.
+        type: bool
+      deploy_steps:
+        version_added: 0.3.0
+        description: As O(deploy_steps); the task's when not given.
+        type: list
+        elements: dict
+      inspection:
+        version_added: 0.3.0
+        description: As O(inspection); the task's when not given.
+        type: str
+        choices: [skip, once, always]
+      unhold:
+        version_added: 0.3.0
+        description: As O(unhold); the task's when not given.
+        type: bool
   concurrency:
     version_added: 0.2.0
     description:
       - With O(nodes), how many node records (with their ports and traits) are written at once; nodes that
-        need no change cost no request.
+        need no change cost no request. It also bounds how many nodes set their maintenance or power at once, and
+        how many may be moving at once to their O(provision_state).
       - The default, V(1), sends one write at a time, which every Ironic takes. An Ironic on MySQL or PostgreSQL
         takes more at once. On SQLite, concurrent writes wait for each other; a
         write Ironic answers with C(database is locked) is sent again with backoff.
@@ -423,8 +481,80 @@ options:
     description:
       - With O(state=absent), allow the steps that tear down the node's workload (for example from V(active))
         on the way to V(manageable). Without it, deleting such a node fails and names the step.
+      - With O(provision_state), allow the steps that tear down or re-image a workload on the way (for example
+        V(active) to V(available)), as in M(baremetal.lifecycle.baremetal_provision_state).
     type: bool
     default: false
+  provision_state:
+    version_added: 0.3.0
+    description:
+      - The stable provision state the node should rest in, reached after its record is written, by the same
+        engine as M(baremetal.lifecycle.baremetal_provision_state), whose O(baremetal.lifecycle.baremetal_provision_state#module:state)
+        it takes. Not given, the node's provision state is left alone.
+      - A node in maintenance that O(maintenance) does not declare is not moved; the node fails naming its maintenance.
+      - Returned per node in RV(provision).
+    type: str
+    choices: [enroll, manageable, available, active, rescue]
+  maintenance:
+    version_added: 0.3.0
+    description:
+      - Whether the node is in maintenance once the task is done. V(false) clears it (with its reason) before the
+        move to O(provision_state); V(true) sets it after the move and the power, and a node already in maintenance
+        that must move is taken out of it for the move and put back with its reason (RV(maintenance) says
+        C(cleared_for_move)).
+      - Not given, maintenance is left alone.
+    type: bool
+  maintenance_reason:
+    version_added: 0.3.0
+    description:
+      - Why the node is in maintenance; only used with O(maintenance=true). When not given, the reason of a node
+        already in maintenance is kept; an empty string clears it.
+    type: str
+  power:
+    version_added: 0.3.0
+    description:
+      - The node's power once it rests in its provision state, as O(baremetal.lifecycle.baremetal_power#module:state)
+        of M(baremetal.lifecycle.baremetal_power). V(rebooted) and V(soft_rebooted) are actions, done on every run.
+      - Not given, power is left alone (a deploy powers the node on, for example).
+    type: str
+    choices: [powered_off, powered_on, rebooted, soft_powered_off, soft_rebooted]
+  adopt:
+    version_added: 0.3.0
+    description:
+      - Reach V(active) from V(manageable) by adoption, as O(baremetal.lifecycle.baremetal_provision_state#module:adopt).
+    type: bool
+    default: false
+  config_drive:
+    version_added: 0.3.0
+    description:
+      - The config drive to deploy with, as O(baremetal.lifecycle.baremetal_provision_state#module:config_drive).
+        Task-wide only.
+    type: raw
+  deploy_steps:
+    version_added: 0.3.0
+    description:
+      - Deploy steps to run when deploying, as O(baremetal.lifecycle.baremetal_provision_state#module:deploy_steps).
+    type: list
+    elements: dict
+  inspection:
+    version_added: 0.3.0
+    description:
+      - Whether to inspect the node's hardware on the way to O(provision_state), as
+        O(baremetal.lifecycle.baremetal_provision_state#module:inspection). V(once) inspects a node never inspected.
+    type: str
+    choices: [skip, once, always]
+    default: skip
+  unhold:
+    version_added: 0.3.0
+    description:
+      - Resume a node in a hold state, as O(baremetal.lifecycle.baremetal_provision_state#module:unhold).
+    type: bool
+    default: false
+  rescue_password:
+    version_added: 0.3.0
+    description:
+      - The password of the rescue user, required when the plan rescues the node (O(provision_state=rescue)). Task-wide only.
+    type: str
   validate_interfaces:
     description:
       - After the task, run Ironic's validation of the node's interfaces and return it in RV(validation).
@@ -434,6 +564,8 @@ options:
   timeout:
     description:
       - With O(state=absent), the seconds bringing the node to V(manageable) may take.
+      - With O(provision_state), the seconds the moves of the task may take; with O(power), the seconds each power
+        action may take (for soft actions also Ironic's own timeout, as in M(baremetal.lifecycle.baremetal_power)).
     type: int
     default: 1800
 requirements:
@@ -482,11 +614,32 @@ EXAMPLES = r'''
     traits:
       - CUSTOM_RACK1
 
-- name: Then make it available (manage verifies the BMC credentials, provide cleans it)
-  baremetal.lifecycle.baremetal_provision_state:
+- name: Or enroll it and make it available in one task (manage verifies the BMC credentials, provide cleans it)
+  baremetal.lifecycle.baremetal_node:
     cloud: baremetal-lifecycle-local
-    node: rack1-node07
-    state: available
+    name: rack1-node07
+    driver: redfish
+    driver_info:
+      redfish_address: http://127.0.0.1:8000
+      redfish_system_id: /redfish/v1/Systems/1
+      redfish_username: admin
+      redfish_password: "{{ vault_bmc_password }}"
+    provision_state: available
+
+- name: Power a node off and take it out of maintenance, in one task
+  baremetal.lifecycle.baremetal_node:
+    name: rack1-node07
+    maintenance: false
+    power: powered_off
+
+- name: Deploy a node and keep it in maintenance (set after the deploy), saying why
+  baremetal.lifecycle.baremetal_node:
+    name: rack1-node07
+    instance_info:
+      image_source: http://127.0.0.1:8080/images/ubuntu.qcow2
+    provision_state: active
+    maintenance: true
+    maintenance_reason: burn-in before handover, ticket OPS-1235
 
 - name: Move the node to another BMC address and drop a key; other keys stay as they are
   baremetal.lifecycle.baremetal_node:
@@ -556,6 +709,12 @@ EXAMPLES = r'''
         traits: [CUSTOM_RACK3]
       - name: rack3-node09
         state: absent
+      - name: rack3-node10
+        driver: fake-hardware
+        provision_state: manageable
+        maintenance: true
+        maintenance_reason: waiting for a new disk
+    provision_state: available
     concurrency: 4
   register: rack3
 
@@ -576,7 +735,8 @@ EXAMPLES = r'''
 RETURN = r'''
 node:
   description:
-    - The node after the task, with secret values masked. Never contains C(instance_info).
+    - The node after the task (its provision state, maintenance and power after every stage), with secret values
+      masked. Never contains C(instance_info).
     - C(disable_power_off) (Ironic API 1.95) and C(health) (Ironic API 1.109, the hardware's health as the BMC reports it)
       are absent where Ironic is older.
     - Null when the node does not exist after the task, and in check mode when it would be created.
@@ -628,6 +788,65 @@ bmc_verified:
   returned: when O(state=present)
   type: bool
   sample: true
+provision:
+  version_added: 0.3.0
+  description:
+    - With O(provision_state), the move to it, as RV(baremetal.lifecycle.baremetal_provision_state#module:plan) and
+      RV(baremetal.lifecycle.baremetal_provision_state#module:transitions) of M(baremetal.lifecycle.baremetal_provision_state)
+      say it, whether it changed the node, and what an inspection it ran learned.
+    - With O(nodes) or O(select), each element of RV(nodes) has it.
+  returned: with O(provision_state), when the node exists and its earlier stages succeeded
+  type: dict
+  contains:
+    plan:
+      description: The steps planned, in order (in check mode, the plan).
+      type: list
+      elements: dict
+    transitions:
+      description: The steps executed, with the state each ended in and how long it took.
+      type: list
+      elements: dict
+    changed:
+      description: Whether the move changed the node (in check mode, whether it would).
+      type: bool
+    inspection:
+      description: What the inspection this task ran learned, as in M(baremetal.lifecycle.baremetal_provision_state).
+      type: dict
+      returned: when the task inspected the node
+  sample:
+    plan: [{verb: manage, from: enroll, to: manageable, cleans_disks: false, destructive: false, reboots: false}]
+    transitions: [{verb: manage, from: enroll, to: manageable, seconds: 0.21}]
+    changed: true
+maintenance:
+  version_added: 0.3.0
+  description:
+    - With O(maintenance), the node's maintenance after the task (in check mode, what it would be), its reason (masked
+      where it quotes a secret), whether the task changed it, and C(cleared_for_move), true when the task took the
+      node out of maintenance for its move and set it again.
+    - With O(nodes) or O(select), each element of RV(nodes) has it.
+  returned: with O(maintenance), when the node exists and its earlier stages succeeded
+  type: dict
+  sample: {maintenance: true, maintenance_reason: burn-in before handover, changed: true, cleared_for_move: false}
+power:
+  version_added: 0.3.0
+  description:
+    - With O(power), the node's power state after the task (in check mode, what it would be) and whether the task
+      changed it.
+    - With O(nodes) or O(select), each element of RV(nodes) has it.
+  returned: with O(power), when the node exists and its earlier stages succeeded
+  type: dict
+  sample: {power_state: power off, changed: true}
+not_planned:
+  version_added: 0.3.0
+  description:
+    - In check mode, for a node that would be created and declares O(provision_state), O(maintenance) or O(power),
+      why those are not planned (the node does not exist yet).
+    - With O(nodes) or O(select), each element of RV(nodes) has it where it applies.
+  returned: in check mode, for a node that would be created
+  type: str
+  sample: >-
+    node rack1-node07 does not exist yet: it would be created by this task, so its provision_state cannot be planned
+    before it is. Run the task without check mode.
 validation:
   description: Ironic's validation of each interface, with C(result) and, when it fails, C(reason).
   returned: when O(validate_interfaces=true) and the node exists
@@ -651,7 +870,8 @@ nodes:
   description:
     - With O(nodes) or O(select), one entry per element, in order, with C(name), C(changed), C(created), C(node) (as RV(node)),
       C(error) (null unless the node failed), C(bmc_verified) (as RV(bmc_verified)), and with O(state=absent) C(plan)
-      and C(transitions).
+      and C(transitions); C(provision), C(maintenance), C(power) and C(not_planned) as RV(provision), RV(maintenance),
+      RV(power) and RV(not_planned).
     - In diff mode, the top-level diff holds one entry per node that changes.
   returned: with O(nodes) or O(select)
   type: list
@@ -694,8 +914,11 @@ from ansible.module_utils.basic import missing_required_lib
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import SELECTION_SPEC, exit_with_results, run_items, select_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._driver_info import HAS_JSONSCHEMA, JSONSCHEMA_IMPORT_ERROR
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import INTERFACES, declarations_from_params
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_writer import ensure_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_converge import declared_health, ensure_whole_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import (
+    ELEMENT_PROVISION_OPTIONS, INTERFACES, PROVISION_OPTIONS, declarations_from_params)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import OPTION_SPEC
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DECLARABLE_STATES, POWER_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_node_name
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._waves import WAVE_SPEC
 
@@ -729,10 +952,22 @@ RECORD_SPEC = dict(
     disable_power_off=dict(type='bool'),
 )
 
+# What a node declares besides its record (_node_record.STATE_FIELDS), brought about after it (_node_converge).
+STATE_SPEC = dict(
+    provision_state=dict(type='str', choices=list(DECLARABLE_STATES)),
+    maintenance=dict(type='bool'),
+    maintenance_reason=dict(type='str'),
+    power=dict(type='str', choices=sorted(POWER_ACTIONS)),
+)
+
 ELEMENT_SPEC = dict(RECORD_SPEC,
                     name=dict(type='str', required=True),
                     validate_driver_info=dict(type='bool'),
                     state=dict(type='str', choices=['present', 'absent']))
+ELEMENT_SPEC.update(STATE_SPEC)
+# An element's provision options default to the task's.
+ELEMENT_SPEC.update((name, dict((key, value) for key, value in OPTION_SPEC[name].items() if key != 'default'))
+                    for name in ELEMENT_PROVISION_OPTIONS)
 
 ARGUMENT_SPEC = dict(RECORD_SPEC,
                      name=dict(type='str'),
@@ -742,12 +977,13 @@ ARGUMENT_SPEC = dict(RECORD_SPEC,
                      state=dict(type='str', default='present', choices=['present', 'absent']),
                      update_secrets=dict(type='str', default='on_create', choices=['on_create', 'always'],
                                          no_log=False),
-                     allow_destructive=dict(type='bool', default=False),
                      validate_interfaces=dict(type='bool', default=False),
                      verify_bmc=dict(type='bool', default=True),
                      timeout=dict(type='int', default=1800),
                      concurrency=dict(type='int', default=1),
                      **WAVE_SPEC)
+ARGUMENT_SPEC.update(STATE_SPEC)
+ARGUMENT_SPEC.update((name, OPTION_SPEC[name]) for name in PROVISION_OPTIONS)
 
 
 def main_logic(module):
@@ -761,15 +997,14 @@ def main_logic(module):
         module.fail(missing_required_lib('jsonschema'), exception=JSONSCHEMA_IMPORT_ERROR)
 
     def run_batch(batch, check_mode):
-        results = ensure_nodes(module.client, batch, params['update_secrets'], check_mode, concurrency=params['concurrency'],
-                               allow_destructive=params['allow_destructive'], timeout=params['timeout'],
-                               verify_bmc=params['verify_bmc'])
+        results = ensure_whole_nodes(module.client, batch, params['update_secrets'], check_mode, concurrency=params['concurrency'],
+                                     timeout=params['timeout'], verify_bmc=params['verify_bmc'])
         for result in results:
             if params['validate_interfaces'] and result['node'] and not result['error']:
                 result['validation'] = module.client.validate_node(result['node']['uuid'])
         return results
 
-    results, waves = run_items(module, declarations, run_batch)
+    results, waves = run_items(module, declarations, run_batch, declared=declared_health)
     single = params['name'] is not None
     if single:
         results[0].pop('name', None)

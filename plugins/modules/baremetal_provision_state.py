@@ -137,6 +137,8 @@ options:
   rescue_password:
     description:
       - The password of the rescue user, required when the plan rescues the node.
+      - Before Ironic 32.0, Ironic has no C(abort) out of V(service failed), and the plan from there to V(active)
+        rescues and unrescues the node (or give O(service_steps) that succeed, to service it again).
     type: str
   rebuild:
     description:

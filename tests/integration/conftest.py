@@ -67,3 +67,21 @@ def redfish_bmc(tmp_path_factory):
 
     for bmc in bmcs:
         bmc.stop()
+
+
+@pytest.fixture
+def new_name(ironic):
+    """Factory of unique node names for nodes a module creates; those nodes are deleted after the test (put in
+    maintenance first when Ironic refuses)."""
+    names = []
+
+    def make():
+        names.append('node-%s' % uuid.uuid4().hex[:10])
+        return names[-1]
+
+    yield make
+
+    for name in names:
+        if ironic.api('DELETE', '/nodes/%s' % name, expect=None) is not None:
+            ironic.api('PUT', '/nodes/%s/maintenance' % name, {'reason': 'test cleanup'}, expect=None)
+            ironic.api('DELETE', '/nodes/%s' % name, expect=None)

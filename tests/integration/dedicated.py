@@ -8,11 +8,12 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLLECTIONS = os.path.join(ROOT, '.work', 'collections')
-PYTHON = os.path.join(ROOT, '.work', 'venv', 'bin', 'python')
+PYTHON = sys.executable  # the ansible-core under test (tests/conftest.py)
 
 
 def spawn(instance):

@@ -3,15 +3,20 @@
 
 import json
 import warnings
+from importlib import metadata
 
 warnings.simplefilter('ignore')
 
 from ironic.api.controllers.v1 import utils as api_utils  # noqa: E402
 from ironic.api.controllers.v1 import versions  # noqa: E402
-from ironic.common import faults, state_machine, states  # noqa: E402
+from ironic.common import faults, states  # noqa: E402
 
-machine = state_machine.machine
+try:
+    from ironic.common.state_machine import machine  # noqa: E402  Ironic 35.0 and newer
+except ImportError:
+    machine = states.machine
 print(json.dumps({
+    'release': metadata.version('ironic'),
     'transitions': sorted(list(edge) for edge in machine),
     'states': dict((name, {'stable': machine.is_stable(name), 'target': machine._states[name]['target']})
                    for name in machine.states),

@@ -5,6 +5,9 @@ import itertools
 import time
 
 CLOSED_LOOPBACK_URL = 'http://127.0.0.1:9/image.raw'  # port 9 (discard) is closed here: downloads fail at once
+# A deploy kernel and ramdisk on that closed port: driver_info that validates, and is never downloaded.
+KERNEL = 'http://127.0.0.1:9/deploy.kernel'
+RAMDISK = 'http://127.0.0.1:9/deploy.ramdisk'
 _names = itertools.count(1)
 
 

@@ -87,24 +87,26 @@ def test_converge_fails_after_reporting_every_node_when_too_many_fail(ironic, ru
 
 
 def test_a_fleet_file_is_read_with_the_vault_secrets_of_the_play(ironic, run_playbook, tmp_path, monkeypatch):
-    """An inline !vault value is decrypted, and so is a file encrypted as a whole."""
+    """An inline !vault value is decrypted, and so is a file encrypted as a whole; no string of the file is templated."""
     name = 'role-vault-%s' % uuid.uuid4().hex[:6]
     password = tmp_path / 'vault-password'
     password.write_text('fleet-vault-%s' % uuid.uuid4().hex, encoding='utf-8')
     monkeypatch.setenv('ANSIBLE_VAULT_PASSWORD_FILE', str(password))
     vault = VaultLib([('default', VaultSecret(password.read_bytes()))])
     inline = tmp_path / 'inline.yml'
-    inline.write_text('- name: %s\n  driver: fake-hardware\n  provision_state: enroll\n  description: !vault |\n%s'
+    inline.write_text('- name: %s\n  driver: fake-hardware\n  provision_state: enroll\n  extra: {note: "{{ 7 * 6 }}"}\n'
+                      '  description: !vault |\n%s'
                       % (name, textwrap.indent(vault.encrypt('Described in a vault').decode(), '    ')),
                       encoding='utf-8')
     whole = tmp_path / 'whole.yml'
     whole.write_bytes(vault.encrypt(json.dumps([{'name': name, 'driver': 'fake-hardware', 'provision_state': 'enroll',
-                                                 'description': 'Encrypted as a whole'}])))
+                                                 'description': 'Encrypted as a whole', 'extra': {'note': '{{ 7 * 6 }}'}}])))
     try:
         for fleet_file, description in ((inline, 'Described in a vault'), (whole, 'Encrypted as a whole')):
             rc, output = run_playbook(PLAYBOOK % {'check': 'false'}, {'fleet_file': str(fleet_file)})
             assert rc == 0, output
-            assert ironic.api('GET', '/nodes/%s' % name)['description'] == description
+            node = ironic.api('GET', '/nodes/%s' % name)
+            assert (node['description'], node['extra']) == (description, {'note': '{{ 7 * 6 }}'})
     finally:
         ironic.api('DELETE', '/nodes/%s' % name, expect=None)
 

@@ -42,6 +42,7 @@ def with_registry(raw):
     return node
 
 
+@pytest.mark.smoke
 def test_bios_round_trip_by_cleaning_and_a_rerun_changes_nothing(raw, ironic, run_module):
     node = raw.node_in('manageable')
     declared = {'ProcTurboMode': 'Disabled', 'NumCores': 4}
@@ -160,6 +161,8 @@ def test_firmware_is_read_and_updated_in_one_cycle_with_bios(raw, ironic, run_mo
     assert raw.node(node['uuid'])['provision_state'] == 'manageable'
 
 
+# Not in the smoke suite: before Ironic 32.0 servicing refuses the fake BIOS interface's steps (they are clean steps
+# only; 32.0 composes the list of service steps otherwise), so the fake hardware of an older release cannot show it.
 def test_servicing_applies_bios_settings_to_an_active_node_and_a_rerun_changes_nothing(raw, ironic, run_module):
     node = raw.node_in('active')
     options = dict(node=node['name'], bios_settings={'ProcTurboMode': 'Disabled'}, apply='servicing', allow_reboot=True)

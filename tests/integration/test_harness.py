@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
+import copy
+import re
+import threading
 import time
+
+import pytest
 
 
 def wait_for_stable(ironic, node, timeout=60):
@@ -36,6 +41,93 @@ def test_write_requests_since_sees_writes_and_only_writes(ironic, fresh_node):
     again = ironic.log_mark()
     ironic.api('GET', '/nodes/%s' % node['name'])
     assert ironic.write_requests_since(again) == []
+
+
+class RewrittenLog:
+    """A copy of the session Ironic's log, kept up to date by a thread, with each line rewritten by ``rewrite``:
+    an instance whose ``log_path`` is the copy sees the same requests written in another format."""
+
+    def __init__(self, ironic, path, rewrite):
+        self.ironic = copy.copy(ironic)
+        self.ironic.log_path = str(path)
+        self.source = ironic.log_path
+        self.rewrite = rewrite
+        self.stopped = threading.Event()
+        self.copy_once()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def copy_once(self):
+        with open(self.source, encoding='utf-8', errors='replace') as source:
+            text = ''.join(self.rewrite(line) for line in source)
+        with open(self.ironic.log_path, 'w', encoding='utf-8') as target:
+            target.write(text)
+
+    def run(self):
+        while not self.stopped.wait(0.02):
+            self.copy_once()
+
+    def __enter__(self):
+        self.thread.start()
+        return self.ironic
+
+    def __exit__(self, *exc_info):
+        self.stopped.set()
+        self.thread.join()
+
+
+# Ironic 32.0 and newer log a request themselves; earlier releases leave it to eventlet's WSGI server.
+NEWER = re.compile(r' INFO ironic\.api (\[[^]]*\]) (\S+) - ([A-Z]+) (\S+) - (\d{3}) \(([0-9.]+)ms\)')
+OLDER = re.compile(r' INFO eventlet\.wsgi\.server (\[[^]]*\]) (\S+) "([A-Z]+) (\S+) HTTP/1\.1" status: (\d{3})  len: \d+ '
+                   r'time: ([0-9.]+)')
+
+
+def as_older_format(line):
+    return NEWER.sub(r' INFO eventlet.wsgi.server \1 \2 "\3 \4 HTTP/1.1" status: \5  len: 0 time: \6', line)
+
+
+def as_newer_format(line):
+    return OLDER.sub(r' INFO ironic.api \1 \2 - \3 \4 - \5 (\6ms)', line)
+
+
+def as_unknown_format(line):
+    """An access log in Apache's common format, which the harness does not read."""
+    line = NEWER.sub(r' INFO ironic.access \2 - - "\3 \4" \5 0', line)
+    return OLDER.sub(r' INFO ironic.access \2 - - "\3 \4" \5 0', line)
+
+
+@pytest.mark.parametrize('rewrite', [as_older_format, as_newer_format], ids=['eventlet-format', 'ironic-api-format'])
+def test_the_write_counter_reads_the_request_lines_of_every_supported_release(ironic, fresh_node, tmp_path, rewrite):
+    node = fresh_node()
+    with RewrittenLog(ironic, tmp_path / 'ironic.log', rewrite) as rewritten:
+        mark = rewritten.log_mark()
+        ironic.api('GET', '/nodes/%s' % node['uuid'])
+        assert rewritten.write_requests_since(mark) == []
+        ironic.api('PATCH', '/nodes/%s' % node['uuid'], [{'op': 'add', 'path': '/extra/seen', 'value': 'yes'}])
+        assert rewritten.write_requests_since(mark) == [('PATCH', '/v1/nodes/%s' % node['uuid'], 200)]
+
+
+def test_the_write_counter_fails_on_a_log_it_cannot_read_instead_of_counting_nothing(ironic, fresh_node, tmp_path):
+    node = fresh_node()
+    with RewrittenLog(ironic, tmp_path / 'ironic.log', as_unknown_format) as rewritten:
+        mark = rewritten.log_mark()
+        ironic.api('PATCH', '/nodes/%s' % node['uuid'], [{'op': 'add', 'path': '/extra/seen', 'value': 'yes'}])
+        with pytest.raises(AssertionError, match=r'cannot read the API requests in .*ironic\.access'):
+            rewritten.write_requests_since(mark)
+
+
+def test_the_write_counter_fails_on_a_log_that_shows_no_request(ironic, tmp_path):
+    silent = copy.copy(ironic)
+    silent.log_path = str(tmp_path / 'ironic.log')
+    (tmp_path / 'ironic.log').write_text('2026-01-01 00:00:00.000 1 INFO ironic.common.service Started\n', encoding='utf-8')
+    with pytest.raises(AssertionError, match='never appeared'):
+        silent._sync_log(timeout=0.5)  # pylint: disable=protected-access
+
+
+def test_raw_calls_ask_for_the_servers_newest_api_version_at_most(ironic):
+    served = ironic.api('GET', '/')['default_version']['version']
+    assert ironic.server_version == served
+    assert ironic.api_version() == min(served, '1.115', key=lambda version: tuple(map(int, version.split('.'))))
+    assert ironic.api_version('1.1') == '1.1'
 
 
 def test_api_errors_carry_the_status(ironic):

@@ -15,8 +15,7 @@ import pytest
 from nodes import RawIronic
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VENV_BIN = os.path.join(ROOT, '.work', 'venv', 'bin')
-BIN = VENV_BIN if os.path.exists(os.path.join(VENV_BIN, 'ansible')) else os.path.dirname(sys.executable)
+BIN = os.path.dirname(sys.executable)  # the ansible-core under test (tests/conftest.py)
 COLLECTIONS = os.path.join(ROOT, '.work', 'collections')
 
 # Ironic returns these unmasked (its own masking only knows "password", "token" and the like): only the plugin

@@ -39,6 +39,7 @@ def steps_of(result):
     return [(step['verb'], step['from'], step['to']) for step in result['plan']]
 
 
+@pytest.mark.smoke
 def test_inspection_once_inspects_a_new_node_on_its_way_and_a_rerun_changes_nothing(raw, ironic, run_module):
     node = raw.node_in('enroll')
     mark = ironic.log_mark()
@@ -84,6 +85,7 @@ def test_each_element_of_nodes_may_ask_for_its_own_inspection(raw, run_module):
     assert raw.node(inspected['uuid'])['inspection_finished_at'] and not raw.node(plain['uuid'])['inspection_finished_at']
 
 
+@pytest.mark.smoke
 def test_service_steps_take_an_active_node_through_servicing_back_to_active_on_every_run(raw, ironic, run_module):
     node = raw.node_in('active')
     # Ironic 39 drops reserved steps such as power/reboot from a request's steps (conductor/steps.py

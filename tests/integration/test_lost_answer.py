@@ -45,7 +45,7 @@ def test_a_refused_connect_is_unreachable_not_a_lost_answer():
         sock.bind(('127.0.0.1', 0))
         port = sock.getsockname()[1]  # nothing listens on it once the socket is closed
     client = IronicClient('http://127.0.0.1:%d' % port)
-    client._version = (1, 115)
+    client._server_version = (1, 115)
     with pytest.raises(Unreachable, match='nothing listens there'):
         client.set_provision_state('some-node', 'manage')
     assert client.api_calls == 1  # nothing ever answered there: no Ironic to wait for

@@ -1,12 +1,15 @@
 # -*- coding: utf-8 -*-
 """baremetal_maintenance against a real Ironic: enable with a reason, change the reason, disable, reruns."""
 
+import pytest
+
 
 def maintenance_of(ironic, node):
     current = ironic.api('GET', '/nodes/%s' % node['uuid'])
     return current['maintenance'], current['maintenance_reason']
 
 
+@pytest.mark.smoke
 def test_enable_with_a_reason_then_rerun_changes_nothing(ironic, run_module, fresh_node):
     node = fresh_node()
     mark = ironic.log_mark()
@@ -49,6 +52,7 @@ def test_a_different_reason_is_a_change_and_replaces_the_old_one(ironic, run_mod
     assert maintenance_of(ironic, node) == (True, None)
 
 
+@pytest.mark.smoke
 def test_disable_unsets_maintenance_and_clears_the_reason(ironic, run_module, fresh_node):
     node = fresh_node()
     ironic.api('PUT', '/nodes/%s/maintenance' % node['uuid'], {'reason': 'disk 2 replaced'})

@@ -14,34 +14,15 @@ import uuid
 import pytest
 
 from dedicated import spawn_with
-from nodes import RawIronic
+from nodes import KERNEL, RAMDISK, RawIronic
 from proxy import FaultProxy
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
-KERNEL = 'http://127.0.0.1:9/deploy.kernel'
-RAMDISK = 'http://127.0.0.1:9/deploy.ramdisk'
 
 
 @pytest.fixture(scope='module')
 def raw(ironic):
     return RawIronic(ironic)
-
-
-@pytest.fixture
-def new_name(ironic):
-    """Factory of unique node names; the nodes the module creates under them are deleted after the test."""
-    names = []
-
-    def make():
-        names.append('node-%s' % uuid.uuid4().hex[:10])
-        return names[-1]
-
-    yield make
-
-    for name in names:
-        if ironic.api('DELETE', '/nodes/%s' % name, expect=None) is not None:
-            ironic.api('PUT', '/nodes/%s/maintenance' % name, {'reason': 'test cleanup'}, expect=None)
-            ironic.api('DELETE', '/nodes/%s' % name, expect=None)
 
 
 def new_mac():
@@ -80,6 +61,7 @@ def assert_no_write(ironic, mark):
 
 # -- enrolling and updating ---------------------------------------------------------------------------------
 
+@pytest.mark.smoke
 def test_enroll_with_every_field_leaves_the_node_in_enroll_and_a_rerun_writes_nothing(ironic, run_module, new_name):
     name, node_uuid, mac1, mac2 = new_name(), str(uuid.uuid4()), new_mac(), new_mac()
     args = dict(
@@ -236,9 +218,7 @@ def test_secrets_are_sent_on_create_never_compared_and_rotated_with_always(ironi
 
 def run_playbook_verbosely(ironic, playbook):
     """ansible-playbook -vvvv --diff against the session Ironic: (process, stdout and stderr), to grep for secrets."""
-    bin_dir = os.path.join(REPO, '.work', 'venv', 'bin')
-    if not os.path.isdir(bin_dir):
-        bin_dir = os.path.dirname(sys.executable)
+    bin_dir = os.path.dirname(sys.executable)  # the ansible-core under test (tests/conftest.py)
     env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
     env.update(ANSIBLE_CONFIG=os.path.join(REPO, 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
                ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, '.work', 'collections'),

@@ -36,6 +36,7 @@ def unreachable_node(ironic, fresh_node):
     wait_until_ironic_gives_up(ironic, node)
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize('state, reached', [('powered_on', 'power on'), ('powered_off', 'power off'),
                                             ('soft_powered_off', 'power off')])
 def test_on_and_off_are_reached_and_idempotent(ironic, run_module, fresh_node, state, reached):
@@ -54,6 +55,7 @@ def test_on_and_off_are_reached_and_idempotent(ironic, run_module, fresh_node, s
     assert ironic.write_requests_since(mark) == []
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize('state', ['rebooted', 'soft_rebooted'])
 def test_reboots_always_report_a_change_and_end_powered_on(ironic, run_module, fresh_node, state):
     node = fresh_node()

@@ -40,6 +40,7 @@ def test_every_target_from_every_start(raw, ironic, run_module, start, target):
     assert ironic.write_requests_since(mark) == []
 
 
+@pytest.mark.smoke
 def test_check_mode_returns_the_plan_and_writes_nothing(raw, ironic, run_module):
     node = raw.node_in('enroll')
     mark = ironic.log_mark()

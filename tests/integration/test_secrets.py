@@ -18,6 +18,7 @@ import os
 import re
 import sqlite3
 import subprocess
+import sys
 import uuid
 
 import pytest
@@ -26,7 +27,7 @@ from nodes import RawIronic
 from test_node import closed_loopback_url
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.join(ROOT, '.work', 'venv', 'bin')
+BIN = os.path.dirname(sys.executable)  # the ansible-core under test (tests/conftest.py)
 TAG = uuid.uuid4().hex[:8]
 
 FIELDS = (

@@ -20,12 +20,29 @@ def machine(ironic):
     return json.loads(output)
 
 
+def installed_release(machine):
+    return tuple(int(part) for part in machine['release'].split('.')[:2])
+
+
+@pytest.mark.smoke
 def test_transitions_are_exactly_ironics(machine):
-    ours = set(states.TRANSITIONS)
+    """The table's edges of the installed release (TRANSITION_SINCE), edge for edge."""
+    ours = set(states.transitions(installed_release(machine)))
     theirs = set(tuple(edge) for edge in machine['transitions'])
-    assert sorted(theirs - ours) == [], 'edges Ironic has and our table lacks'
-    assert sorted(ours - theirs) == [], 'edges our table has and Ironic lacks'
-    assert len(states.TRANSITIONS) == len(ours), 'duplicate edges in our table'
+    assert sorted(theirs - ours) == [], 'edges Ironic %s has and our table lacks' % machine['release']
+    assert sorted(ours - theirs) == [], 'edges our table has and Ironic %s lacks' % machine['release']
+    assert len(states.TRANSITIONS) == len(set(states.TRANSITIONS)), 'duplicate edges in our table'
+
+
+@pytest.mark.smoke
+def test_the_release_read_from_the_api_version_uses_no_edge_the_installed_ironic_lacks(ironic, machine):
+    api = _ironic.parse_version(machine['max_version'])
+    assert ironic.server_version == machine['max_version']
+    derived = states.release_for_api(api)
+    assert states.OLDER_RELEASE < derived <= installed_release(machine)
+    assert set(states.transitions(derived)) <= set(tuple(edge) for edge in machine['transitions'])
+    assert dict(states.RELEASE_API_VERSIONS).get(installed_release(machine)) == api, (
+        'RELEASE_API_VERSIONS does not list Ironic %s with its API %s' % (machine['release'], machine['max_version']))
 
 
 def test_states_kinds_and_targets_are_ironics(machine):

@@ -4,6 +4,10 @@
 Against a real Redfish BMC (sushy-tools): tests/integration/test_credential_rotation.py.
 """
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _bmc_check as bmc_check

@@ -4,6 +4,10 @@
 Their behaviour against a real Ironic is in tests/integration/test_node_bulk.py and test_pagination.py.
 """
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import threading
 import time
 
@@ -76,6 +80,7 @@ class FakeClient(object):
         self.version = version
         self.nodes = list(nodes)
         self.requests = []
+        self.scope_note = None
 
     def require(self, feature, version):
         if self.version < version:
@@ -185,7 +190,7 @@ class InMemoryIronic(IronicClient):
 
     def __init__(self, size):
         super(InMemoryIronic, self).__init__('http://ironic.invalid')
-        self._version = (1, 115)
+        self._server_version = (1, 115)
         self.nodes = [{'uuid': '00000000-0000-4000-8000-%012d' % index, 'name': 'node-%d' % index,
                        'driver': 'fake-hardware', 'provision_state': 'manageable', 'target_provision_state': None,
                        'maintenance': False} for index in range(size)]
@@ -260,8 +265,11 @@ def test_idents_past_half_a_page_list_every_node_page_by_page():
 
 
 def test_the_message_for_idents_that_match_no_node_names_each_and_says_how_to_find_nodes():
-    message = no_node_message(['a', 'b'])
-    assert message.startswith("No node is named or has the UUID 'a', 'b'.") and 'baremetal_node_info' in message
+    client = InMemoryIronic(0)
+    message = no_node_message(['a', 'b'], client)
+    assert message.startswith("No node is named or has the UUID 'a', 'b'.") and message.endswith('baremetal_node.')
+    client.scope_note = 'The token is scoped to project p.'
+    assert no_node_message(['a'], client).endswith('baremetal_node. The token is scoped to project p.')
 
 
 def _power_or_maintenance(client, idents):

@@ -1,8 +1,12 @@
 # -*- coding: utf-8 -*-
 """Connection options -> session, over real HTTP(S) on loopback: clouds.yaml and OS_* read the way openstacksdk
-reads them (checked against openstacksdk itself), TLS settings that the environment cannot override, client
-certificates, keystone (a small keystone on loopback: Ironic here cannot run with keystone) with token renewal,
-region and interface, http_basic refusals, and missing libraries."""
+reads them (a differential corpus against openstacksdk itself), TLS settings that the environment cannot
+override, client certificates, http_basic refusals, and missing libraries. Keystone is tested against a real
+Keystone in tests/integration/test_keystone.py."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
 
 import datetime
 import ipaddress
@@ -389,118 +393,203 @@ def test_wrong_http_basic_credentials_fail_at_once_and_clearly(serve):
     assert [request['path'] for request in server.requests] == ['/', '/v1/nodes?limit=1000']
 
 
-# --- keystone -------------------------------------------------------------------------------------------------
+# --- the same resolution as openstacksdk: a differential corpus -------------------------------------------------
 
-class Keystone(object):
-    """A keystone v3 on loopback that hands out token-1, token-2... with a catalog of baremetal endpoints."""
+KEYSTONE_AUTH = {'auth_url': 'http://127.0.0.1:5000/v3', 'username': 'admin', 'password': 'pw',
+                 'user_domain_name': 'Default'}
+PROJECT_AUTH = dict(KEYSTONE_AUTH, project_name='admin', project_domain_name='Default')
+CORPUS_CLOUDS = dict(STANDALONE_CLOUDS, **{
+    'none-auth-endpoint': {'auth_type': 'none', 'auth': {'endpoint': 'http://127.0.0.1:6385'}},
+    'none-top-endpoint': {'auth_type': 'none', 'endpoint': 'http://127.0.0.1:6386'},
+    'none-both': {'auth_type': 'none', 'auth': {'endpoint': 'http://127.0.0.1:1'},
+                  'baremetal_endpoint_override': 'http://127.0.0.1:2'},
+    'basic-top-level': {'auth_type': 'http_basic', 'username': 'u', 'password': 'p',
+                        'baremetal_endpoint_override': 'http://127.0.0.1:6385'},
+    'password': {'auth_type': 'password', 'auth': PROJECT_AUTH, 'region_name': 'RegionTwo', 'interface': 'internal'},
+    'system': {'auth_type': 'password', 'auth': dict(KEYSTONE_AUTH, system_scope='all'), 'cacert': '/etc/k.pem'},
+    'token': {'auth_type': 'token', 'auth': {'auth_url': 'http://127.0.0.1:5000/v3', 'token': 'tok',
+                                             'project_name': 'admin', 'project_domain_name': 'Default'}},
+    'appcred': {'auth_type': 'v3applicationcredential', 'auth': {
+        'auth_url': 'http://127.0.0.1:5000/v3', 'application_credential_id': 'ac1',
+        'application_credential_secret': 'acs'}},
+    'keystone-override': {'auth_type': 'password', 'auth': PROJECT_AUTH,
+                          'baremetal_endpoint_override': 'http://127.0.0.1:6385'},
+    'regions': {'auth_type': 'none', 'regions': [
+        {'name': 'r1', 'values': {'baremetal_endpoint_override': 'http://127.0.0.1:1'}},
+        {'name': 'r2', 'values': {'baremetal_endpoint_override': 'http://127.0.0.1:2'}}]},
+    'keystone-regions': {'auth_type': 'password', 'auth': PROJECT_AUTH, 'regions': ['RegionOne', 'RegionTwo']},
+    'profile': {'profile': 'auro', 'auth': {'username': 'u', 'password': 'p', 'project_name': 'x'}},
+    'split-basic': {'auth_type': 'http_basic', 'auth': {'username': 'u'},
+                    'baremetal_endpoint_override': 'http://127.0.0.1:6385'},
+    'split-keystone': {'auth_type': 'password', 'auth': dict(KEYSTONE_AUTH, password=None, project_name='admin')},
+})
+SECURE_CLOUDS = {'split-basic': {'auth': {'password': 'from-secure'}},
+                 'split-keystone': {'auth': {'password': 'from-secure'}}}
+ENV_PASSWORD = dict(('OS_' + key.upper(), value) for key, value in PROJECT_AUTH.items())
 
-    def __init__(self, serve, catalog):
-        self.issued = 0
-        self.catalog = catalog
-        self.server = serve(self.answer)
-        self.auth_url = self.server.endpoint + '/v3'
-
-    def answer(self, request):
-        if request['method'] == 'GET' and request['path'].rstrip('/') == '/v3':
-            return 200, {'version': {'id': 'v3.14', 'status': 'stable', 'links': [
-                {'rel': 'self', 'href': self.auth_url + '/'}]}}, None
-        if request['method'] == 'POST' and request['path'] == '/v3/auth/tokens':
-            password = request['body']['auth']['identity']['password']['user']['password']
-            if password != 'keystone-pw':
-                return 401, {'error': {'code': 401, 'message': 'The request requires authentication.'}}, None
-            self.issued += 1
-            domain = {'id': 'default', 'name': 'Default'}
-            token = {'methods': ['password'], 'expires_at': '2099-01-01T00:00:00.000000Z',
-                     'issued_at': '2026-01-01T00:00:00.000000Z',
-                     'user': {'id': 'u1', 'name': 'admin', 'domain': domain},
-                     'project': {'id': 'p1', 'name': 'admin', 'domain': domain},
-                     'catalog': [{'type': 'baremetal', 'name': 'ironic', 'id': 's1', 'endpoints': [
-                         dict(id='e%d' % index, interface=interface, region=region, region_id=region, url=url)
-                         for index, (region, interface, url) in enumerate(self.catalog)]}]}
-            return 201, {'token': token}, {'X-Subject-Token': 'token-%d' % self.issued}
-        return 404, None, None
-
-    def auth(self, password='keystone-pw'):
-        return {'auth_url': self.auth_url, 'username': 'admin', 'password': password, 'project_name': 'admin',
-                'user_domain_name': 'Default', 'project_domain_name': 'Default'}
-
-
-def token_ironic(valid):
-    """An Ironic that accepts only the tokens in ``valid`` (a set the test changes to expire tokens)."""
-    def answer(request):
-        if request['path'] != '/' and request['headers'].get('X-Auth-Token') not in valid:
-            return 401, {'error_message': 'Authentication required'}, None
-        return ironic_answers(request)
-    return answer
-
-
-def test_an_expired_keystone_token_is_renewed_once_and_the_task_goes_on(serve):
-    valid = {'token-1'}
-    ironic = serve(token_ironic(valid))
-    keystone = Keystone(serve, [('RegionOne', 'public', ironic.endpoint)])
-    client = client_from_params(params(auth_type='password', auth=keystone.auth()))
-    assert client.endpoint == ironic.endpoint
-    assert client.list_nodes() == NODES_ANSWER['nodes']
-    valid.clear()
-    valid.add('token-2')  # token-1 expired
-    assert client.list_nodes() == NODES_ANSWER['nodes']
-    assert keystone.issued == 2
-    assert [request['headers'].get('X-Auth-Token') for request in ironic.requests[1:]] == [
-        'token-1', 'token-1', 'token-2']
-
-
-def test_a_token_refused_again_after_renewal_fails_without_a_retry_storm(serve):
-    ironic = serve(token_ironic(set()))
-    keystone = Keystone(serve, [('RegionOne', 'public', ironic.endpoint)])
-    client = client_from_params(params(auth_type='password', auth=keystone.auth()))
-    with pytest.raises(BaremetalError, match='HTTP 401.*credentials were refused'):
-        client.list_nodes()
-    assert keystone.issued == 2
-    assert len(ironic.requests) == 3  # GET /, the request, the request with the renewed token
-
-
-def test_endpoint_with_a_keystone_auth_type_uses_that_endpoint_and_keystone(serve):
-    ironic = serve(token_ironic({'token-1'}))
-    keystone = Keystone(serve, [('RegionOne', 'public', 'http://127.0.0.1:9/not-this-one')])
-    client = client_from_params(params(endpoint=ironic.endpoint, auth_type='password', auth=keystone.auth()))
-    assert client.endpoint == ironic.endpoint
-    assert client.list_nodes() == NODES_ANSWER['nodes']
-
-
-def test_keystone_from_os_variables_alone(serve, monkeypatch):
-    ironic = serve(token_ironic({'token-1'}))
-    keystone = Keystone(serve, [('RegionOne', 'public', ironic.endpoint)])
-    for key, value in keystone.auth().items():
-        monkeypatch.setenv('OS_' + key.upper(), value)
-    assert client_from_params(params()).list_nodes() == NODES_ANSWER['nodes']
-
-
-def test_region_name_and_interface_choose_the_catalog_endpoint(serve):
-    keystone = Keystone(serve, [('RegionOne', 'public', 'http://127.0.0.1:1'),
-                                ('RegionOne', 'internal', 'http://127.0.0.1:2'),
-                                ('RegionTwo', 'public', 'http://127.0.0.1:3'),
-                                ('RegionTwo', 'internal', 'http://127.0.0.1:4')])
-    chosen = dict(((region, interface), client_from_params(params(
-        auth_type='password', auth=keystone.auth(), region_name=region, interface=interface)).endpoint)
-        for region in ('RegionOne', 'RegionTwo') for interface in ('public', 'internal'))
-    assert chosen == {('RegionOne', 'public'): 'http://127.0.0.1:1', ('RegionOne', 'internal'): 'http://127.0.0.1:2',
-                      ('RegionTwo', 'public'): 'http://127.0.0.1:3', ('RegionTwo', 'internal'): 'http://127.0.0.1:4'}
-
-
-def test_keystone_gets_the_modules_tls_settings(serve, authorities):
-    right = authorities[0]
-    ironic = serve(token_ironic({'token-1'}))
-    keystone = Keystone(serve, [('RegionOne', 'public', ironic.endpoint)])
-    keystone.server.close()
-    keystone.server = serve(keystone.answer, tls=tls_context(right))
-    keystone.auth_url = keystone.server.endpoint + '/v3'
-    with pytest.raises(BaremetalError, match='keystone authentication failed'):
-        client_from_params(params(auth_type='password', auth=keystone.auth()))
-    client = client_from_params(params(auth_type='password', auth=keystone.auth(), ca_cert=right.ca))
-    assert client.list_nodes() == NODES_ANSWER['nodes']
+# (clouds.yaml? secure.yaml? OS_* variables, the task's options): at least 30 configurations.
+CORPUS = {
+    'cloud none': (True, False, {}, dict(cloud='plain')),
+    'cloud none versioned': (True, False, {}, dict(cloud='versioned')),
+    'cloud none auth.endpoint': (True, False, {}, dict(cloud='none-auth-endpoint')),
+    'cloud none top-level endpoint': (True, False, {}, dict(cloud='none-top-endpoint')),
+    'cloud none override beats auth.endpoint': (True, False, {}, dict(cloud='none-both')),
+    'cloud http_basic with cacert': (True, False, {}, dict(cloud='basic')),
+    'cloud http_basic auth.endpoint': (True, False, {}, dict(cloud='basic-auth-endpoint')),
+    'cloud http_basic top-level credentials': (True, False, {}, dict(cloud='basic-top-level')),
+    'cloud verify false with cacert': (True, False, {}, dict(cloud='unverified')),
+    'cloud insecure': (True, False, {}, dict(cloud='insecure')),
+    'cloud client certificate': (True, False, {}, dict(cloud='client-cert')),
+    'cloud password region interface': (True, False, {}, dict(cloud='password')),
+    'cloud password system scope and CA': (True, False, {}, dict(cloud='system')),
+    'cloud token': (True, False, {}, dict(cloud='token')),
+    'cloud v3applicationcredential': (True, False, {}, dict(cloud='appcred')),
+    'cloud keystone with baremetal_endpoint_override': (True, False, {}, dict(cloud='keystone-override')),
+    'cloud per-region override, first region': (True, False, {}, dict(cloud='regions')),
+    'cloud per-region override, task region': (True, False, {}, dict(cloud='regions', region_name='r2')),
+    'cloud keystone regions, OS_REGION_NAME': (True, False, {'OS_REGION_NAME': 'RegionTwo'},
+                                               dict(cloud='keystone-regions')),
+    'cloud vendor profile': (True, False, {}, dict(cloud='profile')),
+    'secure.yaml http_basic password': (True, True, {}, dict(cloud='split-basic')),
+    'secure.yaml keystone password': (True, True, {}, dict(cloud='split-keystone')),
+    'OS_CLOUD': (True, False, {'OS_CLOUD': 'basic'}, dict()),
+    'OS_AUTH_TYPE none with OS_ENDPOINT': (False, False, {'OS_AUTH_TYPE': 'none', 'OS_ENDPOINT': 'http://127.0.0.1:6385'},
+                                           dict()),
+    'OS_* none with override and CA': (False, False, {'OS_AUTH_TYPE': 'none', 'OS_CACERT': '/etc/ca.pem',
+                                                      'OS_BAREMETAL_ENDPOINT_OVERRIDE': 'https://127.0.0.1:6385'}, dict()),
+    'OS_* http_basic insecure': (False, False, {'OS_AUTH_TYPE': 'http_basic', 'OS_USERNAME': 'u', 'OS_PASSWORD': 'p',
+                                                'OS_ENDPOINT': 'https://127.0.0.1:6385', 'OS_INSECURE': 'true'}, dict()),
+    'OS_* password region interface': (False, False, dict(ENV_PASSWORD, OS_REGION_NAME='RegionTwo',
+                                                          OS_INTERFACE='internal'), dict()),
+    'OS_* token': (False, False, {'OS_AUTH_TYPE': 'token', 'OS_TOKEN': 'tok', 'OS_AUTH_URL': 'http://127.0.0.1:5000/v3',
+                                  'OS_PROJECT_NAME': 'admin', 'OS_PROJECT_DOMAIN_NAME': 'Default'}, dict()),
+    'OS_* v3applicationcredential': (False, False, {
+        'OS_AUTH_TYPE': 'v3applicationcredential', 'OS_AUTH_URL': 'http://127.0.0.1:5000/v3',
+        'OS_APPLICATION_CREDENTIAL_ID': 'ac1', 'OS_APPLICATION_CREDENTIAL_SECRET': 'acs'}, dict()),
+    'OS_* password, task region and interface': (False, False, ENV_PASSWORD,
+                                                 dict(region_name='RegionThree', interface='admin')),
+    'task endpoint, OS_CACERT and OS_CERT': (False, False, {'OS_CACERT': '/etc/ca.pem', 'OS_CERT': '/c.pem', 'OS_KEY': '/c.key'},
+                                             dict(endpoint='https://127.0.0.1:9')),
+    'task endpoint beats OS_ENDPOINT, OS_TOKEN ignored': (False, False, {
+        'OS_AUTH_TYPE': 'token', 'OS_TOKEN': 'tok', 'OS_ENDPOINT': 'http://127.0.0.1:1'},
+        dict(endpoint='http://127.0.0.1:2')),
+    'task password auth beats OS_TOKEN': (False, False, {'OS_TOKEN': 'tok', 'OS_AUTH_URL': 'http://127.0.0.1:1/v3',
+                                                         'OS_REGION_NAME': 'RegionTwo'},
+                                          dict(auth_type='password', auth=PROJECT_AUTH)),
+    'task http_basic beats OS_USERNAME': (False, False, {'OS_USERNAME': 'env', 'OS_PASSWORD': 'env'}, dict(
+        endpoint='http://127.0.0.1:9', auth_type='http_basic', auth={'username': 'u', 'password': 'p'})),
+    'task auth_type with OS_* credentials': (False, False, ENV_PASSWORD, dict(auth_type='password')),
+    'task endpoint with keystone from OS_*': (False, False, ENV_PASSWORD,
+                                              dict(endpoint='http://127.0.0.1:9', auth_type='password')),
+    'task options over the cloud TLS': (True, False, {}, dict(cloud='insecure', validate_certs=True,
+                                                              ca_cert='/mine.pem', client_cert='/c.pem',
+                                                              client_key='/c.key')),
+    'task validate_certs false over cacert': (True, False, {}, dict(cloud='basic', validate_certs=False)),
+    'task endpoint and password over the cloud': (True, False, {}, dict(
+        cloud='basic', endpoint='https://127.0.0.1:9', auth={'password': 'other'})),
+    'task region and interface over the cloud': (True, False, {}, dict(cloud='keystone-regions', region_name='RegionTwo',
+                                                                       interface='admin')),
+    'task endpoint over a keystone cloud': (True, False, {}, dict(cloud='system', endpoint='http://127.0.0.1:9')),
+    'task cloud over OS_* variables': (True, False, ENV_PASSWORD, dict(cloud='plain')),
+    'cloud dictionary none': (False, False, {}, dict(cloud={'auth_type': 'none',
+                                                            'auth': {'endpoint': 'http://127.0.0.1:6385'}})),
+    'cloud dictionary keystone': (False, False, {}, dict(cloud={'auth_type': 'v3applicationcredential', 'auth': {
+        'auth_url': 'http://127.0.0.1:5000/v3', 'application_credential_id': 'ac1',
+        'application_credential_secret': 'acs'}, 'interface': 'internal'})),
+}
+# OS_* variables that say something besides authentication: what a task's own auth leaves of the environment.
+NOT_AUTHENTICATION = ('OS_REGION_NAME', 'OS_INTERFACE', 'OS_CACERT', 'OS_CERT', 'OS_KEY', 'OS_INSECURE',
+                      'OS_BAREMETAL_ENDPOINT_OVERRIDE', 'OS_CLIENT_CONFIG_FILE', 'OS_CLIENT_SECURE_FILE')
 
 
-def test_wrong_keystone_credentials_are_reported(serve):
-    keystone = Keystone(serve, [])
-    with pytest.raises(BaremetalError, match='keystone authentication failed'):
-        client_from_params(params(auth_type='password', auth=keystone.auth(password='wrong')))
+def _sdk_kwargs(options):
+    """The task's options in openstacksdk's words; an endpoint without auth_type nor cloud means auth_type none."""
+    kwargs = dict((key, options[key]) for key in ('auth_type', 'auth', 'region_name', 'interface') if options.get(key))
+    if options.get('endpoint'):
+        kwargs['baremetal_endpoint_override'] = options['endpoint']
+        if not options.get('cloud'):
+            kwargs.setdefault('auth_type', 'none')
+    if options.get('validate_certs') is not None:  # it decides over the cloud's verify and insecure alike
+        kwargs['verify'], kwargs['insecure'] = options['validate_certs'], not options['validate_certs']
+    for option, key in (('ca_cert', 'cacert'), ('client_cert', 'cert'), ('client_key', 'key')):
+        if options.get(option):
+            kwargs[key] = options[option]
+    return kwargs
+
+
+def _sdk_resolution(options):
+    """What openstacksdk makes of the task's options in the current environment, in the terms of ``_our_resolution``.
+
+    One documented difference: a task's own auth (or endpoint without auth_type) is not mixed with the
+    authentication the OS_* variables give (openstacksdk would hand OS_TOKEN to a password plugin and fail).
+    """
+    from openstack import config as os_config
+    cloud = options.get('cloud') or os.environ.get('OS_CLOUD')  # the modules' fallback for cloud
+    if not cloud and (options.get('auth') or options.get('endpoint') and not options.get('auth_type')):
+        for name in [name for name in os.environ if name.startswith('OS_') and name not in NOT_AUTHENTICATION]:
+            os.environ.pop(name)  # monkeypatch restores the variables
+    kwargs = _sdk_kwargs(options)
+    if isinstance(cloud, dict):
+        region = os_config.OpenStackConfig(load_yaml_config=False, load_envvars=False).get_one(**dict(cloud, **kwargs))
+    else:
+        region = os_config.OpenStackConfig().get_one(cloud=cloud, **kwargs)
+    config = region.config
+    verify, cert = region.get_requests_verify_args()
+    auth = dict(config['auth'])
+    if config['auth_type'] in ('none', 'http_basic'):
+        credentials = (auth['username'], auth['password']) if config['auth_type'] == 'http_basic' else None
+        return dict(kind='standalone', endpoint=region.get_endpoint('baremetal') or auth['endpoint'], verify=verify,
+                    cert=cert, credentials=credentials)
+    return dict(kind='keystone', auth_type=config['auth_type'], auth=auth, endpoint=region.get_endpoint('baremetal'),
+                verify=verify, cert=cert, region=region.get_region_name('baremetal'),
+                interface=region.get_interface('baremetal'))
+
+
+def _our_resolution(options):
+    options = dict(options)
+    options.setdefault('cloud', os.environ.get('OS_CLOUD'))  # as the argument spec's fallback does
+    resolved = _connection.resolve(params(**options))
+    if resolved[0] == 'standalone':
+        endpoint, verify, cert, credentials = resolved[1]
+        return dict(kind='standalone', endpoint=endpoint, verify=verify, cert=cert, credentials=credentials)
+    region, endpoint = resolved[1], resolved[2]
+    verify, cert = region.get_requests_verify_args()
+    return dict(kind='keystone', auth_type=region.config['auth_type'], auth=dict(region.config['auth']),
+                endpoint=endpoint or region.get_endpoint('baremetal'), verify=verify, cert=cert,
+                region=region.get_region_name('baremetal'), interface=region.get_interface('baremetal'))
+
+
+@pytest.mark.parametrize('case', sorted(CORPUS))
+def test_the_collection_resolves_every_configuration_as_openstacksdk(case, tmp_path, monkeypatch):
+    with_clouds, with_secure, environment, options = CORPUS[case]
+    if with_clouds:
+        write_clouds(tmp_path, monkeypatch, CORPUS_CLOUDS)
+    else:
+        monkeypatch.setenv('OS_CLIENT_CONFIG_FILE', str(tmp_path / 'absent.yaml'))
+    if with_secure:
+        secure = tmp_path / 'secure.yaml'
+        secure.write_text(yaml.safe_dump({'clouds': SECURE_CLOUDS}), encoding='utf-8')
+        monkeypatch.setenv('OS_CLIENT_SECURE_FILE', str(secure))
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    ours = _our_resolution(options)
+    assert ours == _sdk_resolution(options)
+
+
+def test_the_corpus_covers_what_users_configure():
+    """At least 30 configurations, each auth type, from each source: the corpus cannot quietly shrink."""
+    assert len(CORPUS) >= 30
+    text = repr((CORPUS, CORPUS_CLOUDS))
+    for needle in ('none', 'http_basic', "'password'", "'token'", 'v3applicationcredential', 'OS_ENDPOINT',
+                   'baremetal_endpoint_override', 'region_name', 'interface', 'profile', 'cacert', 'OS_CACERT'):
+        assert needle in text
+    assert any(case[1] for case in CORPUS.values()) and any(not case[0] for case in CORPUS.values())
+
+
+def test_os_token_does_not_override_the_tasks_auth(monkeypatch):
+    """openstacksdk itself fails here ("Password.__init__() got an unexpected keyword argument 'token'")."""
+    monkeypatch.setenv('OS_TOKEN', 'left-over')
+    monkeypatch.setenv('OS_AUTH_URL', 'http://127.0.0.1:1/v3')
+    kind, region, _endpoint = _connection.resolve(params(auth_type='password', auth=PROJECT_AUTH))
+    assert kind == 'keystone' and region.config['auth'] == PROJECT_AUTH
+    assert type(region.get_auth()).__name__ == 'Password'

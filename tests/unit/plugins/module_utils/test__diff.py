@@ -1,6 +1,10 @@
 # -*- coding: utf-8 -*-
 """The one diff builder: items before and after, a side left out where the item does not exist, secrets masked."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import ABSENT, DifferenceTracker
 
 

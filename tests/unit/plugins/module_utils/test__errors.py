@@ -1,6 +1,10 @@
 # -*- coding: utf-8 -*-
 """One error root: every failure of the collection carries a message and the partial result."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError

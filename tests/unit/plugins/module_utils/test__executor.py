@@ -5,17 +5,22 @@ The fake conductor moves a node along the table's success path one transient sta
 Everything users rely on is also tested against the real Ironic in tests/integration.
 """
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import json
 
 import pytest
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import (
     Executor, Job, STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import AnswerLost, IronicError, Unreachable
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, issue_step, plan_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import POLL_MAX_DELAY
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
 
@@ -33,7 +38,7 @@ class FakeIronic(object):
         self.unreachable_until = None
         self.history = []
         self.requests = []
-        self.version = (1, 115)
+        self.server_version = (1, 115)  # the newest API version the server serves: its release follows
         self.tick = tick
         self.fail_in = fail_in or {}  # transient state -> failure state it falls into
         self.nodes = {}
@@ -72,6 +77,17 @@ class FakeIronic(object):
                             'since': 0.0, 'last_error': None, 'reservation': 'conductor' if target else None,
                             'provision_updated_at': '0', 'maintenance': False, 'maintenance_reason': None}
 
+    @property
+    def version(self):
+        return min(self.server_version, (1, 115))
+
+    @property
+    def release(self):
+        return states.release_for_api(self.server_version)
+
+    def describe_server(self):
+        return states.describe_server(self.server_version)
+
     def supports(self, version):
         return self.version >= version
 
@@ -81,7 +97,7 @@ class FakeIronic(object):
         if verb in self.refuse:
             node.update(maintenance=True, maintenance_reason=self.refuse[verb])
             raise IronicError('node %s is in maintenance' % uuid, 400)
-        entered = EVENTS.get((node['provision_state'], states.VERBS[verb]))
+        entered = planner.events(self.release).get((node['provision_state'], states.VERBS[verb]))
         if entered is None:
             raise IronicError('cannot %s from %s' % (verb, node['provision_state']), 400)
         landing = states.LANDING_OVERRIDES.get((node['provision_state'], verb))
@@ -163,11 +179,9 @@ class FakeIronic(object):
         return dict((uuid, dict(self.nodes[uuid])) for uuid in last_seen if uuid in self.nodes)
 
 
-def plan(job, node):
-    return plan_node(node, job.target, job.options)
-
-
 def executor(fake, timeout=60, **kwargs):
+    def plan(job, node):
+        return plan_node(node, job.target, job.options, fake.release)
     return Executor(fake, timeout, plan=plan, issue_step=issue_step, clock=fake.clock, sleep=fake.sleep, **kwargs)
 
 
@@ -237,13 +251,44 @@ def test_abort_on_timeout_aborts_a_node_left_in_a_wait_state():
     assert [verb for _at, uuid, verb in fake.requests] == ['provide', 'abort']
 
 
-def test_abort_on_timeout_leaves_wait_call_back_alone_before_api_1_110():
+def test_abort_on_timeout_leaves_wait_call_back_alone_before_api_1_110_and_says_why():
     fake = FakeIronic(fail_in={'deploying': 'wait call-back'})
-    fake.version = (1, 109)
+    fake.server_version = (1, 109)
     fake.add('n1', 'available')
     job, = run(fake, 'active', timeout=30, abort_on_timeout=True)
-    assert "stopped in 'wait call-back'" in job.error and 'not in a wait state Ironic can abort' in job.error
+    assert "stopped in 'wait call-back'" in job.error and 'not in a wait state' not in job.error
+    assert ("Aborting 'wait call-back' needs Ironic API 1.110 or newer, and this server is Ironic 34.0 (API 1.109), "
+            "so it was left moving." in job.error)
     assert [verb for _at, _uuid, verb in fake.requests] == ['active']
+
+
+@pytest.mark.parametrize('server_version, advice', [((1, 90), False), ((1, 111), True)])
+def test_a_timeout_in_wait_call_back_suggests_abort_on_timeout_only_where_ironic_can_abort_it(server_version, advice):
+    fake = FakeIronic(fail_in={'deploying': 'wait call-back'})
+    fake.server_version = server_version
+    fake.add('n1', 'available')
+    job, = run(fake, 'active', timeout=30)
+    assert ('set abort_on_timeout' in job.error) is advice and job.error.endswith('Raise timeout.') is not advice
+
+
+def test_a_failed_service_goes_back_to_active_by_abort_from_ironic_32_and_by_rescue_before():
+    newest = FakeIronic()
+    newest.add('n1', 'service failed')
+    job, = run(newest, 'active')
+    assert job.error is None and [verb for _at, _uuid, verb in newest.requests] == ['abort']
+
+    old = FakeIronic()
+    old.server_version = (1, 90)  # Ironic 24.1: no abort out of 'service failed'
+    old.add('n1', 'service failed')
+    job, = run(old, 'active')
+    assert old.requests == [] and "The plan rescues the node (rescue to rescue, unrescue to active)" in job.error
+    assert "'abort' out of 'service failed' exists from Ironic 32.0, and this server is older" in job.error
+    assert "From 'service failed' this server still takes service (service_steps) or service runbook (runbook)." in job.error
+
+    old.nodes['n1'].update(provision_state='service failed', target_provision_state=None)
+    job, = executor(old).run(jobs_for(old, 'active', options=Options(rescue_password='pw')))
+    assert job.error is None and job.node['provision_state'] == 'active'
+    assert [verb for _at, _uuid, verb in old.requests] == ['rescue', 'unrescue']
 
 
 def test_many_nodes_share_one_poll_and_respect_concurrency():
@@ -620,3 +665,17 @@ def test_a_node_reserved_under_the_bare_host_of_a_host_port_conductor_is_never_t
     assert job.error.startswith("node n1: left in 'cleaning' by conductor c1, which Ironic reports down since T-c1.")
     assert 'registered as HOST:PORT' in job.error and 'restart the ironic-conductor c1' in job.error
     assert fake.now <= fake.HEARTBEAT_TIMEOUT + 2 * POLL_MAX_DELAY
+
+
+def test_a_node_changing_state_brings_the_polls_back_to_the_fastest():
+    # Two nodes a conductor is cleaning, done at 30 s and 55 s: once the first is seen at rest, the second may be
+    # about to be, so the next poll comes at once instead of after the grown back-off.
+    fake = FakeIronic(tick=30)
+    fake.add('n1', 'cleaning', target='available')
+    fake.add('n2', 'cleaning', target='available')
+    fake.nodes['n2']['since'] = 25.0
+    run(fake, 'available', timeout=600)
+    times = [poll[0] for poll in fake.polls]
+    first_seen_done = next(index for index, when in enumerate(times) if when >= 30)
+    assert times[first_seen_done + 1] - times[first_seen_done] == pytest.approx(POLL_INITIAL_DELAY)
+    assert times[first_seen_done] - times[first_seen_done - 1] > 1  # it had backed off meanwhile

@@ -231,9 +231,25 @@ def test_an_engine_that_plans_no_service_action_is_an_error_not_a_silent_no_op(m
 
 
 def test_a_failure_names_the_interface_that_would_be_needed():
-    message = hw.explain_failure('Ironic says: node does not support this clean step', node(), ['raid', 'bios'])
+    message = hw.explain_failure('Ironic says: node does not support this clean step', node(), ['raid', 'bios'], None)
     assert "raid steps need a raid_interface that offers them (this node's is 'fake')" in message
     assert "bios steps need a bios_interface" in message and 'baremetal_provision_state recovers it' in message
+
+
+@pytest.mark.parametrize('release, recovery', [
+    (None, '(from clean failed: manage to manageable; from service failed: abort to active).'),
+    ((32, 0), '(from clean failed: manage to manageable; from service failed: abort to active).'),
+    ((29, 0), "(from clean failed: manage to manageable; from service failed: rescue, unrescue to active (with "
+              "rescue_password)). 'abort' out of 'service failed' exists from Ironic 32.0, and this server is older. "
+              "From 'service failed' this server still takes service (service_steps) or service runbook (runbook)."),
+    ((24, 1), "(from clean failed: manage to manageable; from service failed: rescue, unrescue to active (with "
+              "rescue_password)). 'deleted' out of 'service failed' exists from Ironic 29.0, and this server is older; "
+              "'abort' out of 'service failed' exists from Ironic 32.0, and this server is older. "
+              "From 'service failed' this server still takes service (service_steps) or service runbook (runbook)."),
+])
+def test_the_way_out_of_a_failed_cycle_is_the_one_the_server_has(release, recovery):
+    message = hw.explain_failure('node n1: servicing failed.', node(), ['bios'], release)
+    assert message.endswith('baremetal_provision_state recovers it ' + recovery)
 
 
 class ReadOnlyIronic(object):

@@ -2,6 +2,10 @@
 """The driver layer over real HTTP against a scripted server on loopback: answers Ironic gives only under load
 or in old releases (503, node or database locked, an old microversion), and pagination."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import json
 import socket
 import threading
@@ -333,7 +337,7 @@ def test_node_history_is_the_latest_events_oldest_first(server):
     client = IronicClient(server.endpoint)
     assert [event['event'] for event in client.node_history('n1', 2)] == ['old', 'new']
     assert 'sort_dir=desc' in server.requests[-1][1] and 'limit=2' in server.requests[-1][1]
-    client._version = (1, 77)
+    client._server_version = (1, 77)
     assert client.node_history('n1', 2) == []
 
 
@@ -412,3 +416,18 @@ def test_conductors_are_named_as_nodes_name_them_and_none_are_read_before_api_1_
         assert [request[1] for request in old.requests] == ['/']
     finally:
         old.close()
+
+
+@pytest.mark.parametrize('max_version, version, release, words', [
+    ('1.90', (1, 90), (24, 1), 'Ironic 24.1 (API 1.90)'),
+    ('1.101', (1, 101), (32, 0), 'Ironic 32.0 or 32.1 (API 1.101)'),
+    ('1.120', (1, 115), (39, 0), 'Ironic newer than 39.0 (API 1.120)'),
+])
+def test_the_servers_release_is_read_from_its_newest_api_version_with_one_request(max_version, version, release, words):
+    server = ScriptedIronic(max_version=max_version)
+    try:
+        client = IronicClient(server.endpoint)
+        assert (client.version, client.release, client.describe_server()) == (version, release, words)
+        assert client.server_version == _ironic.parse_version(max_version) and client.api_calls == 1
+    finally:
+        server.close()

@@ -1,6 +1,10 @@
 # -*- coding: utf-8 -*-
 """Setting and clearing maintenance; success against a real Ironic is tested in tests/integration/test_maintenance.py."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._maintenance import ensure_maintenance, wanted_maintenance
 
 

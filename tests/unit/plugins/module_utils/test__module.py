@@ -39,7 +39,8 @@ def run_module(monkeypatch, capsys, args, main):
     """Build a BaremetalModule from args, run main with it; returns (result, lines logged to syslog)."""
     logged = []
     monkeypatch.setattr(basic, '_ANSIBLE_ARGS', to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args})))
-    monkeypatch.setattr(basic, '_ANSIBLE_PROFILE', 'legacy')
+    # ansible-core 2.19 and later read the arguments' serialization profile; older releases have none (no-op there).
+    monkeypatch.setattr(basic, '_ANSIBLE_PROFILE', 'legacy', raising=False)
     monkeypatch.setattr(basic.AnsibleModule, 'log', lambda self, msg, log_args=None: logged.append(msg))
     with pytest.raises(SystemExit):
         _module.BaremetalModule(SPEC).run(main)

@@ -5,6 +5,10 @@ a refused write fails the node with the result it names.
 The behaviour against a real Ironic is tested in tests/integration/test_node.py and test_node_lost_answers.py.
 """
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _node_writer as node_utils

@@ -1,6 +1,10 @@
 # -*- coding: utf-8 -*-
 """The planner over every (state, target, policy, actions, node flags): plans are valid in Ironic's machine and safe."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -10,6 +14,14 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states
 AT_REST = sorted(state for state, (kind, _target) in states.STATES.items() if kind in (states.STABLE, states.FAILED))
 HOLDS = sorted(state for state, (kind, _target) in states.STATES.items() if kind == states.HOLD)
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
+# The newest release (None) and each release from which an edge exists, and the oldest supported one.
+RELEASES = [None] + sorted(set(states.TRANSITION_SINCE.values()) | {states.SUPPORTED_RELEASE})
+
+
+def events_of(release):
+    return dict(((source, event), destination) for source, event, destination in states.transitions(release))
+
+
 # Events the conductor fires by itself on the way to success.
 SUCCESS_EVENTS = ('done', 'wait', 'resume', 'clean', 'manage')
 ACTION_NAMES = [action.name for action in states.ACTIONS]
@@ -17,23 +29,25 @@ ACTION_NAMES = [action.name for action in states.ACTIONS]
 HELD_TARGETS = {'clean hold': ('available', 'manageable'), 'deploy hold': ('active',), 'service hold': ('active',)}
 
 
-def lands_in(source, verb):
+def lands_in(source, verb, events=None):
     """Every state reachable after issuing verb from source, following only conductor success events."""
-    entered = EVENTS[(source, states.VERBS[verb])]
+    events = events or EVENTS
+    entered = events[(source, states.VERBS[verb])]
     seen, frontier = {entered}, [entered]
     while frontier:
         state = frontier.pop()
         if states.STATES[state][0] != states.TRANSIENT:
             continue
         for event in SUCCESS_EVENTS:
-            following = EVENTS.get((state, event))
+            following = events.get((state, event))
             if following and following not in seen:
                 seen.add(following)
                 frontier.append(following)
     return seen
 
 
-def assert_valid(steps, current, target, allow_destructive=False, adopt=False, flags=(), clear_fault=False):
+def assert_valid(steps, current, target, allow_destructive=False, adopt=False, flags=(), clear_fault=False, release=None):
+    events = events_of(release)
     state = planner.normalize_state(current)
     refused = set()
     for flag in flags:
@@ -44,8 +58,8 @@ def assert_valid(steps, current, target, allow_destructive=False, adopt=False, f
         if step.verb == states.CLEAR_FAULT:
             assert index == 0 and clear_fault and 'maintenance' in flags and step.landing == step.source
             continue
-        assert (step.source, states.VERBS[step.verb]) in EVENTS, step
-        assert step.landing in lands_in(step.source, step.verb), step
+        assert (step.source, states.VERBS[step.verb]) in events, (step, release)
+        assert step.landing in lands_in(step.source, step.verb, events), step
         assert states.STATES[step.landing][0] == states.STABLE
         assert allow_destructive or not step.destructive
         assert step.verb not in refused, step
@@ -72,6 +86,7 @@ requests = st.fixed_dictionaries({
     'flags': st.dictionaries(st.sampled_from(list(states.NODE_FLAGS)), st.sampled_from([None, 'a reason'])),
     'fault': st.sampled_from([None] + sorted(states.FAULTS)),
     'clear_fault': st.booleans(),
+    'release': st.sampled_from(RELEASES),
 })
 
 
@@ -86,7 +101,7 @@ def test_every_plan_is_valid_in_ironics_machine_safe_and_skips_no_action(current
         assert str(exc)
         return
     assert_valid(steps, current, target, request['allow_destructive'], request['adopt'], request['flags'],
-                 request['clear_fault'])
+                 request['clear_fault'], request['release'])
     if current in HOLDS:
         assert request['unhold'] and [step.verb for step in steps if step.verb != states.CLEAR_FAULT][0] == 'unhold'
     resumed = steps and steps[0].verb == 'unhold' or (len(steps) > 1 and steps[1].verb == 'unhold')
@@ -102,11 +117,48 @@ def test_every_plan_is_valid_in_ironics_machine_safe_and_skips_no_action(current
         assert sum(step.destructive for step in steps) == sum(step.destructive for step in without)
 
 
+@pytest.mark.parametrize('release', RELEASES)
 @pytest.mark.parametrize('current', AT_REST)
 @pytest.mark.parametrize('target', ['manageable', 'available', 'active', 'rescue'])
-def test_every_target_is_reachable_from_every_state_at_rest_with_opt_in(current, target):
-    steps = planner.plan(current, target, allow_destructive=True)
-    assert_valid(steps, current, target, True, False)
+def test_every_target_is_reachable_from_every_state_at_rest_with_opt_in(current, target, release):
+    steps = planner.plan(current, target, allow_destructive=True, release=release)
+    assert_valid(steps, current, target, True, False, release=release)
+
+
+@pytest.mark.parametrize('release, verbs', [
+    (None, ['abort']),
+    ((32, 0), ['abort']),  # 'abort' out of 'service failed' from Ironic 32.0
+    ((29, 1), ['rescue', 'unrescue']),
+    ((24, 1), ['rescue', 'unrescue']),
+])
+def test_a_failed_service_goes_back_to_active_the_way_the_servers_release_allows(release, verbs):
+    assert [step.verb for step in planner.plan('service failed', 'active', release=release)] == verbs
+    # servicing again runs from 'service failed' on every release
+    assert [step.verb for step in planner.plan('service failed', 'active', actions=['service'], release=release)] == [
+        'service']
+
+
+@pytest.mark.parametrize('release, verbs', [
+    (None, ['deleted']),
+    ((29, 0), ['deleted']),  # 'deleted' out of 'service failed' from Ironic 29.0
+    ((26, 1), ['rescue', 'deleted']),
+])
+def test_a_failed_service_is_torn_down_the_way_the_servers_release_allows(release, verbs):
+    steps = planner.plan('service failed', 'available', allow_destructive=True, release=release)
+    assert [step.verb for step in steps] == verbs
+
+
+def test_the_ways_out_a_release_lacks_are_named_with_the_release_that_has_them():
+    assert planner.missing_ways_out('service failed', None) == ''
+    assert planner.missing_ways_out('service failed', (32, 0)) == ''
+    assert planner.missing_ways_out('clean failed', (24, 1)) == ''
+    assert planner.missing_ways_out('service failed', states.OLDER_RELEASE) == planner.missing_ways_out(
+        'service failed', (24, 1))
+    assert planner.missing_ways_out('service failed', (29, 0)) == (
+        " 'abort' out of 'service failed' exists from Ironic 32.0, and this server is older."
+        " From 'service failed' this server still takes service (service_steps) or service runbook (runbook).")
+    assert planner.missing_ways_out('service failed', (24, 1)).startswith(
+        " 'deleted' out of 'service failed' exists from Ironic 29.0, and this server is older; 'abort' out of")
 
 
 @pytest.mark.parametrize('current', AT_REST)

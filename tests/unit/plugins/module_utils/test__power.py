@@ -3,6 +3,10 @@
 ignores a soft power off). Success, idempotence and a real BMC failure are tested in tests/integration/test_power.py.
 """
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import json
 
 import pytest

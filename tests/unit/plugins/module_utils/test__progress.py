@@ -1,6 +1,10 @@
 # -*- coding: utf-8 -*-
 """The module half of live progress: one line per node and change, nothing without a progress file."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import json
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import PROGRESS_FILE_ENV, Progress

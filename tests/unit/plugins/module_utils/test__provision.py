@@ -1,6 +1,10 @@
 # -*- coding: utf-8 -*-
 """Planning one node from what Ironic reports, per-node options, issuing steps, and what results show."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
@@ -129,7 +133,7 @@ def test_retiring_on_an_api_older_than_1_61_is_refused_before_any_step():
 def IronicAt(version):  # pylint: disable=invalid-name
     """A client that negotiated the given API version, with no server behind it."""
     client = IronicClient('http://127.0.0.1:9')
-    client._version = version
+    client._server_version = version
     return client
 
 
@@ -383,6 +387,7 @@ class LookupClient(RecordingClient):
     """One node to look up, at rest in available with no instance_info."""
 
     poll_fields = ('uuid', 'name', 'provision_state', 'target_provision_state')
+    release = None  # the newest Ironic
 
     def find_node(self, ident, fields=None):
         self.calls.append(('find_node', ident, fields))

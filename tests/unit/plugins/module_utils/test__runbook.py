@@ -1,6 +1,10 @@
 # -*- coding: utf-8 -*-
 """Declaring a runbook: what Ironic would refuse, comparing with its runbook, and the writes that follow."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _runbook as runbook

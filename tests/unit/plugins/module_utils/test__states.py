@@ -5,10 +5,15 @@ Agreement with Ironic itself is tested against the installed Ironic in
 tests/integration/test_state_machine_conformance.py.
 """
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import action_step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import CLIENT_MAX_VERSION
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import NODE_STEP_METHODS, Options
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
@@ -91,3 +96,42 @@ def test_every_way_out_of_a_stranded_state_is_an_edge_of_ironics_machine_to_a_re
         assert states.STATES[state][0] == states.TRANSIENT
         landing = edges[(state, states.VERBS[verb])]
         assert states.STATES[landing][0] in (states.STABLE, states.FAILED)
+
+
+def test_every_edge_with_a_release_is_an_edge_of_the_newest_machine_after_the_oldest_supported_release():
+    assert set(states.TRANSITION_SINCE) <= set(states.TRANSITIONS)
+    releases = [release for release, _api in states.RELEASE_API_VERSIONS]
+    for since in states.TRANSITION_SINCE.values():
+        assert states.SUPPORTED_RELEASE < since and since in releases
+    assert states.transitions() == states.transitions(releases[-1]) == states.TRANSITIONS
+    assert not set(states.TRANSITION_SINCE) & set(states.transitions(states.SUPPORTED_RELEASE))
+
+
+def test_releases_are_in_order_and_the_newest_serves_the_newest_api_the_client_speaks():
+    assert states.RELEASE_API_VERSIONS == tuple(sorted(states.RELEASE_API_VERSIONS))
+    assert [api for _release, api in states.RELEASE_API_VERSIONS] == sorted(api for _release, api in states.RELEASE_API_VERSIONS)
+    assert states.RELEASE_API_VERSIONS[0][0] == states.SUPPORTED_RELEASE
+    assert states.RELEASE_API_VERSIONS[-1][1] == CLIENT_MAX_VERSION
+
+
+@pytest.mark.parametrize('api, release, words', [
+    ((1, 90), (24, 1), 'Ironic 24.1 (API 1.90)'),
+    ((1, 91), (25, 0), 'Ironic 25.0 or 26.0 (API 1.91)'),
+    ((1, 93), (26, 1), 'Ironic 26.1 (API 1.93)'),
+    # 29.0 and 29.1 serve the same API: the older one is taken, so 29.1's edges are not relied on
+    ((1, 96), (29, 0), 'Ironic 29.0 or 29.1 (API 1.96)'),
+    ((1, 97), (29, 0), 'Ironic newer than 29.1 (API 1.97)'),
+    ((1, 101), (32, 0), 'Ironic 32.0 or 32.1 (API 1.101)'),
+    ((1, 110), (34, 0), 'Ironic newer than 34.0 (API 1.110)'),
+    ((1, 111), (35, 0), 'Ironic 35.0 or 35.1 (API 1.111)'),
+    ((1, 115), (39, 0), 'Ironic 39.0 (API 1.115)'),
+    ((1, 120), (39, 0), 'Ironic newer than 39.0 (API 1.120)'),
+    ((1, 89), states.OLDER_RELEASE, 'Ironic older than 24.1 (API 1.89), which this collection does not support'),
+])
+def test_a_servers_release_follows_from_its_newest_api_version(api, release, words):
+    assert states.release_for_api(api) == release
+    assert states.describe_server(api) == words
+
+
+def test_a_server_older_than_every_release_listed_has_none_of_the_newer_edges():
+    assert states.transitions(states.OLDER_RELEASE) == states.transitions(states.SUPPORTED_RELEASE)

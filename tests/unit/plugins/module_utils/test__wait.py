@@ -1,6 +1,10 @@
 # -*- coding: utf-8 -*-
 """The one deadline and backoff of everything that polls, on a fake clock."""
 
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import (
     POLL_BACKOFF, POLL_INITIAL_DELAY, POLL_MAX_DELAY, Backoff, Deadline)
 

@@ -3,6 +3,8 @@
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
+
 import json
 
 import pytest

@@ -1,0 +1,82 @@
+# -*- coding: utf-8 -*-
+"""Every ratio in one table, each against a floor measured in the same run: what `make bench` prints.
+
+Starts one Ironic on a free loopback port and runs, --repeat rounds each (medians of the rounds):
+  single node   one node enroll -> active: the module process (clouds.yaml cloud) against raw REST (bench_single);
+  start-up      one baremetal_node_info process (endpoint) against Python importing ansible.module_utils.basic
+                alone (bench_startup);
+  bulk task     --bulk nodes enroll -> available, baremetal_provision_state with nodes and the module's defaults,
+                the module's own seconds, against raw REST issuing every verb at once (bench_fleet);
+  waves         50 active nodes serviced in waves of 10 against raw REST doing the same waves (bench_waves);
+  fleet role    --role-sizes nodes from nothing against raw REST doing the same requests, and the no-op rerun
+                (in seconds: its target is absolute) (bench_fleet_role).
+Each line names its target. A regression shows as a ratio over its target, the day it happens.
+
+    python bench/bench_all.py [--repeat 3] [--bulk 100] [--role-sizes 300] [--ironic-venv DIR]
+"""
+
+import argparse
+import statistics
+
+import bench_fleet
+import bench_fleet_role
+import bench_single
+import bench_startup
+import bench_waves
+import common
+
+
+def median(samples):
+    return statistics.median(sample[0] if isinstance(sample, tuple) else sample for sample in samples)
+
+
+def measure_bulk(bench, size, repeat):
+    """(module seconds, floor seconds), medians of interleaved rounds."""
+    module, floor = [], []
+    for index in range(repeat):
+        floor.extend(seconds for seconds, _calls in bench_fleet.run_floor(bench, size, 'all-floor%d' % index).values())
+        samples = bench_fleet.run_fleet(bench, size, 'all-fleet%d' % index, None)
+        module.append(samples['fleet task, concurrency 20 (default): module'][0])
+    return median(module), median(floor)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--repeat', type=int, default=3, help='rounds of each measurement (at least 3)')
+    parser.add_argument('--bulk', type=int, default=100, help='nodes of the bulk task (default 100)')
+    parser.add_argument('--role-sizes', type=int, nargs='+', default=[300], help='fleet role sizes (default 300)')
+    parser.add_argument('--ironic-venv', default=common.default_ironic_venv())
+    args = parser.parse_args()
+    if args.repeat < 3:
+        parser.error('--repeat must be at least 3')
+    rows = []
+
+    def add(what, seconds, floor, target):
+        rows.append((what, '%.2f' % seconds, '%.2f' % floor if floor else '-',
+                     '%.2f' % (seconds / floor) if floor else '-', target))
+        print('  %s: %.2f s%s' % (what, seconds, ', floor %.2f s' % floor if floor else ''), flush=True)
+
+    with common.ironic(args.ironic_venv) as bench:
+        medians, _calls = bench_single.run(bench, args.repeat)
+        add('single node to active: module process', medians['cloud'], medians['floor'], 'no target')
+        startup = bench_startup.measure(bench, args.repeat)
+        add('start-up: one module process', median(startup['endpoint']), median(startup[bench_startup.FLOORS[0][0]]),
+            '<= 1.6x')
+        add('bulk task: %d nodes to available' % args.bulk, *measure_bulk(bench, args.bulk, args.repeat),
+            target='<= 1.2x')
+        waves, _calls, count = bench_waves.measure(bench, 50, 10, args.repeat)
+        add('waves: 50 nodes serviced, %d waves of 10' % count, waves['module'], waves['floor'], 'overhead/wave < 1 s')
+        for size in args.role_sizes:
+            samples = bench_fleet_role.measure(bench, size, args.repeat, 5, 1, None)
+            floor = median(samples['floor: raw REST, same requests'])
+            add('fleet role: %d nodes from nothing' % size, median(samples['role: nothing -> available']), floor,
+                '<= 1.3x')
+            add('fleet role: %d nodes, no-op rerun' % size, median(samples['role: no-op rerun']), None,
+                '< 5 s at 300, < 4 s at 1,000')
+    print()
+    print('median of %d rounds; floors measured in the same run' % args.repeat)
+    print(common.table(('measurement', 'seconds', 'floor s', 'x floor', 'target'), rows))
+
+
+if __name__ == '__main__':
+    main()
