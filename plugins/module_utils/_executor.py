@@ -15,6 +15,13 @@ conductor holds no lock (no ``reservation``) and makes no progress (``provision_
 and the current step unchanged) for STRANDED_GRACE seconds is stranded. That happens when a
 conductor dies in the middle of a step: on restart Ironic fails at most
 ``[conductor]periodic_max_workers`` such nodes per state and leaves the others where they are.
+
+With several conductors, a node reserved by a conductor Ironic reports dead is neither
+moving nor stranded: it waits for a live conductor to take it over once the dead one missed
+``[conductor]heartbeat_timeout``. The task waits for that within its timeout and goes on from what
+Ironic did: a step the takeover failed (``clean failed``, "aborted due to conductor take over") is
+planned again from there where the planner has a way. Which conductors are alive is read only while
+a node makes no progress, at most once per poll round.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -34,6 +41,9 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import B
 # Seconds a transient state may go without a conductor's lock and without progress before the node
 # counts as stranded. A working conductor holds the lock for the whole of a non-wait transient state.
 STRANDED_GRACE = 20.0
+
+# Seconds a transient node may go without progress before the task asks which conductors are alive.
+SUSPECT_AFTER = 10.0
 
 # Seconds of consecutive failed polls (Ironic restarting) the wait rides out before giving up.
 UNREACHABLE_GRACE = 60.0
@@ -78,6 +88,8 @@ class Job(object):
         self._step_started = None
         self._quiet = None  # (progress signature, when first seen) while no conductor holds the node
         self.retry = None  # a step cut short by a stranded conductor, run again once the node rests
+        self._still = None  # (progress signature, when first seen) of a node not at rest
+        self.takeover = None  # the dead conductor (from IronicClient.conductors) Ironic must take the node over from
 
     @property
     def remaining(self):
@@ -108,6 +120,11 @@ def describe_failure(step, node):
 def _where(node):
     target = node.get('target_provision_state')
     return "'%s'%s" % (node.get('provision_state'), (" (target '%s')" % target) if target else '')
+
+
+def _awaited(conductor):
+    return ("waiting for Ironic to take it over from conductor %s (down since %s)"
+            % (conductor['hostname'], conductor.get('updated_at') or 'an unknown time'))
 
 
 def _progress(node):
@@ -244,14 +261,22 @@ class Executor(object):
                             "with, then run the task again." % (node.get('maintenance_reason') or 'none given'))
         self._fail(job, message)
 
-    def _finish_step(self, job, node):
+    def _finish_step(self, job, node, check_mode):
         """The node rests after a step: record where it landed; DONE, or READY for the next step."""
         step = job.plan[job.issued - 1]
         job.node = summarize_node(node)
         state = node['provision_state']
         transition = job.transitions[-1]
         transition.update(to=state, seconds=round(self.clock() - job._step_started, 3))
-        if state != step.landing:
+        takeover, job.takeover = job.takeover, None
+        if state != step.landing and takeover is not None:
+            # The conductor that had the node died: Ironic's takeover ended the step; go on from where it left it.
+            transition['takeover'] = {'conductor': takeover['hostname'], 'down_since': takeover.get('updated_at')}
+            self._plan(job, node, check_mode)
+            if job.error:
+                job.error = '%s Ironic ended the step when it took the node over from conductor %s. %s' % (
+                    describe_failure(step, node), takeover['hostname'], job.error[len('node %s: ' % job.label):])
+        elif state != step.landing:
             job.error = describe_failure(step, node)
             job.stage = DONE
         else:
@@ -270,7 +295,34 @@ class Executor(object):
             return False
         return self.clock() - job._quiet[1] >= self.stranded_grace
 
-    def _way_out(self, job, node, check_mode):
+    @staticmethod
+    def _dead_conductor(node, conductors):
+        """The dead conductor that reserved the node, else None."""
+        conductor = conductors.get(node.get('reservation') or '')
+        return conductor if conductor is not None and not conductor.get('alive') else None
+
+    @staticmethod
+    def _restart_advice(state, dead):
+        """What to restart for a node no request moves: the dead conductors (IronicClient.conductors values) by name."""
+        if not dead:
+            return ("Restart the ironic-conductor: on start-up it fails up to [conductor]periodic_max_workers orphaned "
+                    "nodes per state (raise it to cover them all), and a rerun of this task then recovers them.")
+        why = ("No other conductor takes over a node in '%s'" % state if state else
+               "No other conductor takes over the nodes of a conductor registered as HOST:PORT ([json_rpc]port other "
+               "than 8089): it reserves them as HOST")
+        names = ' or '.join('%s (down since %s)' % (c['hostname'], c.get('updated_at') or 'an unknown time')
+                            for c in dead)
+        return ("%s: restart the ironic-conductor %s; on start-up it fails the nodes it left there, and a rerun of "
+                "this task then recovers them." % (why, names))
+
+    def _dead_conductors(self, conductors):
+        """The dead conductors among IronicClient.conductors() (read now when None), each once, by name."""
+        if conductors is None:
+            conductors = self._read_conductors()
+        dead = dict((c['hostname'], c) for c in conductors.values() if not c.get('alive'))
+        return [dead[name] for name in sorted(dead)]
+
+    def _way_out(self, job, node, check_mode, conductors):
         """A stranded node: take Ironic's safe way out where there is one, else fail this node only."""
         state = node['provision_state']
         job.node = summarize_node(node)
@@ -282,9 +334,8 @@ class Executor(object):
         if step is None or check_mode:
             verb = STRANDED_WAY_OUT[state].verb if step else None
             advice = ("Run the task without check mode: it takes the node out with '%s'." % verb if verb else
-                      "Ironic takes no request that moves a node out of '%s'. Restart the ironic-conductor: on "
-                      "start-up it fails up to [conductor]periodic_max_workers orphaned nodes per state (raise it "
-                      "to cover them all), and a rerun of this task then recovers them." % state)
+                      "Ironic takes no request that moves a node out of '%s'. %s"
+                      % (state, self._restart_advice(state, self._dead_conductors(conductors))))
             self._fail(job, '%s %s' % (what, advice))
             return
         if job.stage == MOVING:
@@ -299,8 +350,8 @@ class Executor(object):
 
     # -- many nodes --------------------------------------------------------------------------
 
-    def _observe(self, job, node, check_mode):
-        """A polled node: move its job on."""
+    def _observe(self, job, node, check_mode, conductors=None):
+        """A polled node: move its job on. conductors: IronicClient.conductors(), read this round, or None."""
         at_rest = self._at_rest(job, node)
         # A node that has come to rest is reported at rest, not still in the step that brought it there.
         self.progress.node(job.label, node.get('provision_state'),
@@ -309,11 +360,22 @@ class Executor(object):
             return
         if not at_rest:
             job.node = summarize_node(node)
-            if self._stranded(job, node):
-                self._way_out(job, node, check_mode)
+            state = node['provision_state']
+            dead = self._dead_conductor(node, conductors) if conductors is not None and state not in WAIT_STATES else None
+            if conductors is not None:
+                job.takeover = dead if dead is not None and dead['taken_over'] and state in states.TAKEOVER_STATES else None
+            if job.takeover is not None:
+                job._quiet = None
+                self.progress.node(job.label, state, _awaited(job.takeover))
+            elif dead is not None:
+                self._fail(job, "left in '%s' by conductor %s, which Ironic reports down since %s. %s" % (
+                    state, dead['hostname'], dead.get('updated_at') or 'an unknown time',
+                    self._restart_advice(state if dead['taken_over'] else None, [dead])))
+            elif self._stranded(job, node):
+                self._way_out(job, node, check_mode, conductors)
             return
         if job.stage == MOVING:
-            self._finish_step(job, node)
+            self._finish_step(job, node, check_mode)
             return
         if job.transitions and job.transitions[-1]['to'] is None:  # a way out of a stranded state, now done
             job.transitions[-1].update(to=node['provision_state'],
@@ -325,6 +387,28 @@ class Executor(object):
             job.stage = READY
             return
         self._plan(job, node, check_mode)
+
+    def _suspicious(self, jobs, nodes):
+        """Whether a node not at rest made no progress for SUSPECT_AFTER (or waits for a takeover)."""
+        suspicious = False
+        for job in jobs:
+            node = nodes.get(job.uuid)
+            if node is None or planner.kind(node['provision_state']) != states.TRANSIENT:
+                job._still = None
+                continue
+            progress = _progress(node)
+            if job._still is None or job._still[0] != progress:
+                job._still = (progress, self.clock())
+            suspicious = (suspicious or job.takeover is not None
+                          or self.clock() - job._still[1] >= SUSPECT_AFTER)
+        return suspicious
+
+    def _read_conductors(self):
+        """The conductors by name ({} when they cannot be read: the nodes are then judged without them)."""
+        try:
+            return self.client.conductors()
+        except IronicError:
+            return {}
 
     def _poll(self, jobs, unreachable_since):
         """The latest view of each job's node (a missing one was deleted), or None while Ironic is unreachable."""
@@ -371,6 +455,7 @@ class Executor(object):
                 break
             if nodes is None:
                 continue
+            conductors = self._read_conductors() if self._suspicious(watched, nodes) else None
             for job in watched:
                 node = nodes.get(job.uuid)
                 if node is None:
@@ -380,7 +465,7 @@ class Executor(object):
                     # A node came to rest: others the conductor works through alongside it are about to, so
                     # look again soon rather than after the back-off grown while they all moved.
                     backoff.reset()
-                self._observe(job, node, check_mode)
+                self._observe(job, node, check_mode, conductors)
         self._time_out([job for job in jobs if job.stage != DONE])
         return jobs
 
@@ -423,22 +508,23 @@ class Executor(object):
 
     def _time_out(self, jobs):
         for job in jobs:
+            waiting = (' while %s' % _awaited(job.takeover)) if job.takeover is not None else ''
             if job.stage == READY and not job.started:
                 job.error = ("node %s: not started: the timeout (%d s) passed while it waited for one of the "
                              "%d moving slots (concurrency). Raise concurrency or timeout."
                              % (job.label, self.timeout, self.concurrency))
             elif job.stage == READY or (job.stage == WAITING and not job.started):
-                job.error = ("node %s: not started: it was still %s after %d s and must come to rest before it "
+                job.error = ("node %s: not started: it was still %s after %d s%s and must come to rest before it "
                              "can be planned. Ironic's last error: %s.%s Raise timeout if it is just slow."
-                             % (job.label, _where(job.node), self.timeout, job.node.get('last_error') or 'none',
-                                self._history(job.uuid)))
+                             % (job.label, _where(job.node), self.timeout, waiting,
+                                job.node.get('last_error') or 'none', self._history(job.uuid)))
             else:
                 step = job.plan[job.issued - 1] if job.issued else None
                 doing = (" during '%s' from '%s' (waiting for '%s')" % (step.verb, step.source, step.landing)
                          if step else '')
-                job.error = ("node %s: timed out after %d s%s: it stopped in %s. Ironic's last error: %s.%s"
-                             % (job.label, self.timeout, doing, _where(job.node), job.node.get('last_error') or 'none',
-                                self._history(job.uuid)))
+                job.error = ("node %s: timed out after %d s%s%s: it stopped in %s. Ironic's last error: %s.%s"
+                             % (job.label, self.timeout, doing, waiting, _where(job.node),
+                                job.node.get('last_error') or 'none', self._history(job.uuid)))
                 if self.abort_on_timeout and job.started:
                     job.error += self._abort(job)
                 elif self._not_abortable(job.node.get('provision_state')):

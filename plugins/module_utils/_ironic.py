@@ -93,9 +93,14 @@ SQLITE_LOCKED = 'database is locked'
 # a JSON patch may not apply twice. For those, AnswerLost: the caller re-reads and goes on from there.
 REPLAYED_METHODS = ('GET', 'HEAD', 'PUT', 'DELETE')
 
-# What a poll reads beyond the summary: whether a conductor holds the node, and its progress.
+# What a poll reads beyond the summary: whether a conductor holds the node (which one), and its progress. Not the
+# node's conductor field: a list asking for it fails (HTTP 500 on Ironic 39), and it names the conductor the hash
+# ring maps the node to, never one Ironic already reports dead.
 POLL_PROGRESS_FIELDS = (('reservation', (1, 8)), ('provision_updated_at', (1, 8)), ('clean_step', (1, 8)),
                         ('deploy_step', (1, 44)), ('service_step', (1, 87)))
+
+# The conductors (GET /v1/conductors) and whether each is alive.
+CONDUCTORS_VERSION = (1, 49)
 
 # A poll of nodes in one transient state lists them with a filter when this many of ours are in it.
 POLL_LIST_MIN_NODES = 2
@@ -409,6 +414,27 @@ class IronicClient(object):
             if not page.get('next') or not page.get('history'):
                 return events
             params['marker'] = page['history'][-1]['uuid']
+
+    def conductors(self):
+        """Every conductor Ironic knows, by each name a node's reservation gives it: {name: {'hostname',
+        'conductor_group', 'alive', 'updated_at' (its last heartbeat), 'taken_over'}}; {} before CONDUCTORS_VERSION.
+
+        A conductor whose json-rpc port is not the default registers as HOST:PORT but reserves nodes under the bare
+        HOST: it is listed under both. taken_over says whether Ironic's takeover finds the nodes reserved under that
+        name once the conductor is dead: it looks for the registered hostname only, so never under the bare HOST.
+        """
+        if not self.supports(CONDUCTORS_VERSION):
+            return {}
+        params = {'fields': 'hostname,conductor_group,alive,updated_at', 'limit': PAGE_LIMIT}
+        listed = self.request('GET', '/conductors', params=params).get('conductors', [])
+        named = {}
+        for conductor in listed:
+            hostname = conductor['hostname']
+            host, _colon, port = hostname.rpartition(':')
+            if port.isdigit() and (host.startswith('[') or ':' not in host):
+                named[host.strip('[]')] = dict(conductor, taken_over=False)
+            named[hostname] = dict(conductor, taken_over=True)
+        return named
 
     def poll_nodes(self, last_seen):
         """The latest view of the given nodes ({uuid: node as last seen}); a node that is gone is left out.

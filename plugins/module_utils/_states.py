@@ -228,6 +228,12 @@ FAULTS = {
 # (cleaning -> manageable). The clean did not finish, so the node is planned again and cleaned again.
 STRANDED_WAY_OUT = {'cleaning': 'manage'}
 
+# Transient states Ironic's takeover ends when a conductor dies (ironic/conductor/manager.py _check_orphan_nodes): once
+# the dead conductor missed [conductor]heartbeat_timeout, a live one fails the nodes it reserved (deploying -> deploy
+# failed, cleaning -> clean failed). In any other state it only releases the reservation: the node stays where it is
+# until the dead conductor starts again and fails it.
+TAKEOVER_STATES = frozenset(['deploying', 'cleaning'])
+
 # Every edge of Ironic's machine: (from state, event, to state).
 TRANSITIONS = (
     ('enroll', 'manage', 'verifying'),

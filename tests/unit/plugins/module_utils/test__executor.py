@@ -16,7 +16,7 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import (
-    Executor, Job, STRANDED_GRACE, UNREACHABLE_GRACE)
+    Executor, Job, STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import AnswerLost, IronicError, Unreachable
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, issue_step, plan_node
@@ -44,6 +44,26 @@ class FakeIronic(object):
         self.nodes = {}
         self.polls = []
         self.moving_peak = 0
+        self.died = {}  # conductor -> when it was killed; Ironic reports it dead HEARTBEAT_TIMEOUT later
+        self.orphans = {}  # node -> (its conductor, killed in the middle of the step, the state a takeover fails it in)
+        self.conductor_reads = []
+
+    HEARTBEAT_TIMEOUT = 15.0
+    TAKEOVER_AFTER = 4.0  # after the conductor is reported dead, a live one's periodic task takes its nodes over
+
+    def kill(self, conductor, uuid, failed_state=None):
+        """Kill the conductor holding the node: it stops moving, keeps the reservation; a takeover (failed_state)
+        fails it later, or (None) only releases the reservation."""
+        self.died[conductor] = self.now
+        self.nodes[uuid]['reservation'] = conductor
+        self.orphans[uuid] = (conductor, failed_state)
+
+    def conductors(self):
+        self.conductor_reads.append(self.now)
+        names = set(self.died) | set(['conductor'])
+        return dict((name, {'hostname': name, 'conductor_group': '', 'updated_at': 'T-%s' % name, 'taken_over': True,
+                            'alive': name not in self.died or self.now < self.died[name] + self.HEARTBEAT_TIMEOUT})
+                    for name in names)
 
     def clock(self):
         return self.now
@@ -115,6 +135,15 @@ class FakeIronic(object):
         return self.history[-limit:]
 
     def _advance(self, node):
+        if node['uuid'] in self.orphans:
+            conductor, failed_state = self.orphans[node['uuid']]
+            if self.now >= self.died[conductor] + self.HEARTBEAT_TIMEOUT + self.TAKEOVER_AFTER:
+                node['reservation'] = None
+                if failed_state:
+                    del self.orphans[node['uuid']]
+                    node.update(provision_state=failed_state, target_provision_state=None,
+                                last_error='Operation was aborted due to conductor take over')
+            return
         if node['uuid'] in self.stalled:
             node['reservation'] = None
             return
@@ -529,6 +558,113 @@ def test_a_lost_answer_to_set_instance_info_sends_only_what_is_missing(applied):
     assert [verb for _at, _uuid, verb in fake.requests] == [
         'provide', 'PATCH /instance_info/image_source /instance_info/old_key', 'active']  # sent until applied, once
     assert fake.nodes['n1']['instance_info'] == {'image_source': IMAGE['image_source'], 'image_checksum': 'kept'}
+
+
+def test_a_node_reserved_by_a_dead_conductor_waits_for_the_takeover_and_is_recovered_from_it(tmp_path):
+    fake = FakeIronic(tick=30)  # a clean step long enough to be killed in the middle of
+    fake.add('n1', 'manageable')
+    fake.add('n2', 'manageable')
+    original = fake.set_provision_state
+
+    def conductor_killed_in_the_clean_of_n1(uuid, verb, **arguments):
+        original(uuid, verb, **arguments)
+        if uuid == 'n1' and verb == 'provide' and not fake.died:
+            fake.kill('c1', 'n1', 'clean failed')
+
+    fake.set_provision_state = conductor_killed_in_the_clean_of_n1
+    progress = tmp_path / 'progress'
+    n1, n2 = run(fake, 'available', timeout=3600, concurrency=2, progress=Progress(str(progress), clock=fake.clock))
+    assert n2.error is None
+    assert n1.error is None and n1.node['provision_state'] == 'available'
+    assert [(t['verb'], t['from'], t['to']) for t in n1.transitions] == [
+        ('provide', 'manageable', 'clean failed'), ('manage', 'clean failed', 'manageable'),
+        ('provide', 'manageable', 'available')]
+    assert n1.transitions[0]['takeover'] == {'conductor': 'c1', 'down_since': 'T-c1'}
+    records = [json.loads(line) for line in progress.read_text().splitlines()]
+    waiting = [r for r in records if r.get('node') == 'n1' and 'take it over' in (r.get('step') or '')]
+    assert waiting and waiting[0]['step'] == 'waiting for Ironic to take it over from conductor c1 (down since T-c1)'
+    # Reported within a poll round or two of Ironic saying the conductor is dead.
+    assert waiting[0]['seconds'] <= fake.HEARTBEAT_TIMEOUT + 2 * POLL_MAX_DELAY
+
+
+def test_conductors_are_read_only_while_a_node_makes_no_progress_and_once_per_poll_round():
+    fake = FakeIronic(tick=0.3)
+    for uuid in ('n1', 'n2', 'n3'):
+        fake.add(uuid, 'enroll')
+    jobs = run(fake, 'active', timeout=3600, concurrency=3)
+    assert all(job.error is None for job in jobs)
+    assert fake.conductor_reads == []
+
+    slow = FakeIronic(tick=SUSPECT_AFTER * 3)
+    for uuid in ('n1', 'n2', 'n3'):
+        slow.add(uuid, 'manageable')
+    jobs = run(slow, 'available', timeout=3600, concurrency=3)
+    assert all(job.error is None for job in jobs)
+    assert slow.conductor_reads and all(at >= SUSPECT_AFTER for at in slow.conductor_reads)
+    assert len(set(slow.conductor_reads)) == len(slow.conductor_reads) <= len(slow.polls)
+
+
+def test_a_node_a_dead_conductor_left_where_no_takeover_comes_names_the_conductor_to_restart():
+    fake = FakeIronic(tick=1000)
+    fake.add('n1', 'inspecting', target='manageable')
+    fake.kill('c1', 'n1')
+    job, = run(fake, 'manageable', timeout=3600)
+    assert job.error.startswith("node n1: left in 'inspecting' by conductor c1, which Ironic reports down since T-c1.")
+    assert 'restart the ironic-conductor c1 (down since T-c1)' in job.error
+    assert fake.now <= fake.HEARTBEAT_TIMEOUT + 2 * POLL_MAX_DELAY
+
+
+def test_a_node_whose_reservation_a_takeover_released_names_the_dead_conductor_once_stranded():
+    fake = FakeIronic(tick=1000)
+    fake.add('n1', 'inspecting', target='manageable')
+    fake.kill('c1', 'n1')
+    fake.died['c1'] = -fake.HEARTBEAT_TIMEOUT - fake.TAKEOVER_AFTER  # long dead: the reservation is released
+    job, = run(fake, 'manageable', timeout=3600)
+    assert "stranded in 'inspecting'" in job.error
+    assert 'restart the ironic-conductor c1 (down since T-c1)' in job.error and 'periodic_max_workers' not in job.error
+
+
+def test_a_timeout_while_waiting_for_a_takeover_says_so():
+    fake = FakeIronic(tick=1000)
+    fake.add('n1', 'cleaning', target='available')
+    fake.kill('c1', 'n1', 'clean failed')
+    job, = run(fake, 'available', timeout=18)
+    assert "still 'cleaning' (target 'available') after 18 s while waiting for Ironic to take it over from conductor " \
+           "c1 (down since T-c1)" in job.error
+
+
+def test_a_takeover_the_planner_cannot_recover_from_says_what_ironic_did_and_why_the_task_stops():
+    fake = FakeIronic(tick=30)
+    fake.add('n1', 'manageable')
+    original = fake.set_provision_state
+
+    def killed(uuid, verb, **arguments):
+        original(uuid, verb, **arguments)
+        if not fake.died:
+            fake.kill('c1', 'n1', 'clean failed')
+            fake.nodes['n1'].update(maintenance=True, fault='clean failure', maintenance_reason='clean failed')
+
+    fake.set_provision_state = killed
+    job, = run(fake, 'available', timeout=3600)
+    assert "'provide' from 'manageable' ended in 'clean failed' instead of 'available'" in job.error
+    assert 'took the node over from conductor c1. The node is in maintenance' in job.error
+    assert 'clear_fault' in job.error
+
+
+def test_a_node_reserved_under_the_bare_host_of_a_host_port_conductor_is_never_taken_over_and_says_why():
+    fake = FakeIronic(tick=1000)
+    fake.add('n1', 'cleaning', target='available')
+    fake.kill('c1', 'n1', 'clean failed')
+    listed = fake.conductors
+
+    def registered_with_a_port():
+        return dict((name, dict(conductor, taken_over=False)) for name, conductor in listed().items())
+
+    fake.conductors = registered_with_a_port
+    job, = run(fake, 'available', timeout=3600)
+    assert job.error.startswith("node n1: left in 'cleaning' by conductor c1, which Ironic reports down since T-c1.")
+    assert 'registered as HOST:PORT' in job.error and 'restart the ironic-conductor c1' in job.error
+    assert fake.now <= fake.HEARTBEAT_TIMEOUT + 2 * POLL_MAX_DELAY
 
 
 def test_a_node_changing_state_brings_the_polls_back_to_the_fastest():
