@@ -95,7 +95,6 @@ options:
     default: 60
 requirements:
   - python >= 3.11
-  - requests
   - openstacksdk (for keystone authentication only; clouds with C(auth_type) V(none) or V(http_basic) do not need it)
 notes:
   - Set the connection options once for every module with

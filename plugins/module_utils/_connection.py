@@ -7,8 +7,8 @@ Ironic (auth_type none or http_basic) is reached without importing openstacksdk,
 0.4 s per module run: its clouds.yaml entry or OS_* variables are read here, the way openstacksdk reads them.
 openstacksdk is imported only for keystone, which also re-authenticates when a token expires in a long task.
 
-TLS settings are given with every request, so REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE in the environment cannot
-replace the CA bundle or turn verification back on; the module's options win over the cloud's settings.
+TLS settings hold for every request (_http.Session), so REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE in the environment
+cannot replace the CA bundle or turn verification back on; the module's options win over the cloud's settings.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,20 +17,12 @@ __metaclass__ = type
 
 import json
 import os
-import ssl
 
 from ansible.module_utils.basic import missing_required_lib
 
-try:
-    from requests import Session
-    from requests.exceptions import RequestException, SSLError
-    HAS_REQUESTS = True
-except ImportError:
-    Session = RequestException = object
-    HAS_REQUESTS = False
-
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError, causes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._http import Session
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError
 
 NO_AUTH_TYPES = ('none', 'noauth')
 BASIC_AUTH_TYPE = 'http_basic'
@@ -56,51 +48,14 @@ ENV_SETTINGS = ('region_name', 'interface', 'endpoint_type', 'cacert', 'cert', '
 BASIC_AUTH_KEYS = ('username', 'password', 'endpoint')
 
 
-class TLSSession(Session):
-    """A requests Session whose verify and cert hold for every request, as keystoneauth's Session does.
-
-    requests lets REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE replace a session-wide verify (even False) unless the
-    request itself carries one; with verify True, that environment remains the system's CA bundle.
-    """
-
-    def request(self, method, url, **kwargs):  # pylint: disable=arguments-differ
-        kwargs.setdefault('verify', self.verify)
-        kwargs.setdefault('cert', self.cert)
-        try:
-            return super(TLSSession, self).request(method, url, **kwargs)
-        except SSLError as exc:
-            refusal = _tls_refusal(exc, url.split('/', 3)[2])
-            if refusal is None:
-                raise  # a handshake cut short may be a dropped connection: the client retries those
-            raise TLSRefused(refusal)
-
-
-class TLSRefused(RequestException):
-    """A TLS failure no retry cures: unlike requests' SSLError, not a ConnectionError the client retries."""
-
-
-def _tls_refusal(exc, server):
-    """What to tell about a certificate refused by either side, found in an exception's causes; None if neither."""
-    for cause in causes(exc):
-        if isinstance(cause, ssl.SSLCertVerificationError):
-            return ('the TLS certificate of %s could not be verified (%s). Give the CA bundle that signed it with '
-                    'ca_cert (or the cloud\'s cacert), or set validate_certs: false for a test Ironic.'
-                    % (server, cause.verify_message or cause))
-        reason = getattr(cause, 'reason', None)
-        if isinstance(cause, ssl.SSLError) and 'ALERT' in str(reason) and 'CERTIFICATE' in str(reason):
-            return ('%s refused the TLS client certificate, or wanted one (%s): set client_cert and client_key (or '
-                    'the cloud\'s cert and key).' % (server, reason))
-    return None
-
-
 def _truthy(value):
     if isinstance(value, str):
         return value.strip().lower() in ('1', 'true', 'yes', 'on')
     return bool(value)
 
 
-def _requests_tls(config):
-    """verify and cert for requests from openstacksdk-style settings (insecure, verify, cacert, cert, key)."""
+def _tls_settings(config):
+    """verify and cert (_http.Session) from openstacksdk-style settings (insecure, verify, cacert, cert, key)."""
     verify = _truthy(config.get('verify', True)) and not _truthy(config.get('insecure', False))
     if verify and config.get('cacert'):
         verify = os.path.expanduser(config['cacert'])
@@ -221,7 +176,7 @@ def _standalone_settings(entry, name, tls=None):
     if not endpoint:
         raise BaremetalError('%s uses auth_type %s but gives no Ironic endpoint: set endpoint (or '
                              'baremetal_endpoint_override or auth.endpoint in the cloud).' % (name, entry['auth_type']))
-    verify, cert = tls or _requests_tls(entry)
+    verify, cert = tls or _tls_settings(entry)
     return endpoint, verify, cert, credentials
 
 
@@ -319,9 +274,8 @@ def _keystone_client(region, endpoint, timeout):
         except Exception as exc:  # as above
             raise IronicError('keystone re-authentication failed: %s' % exc)
 
-    session = TLSSession()
-    session.verify, session.cert = region.get_requests_verify_args()
-    client = IronicClient(endpoint, session=session, token=token, renew_token=renew_token, timeout=timeout)
+    verify, cert = region.get_requests_verify_args()
+    client = IronicClient(endpoint, session=Session(verify, cert), token=token, renew_token=renew_token, timeout=timeout)
     if access.project_scoped:  # Ironic's default policy shows a project only the nodes it owns or leases
         # The project's id: its name, given in auth, is masked in the task's output.
         client.scope_note = ('The token is scoped to the project with id %s, which sees only the nodes it owns or '
@@ -334,12 +288,8 @@ def client_from_params(params):
 
     Precedence, highest first: the module's options, the cloud (``cloud``, else OS_* variables), defaults.
     """
-    if not HAS_REQUESTS:
-        raise BaremetalError(missing_required_lib('requests'))
     resolved = resolve(params)
     if resolved[0] == 'keystone':
         return _keystone_client(resolved[1], resolved[2], params['api_timeout'])
     endpoint, verify, cert, credentials = resolved[1]
-    session = TLSSession()
-    session.verify, session.cert, session.auth = verify, cert, credentials
-    return IronicClient(endpoint, session=session, timeout=params['api_timeout'])
+    return IronicClient(endpoint, session=Session(verify, cert, credentials), timeout=params['api_timeout'])

@@ -13,17 +13,9 @@ __metaclass__ = type
 import json
 import random
 import time
-import traceback
-
-try:
-    import requests
-    HAS_REQUESTS = True
-    REQUESTS_IMPORT_ERROR = None
-except ImportError:
-    HAS_REQUESTS = False
-    REQUESTS_IMPORT_ERROR = traceback.format_exc()
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._http import ConnectionFailed, Session, TLSRefused
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import public_node
 
@@ -105,6 +97,11 @@ CONDUCTORS_VERSION = (1, 49)
 # A poll of nodes in one transient state lists them with a filter when this many of ours are in it.
 POLL_LIST_MIN_NODES = 2
 
+# A poll reads every node of Ironic in one list when Ironic holds at most this many nodes per node polled. Listing
+# a node costs Ironic a fraction of reading it alone (Ironic 39 on SQLite: 100 nodes listed in 31 ms, one GET 7 ms),
+# and a node that just came to rest is in no list of a transient state, so the other way reads it alone.
+POLL_LIST_ALL_RATIO = 10
+
 # Node history (GET /v1/nodes/{node}/history).
 HISTORY_VERSION = (1, 78)
 
@@ -176,35 +173,6 @@ def _first_line(message):
     return message.split('\n', 1)[0]
 
 
-def causes(exc):
-    """exc and the errors under it, outermost first: requests wraps urllib3's error, which wraps the socket's or ssl's."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        yield exc
-        reason = getattr(exc, 'reason', None)
-        wrapped = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
-        exc = exc.__cause__ or exc.__context__ or (reason if isinstance(reason, BaseException) else None) or wrapped
-
-
-def _connection_failure(exc):
-    """Why a connection failed in the system's words ('Connection refused'), without urllib3's description of its pool."""
-    innermost = list(causes(exc))[-1]
-    return getattr(innermost, 'strerror', None) or str(innermost) or type(innermost).__name__
-
-
-def _refused(exc):
-    return any(isinstance(cause, ConnectionRefusedError) for cause in causes(exc))
-
-
-def _never_sent(exc):
-    """True when a connection error happened before the request could reach Ironic (refused, connect timeout)."""
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
-        return True
-    reason = getattr(exc.args[0], 'reason', None) if exc.args else None
-    return type(reason).__name__ in ('NewConnectionError', 'ConnectTimeoutError', 'NameResolutionError')
-
-
 def readable_fields(client, fields):
     """The fields this Ironic can return: a field newer than its API version is left out (get_node and list_nodes
     never ask for one)."""
@@ -225,16 +193,14 @@ class IronicClient(object):
     """A session to one Ironic endpoint with a negotiated microversion."""
 
     def __init__(self, endpoint, session=None, token=None, renew_token=None, timeout=60):
-        """session: a requests Session carrying TLS settings and basic auth (see _connection.py);
+        """session: an _http.Session carrying TLS settings and basic auth (see _connection.py);
         token: a keystone token; renew_token(): a fresh token, asked for once when Ironic answers 401."""
-        if not HAS_REQUESTS:
-            raise IronicError('the Python library requests is required: pip install requests')
         self.endpoint = endpoint.rstrip('/')
         if self.endpoint.endswith('/v1'):
             self.endpoint = self.endpoint[:-3]
         self.timeout = timeout
         self.api_calls = 0
-        self._session = session if session is not None else requests.Session()
+        self._session = session if session is not None else Session()
         self._session.headers['Accept'] = 'application/json'
         if token:
             self._session.headers['X-Auth-Token'] = token
@@ -257,23 +223,22 @@ class IronicClient(object):
         for attempt in range(1, RETRY_ATTEMPTS + 1):
             self.api_calls += 1
             try:
-                response = self._session.request(method, url, json=body, params=params, headers=headers,
+                response = self._session.request(method, url, body=body, params=params, headers=headers,
                                                  timeout=self.timeout)
-            except requests.exceptions.ConnectionError as exc:
-                if not self._answered and _refused(exc):
+            except TLSRefused as exc:
+                raise IronicError('request to Ironic at %s failed: %s' % (self.endpoint, exc))
+            except ConnectionFailed as exc:
+                if not self._answered and exc.refused:
                     raise Unreachable('cannot reach Ironic at %s: nothing listens there (connection refused). Check the '
                                       'endpoint option, or the cloud chosen with cloud or OS_CLOUD, and that Ironic is '
                                       'running.' % self.endpoint)
                 # A write that may have reached the server is not sent again (it could apply twice):
                 # the caller re-reads and goes on from what Ironic reports.
-                if not _never_sent(exc) and not (replay and method in REPLAYED_METHODS):
-                    raise AnswerLost('the answer to %s %s was lost: %s'
-                                     % (method, url[len(self.endpoint):], _connection_failure(exc)))
+                if exc.sent and not (replay and method in REPLAYED_METHODS):
+                    raise AnswerLost('the answer to %s %s was lost: %s' % (method, url[len(self.endpoint):], exc))
                 if attempt == RETRY_ATTEMPTS:
                     raise Unreachable('cannot reach Ironic at %s: %s. Check that the endpoint is right and '
-                                      'the service is running.' % (self.endpoint, _connection_failure(exc)))
-            except requests.exceptions.RequestException as exc:
-                raise IronicError('request to Ironic at %s failed: %s' % (self.endpoint, exc))
+                                      'the service is running.' % (self.endpoint, exc))
             else:
                 self._answered = True
                 if response.status_code < 400:
@@ -439,12 +404,12 @@ class IronicClient(object):
     def poll_nodes(self, last_seen):
         """The latest view of the given nodes ({uuid: node as last seen}); a node that is gone is left out.
 
-        Reads in proportion to the nodes in play, not to the size of Ironic. When Ironic holds few more
-        nodes than are in play, one list reads them all. Otherwise nodes last seen in the same transient
+        Reads in proportion to the nodes in play, not to the size of Ironic. When Ironic holds at most
+        POLL_LIST_ALL_RATIO nodes per node in play, one list reads them all. Otherwise nodes last seen in the same transient
         state are listed with a provision_state filter (one request for all of them); a node not in that
         list any more, or alone in its state, is read with its own GET.
         """
-        if len(last_seen) > 1 and self.node_count is not None and self.node_count <= 2 * len(last_seen):
+        if len(last_seen) > 1 and self.node_count is not None and self.node_count <= POLL_LIST_ALL_RATIO * len(last_seen):
             return dict((node['uuid'], node) for node in self.list_nodes(fields=self.poll_fields)
                         if node['uuid'] in last_seen)
         by_state = {}

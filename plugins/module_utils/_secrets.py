@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -46,7 +47,12 @@ _CONFIG_DRIVE_NAME = re.compile(r'^config_?drive$', re.IGNORECASE)
 
 def is_secret_name(key):
     """Whether the value under this key (a driver_info key, a BIOS setting, any option) must never be shown."""
-    return bool(_SECRET_NAME.search(str(key)))
+    return _is_secret_text(str(key))
+
+
+@functools.lru_cache(maxsize=4096)  # a result of a thousand nodes asks about the same few dozen keys
+def _is_secret_text(name):
+    return bool(_SECRET_NAME.search(name))
 
 
 def is_secret_setting(name, registry_entry=None):
@@ -59,6 +65,9 @@ def _is_secret_pair(record):
     return isinstance(record, Mapping) and 'value' in record and is_secret_name(record.get('name'))
 
 
+_SCALARS = frozenset((bool, int, float))
+
+
 def masked(value):
     """A copy of value (a dictionary, a list, a text) with every secret in it masked, at any depth.
 
@@ -66,7 +75,12 @@ def masked(value):
     kept: they ask to remove a key and reveal nothing. Free text (FREE_TEXT_FIELDS) has the values of the
     secret-named keys it quotes masked; every text, the password of a URL (http://user:password@host).
     """
-    if isinstance(value, Mapping):
+    kind = type(value)
+    if value is None or kind in _SCALARS:  # most of a result: told apart first, as cheaply as can be
+        return value
+    if kind is str:
+        return _masked_url_passwords(value)
+    if kind is dict or isinstance(value, Mapping):
         secret_pair = _is_secret_pair(value)
         copy = {}
         for key, item in value.items():

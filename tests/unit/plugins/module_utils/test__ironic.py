@@ -15,7 +15,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _ironic
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
-    AnswerLost, IronicClient, IronicError, Unreachable)
+    POLL_LIST_ALL_RATIO, AnswerLost, IronicClient, IronicError, Unreachable)
 
 
 def ironic_error(message):
@@ -321,15 +321,20 @@ def test_polls_read_in_proportion_to_the_nodes_in_play(server):
     assert len(paths) == 4 and len(lists) == 1 and 'provision_state=cleaning' in lists[0]  # a list, GETs of b, c, d
 
 
-def test_polls_list_everything_when_ironic_holds_few_more_nodes_than_move(server):
-    nodes = [{'uuid': 'u%d' % index, 'provision_state': 'cleaning'} for index in range(3)]
+@pytest.mark.parametrize('held, lists_all', [(POLL_LIST_ALL_RATIO * 2, True), (POLL_LIST_ALL_RATIO * 2 + 1, False)])
+def test_polls_list_everything_while_ironic_holds_at_most_the_ratio_of_nodes_per_node_polled(server, held, lists_all):
+    nodes = [{'uuid': 'u%d' % index, 'provision_state': 'manageable'} for index in range(held)]
     server.on('GET', '/v1/nodes', (200, {'nodes': nodes}))
+    for node in nodes[:2]:
+        server.on('GET', '/v1/nodes/%s' % node['uuid'], (200, node))
     client = IronicClient(server.endpoint)
-    _nodes, complete = client.list_nodes(fields=('uuid',), first=6)
-    assert complete and client.node_count == 3
-    latest = client.poll_nodes({'u0': {'provision_state': 'cleaning'}, 'u1': {'provision_state': 'deploying'}})
+    _nodes, complete = client.list_nodes(fields=('uuid',), first=held + 1)
+    assert complete and client.node_count == held
+    # Both were just sent a verb from a stable state: neither is in a list of a transient state.
+    latest = client.poll_nodes({'u0': {'provision_state': 'enroll'}, 'u1': {'provision_state': 'enroll'}})
     assert sorted(latest) == ['u0', 'u1']
-    assert 'provision_state=' not in server.requests[-1][1] and len(server.requests) == 3
+    polls = [request[1].split('?')[0] for request in server.requests[2:]]
+    assert polls == (['/v1/nodes'] if lists_all else ['/v1/nodes/u0', '/v1/nodes/u1'])
 
 
 def test_node_history_is_the_latest_events_oldest_first(server):
