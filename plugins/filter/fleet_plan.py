@@ -1,12 +1,13 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The filters fleet_plan, fleet_waves and fleet_summary: what each task of the role baremetal.lifecycle.fleet
-sends, the waves of a rollout with the fleet's own check, and the table it prints.
+"""The filters fleet_plan, fleet_moves, fleet_waves and fleet_summary: what each task of the role
+baremetal.lifecycle.fleet sends, the nodes its provision task moves, the waves of a rollout with the fleet's own
+check, and the table it prints.
 
 Both work in Python on plain data. Templating a fleet of thousands of nodes through Jinja pipelines costs the
 controller milliseconds per node and per pass, and more than linearly in the fleet size; here the fleet is walked
 once (or parsed from the file's text without Ansible's per-value origin tags), then split with dictionaries.
-Documented in fleet_plan.yml, fleet_waves.yml and fleet_summary.yml next to this file.
+Documented in fleet_plan.yml, fleet_moves.yml, fleet_waves.yml and fleet_summary.yml next to this file.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,6 +20,8 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_errors import fleet_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import PlanError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, plan_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._waves import wave_length
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._compat import VAULT_TYPE, decrypted, vault_value, with_vault
 
@@ -85,7 +88,8 @@ def fleet_plan(fleet, schema, settings=None, provision_state='available'):
     that declare none.
     """
     nodes = _read(fleet)
-    plan = {'errors': fleet_errors(nodes, schema, settings), 'records': [], 'maintenance': [], 'provision': [],
+    # The validator reads the schema at every node: an Ansible container (from_json's) costs 1 s at 1,000 nodes.
+    plan = {'errors': fleet_errors(nodes, _plain(schema), settings), 'records': [], 'maintenance': [], 'provision': [],
             'hardware': []}
     if plan['errors']:
         return plan
@@ -103,6 +107,27 @@ def fleet_plan(fleet, schema, settings=None, provision_state='available'):
         if hardware:
             plan['hardware'].append(dict(hardware, node=name))
     return plan
+
+
+def _has_steps(node, state):
+    """Whether the provision task would send anything for this node (planned as it plans, with its defaults).
+
+    Planned for the newest Ironic: a node that needs no step there needs none on any release. A node that cannot
+    be planned with the defaults (a destructive step) is left to the task, which plans it with the role's options.
+    """
+    try:
+        return bool(plan_node(node, state, Options()))
+    except PlanError:
+        return True
+
+
+def fleet_moves(plan, records):
+    """The plan's provision entries of the nodes that are not where they are declared, judged from the records
+    task's result (records: the registered result of baremetal_node). A node that result has no record of (one
+    that check mode would enroll) is left out: it can be neither moved nor planned."""
+    nodes = dict((entry['name'], entry.get('node')) for entry in (records or {}).get('nodes') or [])
+    return [entry for entry in plan['provision']
+            if nodes.get(entry['node']) is not None and _has_steps(nodes[entry['node']], entry['state'])]
 
 
 def _planned_names(result):
@@ -179,13 +204,15 @@ def _is_only_planned(entry):
             and entry.get('started') is not False)
 
 
-def _provision_texts(name, entry, declared_maintenance, wanted, absent):
+def _provision_texts(name, entry, declared_maintenance, wanted, absent, record):
     """(state, steps, error) of a node's row."""
     if entry is None:
         if declared_maintenance is not None and declared_maintenance['state'] == 'enabled':
             return 'held: in maintenance', '', ''
         if name in absent:
             return 'enroll -> %s (after enrolling)' % wanted, '', ''
+        if wanted is not None and record.get('node') and not _has_steps(record['node'], wanted):
+            return record['node']['provision_state'], '', ''  # where it is declared: the provision task left it
         return 'not converged', '', ''
     if entry.get('started') is False:
         return entry['node']['provision_state'], '', 'not started: no wave starts once the failures are over the budget'
@@ -224,7 +251,7 @@ def fleet_summary(plan, records, maintenance=None, provision=None, check_mode=Fa
         rows.append((name, _record_text(entry, absent, check),
                      _maintenance_text(declared_maintenance.get(name), maintenance_entries.get(name), check))
                     + _provision_texts(name, provision_entries.get(name), declared_maintenance.get(name),
-                                       wanted.get(name), absent))
+                                       wanted.get(name), absent, entry))
     widths = [max(len(row[column]) for row in rows) + 2 for column in range(5)]
     lines = [(''.join(cell.ljust(width) for cell, width in zip(row, widths)) + row[5]).rstrip() for row in rows]
     totals = dict((provision or {}).get('totals') or {})
@@ -246,4 +273,5 @@ def fleet_summary(plan, records, maintenance=None, provision=None, check_mode=Fa
 class FilterModule(object):
 
     def filters(self):
-        return {'fleet_plan': with_vault(fleet_plan), 'fleet_summary': fleet_summary, 'fleet_waves': fleet_waves}
+        return {'fleet_plan': with_vault(fleet_plan), 'fleet_moves': fleet_moves, 'fleet_summary': fleet_summary,
+                'fleet_waves': fleet_waves}

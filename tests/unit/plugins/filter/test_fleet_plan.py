@@ -9,7 +9,8 @@ import re
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_plan import ROLE_FIELDS, fleet_plan, fleet_summary
+from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_plan import (
+    ROLE_FIELDS, fleet_moves, fleet_plan, fleet_summary)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 with open(os.path.join(ROOT, 'roles', 'fleet', 'files', 'fleet.schema.json')) as _handle:
@@ -144,7 +145,28 @@ def test_the_summary_in_check_mode_shows_the_plan_and_the_nodes_to_enroll():
 
 def test_the_summary_of_a_convergence_that_did_not_run():
     plan = fleet_plan(FLEET[:1], SCHEMA)
-    records = {'nodes': [{'name': 'plain', 'created': False, 'changed': False, 'node': node('plain')}]}
+    records = {'nodes': [{'name': 'plain', 'created': False, 'changed': False, 'node': node('plain', 'manageable')}]}
     rows, totals = table(fleet_summary(plan, records, None, {}))
     assert rows[1:] == [['plain', 'ok', '-', 'not converged']]
     assert totals == '1 nodes: 0 enrolled, 0 updated, 0 moved, 0 failed'
+
+
+def test_only_the_nodes_not_where_they_are_declared_are_moved_and_the_others_show_where_they_rest():
+    plan = fleet_plan(FLEET, SCHEMA)
+    records = {'changed': True, 'nodes': [
+        {'name': 'plain', 'created': False, 'changed': False, 'node': node('plain')},  # available, as declared
+        {'name': 'active', 'created': False, 'changed': False, 'node': node('active', 'clean failed')},
+        {'name': 'held', 'created': False, 'changed': False, 'node': node('held', maintenance=True)},
+        {'name': 'tuned', 'created': True, 'changed': True, 'node': None}]}  # check mode would enroll it
+    assert fleet_moves(plan, records) == [{'node': 'active', 'state': 'active'}]
+    skipped = {'skipped': True, 'changed': False}
+    rows, _totals = table(fleet_summary(plan, records, skipped, skipped))
+    assert rows[1] == ['plain', 'ok', '-', 'available']
+    assert rows[2] == ['active', 'ok', 'off', 'not converged']
+
+
+def test_a_node_the_defaults_cannot_plan_is_left_to_the_provision_task():
+    plan = fleet_plan([dict(FLEET[0], provision_state='manageable')], SCHEMA)
+    records = {'nodes': [{'name': 'plain', 'created': False, 'changed': False, 'node': node('plain', 'active')}]}
+    # Undeploying destroys a workload: refused without allow_destructive, which only the task knows.
+    assert fleet_moves(plan, records) == [{'node': 'plain', 'state': 'manageable'}]
