@@ -22,6 +22,7 @@ from dedicated import result_of, start_module
 HEARTBEAT_INTERVAL = 5
 HEARTBEAT_TIMEOUT = 15
 CLEAN_SECONDS = 15  # [fake] vendor_delay: the fake vendor's clean step sleeps this long
+ORPHAN_CHECK_INTERVAL = 5  # [conductor]check_provision_state_interval: how often a takeover is looked for
 INSPECT_SECONDS = 120  # [fake] inspect_delay: longer than the test waits for
 # Conductor N+1 serves GROUPS[N]: rack-a has no conductor to take over from its only one, rack-b has two.
 GROUPS = ('rack-a', 'rack-b', 'rack-b')
@@ -38,7 +39,9 @@ def split_ironic(make_split_ironic):
         conductors=CONDUCTORS, ironic_standalone_conductor_groups=list(GROUPS),
         ironic_standalone_heartbeat_interval=HEARTBEAT_INTERVAL,
         ironic_standalone_heartbeat_timeout=HEARTBEAT_TIMEOUT,
-        ironic_standalone_config_overrides={'fake': {'vendor_delay': CLEAN_SECONDS, 'inspect_delay': INSPECT_SECONDS}})
+        # Ironic looks for a dead conductor's nodes every check_provision_state_interval (60 s by default).
+        ironic_standalone_config_overrides={'fake': {'vendor_delay': CLEAN_SECONDS, 'inspect_delay': INSPECT_SECONDS},
+                                            'conductor': {'check_provision_state_interval': ORPHAN_CHECK_INTERVAL}})
 
 
 def conductor_number(ironic, host):
