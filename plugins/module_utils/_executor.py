@@ -18,7 +18,8 @@ conductor dies in the middle of a step: on restart Ironic fails at most
 
 With several conductors, a node reserved by a conductor Ironic reports dead is neither
 moving nor stranded: it waits for a live conductor to take it over once the dead one missed
-``[conductor]heartbeat_timeout``. The task waits for that within its timeout and goes on from what
+``[conductor]heartbeat_timeout``, if a live conductor serves the node's conductor group (Ironic's hash ring is
+per group). The task waits for that within its timeout and goes on from what
 Ironic did: a step the takeover failed (``clean failed``, "aborted due to conductor take over") is
 planned again from there where the planner has a way. Which conductors are alive is read only while
 a node makes no progress, at most once per poll round.
@@ -59,6 +60,9 @@ WAIT_STATES = frozenset(source for source, event, _destination in states.TRANSIT
 # Aborting 'wait call-back' needs this API version (ironic/api/controllers/v1/utils.py allow_deploy_abort), which
 # came with the edge in Ironic 35.0 (_states.TRANSITION_SINCE).
 DEPLOY_WAIT_ABORT_VERSION = (1, 110)
+
+# Why no takeover ends a node a dead conductor left in a state outside _states.TAKEOVER_STATES.
+NO_TAKEOVER_IN = "No other conductor takes over a node in '%s'"
 
 # Ironic's safe ways out of a stranded state (_states.STRANDED_WAY_OUT), as steps.
 STRANDED_WAY_OUT = dict(
@@ -302,14 +306,30 @@ class Executor(object):
         return conductor if conductor is not None and not conductor.get('alive') else None
 
     @staticmethod
-    def _restart_advice(state, dead):
-        """What to restart for a node no request moves: the dead conductors (IronicClient.conductors values) by name."""
+    def _no_takeover(node, dead, conductors):
+        """Why Ironic never takes the node over from the dead conductor that reserved it, or None when it will.
+
+        Only a live conductor of the node's conductor group takes it over: Ironic's hash ring is per group.
+        """
+        state = node['provision_state']
+        if state not in states.TAKEOVER_STATES:
+            return NO_TAKEOVER_IN % state
+        if not dead['taken_over']:
+            return ("No other conductor takes over the nodes of a conductor registered as HOST:PORT ([json_rpc]port "
+                    "other than 8089): it reserves them as HOST")
+        group = node.get('conductor_group') or ''
+        if not any(c.get('alive') and (c.get('conductor_group') or '') == group for c in conductors.values()):
+            return ("No live conductor serves conductor group '%s' (Ironic takes a node over only by a live conductor "
+                    "of its group)" % group)
+        return None
+
+    @staticmethod
+    def _restart_advice(why, dead):
+        """What to restart for a node no request moves: the dead conductors (IronicClient.conductors values) by name,
+        after why no other conductor moves it."""
         if not dead:
             return ("Restart the ironic-conductor: on start-up it fails up to [conductor]periodic_max_workers orphaned "
                     "nodes per state (raise it to cover them all), and a rerun of this task then recovers them.")
-        why = ("No other conductor takes over a node in '%s'" % state if state else
-               "No other conductor takes over the nodes of a conductor registered as HOST:PORT ([json_rpc]port other "
-               "than 8089): it reserves them as HOST")
         names = ' or '.join('%s (down since %s)' % (c['hostname'], c.get('updated_at') or 'an unknown time')
                             for c in dead)
         return ("%s: restart the ironic-conductor %s; on start-up it fails the nodes it left there, and a rerun of "
@@ -335,7 +355,7 @@ class Executor(object):
             verb = STRANDED_WAY_OUT[state].verb if step else None
             advice = ("Run the task without check mode: it takes the node out with '%s'." % verb if verb else
                       "Ironic takes no request that moves a node out of '%s'. %s"
-                      % (state, self._restart_advice(state, self._dead_conductors(conductors))))
+                      % (state, self._restart_advice(NO_TAKEOVER_IN % state, self._dead_conductors(conductors))))
             self._fail(job, '%s %s' % (what, advice))
             return
         if job.stage == MOVING:
@@ -362,15 +382,17 @@ class Executor(object):
             job.node = summarize_node(node)
             state = node['provision_state']
             dead = self._dead_conductor(node, conductors) if conductors is not None and state not in WAIT_STATES else None
-            if conductors is not None:
-                job.takeover = dead if dead is not None and dead['taken_over'] and state in states.TAKEOVER_STATES else None
+            no_takeover = self._no_takeover(node, dead, conductors) if dead is not None else None
+            if dead is not None:
+                # Kept until the node rests: the takeover releases the node, then fails it under a live conductor.
+                job.takeover = dead if no_takeover is None else None
             if job.takeover is not None:
                 job._quiet = None
                 self.progress.node(job.label, state, _awaited(job.takeover))
             elif dead is not None:
                 self._fail(job, "left in '%s' by conductor %s, which Ironic reports down since %s. %s" % (
                     state, dead['hostname'], dead.get('updated_at') or 'an unknown time',
-                    self._restart_advice(state if dead['taken_over'] else None, [dead])))
+                    self._restart_advice(no_takeover, [dead])))
             elif self._stranded(job, node):
                 self._way_out(job, node, check_mode, conductors)
             return

@@ -85,11 +85,12 @@ SQLITE_LOCKED = 'database is locked'
 # a JSON patch may not apply twice. For those, AnswerLost: the caller re-reads and goes on from there.
 REPLAYED_METHODS = ('GET', 'HEAD', 'PUT', 'DELETE')
 
-# What a poll reads beyond the summary: whether a conductor holds the node (which one), and its progress. Not the
-# node's conductor field: a list asking for it fails (HTTP 500 on Ironic 39), and it names the conductor the hash
-# ring maps the node to, never one Ironic already reports dead.
+# What a poll reads beyond the summary: whether a conductor holds the node (which one), its progress, and its
+# conductor group (only a live conductor of that group takes it over). Not the node's conductor field: a list asking
+# for it fails (HTTP 500 on Ironic 39), and it names the conductor the hash ring maps the node to, never one Ironic
+# already reports dead.
 POLL_PROGRESS_FIELDS = (('reservation', (1, 8)), ('provision_updated_at', (1, 8)), ('clean_step', (1, 8)),
-                        ('deploy_step', (1, 44)), ('service_step', (1, 87)))
+                        ('deploy_step', (1, 44)), ('service_step', (1, 87)), ('conductor_group', (1, 46)))
 
 # The conductors (GET /v1/conductors) and whether each is alive.
 CONDUCTORS_VERSION = (1, 49)

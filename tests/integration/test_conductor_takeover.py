@@ -1,16 +1,18 @@
 # -*- coding: utf-8 -*-
-"""Ironic split as operators run it: ironic-api and two ironic-conductor processes over json-rpc, each on its own
-loopback address, on PostgreSQL (SQLite never lets a survivor take over), with short heartbeats (5/15 s).
+"""Ironic split as operators run it: ironic-api and three ironic-conductor processes over json-rpc, each on its own
+loopback address, on PostgreSQL (SQLite never lets a survivor take over), with short heartbeats (5/15 s), in two
+conductor groups: the first conductor alone serves rack-a, the two others rack-b.
 
 A conductor is SIGKILLed in the middle of a clean and of an inspection, for real: the task must say it waits for
-Ironic's takeover (not that the nodes move), recover the nodes the takeover failed, and where no takeover comes
-name the conductor to restart.
+Ironic's takeover (not that the nodes move), recover the nodes the takeover failed, and where no takeover comes (a
+state no takeover ends, or a group no live conductor serves) name the conductor to restart.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import time
 
@@ -20,27 +22,42 @@ from dedicated import result_of, start_module
 HEARTBEAT_INTERVAL = 5
 HEARTBEAT_TIMEOUT = 15
 CLEAN_SECONDS = 15  # [fake] vendor_delay: the fake vendor's clean step sleeps this long
+ORPHAN_CHECK_INTERVAL = 5  # [conductor]check_provision_state_interval: how often a takeover is looked for
 INSPECT_SECONDS = 120  # [fake] inspect_delay: longer than the test waits for
-CONDUCTORS = 2
+# Conductor N+1 serves GROUPS[N]: rack-a has no conductor to take over from its only one, rack-b has two.
+GROUPS = ('rack-a', 'rack-b', 'rack-b')
+CONDUCTORS = len(GROUPS)
+# "Node <uuid> moved to provision state "x" from state "y"; target provision state is "z"", in the log of the
+# conductor that moved the node.
+MOVED = re.compile(r'Node ([0-9a-f-]{36}) moved to provision state ')
 
 
 @pytest.fixture(scope='module')
 def split_ironic(make_split_ironic):
     """One split Ironic for the module, with slow fake clean steps and inspections to kill a conductor in."""
     return make_split_ironic(
-        conductors=CONDUCTORS, ironic_standalone_heartbeat_interval=HEARTBEAT_INTERVAL,
+        conductors=CONDUCTORS, ironic_standalone_conductor_groups=list(GROUPS),
+        ironic_standalone_heartbeat_interval=HEARTBEAT_INTERVAL,
         ironic_standalone_heartbeat_timeout=HEARTBEAT_TIMEOUT,
-        ironic_standalone_config_overrides={'fake': {'vendor_delay': CLEAN_SECONDS, 'inspect_delay': INSPECT_SECONDS}})
+        # Ironic looks for a dead conductor's nodes every check_provision_state_interval (60 s by default).
+        ironic_standalone_config_overrides={'fake': {'vendor_delay': CLEAN_SECONDS, 'inspect_delay': INSPECT_SECONDS},
+                                            'conductor': {'check_provision_state_interval': ORPHAN_CHECK_INTERVAL}})
 
 
-def conductor_pid_file(ironic, host):
-    """The pid file of the conductor on that loopback address (the first one on the role's first conductor host)."""
+def conductor_number(ironic, host):
+    """N of ironic-conductor-N, the conductor on that loopback address (1 on the role's first conductor host)."""
     first = int(ironic.role_vars['ironic_standalone_conductor_first_host'].rsplit('.', 1)[1])
-    return os.path.join(ironic.base_dir, 'ironic-conductor-%d.pid' % (int(host.rsplit('.', 1)[1]) - first + 1))
+    return int(host.rsplit('.', 1)[1]) - first + 1
+
+
+def conductor_host(ironic, number):
+    first = ironic.role_vars['ironic_standalone_conductor_first_host']
+    return '%s.%d' % (first.rsplit('.', 1)[0], int(first.rsplit('.', 1)[1]) + number - 1)
 
 
 def kill_conductor(ironic, host):
-    with open(conductor_pid_file(ironic, host), encoding='utf-8') as handle:
+    pid_file = os.path.join(ironic.base_dir, 'ironic-conductor-%d.pid' % conductor_number(ironic, host))
+    with open(pid_file, encoding='utf-8') as handle:
         os.killpg(int(handle.read().strip()), signal.SIGKILL)
     return time.monotonic()
 
@@ -77,12 +94,13 @@ def nodes_named(ironic, names):
     return [node for node in ironic.api('GET', '/v1/nodes?detail=true&limit=1000')['nodes'] if node['name'] in names]
 
 
-def test_twenty_nodes_move_across_both_conductors_and_a_rerun_writes_nothing(split_ironic, tmp_path):
+def test_twenty_nodes_move_across_every_conductor_and_a_rerun_writes_nothing(split_ironic, tmp_path):
     ironic = split_ironic
     assert len(alive_conductors(ironic)) == CONDUCTORS
-    names = create_nodes(ironic, 'split', 20)
+    names = create_nodes(ironic, 'split-a', 10, conductor_group='rack-a') + create_nodes(
+        ironic, 'split-b', 10, conductor_group='rack-b')
     serving = set(node['conductor'] for node in nodes_named(ironic, names))
-    assert len(serving) == CONDUCTORS, serving  # the hash ring spreads the nodes over both conductors
+    assert len(serving) == CONDUCTORS, serving  # the hash ring spreads the nodes over every conductor
 
     first = result_of(start_module(ironic, tmp_path, nodes=names, state='available', concurrency=20, timeout=300))
     assert not first.get('failed'), first
@@ -95,10 +113,68 @@ def test_twenty_nodes_move_across_both_conductors_and_a_rerun_writes_nothing(spl
     assert ironic.write_requests_since(mark) == []
 
 
+def moved_by(ironic, number):
+    """The uuids of the nodes conductor N moved from one provision state to another, from its own log."""
+    with open(os.path.join(ironic.base_dir, 'ironic-conductor-%d.log' % number), encoding='utf-8') as handle:
+        return set(MOVED.findall(handle.read()))
+
+
+def test_each_conductor_group_is_moved_by_its_own_conductors_only(split_ironic, tmp_path):
+    ironic = split_ironic
+    uuids = {}
+    for group in ('rack-a', 'rack-b'):
+        names = create_nodes(ironic, 'group-' + group, 4, conductor_group=group, resource_class='group-test')
+        uuids[group] = set(node['uuid'] for node in nodes_named(ironic, names))
+    for group in ('rack-a', 'rack-b'):
+        result = result_of(start_module(ironic, tmp_path, select={'conductor_group': group,
+                                                                  'resource_class': 'group-test'},
+                                        state='manageable', concurrency=4, timeout=120))
+        assert not result.get('failed'), result
+        assert set(entry['node']['uuid'] for entry in result['nodes']) == uuids[group]
+        assert all(entry['node']['provision_state'] == 'manageable' for entry in result['nodes'])
+    for number, group in enumerate(GROUPS, 1):
+        other = uuids['rack-b' if group == 'rack-a' else 'rack-a']
+        assert moved_by(ironic, number) & other == set(), 'conductor %d (%s) moved nodes of the other group' % (
+            number, group)
+    assert uuids['rack-a'] <= moved_by(ironic, 1)
+    assert uuids['rack-b'] <= moved_by(ironic, 2) | moved_by(ironic, 3)
+
+
+def test_a_conductor_killed_mid_clean_with_no_live_one_in_its_group_is_named_at_once(split_ironic, tmp_path):
+    ironic = split_ironic
+    names = create_nodes(ironic, 'lonely', 2, vendor_interface='fake', conductor_group='rack-a')
+    for name in names:
+        ironic.api('PUT', '/v1/nodes/%s/states/provision' % name, {'target': 'manage'})
+    wait_for(lambda: all(node['provision_state'] == 'manageable' for node in nodes_named(ironic, names)), 60,
+             'the nodes never became manageable')
+    mark = ironic.log_mark()
+    timeout = 300
+    task = start_module(ironic, tmp_path, nodes=names, state='available', concurrency=2, timeout=timeout)
+    wait_for(lambda: answered_verbs(ironic, mark) == len(names) and all(
+        node['provision_state'] == 'cleaning' and node['reservation'] for node in nodes_named(ironic, names)),
+        60, 'the nodes never all reached cleaning')
+    victim = conductor_host(ironic, 1)  # rack-a's only conductor
+    assert set(node['reservation'] for node in nodes_named(ironic, names)) == {victim}
+    killed_at = kill_conductor(ironic, victim)
+    result = result_of(task)
+    failed_after = time.monotonic() - killed_at
+    print('killed the only rack-a conductor -> task failed: %.1f s (timeout %d s)' % (failed_after, timeout))
+    assert result['failed']
+    for entry in result['nodes']:
+        assert "left in 'cleaning' by conductor %s" % victim in entry['error'], entry['error']
+        assert "No live conductor serves conductor group 'rack-a'" in entry['error'], entry['error']
+        assert 'restart the ironic-conductor %s' % victim in entry['error'], entry['error']
+    # Failed once Ironic reports the conductor dead, not after waiting for a takeover until the timeout.
+    assert failed_after <= HEARTBEAT_TIMEOUT + 2 * HEARTBEAT_INTERVAL + 10
+    rc, output = ironic.playbook('start')  # the role starts again what is not running
+    assert rc == 0, output
+    assert len(alive_conductors(ironic)) == CONDUCTORS
+
+
 def test_a_conductor_killed_mid_clean_is_reported_and_its_nodes_recovered_after_the_takeover(
         split_ironic, tmp_path, monkeypatch):
     ironic = split_ironic
-    names = create_nodes(ironic, 'clean', 6, vendor_interface='fake')
+    names = create_nodes(ironic, 'clean', 6, vendor_interface='fake', conductor_group='rack-b')
     for name in names:
         ironic.api('PUT', '/v1/nodes/%s/states/provision' % name, {'target': 'manage'})
     wait_for(lambda: all(node['provision_state'] == 'manageable' for node in nodes_named(ironic, names)), 60,
@@ -151,7 +227,7 @@ def test_a_conductor_killed_mid_clean_is_reported_and_its_nodes_recovered_after_
 
 def test_a_conductor_killed_mid_inspection_is_named_as_the_one_to_restart(split_ironic, tmp_path):
     ironic = split_ironic
-    name, = create_nodes(ironic, 'inspect', 1)
+    name, = create_nodes(ironic, 'inspect', 1, conductor_group='rack-b')
     ironic.api('PUT', '/v1/nodes/%s/states/provision' % name, {'target': 'manage'})
     wait_for(lambda: ironic.api('GET', '/v1/nodes/%s' % name)['provision_state'] == 'manageable', 60,
              'the node never became manageable')
@@ -183,7 +259,8 @@ def test_the_roles_stop_stops_every_process_it_started_by_its_pid(split_ironic):
     rc, output = ironic.playbook('start')  # the conductor killed mid-inspection is started again
     assert rc == 0, output
     pid_files = sorted(name for name in os.listdir(ironic.base_dir) if name.endswith('.pid'))
-    assert pid_files == ['ironic-conductor-1.pid', 'ironic-conductor-2.pid', 'ironic.pid', 'postgresql.pid']
+    assert pid_files == ['ironic-conductor-%d.pid' % number for number in range(1, CONDUCTORS + 1)] + [
+        'ironic.pid', 'postgresql.pid']
     pids = []
     for name in pid_files:
         with open(os.path.join(ironic.base_dir, name), encoding='utf-8') as handle:

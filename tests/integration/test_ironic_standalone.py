@@ -121,3 +121,21 @@ def test_start_stop_status_cycle(make_ironic):
     rc, output = instance.playbook('status')
     assert rc == 0, output
     assert 'Ironic is not running' in output
+
+
+@pytest.mark.parametrize('groups', [['rack a'], ['rack-a', 'rack-b']])
+def test_invalid_conductor_groups_are_refused_and_nothing_is_started(make_ironic, groups):
+    instance = make_ironic()
+    instance.role_vars['ironic_standalone_conductor_groups'] = groups  # one conductor: at most one group
+    rc, output = instance.playbook('start')
+    assert rc != 0, output
+    assert 'ironic_standalone_conductor_groups' in output and 'must have at most one group per conductor' in output
+    assert not os.path.exists(instance.base_dir)
+
+
+def test_the_single_process_serves_the_first_conductor_group(make_ironic):
+    instance = make_ironic()
+    instance.role_vars['ironic_standalone_conductor_groups'] = ['rack-a']
+    instance.start()
+    conductors = instance.api('GET', '/v1/conductors?fields=hostname,conductor_group')['conductors']
+    assert [conductor['conductor_group'] for conductor in conductors] == ['rack-a']

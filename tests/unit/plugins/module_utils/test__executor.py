@@ -667,6 +667,84 @@ def test_a_node_reserved_under_the_bare_host_of_a_host_port_conductor_is_never_t
     assert fake.now <= fake.HEARTBEAT_TIMEOUT + 2 * POLL_MAX_DELAY
 
 
+def in_groups(fake, node_group, groups):
+    """The fake's node n1 in node_group and its conductors in groups ({conductor: its conductor group})."""
+    fake.nodes['n1']['conductor_group'] = node_group
+    listed = fake.conductors
+
+    def grouped():
+        return dict((name, dict(conductor, conductor_group=groups[name])) for name, conductor in listed().items())
+
+    fake.conductors = grouped
+
+
+def killed_in_its_first_clean(fake, uuid):
+    """The fake's conductor c1 is killed while it cleans the node, just after Ironic accepted 'provide'."""
+    original = fake.set_provision_state
+
+    def killed(ident, verb, **arguments):
+        original(ident, verb, **arguments)
+        if ident == uuid and verb == 'provide' and not fake.died:
+            fake.kill('c1', uuid, 'clean failed')
+
+    fake.set_provision_state = killed
+
+
+def test_a_takeover_is_still_awaited_while_the_conductor_taking_over_holds_the_node_to_fail_it():
+    # Ironic's takeover first releases every orphan's reservation, then fails each under the lock of the live
+    # conductor: a poll in between sees the node held by a live conductor, not by the dead one.
+    fake = FakeIronic(tick=30)
+    fake.TAKEOVER_AFTER = 20.0
+    fake.add('n1', 'manageable')
+    killed_in_its_first_clean(fake, 'n1')
+    polled = fake.poll_nodes
+
+    def locked_by_the_conductor_taking_over(last_seen):
+        if fake.died and fake.now >= fake.died['c1'] + fake.HEARTBEAT_TIMEOUT + 10 and 'n1' in fake.orphans:
+            fake.nodes['n1']['reservation'] = 'conductor'
+        return polled(last_seen)
+
+    fake.poll_nodes = locked_by_the_conductor_taking_over
+    job, = run(fake, 'available', timeout=3600)
+    assert job.error is None and job.node['provision_state'] == 'available'
+    assert job.transitions[0]['takeover'] == {'conductor': 'c1', 'down_since': 'T-c1'}
+
+
+def in_groups(fake, node_group, groups):
+    """The fake's node n1 in node_group and its conductors in groups ({conductor: its conductor group})."""
+    fake.nodes['n1']['conductor_group'] = node_group
+    listed = fake.conductors
+
+    def grouped():
+        return dict((name, dict(conductor, conductor_group=groups[name])) for name, conductor in listed().items())
+
+    fake.conductors = grouped
+
+
+def test_a_node_of_a_dead_conductor_waits_for_the_takeover_when_a_live_conductor_serves_its_group():
+    fake = FakeIronic(tick=30)
+    fake.add('n1', 'manageable')
+    killed_in_its_first_clean(fake, 'n1')
+    in_groups(fake, 'rack-a', {'c1': 'rack-a', 'conductor': 'rack-a'})
+    job, = run(fake, 'available', timeout=3600)
+    assert job.error is None and job.node['provision_state'] == 'available'
+    assert job.transitions[0]['takeover'] == {'conductor': 'c1', 'down_since': 'T-c1'}
+
+
+@pytest.mark.parametrize('node_group, live_group', [('rack-a', ''), ('', 'rack-b')])
+def test_a_node_of_a_dead_conductor_whose_group_no_live_conductor_serves_fails_at_once_naming_both(
+        node_group, live_group):
+    fake = FakeIronic(tick=1000)
+    fake.add('n1', 'cleaning', target='available')
+    fake.kill('c1', 'n1', 'clean failed')
+    in_groups(fake, node_group, {'c1': node_group, 'conductor': live_group})
+    job, = run(fake, 'available', timeout=3600)
+    assert job.error.startswith("node n1: left in 'cleaning' by conductor c1, which Ironic reports down since T-c1.")
+    assert "No live conductor serves conductor group '%s'" % node_group in job.error
+    assert 'restart the ironic-conductor c1 (down since T-c1)' in job.error
+    assert fake.now <= fake.HEARTBEAT_TIMEOUT + 2 * POLL_MAX_DELAY
+
+
 def test_a_node_changing_state_brings_the_polls_back_to_the_fastest():
     # Two nodes a conductor is cleaning, done at 30 s and 55 s: once the first is seen at rest, the second may be
     # about to be, so the next poll comes at once instead of after the grown back-off.
