@@ -54,19 +54,25 @@ def fleet_nodes(size, label):
             for index in range(size)]
 
 
-def delete_all(raw):
-    """Every node of the bench Ironic, gone (maintenance first: Ironic deletes available nodes only then)."""
-    for node in raw.list_nodes(fields='uuid,provision_state'):
+def fleet_of(raw, label):
+    """The nodes of the fleet named label (fleet_nodes): bench_all.py runs other measurements in the same Ironic."""
+    return [node for node in raw.list_nodes(fields='uuid,name,provision_state')
+            if (node['name'] or '').startswith(label + '-')]
+
+
+def delete_fleet(raw, label):
+    """The fleet's nodes, gone (maintenance first: Ironic deletes available nodes only then)."""
+    for node in fleet_of(raw, label):
         if node['provision_state'] == 'available':
             raw.call('PUT', '/nodes/%s/maintenance' % node['uuid'], {'reason': 'bench cleanup'})
         raw.call('DELETE', '/nodes/%s' % node['uuid'])
 
 
-def check_available(raw, size, path):
-    states = sorted(set(node['provision_state'] for node in raw.list_nodes()))
-    count = len(raw.list_nodes())
-    if states != ['available'] or count != size:
-        raise common.BenchError('%s left %d nodes in %s' % (path, count, states))
+def check_available(raw, size, path, label):
+    nodes = fleet_of(raw, label)
+    states = sorted(set(node['provision_state'] for node in nodes))
+    if states != ['available'] or len(nodes) != size:
+        raise common.BenchError('%s left %d nodes in %s' % (path, len(nodes), states))
 
 
 def children_cpu():
@@ -92,8 +98,8 @@ def run_floor(bench, size, label):
         uuids.append(created['uuid'])
     common.floor(raw, uuids, common.TO_AVAILABLE, 0.1)
     seconds = time.monotonic() - started
-    check_available(raw, size, 'floor')
-    delete_all(raw)
+    check_available(raw, size, 'floor', label)
+    delete_fleet(raw, label)
     return {'floor: raw REST, same requests': (seconds, None, None)}
 
 
@@ -116,8 +122,8 @@ def run_role(bench, size, label, forks, reruns, concurrency):
     changed = [sample[2] for path, sample in samples.items() if path.startswith('role: no-op')]
     if any(changed):
         raise common.BenchError('a rerun reported changed=%s' % changed)
-    check_available(bench.raw, size, 'role')
-    delete_all(bench.raw)
+    check_available(bench.raw, size, 'role', label)
+    delete_fleet(bench.raw, label)
     return samples
 
 

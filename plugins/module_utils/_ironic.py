@@ -15,8 +15,8 @@ import random
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._http import ConnectionFailed, Session, TLSRefused
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._http import ConnectionFailed, Session, TLSRefused
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import public_node
 
 # The newest microversion this collection was written and tested against.
