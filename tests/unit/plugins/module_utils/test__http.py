@@ -11,6 +11,7 @@ import json
 import select
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -94,6 +95,7 @@ def test_a_connection_the_server_closed_while_idle_is_opened_again():
         session = Session()
         for _index in range(3):
             assert session.request('GET', closing.url + '/').status_code == 200
+            time.sleep(0.2)  # idle: the server's close reaches the client before its next request
         assert closing.connections == 3
     finally:
         closing.close()
