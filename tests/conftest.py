@@ -435,22 +435,32 @@ def run_playbook(ironic, tmp_path):
     return run
 
 
+def _database_vars(database):
+    """The role's variables of a database (sqlite, the role's default; postgresql or mariadb, a server on a free
+    loopback port)."""
+    if database == 'sqlite':
+        return {}
+    return {'ironic_standalone_database': database, 'ironic_standalone_%s_port' % database: free_loopback_port()}
+
+
 @pytest.fixture
 def make_ironic(tmp_path_factory):
-    """Factory ``make_ironic(host='127.0.0.1', port=None, cloud_name=CLOUD_NAME, clouds_yaml=None, **security)``: a
-    new, not started ``IronicInstance`` with a fresh temporary base directory (``port`` defaults to a free loopback
-    port, ``clouds_yaml`` to a file next to the base directory; the virtualenv is the session's (IRONIC_VENV);
-    ``security``: ``auth``, ``tls``, ``username``, ``password`` as for ``IronicInstance``).
+    """Factory ``make_ironic(host='127.0.0.1', port=None, cloud_name=CLOUD_NAME, clouds_yaml=None, database='sqlite',
+    **security)``: a new, not started ``IronicInstance`` with a fresh temporary base directory (``port`` defaults to
+    a free loopback port, ``clouds_yaml`` to a file next to the base directory; the virtualenv is the session's
+    (IRONIC_VENV); ``database``: sqlite, postgresql or mariadb, a server on a free port; ``security``: ``auth``,
+    ``tls``, ``username``, ``password`` as for ``IronicInstance``).
     Call ``.start()``/``.stop()`` or ``.playbook('start'|'stop'|'status')``; every instance that has a pid file at
     the end of the test is stopped."""
     _require_installed_collection()
     instances = []
 
-    def make(host='127.0.0.1', port=None, cloud_name=CLOUD_NAME, clouds_yaml=None, **security):
+    def make(host='127.0.0.1', port=None, cloud_name=CLOUD_NAME, clouds_yaml=None, database='sqlite', **security):
         parent = tmp_path_factory.mktemp('ironic-extra')
         instance = IronicInstance(base_dir=os.path.join(str(parent), 'ironic'), port=port or free_loopback_port(),
                                   clouds_yaml=clouds_yaml or os.path.join(str(parent), 'clouds.yaml'),
                                   cloud_name=cloud_name, host=host, **security)
+        instance.role_vars.update(_database_vars(database))
         instances.append(instance)
         return instance
 
@@ -494,8 +504,7 @@ def make_split_ironic(tmp_path_factory):
         parent = tmp_path_factory.mktemp('ironic-split')
         instance = IronicInstance(base_dir=os.path.join(str(parent), 'ironic'), port=free_loopback_port(),
                                   clouds_yaml=os.path.join(str(parent), 'clouds.yaml'))
-        instance.role_vars.update(ironic_standalone_conductors=conductors, ironic_standalone_database=database,
-                                  **{'ironic_standalone_%s_port' % database: free_loopback_port()},
+        instance.role_vars.update(_database_vars(database), ironic_standalone_conductors=conductors,
                                   ironic_standalone_conductor_first_host=_free_conductor_hosts(conductors), **role_vars)
         instances.append(instance)
         instance.start()

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
-"""Ironic split (ironic-api and two ironic-conductor processes) on the system's MariaDB server, run by the role
-(ironic_standalone_database=mariadb): nodes move to available, a rerun writes nothing, and the role's stop leaves no
-process.
+"""Ironic on the system's MariaDB server, run by the role (ironic_standalone_database=mariadb): split (ironic-api and
+two ironic-conductor processes), nodes move to available, a rerun writes nothing, and the role's stop leaves no
+process; the single process too.
 
 Marked mariadb: deselected by default (``make test`` has neither the time nor the system package), run by
 ``make test-mariadb`` (part of ``make test-compat``), or ``python -m pytest tests/integration -m mariadb``. Without the
@@ -28,6 +28,15 @@ def mariadb_ironic(make_split_ironic):
 
 def pid_files(ironic):
     return sorted(name for name in os.listdir(ironic.base_dir) if name.endswith('.pid'))
+
+
+def recorded_pids(ironic):
+    """The pid of every pid file, in the order of pid_files()."""
+    pids = []
+    for name in pid_files(ironic):
+        with open(os.path.join(ironic.base_dir, name), encoding='utf-8') as handle:
+            pids.append(int(handle.read().strip()))
+    return pids
 
 
 def running(pid):
@@ -73,15 +82,28 @@ def test_the_roles_stop_stops_mariadb_and_ironic_by_their_pids(mariadb_ironic):
     rc, output = ironic.playbook('start')  # already running: nothing to change
     assert rc == 0 and 'changed=0' in output, output
     assert pid_files(ironic) == ['ironic-conductor-1.pid', 'ironic-conductor-2.pid', 'ironic.pid', 'mariadb.pid']
-    pids = []
-    for name in pid_files(ironic):
-        with open(os.path.join(ironic.base_dir, name), encoding='utf-8') as handle:
-            pids.append(int(handle.read().strip()))
+    pids = recorded_pids(ironic)
     with open('/proc/%d/cmdline' % pids[-1], 'rb') as handle:
         assert os.path.basename(handle.read().split(b'\0')[0]) in (b'mariadbd', b'mysqld')
     assert all(running(pid) for pid in pids)
 
     rc, output = ironic.playbook('stop')
     assert rc == 0, output
+    assert not [pid for pid in pids if running(pid)]
+    assert pid_files(ironic) == []
+
+
+def test_the_single_process_runs_on_mariadb_too(make_ironic, tmp_path):
+    ironic = make_ironic(database='mariadb')
+    ironic.start()
+    name = ironic.api('POST', '/v1/nodes', {'name': 'mariadb-single', 'driver': 'fake-hardware'})['name']
+    result = result_of(start_module(ironic, tmp_path, nodes=[name], state='available', timeout=300))
+    assert not result.get('failed') and result['totals']['changed'] == 1, result
+    assert mariadb_query(ironic, "SELECT provision_state FROM nodes WHERE name = 'mariadb-single'") == 'available'
+    assert pid_files(ironic) == ['ironic.pid', 'mariadb.pid']
+    pids = recorded_pids(ironic)
+    assert all(running(pid) for pid in pids)
+
+    ironic.stop()
     assert not [pid for pid in pids if running(pid)]
     assert pid_files(ironic) == []
