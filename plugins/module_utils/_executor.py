@@ -94,7 +94,7 @@ class Job(object):
         self.retry = None  # a step cut short by a stranded conductor, run again once the node rests
         self._still = None  # (progress signature, when first seen) of a node not at rest
         self.takeover = None  # the dead conductor (from IronicClient.conductors) Ironic must take the node over from
-        self.holders = set()  # the conductors seen holding the node (its reservation) since the step was sent
+        self.holders = {}  # conductor -> the state it was last seen holding the node in, since the step was sent
 
     @property
     def remaining(self):
@@ -211,7 +211,7 @@ class Executor(object):
             return False
         job.started = True
         job.transitions.append(transition)
-        job.holders = set()
+        job.holders = {}
         job._step_started = self.clock()
         job._quiet = None
         self.progress.node(job.label, job.node.get('provision_state'), step.verb)
@@ -276,7 +276,7 @@ class Executor(object):
         transition.update(to=state, seconds=round(self.clock() - job._step_started, 3))
         takeover, job.takeover = job.takeover, None
         if state != step.landing and takeover is None:
-            takeover = self._taken_over_from(job)
+            takeover = self._taken_over_from(job, node)
         if state != step.landing and takeover is not None:
             # The conductor that had the node died: Ironic's takeover ended the step; go on from where it left it.
             transition['takeover'] = {'conductor': takeover['hostname'], 'down_since': takeover.get('updated_at')}
@@ -290,15 +290,18 @@ class Executor(object):
         else:
             job.stage = READY if job.remaining else DONE
 
-    def _taken_over_from(self, job):
-        """The dead conductor that held the node during its failed step, else None: Ironic may take the node over and
-        fail it between two polls, before the task ever saw its conductor reported dead."""
+    def _taken_over_from(self, job, node):
+        """The dead conductor that held the node during its failed step, when a live one could take it over, else
+        None: Ironic may take the node over and fail it between two polls, before the task saw its conductor dead."""
         if not job.holders:
             return None
         conductors = self._read_conductors()
-        dead = [conductors[name] for name in sorted(job.holders)
-                if name in conductors and not conductors[name].get('alive') and conductors[name]['taken_over']]
-        return dead[0] if dead else None
+        for name, state in sorted(job.holders.items()):
+            holder = conductors.get(name)
+            if (holder is not None and not holder.get('alive')
+                    and self._no_takeover(dict(node, provision_state=state), holder, conductors) is None):
+                return holder
+        return None
 
     def _stranded(self, job, node):
         """True once the node sat in a non-wait transient state with no lock and no progress for the grace."""
@@ -396,7 +399,7 @@ class Executor(object):
             job.node = summarize_node(node)
             state = node['provision_state']
             if node.get('reservation') and job.stage == MOVING:
-                job.holders.add(node['reservation'])
+                job.holders[node['reservation']] = node['provision_state']
             dead = self._dead_conductor(node, conductors) if conductors is not None and state not in WAIT_STATES else None
             no_takeover = self._no_takeover(node, dead, conductors) if dead is not None else None
             if dead is not None:

@@ -686,6 +686,18 @@ def test_a_step_its_live_conductor_failed_is_a_failure_not_a_takeover():
     assert fake.conductor_reads  # asked, and its conductor was alive
 
 
+def test_a_failed_step_is_no_takeover_when_no_other_conductor_is_alive():
+    # A single-process Ironic may report its own conductor dead while it works: nothing can take the node over, so
+    # the failure is the step's, and the node is not planned again (it would fail the same way, again and again).
+    fake = FakeIronic(tick=0.3, fail_in={'cleaning': 'clean failed'})  # quick: conductors are read only at the end
+    fake.add('n1', 'manageable')
+    alive = fake.conductors
+    fake.conductors = lambda: dict((name, dict(conductor, alive=False)) for name, conductor in alive().items())
+    job, = run(fake, 'available', timeout=3600)
+    assert "'clean failed'" in job.error and 'takeover' not in job.transitions[0]
+    assert [step['verb'] for step in job.transitions] == ['provide'] and fake.conductor_reads
+
+
 def in_groups(fake, node_group, groups):
     """The fake's node n1 in node_group and its conductors in groups ({conductor: its conductor group})."""
     fake.nodes['n1']['conductor_group'] = node_group
