@@ -399,7 +399,7 @@ class Executor(object):
             job.node = summarize_node(node)
             state = node['provision_state']
             if node.get('reservation') and job.stage == MOVING:
-                job.holders[node['reservation']] = node['provision_state']
+                job.holders[node['reservation']] = state
             dead = self._dead_conductor(node, conductors) if conductors is not None and state not in WAIT_STATES else None
             no_takeover = self._no_takeover(node, dead, conductors) if dead is not None else None
             if dead is not None:

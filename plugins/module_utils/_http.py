@@ -47,10 +47,9 @@ class TLSRefused(Exception):
 
 
 class Response(object):
-    def __init__(self, status_code, reason, headers, content):
+    def __init__(self, status_code, reason, content):
         self.status_code = status_code
         self.reason = reason
-        self.headers = headers
         self.content = content
 
     @property
@@ -226,4 +225,4 @@ class Session(object):
             raise self._failed(parts, exc, sent=True)
         if answer.will_close:
             self._forget(parts.scheme, parts.netloc)
-        return Response(answer.status, answer.reason, answer.headers, content)
+        return Response(answer.status, answer.reason, content)
