@@ -73,3 +73,26 @@ def spawn_with(instance, extra_conf):
     with open(os.path.join(instance.base_dir, 'ironic.conf'), 'a', encoding='utf-8') as conf:
         conf.write('\n' + extra_conf)
     return spawn(instance)
+
+
+def pid_files(instance):
+    """The role's pid files in the instance's base directory, sorted."""
+    return sorted(name for name in os.listdir(instance.base_dir) if name.endswith('.pid'))
+
+
+def recorded_pids(instance):
+    """The pid of every pid file, in the order of pid_files()."""
+    pids = []
+    for name in pid_files(instance):
+        with open(os.path.join(instance.base_dir, name), encoding='utf-8') as handle:
+            pids.append(int(handle.read().strip()))
+    return pids
+
+
+def running(pid):
+    """Whether the process is alive (a zombie the container's init never reaped is not)."""
+    try:
+        with open('/proc/%d/stat' % pid, encoding='utf-8', errors='replace') as handle:
+            return handle.read().rsplit(') ', 1)[1].split()[0] not in ('Z', 'X')
+    except OSError:
+        return False

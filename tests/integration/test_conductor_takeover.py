@@ -17,7 +17,7 @@ import signal
 import time
 
 import pytest
-from dedicated import result_of, start_module
+from dedicated import pid_files, recorded_pids, result_of, running, start_module
 
 HEARTBEAT_INTERVAL = 5
 HEARTBEAT_TIMEOUT = 15
@@ -94,6 +94,31 @@ def nodes_named(ironic, names):
     return [node for node in ironic.api('GET', '/v1/nodes?detail=true&limit=1000')['nodes'] if node['name'] in names]
 
 
+def manageable_nodes(ironic, prefix, count, **fields):
+    """create_nodes, then managed: the state a clean starts from."""
+    names = create_nodes(ironic, prefix, count, **fields)
+    for name in names:
+        ironic.api('PUT', '/v1/nodes/%s/states/provision' % name, {'target': 'manage'})
+    wait_for(lambda: all(node['provision_state'] == 'manageable' for node in nodes_named(ironic, names)), 60,
+             'the nodes never became manageable')
+    return names
+
+
+def wait_for_cleaning(ironic, mark, names):
+    """Until Ironic answered the verb of every node (a conductor killed before its answer makes Ironic answer HTTP
+    500) and each is cleaning, reserved by its conductor."""
+    wait_for(lambda: answered_verbs(ironic, mark) == len(names) and all(
+        node['provision_state'] == 'cleaning' and node['reservation'] for node in nodes_named(ironic, names)),
+        60, 'the nodes never all reached cleaning')
+
+
+def start_the_killed_conductor(ironic):
+    """The role starts again what is not running: every conductor is alive for the next test."""
+    rc, output = ironic.playbook('start')
+    assert rc == 0, output
+    assert len(alive_conductors(ironic)) == CONDUCTORS
+
+
 def test_twenty_nodes_move_across_every_conductor_and_a_rerun_writes_nothing(split_ironic, tmp_path):
     ironic = split_ironic
     assert len(alive_conductors(ironic)) == CONDUCTORS
@@ -142,17 +167,11 @@ def test_each_conductor_group_is_moved_by_its_own_conductors_only(split_ironic, 
 
 def test_a_conductor_killed_mid_clean_with_no_live_one_in_its_group_is_named_at_once(split_ironic, tmp_path):
     ironic = split_ironic
-    names = create_nodes(ironic, 'lonely', 2, vendor_interface='fake', conductor_group='rack-a')
-    for name in names:
-        ironic.api('PUT', '/v1/nodes/%s/states/provision' % name, {'target': 'manage'})
-    wait_for(lambda: all(node['provision_state'] == 'manageable' for node in nodes_named(ironic, names)), 60,
-             'the nodes never became manageable')
+    names = manageable_nodes(ironic, 'lonely', 2, vendor_interface='fake', conductor_group='rack-a')
     mark = ironic.log_mark()
     timeout = 300
     task = start_module(ironic, tmp_path, nodes=names, state='available', concurrency=2, timeout=timeout)
-    wait_for(lambda: answered_verbs(ironic, mark) == len(names) and all(
-        node['provision_state'] == 'cleaning' and node['reservation'] for node in nodes_named(ironic, names)),
-        60, 'the nodes never all reached cleaning')
+    wait_for_cleaning(ironic, mark, names)
     victim = conductor_host(ironic, 1)  # rack-a's only conductor
     assert set(node['reservation'] for node in nodes_named(ironic, names)) == {victim}
     killed_at = kill_conductor(ironic, victim)
@@ -166,27 +185,19 @@ def test_a_conductor_killed_mid_clean_with_no_live_one_in_its_group_is_named_at_
         assert 'restart the ironic-conductor %s' % victim in entry['error'], entry['error']
     # Failed once Ironic reports the conductor dead, not after waiting for a takeover until the timeout.
     assert failed_after <= HEARTBEAT_TIMEOUT + 2 * HEARTBEAT_INTERVAL + 10
-    rc, output = ironic.playbook('start')  # the role starts again what is not running
-    assert rc == 0, output
-    assert len(alive_conductors(ironic)) == CONDUCTORS
+    start_the_killed_conductor(ironic)
 
 
 def test_a_conductor_killed_mid_clean_is_reported_and_its_nodes_recovered_after_the_takeover(
         split_ironic, tmp_path, monkeypatch):
     ironic = split_ironic
-    names = create_nodes(ironic, 'clean', 6, vendor_interface='fake', conductor_group='rack-b')
-    for name in names:
-        ironic.api('PUT', '/v1/nodes/%s/states/provision' % name, {'target': 'manage'})
-    wait_for(lambda: all(node['provision_state'] == 'manageable' for node in nodes_named(ironic, names)), 60,
-             'the nodes never became manageable')
+    names = manageable_nodes(ironic, 'clean', 6, vendor_interface='fake', conductor_group='rack-b')
     progress = tmp_path / 'progress.jsonl'
     monkeypatch.setenv('BAREMETAL_LIFECYCLE_PROGRESS_FILE', str(progress))
     # The takeover fails the clean with the fault 'clean failure' (maintenance): clear_fault lets the task go on.
     mark = ironic.log_mark()
     task = start_module(ironic, tmp_path, nodes=names, state='available', concurrency=6, timeout=300, clear_fault=True)
-    wait_for(lambda: answered_verbs(ironic, mark) == len(names) and all(
-        node['provision_state'] == 'cleaning' and node['reservation'] for node in nodes_named(ironic, names)),
-        60, 'the nodes never all reached cleaning')
+    wait_for_cleaning(ironic, mark, names)
     reserved = dict((node['name'], node['reservation']) for node in nodes_named(ironic, names))
     victim = sorted(reserved.values())[0]
     assert ':' not in victim  # reserved under the address the conductor registered as: a survivor takes over
@@ -224,9 +235,7 @@ def test_a_conductor_killed_mid_clean_is_reported_and_its_nodes_recovered_after_
         assert entry['transitions'][0]['takeover']['conductor'].split(':')[0] == victim
     for name in set(names) - set(orphans):
         assert [step['verb'] for step in by_name[name]['transitions']] == ['provide']
-    rc, output = ironic.playbook('start')  # the role starts again what is not running
-    assert rc == 0, output
-    assert len(alive_conductors(ironic)) == CONDUCTORS
+    start_the_killed_conductor(ironic)
 
 
 def test_a_conductor_killed_mid_inspection_is_named_as_the_one_to_restart(split_ironic, tmp_path):
@@ -249,28 +258,15 @@ def test_a_conductor_killed_mid_inspection_is_named_as_the_one_to_restart(split_
     assert ironic.api('GET', '/v1/nodes/%s' % name)['provision_state'] == 'inspecting'
 
 
-def running(pid):
-    """Whether the process is alive (a zombie the container's init never reaped is not)."""
-    try:
-        with open('/proc/%d/stat' % pid, encoding='utf-8', errors='replace') as handle:
-            return handle.read().rsplit(') ', 1)[1].split()[0] not in ('Z', 'X')
-    except OSError:
-        return False
-
-
 def test_the_roles_stop_stops_every_process_it_started_by_its_pid(split_ironic):
     ironic = split_ironic
     rc, output = ironic.playbook('start')  # the conductor killed mid-inspection is started again
     assert rc == 0, output
-    pid_files = sorted(name for name in os.listdir(ironic.base_dir) if name.endswith('.pid'))
-    assert pid_files == ['ironic-conductor-%d.pid' % number for number in range(1, CONDUCTORS + 1)] + [
+    assert pid_files(ironic) == ['ironic-conductor-%d.pid' % number for number in range(1, CONDUCTORS + 1)] + [
         'ironic.pid', 'postgresql.pid']
-    pids = []
-    for name in pid_files:
-        with open(os.path.join(ironic.base_dir, name), encoding='utf-8') as handle:
-            pids.append(int(handle.read().strip()))
+    pids = recorded_pids(ironic)
     assert all(running(pid) for pid in pids)
     rc, output = ironic.playbook('stop')
     assert rc == 0, output
     assert not any(running(pid) for pid in pids)
-    assert not [name for name in os.listdir(ironic.base_dir) if name.endswith('.pid')]
+    assert not pid_files(ironic)

@@ -14,7 +14,7 @@ import os
 import subprocess
 
 import pytest
-from dedicated import result_of, start_module
+from dedicated import pid_files, recorded_pids, result_of, running, start_module
 
 pytestmark = pytest.mark.mariadb
 
@@ -24,28 +24,6 @@ NODES = 10
 @pytest.fixture(scope='module')
 def mariadb_ironic(make_split_ironic):
     return make_split_ironic(conductors=2, database='mariadb')
-
-
-def pid_files(ironic):
-    return sorted(name for name in os.listdir(ironic.base_dir) if name.endswith('.pid'))
-
-
-def recorded_pids(ironic):
-    """The pid of every pid file, in the order of pid_files()."""
-    pids = []
-    for name in pid_files(ironic):
-        with open(os.path.join(ironic.base_dir, name), encoding='utf-8') as handle:
-            pids.append(int(handle.read().strip()))
-    return pids
-
-
-def running(pid):
-    """Whether the process is alive (a zombie the container's init never reaped is not)."""
-    try:
-        with open('/proc/%d/stat' % pid, encoding='utf-8', errors='replace') as handle:
-            return handle.read().rsplit(') ', 1)[1].split()[0] not in ('Z', 'X')
-    except OSError:
-        return False
 
 
 def mariadb_query(ironic, sql):

@@ -741,25 +741,6 @@ def test_a_takeover_is_still_awaited_while_the_conductor_taking_over_holds_the_n
     assert job.transitions[0]['takeover'] == {'conductor': 'c1', 'down_since': 'T-c1'}
 
 
-def test_a_takeover_that_failed_the_node_between_two_polls_is_recognised_when_the_node_rests():
-    # Ironic takes the node over as soon as it reports its conductor dead: no poll ever saw the dead reservation.
-    fake = FakeIronic(tick=30)
-    fake.TAKEOVER_AFTER = 0.0
-    fake.add('n1', 'manageable')
-    killed_in_its_first_clean(fake, 'n1')
-    job, = run(fake, 'available', timeout=3600)
-    assert job.error is None and job.node['provision_state'] == 'available'
-    assert job.transitions[0]['takeover'] == {'conductor': 'c1', 'down_since': 'T-c1'}
-
-
-def test_a_step_its_live_conductor_failed_is_a_failure_not_a_takeover():
-    fake = FakeIronic(tick=30, fail_in={'cleaning': 'clean failed'})
-    fake.add('n1', 'manageable')
-    job, = run(fake, 'available', timeout=3600)
-    assert "'clean failed'" in job.error and 'takeover' not in job.transitions[0]
-    assert fake.conductor_reads  # asked, and its conductor was alive
-
-
 def in_groups(fake, node_group, groups):
     """The fake's node n1 in node_group and its conductors in groups ({conductor: its conductor group})."""
     fake.nodes['n1']['conductor_group'] = node_group
