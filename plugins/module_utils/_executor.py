@@ -23,6 +23,11 @@ per group). The task waits for that within its timeout and goes on from what
 Ironic did: a step the takeover failed (``clean failed``, "aborted due to conductor take over") is
 planned again from there where the planner has a way. Which conductors are alive is read only while
 a node makes no progress, at most once per poll round.
+
+Ironic paces the work itself: past its concurrent action limits ([conductor]max_concurrent_clean and
+max_concurrent_deploy) or with no conductor worker free it answers a verb with HTTP 503 and does nothing. The
+executor takes that as back-pressure, not as a failure: the node stays ready, at most as many of the task's nodes move
+at once as moved then, and one more each time one of them comes to rest, up to ``concurrency``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -34,7 +39,7 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
-    AnswerLost, IronicError, Unreachable, summarize_node, version_string)
+    AnswerLost, Busy, IronicError, Unreachable, summarize_node, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import Backoff, Deadline
@@ -70,6 +75,9 @@ STRANDED_WAY_OUT = dict(
                                            if (source, event) == (state, states.VERBS[verb]))))
     for state, verb in states.STRANDED_WAY_OUT.items())
 
+
+# What the progress says of a node Ironic took no more of (Busy): it waits for room.
+HELD_BACK = 'held back: Ironic takes no more nodes at once for now'
 
 # Where a job is: waiting for its node to rest, planned and waiting for a slot, moving, or finished.
 WAITING, READY, MOVING, DONE = 'waiting', 'ready', 'moving', 'done'
@@ -157,6 +165,9 @@ class Executor(object):
         self.timeout = timeout
         self.deadline = Deadline(timeout, clock, sleep)
         self.concurrency = max(1, concurrency)
+        # How many nodes may move at once now: concurrency, lowered while Ironic answers Busy (the latest answer).
+        self.limit = self.concurrency
+        self.busy = None
 
     # -- one node ----------------------------------------------------------------------------
 
@@ -186,7 +197,8 @@ class Executor(object):
     def _issue(self, job, step, reason=None):
         """Send one step; on a lost answer, re-read the node and go on from what Ironic reports.
 
-        Returns True when the step is under way (or already done), False when the job failed.
+        Returns True when the step is under way (or already done), False when the job failed or Ironic answered
+        Busy (self.busy; the job is as it was, to send the step later).
         """
         transition = {'verb': step.verb, 'from': step.source, 'to': None, 'seconds': 0.0}
         if step.action:
@@ -195,9 +207,15 @@ class Executor(object):
             transition['reason'] = reason
         try:
             self.issue_step(self.client, job.uuid, step, job.options)
+        except Busy as exc:
+            self.busy = exc
+            return False
         except AnswerLost:
             try:
                 took_effect = self._took_effect(job, step)
+            except Busy as exc:  # not applied: the node is still where the step starts
+                self.busy = exc
+                return False
             except IronicError as exc:
                 self._fail(job, "the answer to '%s' was lost and the node could not be read again: %s" % (step.verb, exc))
                 return False
@@ -218,7 +236,9 @@ class Executor(object):
         return True
 
     def _start_next(self, job, wait):
-        """Issue the job's next step, and the one after a step done once answered: True when one moves the node."""
+        """Issue the job's next step, and the one after a step done once answered: True when one moves the node.
+
+        False when none does: the job is DONE, or still READY when Ironic answered Busy."""
         while job.remaining:
             step = job.remaining[0]
             job.issued += 1
@@ -289,6 +309,8 @@ class Executor(object):
             job.stage = DONE
         else:
             job.stage = READY if job.remaining else DONE
+        # A node of the task came to rest, so Ironic has room for one more: try one more at once than before.
+        self.limit = min(self.concurrency, self.limit + 1)
 
     def _taken_over_from(self, job, node):
         """The dead conductor that held the node during its failed step, when a live one could take it over, else
@@ -476,17 +498,24 @@ class Executor(object):
         backoff = Backoff()
         unreachable_since = [None]
         while True:
-            slots = self.concurrency - sum(1 for job in jobs if job.stage == MOVING)
+            moving = sum(1 for job in jobs if job.stage == MOVING)
             # A node between two steps keeps going before a new one starts.
             for job in sorted((job for job in jobs if job.stage == READY), key=lambda job: not job.started):
-                if wait and slots <= 0:
+                if wait and moving >= self.limit:
                     break
                 if self._start_next(job, wait):
-                    slots -= 1
+                    moving += 1
                     backoff.reset()
+                elif job.stage == READY:
+                    # Busy: Ironic takes no more now; as many as move now may move until one comes to rest.
+                    self.limit = max(1, moving)
+                    self.progress.node(job.label, job.node.get('provision_state'), HELD_BACK)
+                    break
             watched = [job for job in jobs if job.stage == WAITING or job.stage == MOVING]
-            if not watched or not self.deadline.pause(backoff):
+            if not (watched or any(job.stage == READY for job in jobs)) or not self.deadline.pause(backoff):
                 break
+            if not watched:
+                continue
             try:
                 nodes = self._poll(watched, unreachable_since)
             except Unreachable as exc:
@@ -550,7 +579,12 @@ class Executor(object):
     def _time_out(self, jobs):
         for job in jobs:
             waiting = (' while %s' % _awaited(job.takeover)) if job.takeover is not None else ''
-            if job.stage == READY and not job.started:
+            if job.stage == READY and not job.started and self.busy is not None:
+                job.error = ("node %s: not started: the timeout (%d s) passed while Ironic took no more nodes at "
+                             "once (its latest answer: %s). Raise timeout, or Ironic's limits (its [conductor] "
+                             "max_concurrent_clean, max_concurrent_deploy and workers_pool_size)."
+                             % (job.label, self.timeout, self.busy))
+            elif job.stage == READY and not job.started:
                 job.error = ("node %s: not started: the timeout (%d s) passed while it waited for one of the "
                              "%d moving slots (concurrency). Raise concurrency or timeout."
                              % (job.label, self.timeout, self.concurrency))

@@ -123,6 +123,12 @@ class Unreachable(IronicError):
     """No connection to Ironic could be made: nothing was sent, so trying again later is safe."""
 
 
+class Busy(IronicError):
+    """Ironic takes no more of this work for now (HTTP 503): its concurrent action limit
+    ([conductor]max_concurrent_clean, max_concurrent_deploy) is reached, or no conductor worker is free. Nothing was
+    done; the same request may be sent again once some of that work is over."""
+
+
 class AnswerLost(IronicError):
     """A write was sent but its answer never came: Ironic may or may not have applied it.
 
@@ -215,10 +221,11 @@ class IronicClient(object):
 
     # -- transport ---------------------------------------------------------------------------
 
-    def _send(self, method, url, body=None, params=None, headers=None, replay=True):
+    def _send(self, method, url, body=None, params=None, headers=None, replay=True, retry_busy=True):
         """One HTTP exchange with bounded, jittered retries for locks, 503 and dropped connections.
 
-        replay=False: a lost answer raises AnswerLost even for a PUT.
+        replay=False: a lost answer raises AnswerLost even for a PUT. retry_busy=False: a 503 raises Busy at once,
+        for a caller that has other work to do meanwhile (the executor sends the step again later).
         """
         delay = RETRY_BASE_DELAY
         for attempt in range(1, RETRY_ATTEMPTS + 1):
@@ -245,13 +252,13 @@ class IronicClient(object):
                 if response.status_code < 400:
                     return response
                 message = _error_message(response)
-                retryable = response.status_code == 503 or _is_locked(response.status_code, message)
+                retryable = (response.status_code == 503 and retry_busy) or _is_locked(response.status_code, message)
                 if not retryable or attempt == RETRY_ATTEMPTS:
                     if _is_database_locked(response.status_code, message):
                         message = ("%s, %d times in a row: Ironic's SQLite database cannot take this many writes at "
                                    "once. Lower concurrency, or run Ironic on MySQL or PostgreSQL."
                                    % (_first_line(message), RETRY_ATTEMPTS))
-                    error = NotFound if response.status_code == 404 else IronicError
+                    error = {404: NotFound, 503: Busy}.get(response.status_code, IronicError)
                     raise error('Ironic refused %s %s (HTTP %d): %s' % (
                         method, url[len(self.endpoint):], response.status_code, message), response.status_code)
             time.sleep(delay * (0.5 + random.random()))
@@ -304,10 +311,10 @@ class IronicClient(object):
     def supports(self, version):
         return self.version >= version
 
-    def request(self, method, path, body=None, params=None, replay=True):
+    def request(self, method, path, body=None, params=None, replay=True, retry_busy=True):
         headers = {'X-OpenStack-Ironic-API-Version': version_string(self.version)}
         response = self._send_authenticated(method, self.endpoint + '/v1' + path, body=body, params=params,
-                                            headers=headers, replay=replay)
+                                            headers=headers, replay=replay, retry_busy=retry_busy)
         if response.status_code == 204 or not response.content:
             return None
         return response.json()
@@ -459,11 +466,14 @@ class IronicClient(object):
                 self.require(feature, FEATURE_MIN_VERSION[feature])
 
     def set_provision_state(self, ident, verb, **arguments):
-        """PUT a verb; arguments are clean_steps, deploy_steps, service_steps, configdrive, rescue_password."""
+        """PUT a verb; arguments are clean_steps, deploy_steps, service_steps, configdrive, rescue_password.
+
+        Busy when Ironic takes no more such work now: the executor sends it again later, polling meanwhile.
+        """
         self.require_provision_request(verb, arguments)
         body = dict((name, value) for name, value in arguments.items() if value is not None)
         body['target'] = verb
-        self.request('PUT', '/nodes/%s/states/provision' % ident, body=body, replay=False)
+        self.request('PUT', '/nodes/%s/states/provision' % ident, body=body, replay=False, retry_busy=False)
 
     def set_power_state(self, ident, target, timeout=None):
         body = {'target': target}

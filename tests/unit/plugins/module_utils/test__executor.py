@@ -16,8 +16,9 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import (
-    Executor, Job, STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import AnswerLost, IronicError, Unreachable
+    HELD_BACK, Executor, Job, STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
+    AnswerLost, Busy, IronicError, Unreachable)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, issue_step, plan_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
@@ -47,6 +48,8 @@ class FakeIronic(object):
         self.died = {}  # conductor -> when it was killed; Ironic reports it dead HEARTBEAT_TIMEOUT later
         self.orphans = {}  # node -> (its conductor, killed in the middle of the step, the state a takeover fails it in)
         self.conductor_reads = []
+        self.capacity = None  # Ironic's concurrent action limit: how many nodes may be in transient states at once
+        self.busy_answers = []  # when Ironic answered Busy, and to which node
 
     HEARTBEAT_TIMEOUT = 15.0
     TAKEOVER_AFTER = 4.0  # after the conductor is reported dead, a live one's periodic task takes its nodes over
@@ -92,6 +95,12 @@ class FakeIronic(object):
         return self.version >= version
 
     def set_provision_state(self, uuid, verb, **arguments):
+        for other in self.nodes.values():
+            self._advance(other)
+        if self.capacity is not None and sum(1 for n in self.nodes.values() if n['target_provision_state']) >= self.capacity:
+            self.busy_answers.append((self.now, uuid))
+            raise Busy('Ironic refused PUT /nodes/%s/states/provision (HTTP 503): The concurrent action limit for '
+                       'cleaning has been reached.' % uuid, 503)
         self.requests.append((self.now, uuid, verb))
         node = self.nodes[uuid]
         if verb in self.refuse:
@@ -289,6 +298,48 @@ def test_a_failed_service_goes_back_to_active_by_abort_from_ironic_32_and_by_res
     job, = executor(old).run(jobs_for(old, 'active', options=Options(rescue_password='pw')))
     assert job.error is None and job.node['provision_state'] == 'active'
     assert [verb for _at, _uuid, verb in old.requests] == ['rescue', 'unrescue']
+
+
+def test_ironics_concurrent_action_limit_paces_the_nodes_without_failing_one():
+    fake = FakeIronic()
+    fake.capacity = 5
+    for index in range(30):
+        fake.add('n%02d' % index, 'manageable')
+    jobs = run(fake, 'active', timeout=600, concurrency=20)
+    assert all(job.error is None and job.node['provision_state'] == 'active' for job in jobs)
+    assert fake.moving_peak == 5
+    # Back-pressure, not a retry storm: one more node is tried each time one came to rest, so Busy answers stay
+    # fewer than the steps sent (the task sent 60, two per node).
+    assert 0 < len(fake.busy_answers) < len(fake.requests) == 60
+
+
+def test_a_node_ironic_is_busy_for_while_none_of_the_tasks_moves_is_sent_again_less_and_less_often(tmp_path):
+    fake = FakeIronic()
+    fake.capacity = 1
+    fake.add('others', 'cleaning', target='available')
+    fake.nodes['others']['since'] = 30 - fake.tick  # someone else's clean, done at 30 s
+    fake.add('n1', 'manageable')
+    path = str(tmp_path / 'progress')
+    job, = executor(fake, timeout=120, progress=Progress(path, fake.clock)).run(jobs_for(fake, 'available', ['n1']))
+    assert job.error is None and job.node['provision_state'] == 'available'
+    with open(path) as stream:
+        steps = [json.loads(line).get('step') for line in stream]
+    assert steps.index(HELD_BACK) < steps.index('provide')
+    tries = [at for at, _uuid in fake.busy_answers]
+    assert tries[-1] < 30 <= fake.requests[0][0]
+    gaps = [later - earlier for earlier, later in zip(tries, tries[1:])]
+    assert gaps == sorted(gaps) and max(gaps) <= POLL_MAX_DELAY
+
+
+def test_a_timeout_while_ironic_takes_no_more_nodes_says_so_and_what_to_raise():
+    fake = FakeIronic(tick=1000)
+    fake.capacity = 1
+    fake.add('n1', 'manageable')
+    fake.add('n2', 'manageable')
+    first, second = run(fake, 'available', timeout=50, concurrency=2)
+    assert 'timed out after 50 s' in first.error and first.started
+    assert 'not started' in second.error and not second.started
+    assert 'concurrent action limit for cleaning' in second.error and 'max_concurrent_clean' in second.error
 
 
 def test_many_nodes_share_one_poll_and_respect_concurrency():

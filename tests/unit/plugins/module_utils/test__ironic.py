@@ -15,7 +15,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _ironic
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
-    POLL_LIST_ALL_RATIO, AnswerLost, IronicClient, IronicError, Unreachable)
+    POLL_LIST_ALL_RATIO, AnswerLost, Busy, IronicClient, IronicError, Unreachable)
 
 
 def ironic_error(message):
@@ -74,14 +74,36 @@ def server(monkeypatch):
 
 
 def test_503_and_node_locked_are_retried_then_succeed(server):
-    server.on('PUT', '/v1/nodes/n1/states/provision',
+    server.on('PUT', '/v1/nodes/n1/states/power',
               (503, ironic_error('No free conductor workers available')),
               (409, ironic_error('Node n1 is locked by host c1, please retry after the current operation is completed.')),
               (202, None))
     client = IronicClient(server.endpoint)
-    client.set_provision_state('n1', 'provide')
+    client.set_power_state('n1', 'power on')
     assert [request[0] for request in server.requests] == ['GET', 'PUT', 'PUT', 'PUT']
     assert client.api_calls == 4
+
+
+CONCURRENT_ACTION_LIMIT = ('Unable to process request at this time. The concurrent action limit for cleaning has been '
+                           'reached. Please contact your administrator and try again later.')
+
+
+def test_a_provision_verb_ironic_is_too_busy_for_is_busy_at_once_for_the_executor_to_send_later(server):
+    server.on('PUT', '/v1/nodes/n1/states/provision', (503, ironic_error(CONCURRENT_ACTION_LIMIT)), (202, None))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(Busy) as caught:
+        client.set_provision_state('n1', 'provide')
+    assert 'HTTP 503' in str(caught.value) and 'concurrent action limit for cleaning' in str(caught.value)
+    assert [request[0] for request in server.requests] == ['GET', 'PUT']
+
+
+def test_a_locked_node_is_retried_for_a_provision_verb_too(server):
+    server.on('PUT', '/v1/nodes/n1/states/provision',
+              (409, ironic_error('Node n1 is locked by host c1, please retry after the current operation is completed.')),
+              (202, None))
+    client = IronicClient(server.endpoint)
+    client.set_provision_state('n1', 'provide')
+    assert [request[0] for request in server.requests] == ['GET', 'PUT', 'PUT']
 
 
 def test_retries_are_bounded_and_end_with_ironics_message(server):
