@@ -31,13 +31,9 @@ def median(samples):
 
 
 def measure_bulk(bench, size, repeat):
-    """(module seconds, floor seconds), medians of interleaved rounds."""
-    module, floor = [], []
-    for index in range(repeat):
-        floor.extend(seconds for seconds, _calls in bench_fleet.run_floor(bench, size, 'all-floor%d' % index).values())
-        samples = bench_fleet.run_fleet(bench, size, 'all-fleet%d' % index, None)
-        module.append(samples['fleet task, concurrency 20 (default): module'][0])
-    return median(module), median(floor)
+    """(module seconds, floor seconds), medians of interleaved rounds (bench_fleet.measure)."""
+    samples = bench_fleet.measure(bench, size, [None], repeat, per_host=False)
+    return median(samples['fleet task, concurrency default: module']), median(samples[bench_fleet.FLOOR])
 
 
 def main():

@@ -155,6 +155,11 @@ def select_nodes(client, selection, fields):
 # The options of a selection, shared by the modules that take one.
 SELECTION_SPEC = dict((name, dict(type='str')) for name in sorted(SELECTION_FILTERS))
 
+# How many nodes a module that moves them (baremetal_provision_state, baremetal_hardware) lets move at once: the
+# task sends one request at a time whatever it is, and Ironic answers a step past its own limits with HTTP 503, which
+# the executor takes as back-pressure (_executor.py). 100 moved 100 nodes as fast as every node at once (bench/).
+MOVING_CONCURRENCY_SPEC = dict(concurrency=dict(type='int', default=100))
+
 # How a module names the nodes it acts on: one, a list or a selection (plugins/doc_fragments/node_selection.py).
 NODE_SELECTION_SPEC = dict(
     node=dict(type='str'),

@@ -441,7 +441,7 @@ def prepare(client, node, declaration):
             'record_raid': declaration.apply != 'never' and 'target_raid_config' in changes['raid']}
 
 
-def configure(client, requests, check_mode=False, timeout=3600, concurrency=20):
+def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
     """Bring each (ident, Declaration) to its hardware configuration. Returns one result per node.
 
     Every declaration is checked and every node read and validated first: any problem raises HardwareError

@@ -116,12 +116,16 @@ options:
   concurrency:
     description:
       - With O(nodes) or O(select), how many nodes may be in their cycle at once while the task waits.
-      - It bounds the conductors' work, not the API's; the task sends one request at a time whatever its value.
-        The default, V(20), keeps at most 20 of the conductors' workers busy with this task's nodes.
-      - A future C(wave_size) (day-2 changes to a live fleet) is the outer limit, how many nodes a task takes in
-        hand at a time; O(concurrency) is the inner one, how many of those at once.
+      - It bounds the conductors' work, not the API's; the task sends one request at a time whatever its value, so
+        it is no limit a database needs, SQLite included.
+      - Ironic paces the rest itself. Past its concurrent action limits (C([conductor]max_concurrent_clean), 50 by
+        default, for manual cleaning and servicing) or with no conductor worker free, it answers a step with HTTP
+        503 and does nothing. The task takes that as back-pressure, not as a failure. The node waits. At most as
+        many nodes as were in their cycle then move at once, and one more each time one of them comes to rest.
+      - O(wave_size) is the outer limit, how many nodes a task takes in hand before it checks they are healthy;
+        O(concurrency) is the inner one, how many of those at once.
     type: int
-    default: 20
+    default: 100
 notes:
   - While the task waits, its action plugin shows the nodes moving as the task runs, with every change of state
     or step of a single node, and counts by state every 10 seconds for several nodes (every change at C(-v)). With
@@ -258,7 +262,7 @@ import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import (
-    NODE_SELECTION_SPEC, exit_with_results, run_items, select_nodes, targets_from_elements)
+    MOVING_CONCURRENCY_SPEC, NODE_SELECTION_SPEC, exit_with_results, run_items, select_nodes, targets_from_elements)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 
 DECLARATION_KEYS = ('bios_settings', 'raid', 'firmware', 'apply', 'allow_destructive', 'allow_reboot')
@@ -277,7 +281,7 @@ ARGUMENT_SPEC = dict(
     allow_reboot=dict(type='bool', default=False),
     timeout=dict(type='int', default=3600),
 )
-ARGUMENT_SPEC.update(NODE_SELECTION_SPEC, concurrency=dict(type='int', default=20))
+ARGUMENT_SPEC.update(NODE_SELECTION_SPEC, **MOVING_CONCURRENCY_SPEC)
 
 
 def _firmware(entries):

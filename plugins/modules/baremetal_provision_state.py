@@ -217,12 +217,18 @@ options:
     description:
       - With O(nodes) or O(select), how many nodes may be moving at once while the task waits, from the step
         asked of a node until Ironic reports it done. With O(wait=false) the first step of every node is issued.
-      - It bounds the conductors' work, not the API's; the task sends one request at a time whatever its value.
-        The default, V(20), keeps at most 20 of the conductors' workers busy with this task's nodes.
-      - A future C(wave_size) (day-2 changes to a live fleet) is the outer limit, how many nodes a task takes in
-        hand at a time; O(concurrency) is the inner one, how many of those at once.
+      - It bounds the conductors' work, not the API's; the task sends one request at a time whatever its value, so
+        it is no limit a database needs, SQLite included. The default, V(100), moved 100 nodes as fast as moving
+        every node at once did.
+      - Ironic paces the rest itself. Past its concurrent action limits (C([conductor]max_concurrent_deploy) and
+        C(max_concurrent_clean), for deploy, undeploy, manual cleaning and servicing) or with no conductor worker
+        free, it answers a step with HTTP 503 and does nothing. The task takes that as back-pressure, not as a
+        failure. The node waits. At most as many nodes as were moving then move at once, and one more each time one
+        of them comes to rest.
+      - O(wave_size) is the outer limit, how many nodes a task takes in hand before it checks they are healthy;
+        O(concurrency) is the inner one, how many of those move at once.
     type: int
-    default: 20
+    default: 100
 notes:
   - A node in maintenance is not moved; the task fails with the maintenance reason (see O(clear_fault) for
     maintenance Ironic set because of a fault).
@@ -493,7 +499,8 @@ api_calls:
 
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, exit_with_results, run_items, select_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import (
+    MOVING_CONCURRENCY_SPEC, NODE_SELECTION_SPEC, exit_with_results, run_items, select_nodes)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import (
     OPTION_SPEC, Options, Target, provision_results, targets_from_elements)
@@ -506,7 +513,7 @@ ARGUMENT_SPEC = dict(
     abort_on_timeout=dict(type='bool', default=False),
     **OPTION_SPEC
 )
-ARGUMENT_SPEC.update(NODE_SELECTION_SPEC, concurrency=dict(type='int', default=20))
+ARGUMENT_SPEC.update(NODE_SELECTION_SPEC, **MOVING_CONCURRENCY_SPEC)
 
 
 def targets_from_params(client, params, options):
