@@ -331,6 +331,16 @@ def test_a_node_ironic_is_busy_for_while_none_of_the_tasks_moves_is_sent_again_l
     assert gaps == sorted(gaps) and max(gaps) <= POLL_MAX_DELAY
 
 
+def test_without_wait_a_verb_ironic_is_busy_for_is_sent_again_until_it_is_taken():
+    fake = FakeIronic()
+    fake.capacity = 2
+    for index in range(4):
+        fake.add('n%d' % index, 'manageable')
+    jobs = run(fake, 'available', wait=False)
+    assert all(job.error is None and job.started for job in jobs)
+    assert [verb for _at, _uuid, verb in fake.requests] == ['provide'] * 4 and fake.busy_answers
+
+
 def test_a_timeout_while_ironic_takes_no_more_nodes_says_so_and_what_to_raise():
     fake = FakeIronic(tick=1000)
     fake.capacity = 1
