@@ -165,6 +165,20 @@ def test_only_the_nodes_not_where_they_are_declared_are_moved_and_the_others_sho
     assert rows[2] == ['active', 'ok', 'off', 'not converged']
 
 
+def test_the_summary_takes_the_nodes_left_alone_from_the_moves_without_planning_them_again():
+    plan = fleet_plan(FLEET[:2], SCHEMA)
+    records = {'nodes': [{'name': 'plain', 'created': False, 'changed': False, 'node': node('plain', 'manageable')},
+                         {'name': 'active', 'created': False, 'changed': False, 'node': node('active', 'manageable')}]}
+    moves = fleet_moves(plan, records)
+    assert moves == [{'node': 'plain', 'state': 'available'}, {'node': 'active', 'state': 'active'}]
+    skipped = {'skipped': True, 'changed': False}
+    # Planned, both need a step; the moves name only the first, so the other rests where it is declared.
+    rows, _totals = table(fleet_summary(plan, records, skipped, skipped, moves=moves[:1]))
+    assert rows[1:] == [['plain', 'ok', '-', 'not converged'], ['active', 'ok', 'off', 'manageable']]
+    assert table(fleet_summary(plan, records, skipped, skipped, moves=moves))[0] == table(
+        fleet_summary(plan, records, skipped, skipped))[0]
+
+
 def test_a_node_the_defaults_cannot_plan_is_left_to_the_provision_task():
     plan = fleet_plan([dict(FLEET[0], provision_state='manageable')], SCHEMA)
     records = {'nodes': [{'name': 'plain', 'created': False, 'changed': False, 'node': node('plain', 'active')}]}
