@@ -43,7 +43,8 @@ FLEET_YAML = '''
 '''
 
 
-@pytest.mark.parametrize('fleet', [FLEET, FLEET_YAML], ids=['list', 'yaml text'])
+@pytest.mark.parametrize('fleet', [FLEET, FLEET_YAML, json.dumps(FLEET, indent=2)],
+                         ids=['list', 'yaml text', 'json text'])
 def test_each_task_gets_its_own_fields(fleet):
     plan = fleet_plan(fleet, SCHEMA, provision_state='manageable')
     assert plan['errors'] == []
@@ -70,6 +71,12 @@ def test_a_file_that_is_not_yaml_is_refused_with_the_place_and_without_the_text(
     with pytest.raises(AnsibleFilterError, match='the fleet file is not valid YAML at line 2') as raised:
         fleet_plan(text, SCHEMA)
     assert 'yaml-secret' not in str(raised.value)
+
+
+def test_a_file_that_is_json_but_for_a_constant_of_python_is_read_as_yaml():
+    # Python's JSON parser takes NaN for a number; YAML, as before, for a string.
+    plan = fleet_plan('[{"name": "a", "driver": "fake-hardware", "description": NaN}]', SCHEMA)
+    assert plan['records'] == [{'name': 'a', 'driver': 'fake-hardware', 'description': 'NaN'}]
 
 
 def test_an_empty_file_and_a_file_that_is_not_a_list():
