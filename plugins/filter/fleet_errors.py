@@ -14,11 +14,6 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-try:
-    import jsonschema
-except ImportError:
-    jsonschema = None
-
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _driver_info as schemas
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _validate as validate
@@ -160,7 +155,11 @@ def fleet_errors(nodes, schema, settings=None):
     settings are the role's own numeric variables, checked as well so that nothing is enrolled before the
     convergence would refuse them.
     """
-    if jsonschema is None:
+    try:
+        # Imported here, not with this module: the role's other filters load it too (fleet_plan.py), in a worker
+        # process of their own, and importing jsonschema costs each of those tasks about 60 ms.
+        import jsonschema
+    except ImportError:
         raise AnsibleFilterError('baremetal.lifecycle.fleet_errors needs the Python library jsonschema on the '
                                  'controller: pip install jsonschema')
     if not isinstance(schema, Mapping):

@@ -4,6 +4,7 @@ schema that agrees with the modules it feeds."""
 
 import json
 import os
+import sys
 
 import pytest
 from ansible.errors import AnsibleFilterError
@@ -92,6 +93,12 @@ def test_secret_values_never_appear():
 def test_a_broken_schema_is_reported():
     with pytest.raises(AnsibleFilterError, match='not a valid JSON Schema'):
         fleet_errors([], {'type': 'no-such-type'})
+
+
+def test_without_jsonschema_the_filter_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, 'jsonschema', None)  # import jsonschema raises ImportError
+    with pytest.raises(AnsibleFilterError, match='needs the Python library jsonschema on the controller'):
+        fleet_errors([], SCHEMA)
 
 
 def test_the_schema_declares_every_record_option_of_baremetal_node():

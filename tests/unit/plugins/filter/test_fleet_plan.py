@@ -43,7 +43,8 @@ FLEET_YAML = '''
 '''
 
 
-@pytest.mark.parametrize('fleet', [FLEET, FLEET_YAML], ids=['list', 'yaml text'])
+@pytest.mark.parametrize('fleet', [FLEET, FLEET_YAML, json.dumps(FLEET, indent=2)],
+                         ids=['list', 'yaml text', 'json text'])
 def test_each_task_gets_its_own_fields(fleet):
     plan = fleet_plan(fleet, SCHEMA, provision_state='manageable')
     assert plan['errors'] == []
@@ -70,6 +71,12 @@ def test_a_file_that_is_not_yaml_is_refused_with_the_place_and_without_the_text(
     with pytest.raises(AnsibleFilterError, match='the fleet file is not valid YAML at line 2') as raised:
         fleet_plan(text, SCHEMA)
     assert 'yaml-secret' not in str(raised.value)
+
+
+def test_a_file_that_is_json_but_for_a_constant_of_python_is_read_as_yaml():
+    # Python's JSON parser takes NaN for a number; YAML, as before, for a string.
+    plan = fleet_plan('[{"name": "a", "driver": "fake-hardware", "description": NaN}]', SCHEMA)
+    assert plan['records'] == [{'name': 'a', 'driver': 'fake-hardware', 'description': 'NaN'}]
 
 
 def test_an_empty_file_and_a_file_that_is_not_a_list():
@@ -163,6 +170,20 @@ def test_only_the_nodes_not_where_they_are_declared_are_moved_and_the_others_sho
     rows, _totals = table(fleet_summary(plan, records, skipped, skipped))
     assert rows[1] == ['plain', 'ok', '-', 'available']
     assert rows[2] == ['active', 'ok', 'off', 'not converged']
+
+
+def test_the_summary_takes_the_nodes_left_alone_from_the_moves_without_planning_them_again():
+    plan = fleet_plan(FLEET[:2], SCHEMA)
+    records = {'nodes': [{'name': 'plain', 'created': False, 'changed': False, 'node': node('plain', 'manageable')},
+                         {'name': 'active', 'created': False, 'changed': False, 'node': node('active', 'manageable')}]}
+    moves = fleet_moves(plan, records)
+    assert moves == [{'node': 'plain', 'state': 'available'}, {'node': 'active', 'state': 'active'}]
+    skipped = {'skipped': True, 'changed': False}
+    # Planned, both need a step; the moves name only the first, so the other rests where it is declared.
+    rows, _totals = table(fleet_summary(plan, records, skipped, skipped, moves=moves[:1]))
+    assert rows[1:] == [['plain', 'ok', '-', 'not converged'], ['active', 'ok', 'off', 'manageable']]
+    assert table(fleet_summary(plan, records, skipped, skipped, moves=moves))[0] == table(
+        fleet_summary(plan, records, skipped, skipped))[0]
 
 
 def test_a_node_the_defaults_cannot_plan_is_left_to_the_provision_task():
