@@ -8,7 +8,7 @@ Starts its own Ironic on a free loopback port. For each fleet size, in interleav
   role        ansible-playbook running the role baremetal.lifecycle.fleet over a fleet file of the same nodes
               (records, ports, traits, maintenance, provision), wall time of the whole run;
   rerun       the same ansible-playbook again, --reruns times: each must report changed=0.
-The role moves at most fleet_concurrency nodes at once (its default, 20, unless --concurrency is given); the floor
+The role moves at most fleet_concurrency nodes at once (its default, 100, unless --concurrency is given); the floor
 moves every node at once.
 Nodes are deleted after each measurement, so that every one starts from an empty Ironic.
 The nodes have automated_clean false on both paths: cleaning fake-hardware is conductor time that both paths
@@ -168,7 +168,7 @@ def main():
     parser.add_argument('--reruns', type=int, default=3,
                         help='no-op reruns of the role per round; all count in the median (default 3)')
     parser.add_argument('--concurrency', type=int,
-                        help="the role's fleet_concurrency, how many nodes move at once (default: the role's, 20)")
+                        help="the role's fleet_concurrency, how many nodes move at once (default: the role's, 100)")
     parser.add_argument('--ironic-venv', default=common.default_ironic_venv(),
                         help='virtualenv with Ironic (default $IRONIC_VENV or .work/ironic-venv)')
     parser.add_argument('--keep', action='store_true', help='keep the temporary directory (Ironic logs)')
