@@ -13,7 +13,7 @@ from nodes import RawIronic
 
 NODES = 4
 LIMIT = 1  # [conductor] max_concurrent_deploy
-DEPLOY_SECONDS = 2  # [fake] deploy_delay: each fake deploy step sleeps this long
+DEPLOY_SECONDS = 1  # [fake] deploy_delay: each fake deploy step sleeps this long
 
 
 def test_a_task_asking_more_than_ironics_deploy_limit_is_paced_by_it_and_deploys_every_node(make_ironic, tmp_path):
