@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback
+from ansible.module_utils.common.parameters import PASS_VARS
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _validate as validate
@@ -29,6 +30,13 @@ CONNECTION_ARGUMENT_SPEC = dict(
     client_key=dict(type='path', aliases=['key'], no_log=False),
     api_timeout=dict(type='int', default=60),
 )
+
+
+# ansible-core 2.21 and later echo a module's arguments into its result (invocation) only when asked
+# (INJECT_INVOCATION), and decide that themselves. Earlier releases echo them into every result, and their
+# callbacks show the echo from this verbosity (-vvv) on.
+CORE_ECHOES_WHEN_ASKED = 'inject_invocation' in PASS_VARS
+SHOWN_ECHO_VERBOSITY = 3
 
 
 class _AnsibleModule(AnsibleModule):
@@ -74,11 +82,17 @@ class BaremetalModule(object):
 
     def _shown(self, result):
         """The result as it may leave the module: secrets masked (whatever Ironic quoted back, at any depth),
-        with api_calls, and with its diff only when diff mode asked for one."""
+        with api_calls, with its diff only when diff mode asked for one, and with the echo of the arguments only
+        where it is shown (below)."""
         if not self.ansible._diff:
             result.pop('diff', None)
         result['api_calls'] = self.api_calls
-        return secrets.masked(result)
+        shown = secrets.masked(result)
+        if not CORE_ECHOES_WHEN_ASKED and self.ansible._verbosity < SHOWN_ECHO_VERBOSITY:
+            # Below -vvv no callback shows the echo; at a thousand nodes it is 0.9 MB of the result, which Ansible
+            # would mask, send and store for nothing. Empty, as ansible-core 2.21 leaves it out unless asked.
+            shown['invocation'] = {}
+        return shown
 
     def require_node(self, ident, fields=None):
         """The node named or identified by ``ident``, or a failure that says how to find it."""

@@ -2,6 +2,7 @@
 """baremetal_provision_state against a real Ironic: every target from every reachable start, reruns, errors."""
 
 import pytest
+from ansible.module_utils.common.parameters import PASS_VARS
 
 from nodes import RawIronic
 
@@ -118,7 +119,9 @@ def test_rescue_needs_a_password_and_never_shows_it(raw, ironic, run_module):
     refused = converge(run_module, node['name'], 'rescue')
     assert refused['failed'] and 'rescue_password' in refused['msg']
     assert ironic.write_requests_since(mark) == []
-    result = converge(run_module, node['name'], 'rescue', rescue_password='s3cret-rescue')
+    # At -vvv, where the arguments are echoed (ansible-core 2.21 and later: only when configured to).
+    echo = dict({'_ansible_verbosity': 3}, **({'_ansible_inject_invocation': True} if 'inject_invocation' in PASS_VARS else {}))
+    result = converge(run_module, node['name'], 'rescue', rescue_password='s3cret-rescue', **echo)
     assert result['node']['provision_state'] == 'rescue'
     assert 's3cret-rescue' not in str({key: value for key, value in result.items() if key != 'invocation'})
     assert result['invocation']['module_args']['rescue_password'] != 's3cret-rescue'

@@ -10,6 +10,7 @@ import json
 
 import pytest
 from ansible.module_utils import basic
+from ansible.module_utils.common.parameters import PASS_VARS
 from ansible.module_utils.common.text.converters import to_bytes
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _module
@@ -33,6 +34,10 @@ ARGS = {
     'rescue_password': SECRETS['rescue'],
     'update_secrets': 'on_create',
 }
+# What the controller sends at -vvv, where the arguments are echoed into the result (invocation); ansible-core 2.21
+# and later echo them only when configured to (INJECT_INVOCATION), and say so.
+ECHO_ASKED = dict({'_ansible_verbosity': 3},
+                  **({'_ansible_inject_invocation': True} if 'inject_invocation' in PASS_VARS else {}))
 
 
 def run_module(monkeypatch, capsys, args, main):
@@ -88,3 +93,20 @@ def test_secrets_ironic_quotes_back_are_masked_in_every_result_message_and_warni
     assert result['msg'] == "clean step failed: {'admin_password': '********'} at http://admin:********@127.0.0.1:9"
     assert warned == ['node a: ' + result['msg']]
     assert result['changes']['bios_settings']['SetupToken'] == {'before': '********', 'after': '********'}
+
+
+@pytest.mark.parametrize('finish', ['exit', 'fail'])
+def test_the_arguments_are_echoed_only_where_they_are_shown(monkeypatch, capsys, finish):
+    # At a thousand nodes the echo (invocation) is half of a result that no callback shows below -vvv.
+    def main(module):
+        if finish == 'exit':
+            module.exit(changed=False)
+        module.fail('refused')
+
+    quiet, _logged = run_module(monkeypatch, capsys, ARGS, main)
+    assert not quiet.get('invocation')
+    shown, _logged = run_module(monkeypatch, capsys, dict(ARGS, **ECHO_ASKED), main)
+    echoed = shown['invocation']['module_args']
+    assert echoed['update_secrets'] == 'on_create' and echoed['config_drive']['meta_data'] == ARGS['config_drive']['meta_data']
+    for secret in SECRETS.values():
+        assert secret not in json.dumps(shown)

@@ -13,7 +13,6 @@ import sys
 
 import pytest
 from ansible.module_utils import basic
-from ansible.module_utils.common.parameters import PASS_VARS
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -25,6 +24,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record i
     NodeError, PortChanges, check_declaration, creation_body, declared_record, dict_field_changes, node_changes,
     traits_change)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import IRONIC_MASK as IRONIC_SECRET_MASK
+
+from .test__module import ECHO_ASKED
 
 MASK = '********'
 
@@ -82,8 +83,7 @@ def test_secrets_are_scrubbed_from_the_line_ansible_logs_to_syslog_and_from_the_
     module_args = {
         'name': 'n1', 'driver': 'redfish', 'endpoint': 'http://127.0.0.1:9', '_ansible_check_mode': True,
         'driver_info': {'redfish_address': 'http://127.0.0.1:9', 'redfish_password': secret, 'redfish_usernme': 'x'}}
-    if 'inject_invocation' in PASS_VARS:  # ansible-core 2.21 and later return the arguments only when asked
-        module_args['_ansible_inject_invocation'] = True
+    module_args.update(ECHO_ASKED)
     args.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': module_args}))
     logged = []
     monkeypatch.setattr(sys, 'argv', ['baremetal_node', str(args)])
