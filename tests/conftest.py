@@ -373,6 +373,17 @@ def secure_ironic(ironic, tmp_path_factory):
 
 
 @pytest.fixture
+def echo_asked():
+    """The arguments the controller sends when a module's result is to echo them (invocation): -vvv, and on
+    ansible-core 2.21 and later (which know inject_invocation) INJECT_INVOCATION as well."""
+    from ansible.module_utils.common.parameters import PASS_VARS
+    asked = {'_ansible_verbosity': 3}
+    if 'inject_invocation' in PASS_VARS:
+        asked['_ansible_inject_invocation'] = True
+    return asked
+
+
+@pytest.fixture
 def run_module(ironic, tmp_path):
     """``run_module(name, check=False, diff=False, **args)`` runs the module ``name`` of the installed collection
     like Ansible does, without a playbook:

@@ -2,7 +2,6 @@
 """baremetal_provision_state against a real Ironic: every target from every reachable start, reruns, errors."""
 
 import pytest
-from ansible.module_utils.common.parameters import PASS_VARS
 
 from nodes import RawIronic
 
@@ -113,15 +112,13 @@ def test_instance_info_is_set_by_a_step_of_the_plan_that_check_mode_shows(raw, i
         ('PATCH', '/v1/nodes/%s' % node['uuid']), ('PUT', '/v1/nodes/%s/states/provision' % node['uuid'])]
 
 
-def test_rescue_needs_a_password_and_never_shows_it(raw, ironic, run_module):
+def test_rescue_needs_a_password_and_never_shows_it(raw, ironic, run_module, echo_asked):
     node = raw.node_in('active')
     mark = ironic.log_mark()
     refused = converge(run_module, node['name'], 'rescue')
     assert refused['failed'] and 'rescue_password' in refused['msg']
     assert ironic.write_requests_since(mark) == []
-    # At -vvv, where the arguments are echoed (ansible-core 2.21 and later: only when configured to).
-    echo = dict({'_ansible_verbosity': 3}, **({'_ansible_inject_invocation': True} if 'inject_invocation' in PASS_VARS else {}))
-    result = converge(run_module, node['name'], 'rescue', rescue_password='s3cret-rescue', **echo)
+    result = converge(run_module, node['name'], 'rescue', rescue_password='s3cret-rescue', **echo_asked)
     assert result['node']['provision_state'] == 'rescue'
     assert 's3cret-rescue' not in str({key: value for key, value in result.items() if key != 'invocation'})
     assert result['invocation']['module_args']['rescue_password'] != 's3cret-rescue'

@@ -25,8 +25,6 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record i
     traits_change)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import IRONIC_MASK as IRONIC_SECRET_MASK
 
-from .test__module import ECHO_ASKED
-
 MASK = '********'
 
 
@@ -76,14 +74,15 @@ def test_ports_are_normalized_the_way_ironic_stores_them():
         'switch_id': 'aa:bb:cc:dd:ee:ff', 'port_id': 'Eth1/1'})]
 
 
-def test_secrets_are_scrubbed_from_the_line_ansible_logs_to_syslog_and_from_the_result(monkeypatch, tmp_path, capsys):
+def test_secrets_are_scrubbed_from_the_line_ansible_logs_to_syslog_and_from_the_result(monkeypatch, tmp_path, capsys,
+                                                                                       echo_asked):
     """AnsibleModule logs its arguments from __init__, before any module code runs; the hook must come first."""
     secret = 'Hunter2-%s' % tmp_path.name
     args = tmp_path / 'args.json'
     module_args = {
         'name': 'n1', 'driver': 'redfish', 'endpoint': 'http://127.0.0.1:9', '_ansible_check_mode': True,
         'driver_info': {'redfish_address': 'http://127.0.0.1:9', 'redfish_password': secret, 'redfish_usernme': 'x'}}
-    module_args.update(ECHO_ASKED)
+    module_args.update(echo_asked)
     args.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': module_args}))
     logged = []
     monkeypatch.setattr(sys, 'argv', ['baremetal_node', str(args)])
