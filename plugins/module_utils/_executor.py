@@ -16,7 +16,8 @@ and the current step unchanged) for STRANDED_GRACE seconds is stranded. That hap
 conductor dies in the middle of a step: on restart Ironic fails at most
 ``[conductor]periodic_max_workers`` such nodes per state and leaves the others where they are.
 
-With several conductors, a node reserved by a conductor Ironic reports dead is neither
+With several conductors, a node reserved by a conductor that is dead (Ironic reports it so, and the task saw
+heartbeats recorded: _conductors.py; an Ironic on SQLite records none, and its reading is never believed) is neither
 moving nor stranded: it waits for a live conductor to take it over once the dead one missed
 ``[conductor]heartbeat_timeout``, if a live conductor serves the node's conductor group (Ironic's hash ring is
 per group). The task waits for that within its timeout and goes on from what
@@ -38,6 +39,7 @@ import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._conductors import unproven_death
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
     AnswerLost, Busy, IronicError, Unreachable, summarize_node, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
@@ -102,6 +104,7 @@ class Job(object):
         self.retry = None  # a step cut short by a stranded conductor, run again once the node rests
         self._still = None  # (progress signature, when first seen) of a node not at rest
         self.takeover = None  # the dead conductor (from IronicClient.conductors) Ironic must take the node over from
+        self.holder = None  # the conductor holding the node when the conductors were last read (None: none held it)
         self.holders = {}  # conductor -> the state it was last seen holding the node in, since the step was sent
 
     @property
@@ -320,7 +323,7 @@ class Executor(object):
         conductors = self._read_conductors()
         for name, state in sorted(job.holders.items()):
             holder = conductors.get(name)
-            if (holder is not None and not holder.get('alive')
+            if (holder is not None and holder['dead']
                     and self._no_takeover(dict(node, provision_state=state), holder, conductors) is None):
                 return holder
         return None
@@ -338,11 +341,6 @@ class Executor(object):
             return False
         return self.clock() - job._quiet[1] >= self.stranded_grace
 
-    @staticmethod
-    def _dead_conductor(node, conductors):
-        """The dead conductor that reserved the node, else None."""
-        conductor = conductors.get(node.get('reservation') or '')
-        return conductor if conductor is not None and not conductor.get('alive') else None
 
     @staticmethod
     def _no_takeover(node, dead, conductors):
@@ -378,7 +376,7 @@ class Executor(object):
         """The dead conductors among IronicClient.conductors() (read now when None), each once, by name."""
         if conductors is None:
             conductors = self._read_conductors()
-        dead = dict((c['hostname'], c) for c in conductors.values() if not c.get('alive'))
+        dead = dict((c['hostname'], c) for c in conductors.values() if c['dead'])
         return [dead[name] for name in sorted(dead)]
 
     def _way_out(self, job, node, check_mode, conductors):
@@ -422,7 +420,10 @@ class Executor(object):
             state = node['provision_state']
             if node.get('reservation') and job.stage == MOVING:
                 job.holders[node['reservation']] = state
-            dead = self._dead_conductor(node, conductors) if conductors is not None and state not in WAIT_STATES else None
+            dead = None
+            if conductors is not None and state not in WAIT_STATES:
+                job.holder = conductors.get(node.get('reservation') or '')
+                dead = job.holder if job.holder is not None and job.holder['dead'] else None
             no_takeover = self._no_takeover(node, dead, conductors) if dead is not None else None
             if dead is not None:
                 # Kept until the node rests: the takeover releases the node, then fails it under a live conductor.
@@ -437,6 +438,7 @@ class Executor(object):
             elif self._stranded(job, node):
                 self._way_out(job, node, check_mode, conductors)
             return
+        job.holder = None
         if job.stage == MOVING:
             self._finish_step(job, node, check_mode)
             return
@@ -579,6 +581,7 @@ class Executor(object):
     def _time_out(self, jobs):
         for job in jobs:
             waiting = (' while %s' % _awaited(job.takeover)) if job.takeover is not None else ''
+            doubt = unproven_death(job.holder)
             if job.stage == READY and not job.started and self.busy is not None:
                 job.error = ("node %s: not started: the timeout (%d s) passed while Ironic took no more nodes at "
                              "once (its latest answer: %s). Raise timeout, or Ironic's limits (its [conductor] "
@@ -590,16 +593,16 @@ class Executor(object):
                              % (job.label, self.timeout, self.concurrency))
             elif job.stage == READY or (job.stage == WAITING and not job.started):
                 job.error = ("node %s: not started: it was still %s after %d s%s and must come to rest before it "
-                             "can be planned. Ironic's last error: %s.%s Raise timeout if it is just slow."
+                             "can be planned. Ironic's last error: %s.%s%s Raise timeout if it is just slow."
                              % (job.label, _where(job.node), self.timeout, waiting,
-                                job.node.get('last_error') or 'none', self._history(job.uuid)))
+                                job.node.get('last_error') or 'none', self._history(job.uuid), doubt))
             else:
                 step = job.plan[job.issued - 1] if job.issued else None
                 doing = (" during '%s' from '%s' (waiting for '%s')" % (step.verb, step.source, step.landing)
                          if step else '')
-                job.error = ("node %s: timed out after %d s%s%s: it stopped in %s. Ironic's last error: %s.%s"
+                job.error = ("node %s: timed out after %d s%s%s: it stopped in %s. Ironic's last error: %s.%s%s"
                              % (job.label, self.timeout, doing, waiting, _where(job.node),
-                                job.node.get('last_error') or 'none', self._history(job.uuid)))
+                                job.node.get('last_error') or 'none', self._history(job.uuid), doubt))
                 if self.abort_on_timeout and job.started:
                     job.error += self._abort(job)
                 elif self._not_abortable(job.node.get('provision_state')):

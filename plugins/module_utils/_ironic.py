@@ -15,6 +15,7 @@ import random
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._conductors import ConductorWatch
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._http import ConnectionFailed, Session, TLSRefused
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import public_node
@@ -218,6 +219,7 @@ class IronicClient(object):
         # Ironic is restarting, which is worth waiting for.
         self._answered = False
         self.node_count = None  # how many nodes Ironic holds, once a list read them all
+        self._conductor_watch = ConductorWatch()  # what the task's reads of the conductors tell of their liveness
 
     # -- transport ---------------------------------------------------------------------------
 
@@ -390,24 +392,12 @@ class IronicClient(object):
 
     def conductors(self):
         """Every conductor Ironic knows, by each name a node's reservation gives it: {name: {'hostname',
-        'conductor_group', 'alive', 'updated_at' (its last heartbeat), 'taken_over'}}; {} before CONDUCTORS_VERSION.
-
-        A conductor whose json-rpc port is not the default registers as HOST:PORT but reserves nodes under the bare
-        HOST: it is listed under both. taken_over says whether Ironic's takeover finds the nodes reserved under that
-        name once the conductor is dead: it looks for the registered hostname only, so never under the bare HOST.
-        """
+        'conductor_group', 'alive' (Ironic's reading), 'dead' (on evidence), 'updated_at' (its last heartbeat),
+        'taken_over'}} (see _conductors.ConductorWatch.read); {} before CONDUCTORS_VERSION."""
         if not self.supports(CONDUCTORS_VERSION):
             return {}
         params = {'fields': 'hostname,conductor_group,alive,updated_at', 'limit': PAGE_LIMIT}
-        listed = self.request('GET', '/conductors', params=params).get('conductors', [])
-        named = {}
-        for conductor in listed:
-            hostname = conductor['hostname']
-            host, _colon, port = hostname.rpartition(':')
-            if port.isdigit() and (host.startswith('[') or ':' not in host):
-                named[host.strip('[]')] = dict(conductor, taken_over=False)
-            named[hostname] = dict(conductor, taken_over=True)
-        return named
+        return self._conductor_watch.read(self.request('GET', '/conductors', params=params).get('conductors', []))
 
     def poll_nodes(self, last_seen):
         """The latest view of the given nodes ({uuid: node as last seen}); a node that is gone is left out.

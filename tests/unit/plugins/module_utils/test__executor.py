@@ -15,6 +15,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner as planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._conductors import ConductorWatch
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._executor import (
     HELD_BACK, Executor, Job, STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
@@ -48,9 +49,12 @@ class FakeIronic(object):
         self.died = {}  # conductor -> when it was killed; Ironic reports it dead HEARTBEAT_TIMEOUT later
         self.orphans = {}  # node -> (its conductor, killed in the middle of the step, the state a takeover fails it in)
         self.conductor_reads = []
+        self.heartbeats = True  # live conductors record heartbeats (Ironic on SQLite records none)
+        self.watch = ConductorWatch()
         self.capacity = None  # Ironic's concurrent action limit: how many nodes may be in transient states at once
         self.busy_answers = []  # when Ironic answered Busy, and to which node
 
+    HEARTBEAT_INTERVAL = 5.0
     HEARTBEAT_TIMEOUT = 15.0
     TAKEOVER_AFTER = 4.0  # after the conductor is reported dead, a live one's periodic task takes its nodes over
 
@@ -61,12 +65,21 @@ class FakeIronic(object):
         self.nodes[uuid]['reservation'] = conductor
         self.orphans[uuid] = (conductor, failed_state)
 
+    def listed_conductors(self):
+        """GET /v1/conductors: a live conductor's heartbeat advances every HEARTBEAT_INTERVAL, unless the fake
+        records none (heartbeats False, as Ironic on SQLite); a killed one's stops, at T-<name>."""
+        def heartbeat(name):
+            if name in self.died or not self.heartbeats:
+                return 'T-%s' % name
+            return 'beat-%d' % (self.now // self.HEARTBEAT_INTERVAL)
+
+        return [{'hostname': name, 'conductor_group': '', 'updated_at': heartbeat(name),
+                 'alive': name not in self.died or self.now < self.died[name] + self.HEARTBEAT_TIMEOUT}
+                for name in sorted(set(self.died) | set(['conductor']))]
+
     def conductors(self):
         self.conductor_reads.append(self.now)
-        names = set(self.died) | set(['conductor'])
-        return dict((name, {'hostname': name, 'conductor_group': '', 'updated_at': 'T-%s' % name, 'taken_over': True,
-                            'alive': name not in self.died or self.now < self.died[name] + self.HEARTBEAT_TIMEOUT})
-                    for name in names)
+        return self.watch.read(self.listed_conductors())
 
     def clock(self):
         return self.now
@@ -752,8 +765,8 @@ def test_a_failed_step_is_no_takeover_when_no_other_conductor_is_alive():
     # the failure is the step's, and the node is not planned again (it would fail the same way, again and again).
     fake = FakeIronic(tick=0.3, fail_in={'cleaning': 'clean failed'})  # quick: conductors are read only at the end
     fake.add('n1', 'manageable')
-    alive = fake.conductors
-    fake.conductors = lambda: dict((name, dict(conductor, alive=False)) for name, conductor in alive().items())
+    listed = fake.listed_conductors
+    fake.listed_conductors = lambda: [dict(conductor, alive=False) for conductor in listed()]
     job, = run(fake, 'available', timeout=3600)
     assert "'clean failed'" in job.error and 'takeover' not in job.transitions[0]
     assert [step['verb'] for step in job.transitions] == ['provide'] and fake.conductor_reads
@@ -762,12 +775,12 @@ def test_a_failed_step_is_no_takeover_when_no_other_conductor_is_alive():
 def in_groups(fake, node_group, groups):
     """The fake's node n1 in node_group and its conductors in groups ({conductor: its conductor group})."""
     fake.nodes['n1']['conductor_group'] = node_group
-    listed = fake.conductors
+    listed = fake.listed_conductors
 
     def grouped():
-        return dict((name, dict(conductor, conductor_group=groups[name])) for name, conductor in listed().items())
+        return [dict(conductor, conductor_group=groups[conductor['hostname']]) for conductor in listed()]
 
-    fake.conductors = grouped
+    fake.listed_conductors = grouped
 
 
 def killed_in_its_first_clean(fake, uuid):
@@ -800,17 +813,6 @@ def test_a_takeover_is_still_awaited_while_the_conductor_taking_over_holds_the_n
     job, = run(fake, 'available', timeout=3600)
     assert job.error is None and job.node['provision_state'] == 'available'
     assert job.transitions[0]['takeover'] == {'conductor': 'c1', 'down_since': 'T-c1'}
-
-
-def in_groups(fake, node_group, groups):
-    """The fake's node n1 in node_group and its conductors in groups ({conductor: its conductor group})."""
-    fake.nodes['n1']['conductor_group'] = node_group
-    listed = fake.conductors
-
-    def grouped():
-        return dict((name, dict(conductor, conductor_group=groups[name])) for name, conductor in listed().items())
-
-    fake.conductors = grouped
 
 
 def test_a_node_of_a_dead_conductor_waits_for_the_takeover_when_a_live_conductor_serves_its_group():
@@ -849,3 +851,48 @@ def test_a_node_changing_state_brings_the_polls_back_to_the_fastest():
     first_seen_done = next(index for index, when in enumerate(times) if when >= 30)
     assert times[first_seen_done + 1] - times[first_seen_done] == pytest.approx(POLL_INITIAL_DELAY)
     assert times[first_seen_done] - times[first_seen_done - 1] > 1  # it had backed off meanwhile
+
+
+def on_sqlite_reporting_its_working_conductor_dead(fake):
+    """Ironic on SQLite records no heartbeat: from a minute after it starts, its only conductor reads dead while it
+    works."""
+    fake.heartbeats = False
+    listed = fake.listed_conductors
+    fake.listed_conductors = lambda: [dict(conductor, alive=False) for conductor in listed()]
+
+
+def test_a_step_of_a_conductor_ironic_wrongly_reports_dead_ends_with_ironics_own_reason():
+    # A Redfish BMC that refuses connections: the conductor holds the node in 'verifying' through its retries (30 s).
+    fake = FakeIronic(tick=30, fail_in={'verifying': 'enroll'})
+    fake.add('n1', 'enroll')
+    on_sqlite_reporting_its_working_conductor_dead(fake)
+    job, = run(fake, 'manageable', timeout=600)
+    assert "'manage' from 'enroll' ended in 'enroll'" in job.error and 'the fake conductor failed in verifying' in job.error
+    assert 'reports down' not in job.error and 'restart' not in job.error
+    assert fake.conductor_reads  # read while the node made no progress, and not believed
+
+
+def test_a_step_held_past_the_timeout_by_a_conductor_ironic_reports_dead_times_out_saying_why_it_waited():
+    fake = FakeIronic(tick=1000)
+    fake.add('n1', 'enroll')
+    on_sqlite_reporting_its_working_conductor_dead(fake)
+    job, = run(fake, 'manageable', timeout=120)
+    assert job.error.startswith("node n1: timed out after 120 s during 'manage' from 'enroll'"), job.error
+    assert ("Ironic reports its conductor conductor not alive (last heartbeat T-conductor), but no conductor's "
+            "heartbeat advanced while the task read them") in job.error
+    assert 'reports down' not in job.error and fake.now >= 120
+
+
+def test_a_dead_conductor_with_no_live_one_recording_heartbeats_is_waited_on_not_guessed():
+    # Every conductor of a split Ironic died (or none records heartbeats): nothing proves the reading, so the node is
+    # neither failed at once nor taken for stranded while a conductor holds it.
+    fake = FakeIronic(tick=1000)
+    fake.add('n1', 'inspecting', target='manageable')
+    fake.kill('c1', 'n1')
+    fake.kill('conductor', 'n1')
+    fake.nodes['n1']['reservation'] = 'c1'
+    fake.TAKEOVER_AFTER = float('inf')  # no live conductor: no takeover ever releases the reservation
+    job, = run(fake, 'manageable', timeout=300)
+    assert job.error.startswith("node n1: not started: it was still 'inspecting'"), job.error
+    assert 'Ironic reports its conductor c1 not alive (last heartbeat T-c1)' in job.error
+    assert fake.now >= 300

@@ -423,18 +423,15 @@ def test_the_whole_history_follows_pagination_oldest_first(server):
     assert len(pages) == 2 and 'detail=true' in pages[0] and 'marker=e2' in pages[1]
 
 
-def test_conductors_are_named_as_nodes_name_them_and_none_are_read_before_api_1_49(server):
-    server.on('GET', '/v1/conductors', (200, {'conductors': [
-        {'hostname': '127.0.0.2:8090', 'conductor_group': '', 'alive': False, 'updated_at': 'T'},
-        {'hostname': '[::1]:8090', 'conductor_group': '', 'alive': True, 'updated_at': 'T'},
-        {'hostname': 'conductor-3', 'conductor_group': 'rack1', 'alive': True, 'updated_at': 'T'}]}))
-    conductors = IronicClient(server.endpoint).conductors()
-    # A conductor on a json-rpc port other than the default registers as HOST:PORT and reserves as HOST.
-    assert sorted(conductors) == ['127.0.0.2', '127.0.0.2:8090', '::1', '[::1]:8090', 'conductor-3']
-    assert not conductors['127.0.0.2']['alive'] and conductors['127.0.0.2']['hostname'] == '127.0.0.2:8090'
-    # Ironic's takeover looks for nodes reserved under the registered hostname, never under the bare host.
-    assert [name for name, conductor in sorted(conductors.items()) if conductor['taken_over']] == [
-        '127.0.0.2:8090', '[::1]:8090', 'conductor-3']
+def test_conductors_are_read_over_the_tasks_reads_and_none_before_api_1_49(server):
+    server.on('GET', '/v1/conductors',
+              (200, {'conductors': [{'hostname': 'c1', 'conductor_group': '', 'alive': False, 'updated_at': 'T0'},
+                                    {'hostname': 'c2', 'conductor_group': '', 'alive': True, 'updated_at': 'T0'}]}),
+              (200, {'conductors': [{'hostname': 'c1', 'conductor_group': '', 'alive': False, 'updated_at': 'T0'},
+                                    {'hostname': 'c2', 'conductor_group': '', 'alive': True, 'updated_at': 'T5'}]}))
+    client = IronicClient(server.endpoint)
+    # c1 is dead once c2's heartbeat was seen to advance (_conductors.ConductorWatch): one watch per client.
+    assert [client.conductors()['c1']['dead'] for _read in range(2)] == [False, True]
     assert server.requests[-1][2] == '1.115' and 'updated_at' in server.requests[-1][1]
 
     old = ScriptedIronic(max_version='1.48')
