@@ -79,8 +79,9 @@ RUN = {
 
 
 def pages():
-    return ['README.md'] + [os.path.relpath(path, ROOT) for path in sorted(glob.glob(os.path.join(ROOT, 'roles', '*', 'README.md')))
-                            + sorted(glob.glob(os.path.join(ROOT, 'docs', '*.md')))]
+    found = (sorted(glob.glob(os.path.join(ROOT, 'roles', '*', 'README.md')))
+             + sorted(glob.glob(os.path.join(ROOT, 'docs', '*.md'))))
+    return ['README.md'] + [os.path.relpath(path, ROOT) for path in found]
 
 
 def kind_of(data):
