@@ -264,8 +264,8 @@ options:
       - The default, V(1), sends one write at a time, which every Ironic takes. An Ironic on MySQL or PostgreSQL
         takes more at once. On SQLite, concurrent writes wait for each other; a
         write Ironic answers with C(database is locked) is sent again with backoff.
-      - A future C(wave_size) (day-2 changes to a live fleet) is the outer limit, how many nodes a task takes in
-        hand at a time; O(concurrency) is the inner one, how many of those at once.
+      - O(wave_size) is the outer limit, how many nodes a task takes in hand before it checks they are healthy;
+        O(concurrency) is the inner one, how many of those at once.
     type: int
     default: 1
   uuid:
