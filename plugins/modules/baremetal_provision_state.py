@@ -357,6 +357,14 @@ plan:
           V(set_retired) for setting O(retired) and O(retired_reason).
       type: str
       sample: provide
+    name:
+      version_added: 0.4.0
+      description:
+        - The step in the words the progress lines and the check-mode summary use, V(deploy) for the verb V(active),
+          V(undeploy) for V(deleted), V(clear fault), V(set instance_info) and V(set retired) for the steps that are
+          not verbs; every other step as its verb.
+      type: str
+      sample: deploy
     from:
       description: The state the step starts from.
       type: str
