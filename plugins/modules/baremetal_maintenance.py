@@ -178,7 +178,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import
 ARGUMENT_SPEC = dict(
     NODE_SELECTION_SPEC,
     maintenance=dict(type='bool'),
-    state=dict(type='str', choices=sorted(STATES)),
+    state=dict(type='str', choices=list(STATES)),
     reason=dict(type='str'),
 )
 
@@ -192,7 +192,7 @@ def main_logic(module):
 
     # An element's maintenance and state default to none, so that either one of them overrides the task's.
     run_module(module, {'maintenance': None, 'state': None, 'reason': params['reason']},
-               {'maintenance': bool, 'state': tuple(sorted(STATES)), 'reason': str}, NODE_SUMMARY_FIELDS, apply,
+               {'maintenance': bool, 'state': tuple(STATES), 'reason': str}, NODE_SUMMARY_FIELDS, apply,
                declared=lambda settings: declared_maintenance(node_maintenance(settings, task)))
 
 
