@@ -236,8 +236,8 @@ notes:
   - While the task waits, its action plugin shows the nodes moving as the task runs, with every change of state
     or step of a single node, and counts by state every 10 seconds for several nodes (every change at C(-v)). With
     C(async) or a connection other than C(local), the module runs the same way without these lines.
-  - In check mode the last of these lines says what the task would do, in the words of RV(plan)'s C(name), for
-    example C(check mode, nothing changed; 3 nodes: 3 would deploy (now 3 available); 0 failed).
+  - "In check mode the last of these lines says what the task would do, in the words of RV(plan)'s C(name), for
+    example C(check mode, nothing changed; 3 nodes: 3 would deploy (now 3 available); 0 failed)."
 seealso:
   - module: baremetal.lifecycle.baremetal_node
   - module: baremetal.lifecycle.baremetal_node_info
