@@ -191,7 +191,6 @@ STEP_WORDS = {
 }
 
 
-
 def step_word(verb):
     """A step as a person names it, in progress lines, plans and summaries alike: deploy for the verb 'active'."""
     return STEP_WORDS.get(verb, verb)

@@ -150,7 +150,7 @@ class ProgressView(object):
         'check mode, nothing changed; n1 would deploy (now available), 0 s'."""
         outcomes = [would(entry) for entry in _entries(result)]
         if len(outcomes) == 1 and len(self.phases) == 1:
-            (node, (state, step)), = self.phases.items()
+            node, (state, step) = next(iter(self.phases.items()))
             self.show('%s: check mode, nothing changed; %s %s (now %s), %.0f s'
                       % (self.task_name, node, outcomes[0], _phase(state, step), seconds))
             return

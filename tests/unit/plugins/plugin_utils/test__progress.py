@@ -149,8 +149,8 @@ def test_check_mode_ends_one_node_too_and_a_change_without_a_plan_or_a_failure_s
     progress.feed({'nodes': 2})
     progress.feed(record('n1', 'power off', None, 0.1))
     progress.feed(record('n2', 'power on', None, 0.1))
-    progress.finish({'totals': {'nodes': 2, 'failed': 1}, 'nodes': [{'changed': True, 'error': None},
-                                                                     {'changed': False, 'error': 'refused'}]}, 0.3)
+    entries = [{'changed': True, 'error': None}, {'changed': False, 'error': 'refused'}]
+    progress.finish({'totals': {'nodes': 2, 'failed': 1}, 'nodes': entries}, 0.3)
     assert lines == ['power: check mode, nothing changed; 2 nodes: 1 would change (now 1 power off, 1 power on); '
                      '1 failed, 0 s']
 
