@@ -14,7 +14,9 @@ options:
     description:
       - The name or UUID of the node.
       - Exactly one of O(node), O(nodes) and O(select) is required.
+      - O(name) is the same option, the word M(baremetal.lifecycle.baremetal_node) uses.
     type: str
+    aliases: [name]
   nodes:
     version_added: 0.2.0
     description:

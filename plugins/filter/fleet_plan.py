@@ -23,6 +23,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_errors import fleet_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import PlanError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, plan_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import step_word
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._waves import wave_length
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._compat import VAULT_TYPE, decrypted, vault_value, with_vault
 
@@ -122,8 +123,7 @@ def fleet_plan(fleet, schema, settings=None, provision_state='available'):
         plan['records'].append(dict((key, value) for key, value in node.items() if key not in ROLE_FIELDS))
         held = node.get('maintenance') is True
         if 'maintenance' in node:
-            plan['maintenance'].append({'node': name, 'state': 'enabled' if held else 'disabled',
-                                        'reason': node.get('maintenance_reason')})
+            plan['maintenance'].append({'node': name, 'maintenance': held, 'reason': node.get('maintenance_reason')})
         if held:
             continue  # Ironic does not move a node in maintenance, nor configure its hardware.
         plan['provision'].append({'node': name, 'state': node.get('provision_state', provision_state)})
@@ -214,7 +214,7 @@ def _record_text(entry, absent, check):
 def _maintenance_text(declared, entry, check):
     if declared is None:
         return '-'
-    if declared['state'] == 'enabled':
+    if declared['maintenance']:
         text = 'on' + (': %s' % declared['reason'] if declared['reason'] is not None else '')
     else:
         text = 'off'
@@ -237,7 +237,7 @@ def _rests_as_declared(name, node, wanted, moved):
 def _provision_texts(name, entry, declared_maintenance, wanted, absent, record, moved):
     """(state, steps, error) of a node's row."""
     if entry is None:
-        if declared_maintenance is not None and declared_maintenance['state'] == 'enabled':
+        if declared_maintenance is not None and declared_maintenance['maintenance']:
             return 'held: in maintenance', '', ''
         if name in absent:
             return 'enroll -> %s (after enrolling)' % wanted, '', ''
@@ -251,7 +251,7 @@ def _provision_texts(name, entry, declared_maintenance, wanted, absent, record, 
     start = plan[0]['from'] if plan else entry['node']['provision_state']
     end = plan[-1]['to'] if only_planned else entry['node']['provision_state']
     steps = plan if only_planned else entry.get('transitions') or []
-    return (start if start == end else '%s -> %s' % (start, end), ', '.join(step['verb'] for step in steps),
+    return (start if start == end else '%s -> %s' % (start, end), ', '.join(step_word(step['verb']) for step in steps),
             entry.get('error') or '')
 
 

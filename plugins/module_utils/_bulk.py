@@ -160,9 +160,13 @@ SELECTION_SPEC = dict((name, dict(type='str')) for name in sorted(SELECTION_FILT
 # the executor takes as back-pressure (_executor.py). 100 moved 100 nodes as fast as every node at once (bench/).
 MOVING_CONCURRENCY_SPEC = dict(concurrency=dict(type='int', default=100))
 
+# The option naming one node to find, by name or UUID: node, or name, whichever word the user reaches for
+# (baremetal_node, whose option is name, takes node the same way).
+NODE_SPEC = dict(type='str', aliases=['name'])
+
 # How a module names the nodes it acts on: one, a list or a selection (plugins/doc_fragments/node_selection.py).
 NODE_SELECTION_SPEC = dict(
-    node=dict(type='str'),
+    node=NODE_SPEC,
     nodes=dict(type='list', elements='raw'),
     select=dict(type='dict', options=SELECTION_SPEC),
     concurrency=dict(type='int', default=1),

@@ -286,7 +286,7 @@ class Executor(object):
             message += ' The node rests in %s.' % _where(node)
             if node.get('maintenance'):
                 message += (" It is in maintenance (reason: %s), set since the task planned it; clear it with "
-                            "baremetal.lifecycle.baremetal_maintenance state: disabled once the reason is dealt "
+                            "baremetal.lifecycle.baremetal_maintenance maintenance: false once the reason is dealt "
                             "with, then run the task again." % (node.get('maintenance_reason') or 'none given'))
         self._fail(job, message)
 

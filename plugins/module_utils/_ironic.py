@@ -567,6 +567,14 @@ class IronicClient(object):
                 return ports
             params['marker'] = page['ports'][-1]['uuid']
 
+    def find_node_by_mac(self, address, fields=None):
+        """The node one of whose ports has this MAC address, or None when no port has it: GET /v1/ports?address=
+        (the address as Ironic stores it, in lower case), then the port's node."""
+        ports = self.list_ports(address=address, fields=('node_uuid',))
+        if not ports:
+            return None
+        return self.find_node(ports[0]['node_uuid'], fields)
+
     def create_port(self, body):
         return self.request('POST', '/ports', body=body)
 

@@ -6,29 +6,60 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from collections.abc import Mapping
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import DifferenceTracker
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS, summarize_node
 
+# baremetal_maintenance's older spelling of maintenance: true and false, kept working.
+STATES = {'enabled': True, 'disabled': False}
 
-def wanted_maintenance(node, state, reason):
+
+def maintenance_of(maintenance, state, where='the task'):
+    """Whether maintenance is declared on (True), off (False) or not at all (None), from maintenance (the word of
+    every module) or state (enabled or disabled, baremetal_maintenance's older spelling). Both at once are refused,
+    even when they agree: one setting, one word."""
+    if maintenance is not None and state is not None:
+        raise BaremetalError('%s gives both maintenance and state, two spellings of one setting (maintenance: true '
+                             'is state: enabled, maintenance: false is state: disabled): keep maintenance only.' % where)
+    return STATES[state] if state is not None else maintenance
+
+
+def task_maintenance(params):
+    """The maintenance a baremetal_maintenance task declares, after checking, before anything is read, that no
+    element of its nodes gives both spellings."""
+    for index, element in enumerate(params.get('nodes') or ()):
+        if isinstance(element, Mapping):
+            maintenance_of(element.get('maintenance'), element.get('state'), 'nodes[%d]' % index)
+    return maintenance_of(params['maintenance'], params['state'])
+
+
+def node_maintenance(settings, task):
+    """A node's declared maintenance: its element's own (maintenance or state) where it gives one, else the task's."""
+    own = maintenance_of(settings['maintenance'], settings['state'])
+    return task if own is None else own
+
+
+def wanted_maintenance(node, maintenance, reason):
     """(maintenance, reason) the node should have. Ironic stores no reason as null."""
-    if state == 'disabled':
+    if not maintenance:
         return False, None
     if reason is None and node.get('maintenance'):
         return True, node.get('maintenance_reason')
     return True, reason or None
 
 
-def declared_maintenance(state):
-    """What a declared maintenance state sets, which a wave's health gate then expects (_waves.HEALTH_CHECKS)."""
-    return {'maintenance': state == 'enabled'}
+def declared_maintenance(maintenance):
+    """What a declared maintenance sets, which a wave's health gate then expects (_waves.HEALTH_CHECKS)."""
+    return {'maintenance': bool(maintenance)}
 
 
-def ensure_maintenance(client, node, state, reason, check_mode):
-    """Set or clear one node's maintenance and reason. Returns its result."""
+def ensure_maintenance(client, node, maintenance, reason, check_mode):
+    """Set (maintenance true) or clear one node's maintenance and reason. Returns its result."""
     current = (bool(node.get('maintenance')), node.get('maintenance_reason') or None)
-    wanted = wanted_maintenance(node, state, reason)
+    wanted = wanted_maintenance(node, maintenance, reason)
     changed = current != wanted
     if changed and not check_mode:
         if wanted[0]:

@@ -64,7 +64,7 @@ def declared_health(declaration):
     states = declaration.states
     declared = {}
     if states['maintenance'] is not None:
-        declared.update(declared_maintenance('enabled' if states['maintenance'] else 'disabled'))
+        declared.update(declared_maintenance(states['maintenance']))
     if states['power'] is not None:
         declared.update(declared_power(states['power']))
     return declared
@@ -125,7 +125,7 @@ def _restored_reason(course):
 
 
 def _clear_stage(client, check_mode):
-    clear = _maintenance_stage(client, check_mode, 'disabled', lambda course: None)
+    clear = _maintenance_stage(client, check_mode, False, lambda course: None)
 
     def stage(course):
         if clears_maintenance(course.node, course.declaration):
@@ -235,7 +235,7 @@ def ensure_whole_nodes(client, declarations, update_secrets, check_mode, concurr
     progress = Progress()
     each(_power_stage(client, check_mode, timeout, progress),
          [course for course in courses if not course.failed and course.states['power'] is not None])
-    each(_maintenance_stage(client, check_mode, 'enabled', _restored_reason),
+    each(_maintenance_stage(client, check_mode, True, _restored_reason),
          [course for course in courses if (course.states['maintenance'] and not course.failed) or course.cleared])
     for course in courses:
         _finish(course, check_mode)

@@ -22,7 +22,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import A
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import FEATURE_MIN_VERSION, summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import NODE_OPTION_TYPES, Options
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import PATCHABLE_KEY
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import PATCHABLE_KEY, mac_errors, normalized_mac
 
 INTERFACES = ('bios', 'boot', 'console', 'deploy', 'firmware', 'inspect', 'management', 'network', 'power',
               'raid', 'rescue', 'storage', 'vendor')
@@ -44,8 +44,6 @@ REASON_FLAGS = (('protected_reason', 'protected'), ('retired_reason', 'retired')
 PROTECTABLE_STATES = ('active', 'rescue')
 
 PORT_ATTRIBUTES = ('pxe_enabled', 'physical_network', 'local_link_connection')
-
-MAC_ADDRESS = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
 
 # Ironic accepts CUSTOM_ traits and the standard os-traits names, all of this shape, at most 255 long.
 TRAIT_NAME = re.compile(r'^[A-Z][A-Z0-9_]{0,254}$')
@@ -96,7 +94,7 @@ def declared_record(params):
 def normalized_port(port):
     """A declared port as Ironic stores it: MAC address and switch_id in lower case."""
     entry = dict((attribute, port.get(attribute)) for attribute in PORT_ATTRIBUTES)
-    entry['address'] = str(port['address']).strip().lower()
+    entry['address'] = normalized_mac(port['address'])
     link = entry['local_link_connection']
     if link and isinstance(link.get('switch_id'), str):
         entry['local_link_connection'] = dict(link, switch_id=link['switch_id'].lower())
@@ -145,9 +143,9 @@ def _port_errors(ports):
     seen = set()
     for index, port in enumerate(ports or ()):
         address = port['address']
-        if not MAC_ADDRESS.match(address):
-            errors.append("ports[%d].address %r is not a MAC address; write six hexadecimal octets separated by "
-                          "colons, for example 52:54:00:12:34:56." % (index, address))
+        problems = mac_errors('ports[%d].address' % index, address)
+        if problems:
+            errors.extend(problems)
         elif address in seen:
             errors.append("ports[%d].address %s is listed twice; a MAC address belongs to one port. Remove the "
                           "duplicate." % (index, address))

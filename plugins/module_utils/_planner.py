@@ -90,8 +90,8 @@ class Step(object):
         return self.action.reboots if self.action else self.verb in states.REBOOTING_VERBS
 
     def as_dict(self):
-        shown = {'verb': self.verb, 'from': self.source, 'to': self.landing, 'cleans_disks': self.cleans_disks,
-                 'destructive': self.destructive, 'reboots': self.reboots}
+        shown = {'verb': self.verb, 'name': states.step_word(self.verb), 'from': self.source, 'to': self.landing,
+                 'cleans_disks': self.cleans_disks, 'destructive': self.destructive, 'reboots': self.reboots}
         if self.action:
             shown['action'] = self.action.name
         return shown

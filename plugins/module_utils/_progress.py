@@ -7,7 +7,7 @@ a file in the module's environment and shows each line as it arrives. Without th
 action plugin in front of the module: async, a connection other than local) nothing is written.
 One JSON line per node and change of state or step, never more: the viewer keeps time itself and
 says what each node is still doing while nothing changes. Steps are named in the user's words
-(_states.STEP_WORDS: deploy, not 'active').
+(_states.step_word: deploy, not 'active').
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,7 +19,7 @@ import os
 import threading
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import STEP_WORDS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import step_word
 
 PROGRESS_FILE_ENV = 'BAREMETAL_LIFECYCLE_PROGRESS_FILE'
 
@@ -41,7 +41,7 @@ class Progress(object):
 
     def node(self, label, state, step=None):
         """Report a node in a state (provision or power), during a step (a verb or power action) or at rest (None)."""
-        step = STEP_WORDS.get(step, step)
+        step = step_word(step)
         if self._last.get(label) == (state, step):
             return
         self._last[label] = (state, step)

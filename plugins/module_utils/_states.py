@@ -180,8 +180,8 @@ SET_INSTANCE_INFO = 'set_instance_info'
 # and its teardown ends in manageable (NODE_FLAGS). The node rests where it was.
 SET_RETIRED = 'set_retired'
 
-# What a person calls a step where the API's word is a target: progress lines say deploy, not 'active'.
-# Every other step is shown as it is named.
+# What a person calls a step where the API's word is a target: progress lines, plans and summaries say deploy, not
+# 'active' (step_word). Every other step is shown as it is named.
 STEP_WORDS = {
     'active': 'deploy',
     'deleted': 'undeploy',
@@ -189,6 +189,12 @@ STEP_WORDS = {
     SET_INSTANCE_INFO: 'set instance_info',
     SET_RETIRED: 'set retired',
 }
+
+
+def step_word(verb):
+    """A step as a person names it, in progress lines, plans and summaries alike: deploy for the verb 'active'."""
+    return STEP_WORDS.get(verb, verb)
+
 
 # Steps done once Ironic answers their request: nothing moves, so there is nothing to wait for.
 DONE_WHEN_ANSWERED = frozenset((SET_INSTANCE_INFO, SET_RETIRED))
@@ -204,7 +210,7 @@ NodeFlag = collections.namedtuple('NodeFlag', 'refuses lands clear')
 NODE_FLAGS = collections.OrderedDict((
     # Ironic refuses most verbs in maintenance (provide, deploy, clean, service, rescue, abort of a
     # failed service...); the collection moves no node in maintenance at all.
-    ('maintenance', NodeFlag(ALL_VERBS, {}, 'baremetal.lifecycle.baremetal_maintenance state: disabled')),
+    ('maintenance', NodeFlag(ALL_VERBS, {}, 'baremetal.lifecycle.baremetal_maintenance maintenance: false')),
     # NodeIsRetired on provide; automated cleaning of a retired node ends in manageable (event 'manage').
     ('retired', NodeFlag(('provide',), {'deleted': 'manageable'}, 'baremetal.lifecycle.baremetal_node retired: false')),
     # NodeProtected on undeploy and rebuild.

@@ -70,6 +70,9 @@ _LOGICAL_NAME = re.compile(r'^[A-Za-z0-9._~-]{1,255}$')
 # Ironic's JSON patch schema only accepts paths made of these characters.
 PATCHABLE_KEY = re.compile(r'^[\w-]+$')
 
+# A MAC address as Ironic stores a port's: six octets in lower case, separated by colons (see normalized_mac).
+MAC_ADDRESS = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
+
 NOTHING_TO_DO = 'nodes is an empty list: there is nothing to do, and nothing was sent to Ironic.'
 
 
@@ -103,9 +106,24 @@ def check_options(params):
         errors.extend(wave_size_errors('wave_size', params['wave_size'], params.get('wait')))
     if params.get('node') is not None:
         errors.extend(ident_errors('node', params['node']))
+    if params.get('mac') is not None:
+        errors.extend(mac_errors('mac', normalized_mac(params['mac'])))
     if params.get('nodes') is not None:
         errors.extend(nodes_errors('nodes', params['nodes']))
     raise_errors(errors)
+
+
+def normalized_mac(address):
+    """A MAC address as Ironic stores it: in lower case, without surrounding blanks."""
+    return str(address).strip().lower()
+
+
+def mac_errors(option, address):
+    """Problems of a MAC address (normalized_mac): six hexadecimal octets separated by colons."""
+    if MAC_ADDRESS.match(address):
+        return []
+    return ['%s %s is not a MAC address; write six hexadecimal octets separated by colons, for example '
+            '52:54:00:12:34:56.' % (option, _quoted(address))]
 
 
 def check_node_name(option, name):

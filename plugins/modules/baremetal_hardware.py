@@ -207,7 +207,7 @@ steps:
 plan:
   description:
     - The provision path that runs the steps, as in M(baremetal.lifecycle.baremetal_provision_state)
-      (C(verb), C(from), C(to), C(cleans_disks), C(destructive)).
+      (C(verb), C(name), C(from), C(to), C(cleans_disks), C(destructive)).
   returned: with O(node)
   type: list
   elements: dict

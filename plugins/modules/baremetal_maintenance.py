@@ -31,17 +31,26 @@ attributes:
     support: full
     description: Shows maintenance and its reason before and after.
 options:
+  maintenance:
+    version_added: 0.4.0
+    description:
+      - V(true) puts the node in maintenance, V(false) takes it out; the same word and type as
+        O(baremetal.lifecycle.baremetal_node#module:maintenance).
+      - Exactly one of O(maintenance) and O(state) is required.
+    type: bool
   state:
     description:
-      - V(enabled) puts the node in maintenance, V(disabled) takes it out.
+      - The older spelling of O(maintenance), kept working without a warning for the playbooks that use it;
+        new tasks write O(maintenance).
+      - V(enabled) is O(maintenance=true), V(disabled) is O(maintenance=false). A task or an element of O(nodes)
+        that gives both O(maintenance) and O(state) fails before any request, even when they agree.
     type: str
-    required: true
     choices: [enabled, disabled]
   reason:
     description:
-      - Why the node is in maintenance. Only used with O(state=enabled).
+      - Why the node is in maintenance. Only used with O(maintenance=true).
       - When not given, the reason of a node already in maintenance is kept; an empty string clears it.
-      - An element of O(nodes) may give its own C(state) and C(reason).
+      - An element of O(nodes) may give its own C(maintenance) (or C(state)) and C(reason).
     type: str
 seealso:
   - module: baremetal.lifecycle.baremetal_node_info
@@ -53,19 +62,19 @@ EXAMPLES = r'''
   baremetal.lifecycle.baremetal_maintenance:
     cloud: baremetal-lifecycle-local
     node: rack1-node07
-    state: enabled
+    maintenance: true
     reason: Replacing disk 2, ticket OPS-1234
 
 - name: Take it out of maintenance once the work is done
   baremetal.lifecycle.baremetal_maintenance:
     node: rack1-node07
-    state: disabled
+    maintenance: false
 
 - name: Put a whole shard in maintenance before a switch upgrade
   baremetal.lifecycle.baremetal_maintenance:
     select:
       shard: rack3
-    state: enabled
+    maintenance: true
     reason: Switch upgrade, ticket OPS-2000
 
 - name: Take two nodes out of maintenance and put a third in, in one task
@@ -74,9 +83,9 @@ EXAMPLES = r'''
       - rack1-node07
       - rack1-node08
       - node: rack1-node09
-        state: enabled
+        maintenance: true
         reason: Fan noise
-    state: disabled
+    maintenance: false
 '''
 
 RETURN = r'''
@@ -162,31 +171,35 @@ api_calls:
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, run_module
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._maintenance import declared_maintenance, ensure_maintenance
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._maintenance import (
+    STATES, declared_maintenance, ensure_maintenance, node_maintenance, task_maintenance)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-
-STATES = ['enabled', 'disabled']
 
 ARGUMENT_SPEC = dict(
     NODE_SELECTION_SPEC,
-    state=dict(type='str', required=True, choices=STATES),
+    maintenance=dict(type='bool'),
+    state=dict(type='str', choices=list(STATES)),
     reason=dict(type='str'),
 )
 
 
 def main_logic(module):
     params = module.params
+    task = task_maintenance(params)
 
     def apply(node, settings, check_mode):
-        return ensure_maintenance(module.client, node, settings['state'], settings['reason'], check_mode)
+        return ensure_maintenance(module.client, node, node_maintenance(settings, task), settings['reason'], check_mode)
 
-    run_module(module, {'state': params['state'], 'reason': params['reason']}, {'state': tuple(STATES), 'reason': str},
-               NODE_SUMMARY_FIELDS, apply, declared=lambda settings: declared_maintenance(settings['state']))
+    # An element's maintenance and state default to none, so that either one of them overrides the task's.
+    run_module(module, {'maintenance': None, 'state': None, 'reason': params['reason']},
+               {'maintenance': bool, 'state': tuple(STATES), 'reason': str}, NODE_SUMMARY_FIELDS, apply,
+               declared=lambda settings: declared_maintenance(node_maintenance(settings, task)))
 
 
 def main():
+    # maintenance and state, both given, are refused by task_maintenance, with a message that says which to keep.
     module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes', 'select')],
-                             required_one_of=[('node', 'nodes', 'select')])
+                             required_one_of=[('node', 'nodes', 'select'), ('maintenance', 'state')])
     module.run(main_logic)
 
 

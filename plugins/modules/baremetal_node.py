@@ -67,7 +67,9 @@ options:
       - Ironic refuses names that look like UUIDs, so such a name is refused rather than taken as the UUID of
         another node.
       - Exactly one of O(name) and O(nodes) is required.
+      - O(node) is the same option, the word the other modules of this collection use.
     type: str
+    aliases: [node]
   nodes:
     version_added: 0.2.0
     description:
@@ -814,7 +816,7 @@ provision:
       type: dict
       returned: when the task inspected the node
   sample:
-    plan: [{verb: manage, from: enroll, to: manageable, cleans_disks: false, destructive: false, reboots: false}]
+    plan: [{verb: manage, name: manage, from: enroll, to: manageable, cleans_disks: false, destructive: false, reboots: false}]
     transitions: [{verb: manage, from: enroll, to: manageable, seconds: 0.21}]
     changed: true
 maintenance:
@@ -857,8 +859,8 @@ plan:
   returned: when O(state=absent)
   type: list
   elements: dict
-  sample: [{verb: deleted, from: active, to: available, cleans_disks: true, destructive: true},
-           {verb: manage, from: available, to: manageable, cleans_disks: false, destructive: false}]
+  sample: [{verb: deleted, name: undeploy, from: active, to: available, cleans_disks: true, destructive: true},
+           {verb: manage, name: manage, from: available, to: manageable, cleans_disks: false, destructive: false}]
 transitions:
   description: With O(state=absent), the provision steps executed, with the state each ended in.
   returned: when O(state=absent)
@@ -970,7 +972,7 @@ ELEMENT_SPEC.update((name, dict((key, value) for key, value in OPTION_SPEC[name]
                     for name in ELEMENT_PROVISION_OPTIONS)
 
 ARGUMENT_SPEC = dict(RECORD_SPEC,
-                     name=dict(type='str'),
+                     name=dict(type='str', aliases=['node']),
                      nodes=dict(type='list', elements='dict', options=ELEMENT_SPEC),
                      select=dict(type='dict', options=SELECTION_SPEC),
                      validate_driver_info=dict(type='bool', default=True),

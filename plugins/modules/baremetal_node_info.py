@@ -11,8 +11,8 @@ module: baremetal_node_info
 short_description: Read bare metal nodes from Ironic
 version_added: 0.1.0
 description:
-  - Returns one node by name or UUID, or every node that matches the given filters,
-    following Ironic's pagination past its page limit.
+  - Returns one node by name or UUID, the node that has a port with a given MAC address, or every node that
+    matches the given filters, following Ironic's pagination past its page limit.
   - Secrets never leave the module; secret C(driver_info) values are masked and C(instance_info) is not returned.
 author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
@@ -29,7 +29,18 @@ options:
   node:
     description:
       - The name or UUID of one node. The module fails when no node matches.
-      - Cannot be combined with the filters.
+      - O(name) is the same option, the word M(baremetal.lifecycle.baremetal_node) uses.
+      - Cannot be combined with the filters or O(mac).
+    type: str
+    aliases: [name]
+  mac:
+    version_added: 0.4.0
+    description:
+      - The MAC address of one of the node's ports; returns that node, or no node (an empty RV(nodes), not a failure)
+        when no port has this address, as C(openstack.cloud.baremetal_node_info) does.
+      - Six hexadecimal octets separated by colons, in any case (V(52:54:00:12:34:56)); another form fails the task
+        before any request.
+      - Cannot be combined with O(node) or the filters.
     type: str
   provision_state:
     description:
@@ -90,6 +101,11 @@ EXAMPLES = r'''
     maintenance: false
   register: manageable
 
+- name: The node whose NIC has this MAC address (as openstack.cloud's module, name works as well as node)
+  baremetal.lifecycle.baremetal_node_info:
+    mac: 52:54:00:12:34:56
+  register: by_mac
+
 - name: What Ironic did to one node
   baremetal.lifecycle.baremetal_node_info:
     node: rack1-node07
@@ -104,7 +120,8 @@ EXAMPLES = r'''
 RETURN = r'''
 nodes:
   description:
-    - The matching nodes, sorted by name then UUID. With O(node), a list of one.
+    - The matching nodes, sorted by name then UUID. With O(node), a list of one. With O(mac), a list of one, or an
+      empty list when no port has that MAC address.
     - Each has the fields below, and C(driver_info) with secret values masked.
     - C(disable_power_off) (Ironic API 1.95) and C(health) (Ironic API 1.109, the hardware's health as the BMC
       reports it, V(OK), V(Warning), V(Critical) or null) are absent where Ironic is older.
@@ -163,12 +180,13 @@ api_calls:
   sample: 2
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import selection_filters
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SPEC, selection_filters
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
     HISTORY_VERSION, NODE_SUMMARY_FIELDS, view_fields)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked, public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import STATES
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import normalized_mac
 
 INFO_FIELDS = NODE_SUMMARY_FIELDS + (
     'driver', 'driver_info', 'resource_class', 'conductor_group', 'properties', 'traits', 'extra', 'owner',
@@ -179,9 +197,12 @@ INFO_FIELDS = NODE_SUMMARY_FIELDS + (
 # against the API version.
 FILTERS = ('provision_state', 'maintenance', 'resource_class', 'conductor_group', 'owner', 'shard')
 SELECTION = ('resource_class', 'conductor_group', 'owner', 'shard')
+# The options that find one node, each exclusive of the other and of the filters.
+ONE_NODE = ('node', 'mac')
 
 ARGUMENT_SPEC = dict(
-    node=dict(type='str'),
+    node=NODE_SPEC,
+    mac=dict(type='str'),
     provision_state=dict(type='str', choices=sorted(STATES)),
     maintenance=dict(type='bool'),
     resource_class=dict(type='str'),
@@ -207,6 +228,9 @@ def main_logic(module):
         module.client.require('history', HISTORY_VERSION)
     if params['node'] is not None:
         nodes = [module.require_node(params['node'], INFO_FIELDS)]
+    elif params['mac'] is not None:
+        node = module.client.find_node_by_mac(normalized_mac(params['mac']), INFO_FIELDS)
+        nodes = [node] if node else []
     else:
         filters = selection_filters(module.client, dict((name, params[name]) for name in SELECTION))
         filters['provision_state'] = params['provision_state']
@@ -218,7 +242,7 @@ def main_logic(module):
 
 
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', name) for name in FILTERS])
+    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[ONE_NODE] + [(one, name) for one in ONE_NODE for name in FILTERS])
     module.run(main_logic)
 
 

@@ -236,6 +236,8 @@ notes:
   - While the task waits, its action plugin shows the nodes moving as the task runs, with every change of state
     or step of a single node, and counts by state every 10 seconds for several nodes (every change at C(-v)). With
     C(async) or a connection other than C(local), the module runs the same way without these lines.
+  - "In check mode the last of these lines says what the task would do, in the words of RV(plan)'s C(name), for
+    example C(check mode, nothing changed; 3 nodes: 3 would deploy (now 3 available); 0 failed)."
 seealso:
   - module: baremetal.lifecycle.baremetal_node
   - module: baremetal.lifecycle.baremetal_node_info
@@ -357,6 +359,14 @@ plan:
           V(set_retired) for setting O(retired) and O(retired_reason).
       type: str
       sample: provide
+    name:
+      version_added: 0.4.0
+      description:
+        - The step in the words the progress lines and the check-mode summary use, V(deploy) for the verb V(active),
+          V(undeploy) for V(deleted), V(clear fault), V(set instance_info) and V(set retired) for the steps that are
+          not verbs; every other step as its verb.
+      type: str
+      sample: deploy
     from:
       description: The state the step starts from.
       type: str

@@ -63,15 +63,33 @@ def heartbeat_interval():
     return seconds
 
 
+def _entries(result):
+    """The per-node results of a module's result: its nodes with many (it has totals), else itself."""
+    return (result.get('nodes') or []) if 'totals' in result else [result]
+
+
+def would(entry):
+    """What check mode says of a node's result: 'would deploy', 'would manage then provide' (its plan's steps by the
+    name progress lines give them), 'would change' (a change without a plan), 'no change' or 'failed'."""
+    if entry.get('error') or entry.get('failed'):
+        return 'failed'
+    plan = entry.get('plan') or (entry.get('provision') or {}).get('plan') or []
+    if plan:
+        return 'would %s' % ' then '.join(step.get('name') or step.get('verb') for step in plan)
+    return 'would change' if entry.get('changed') else 'no change'
+
+
 class ProgressView(object):
     """Turns progress records into lines: every change and a heartbeat per waiting node for one node or at -v,
-    periodic counts by state and step for a fleet, and a last line with where a fleet's nodes ended."""
+    periodic counts by state and step for a fleet, and a last line with where a fleet's nodes ended; in check mode,
+    a last line with what the task would do, for one node as for a fleet."""
 
-    def __init__(self, task_name, verbosity, show, heartbeat=HEARTBEAT_INTERVAL):
+    def __init__(self, task_name, verbosity, show, heartbeat=HEARTBEAT_INTERVAL, check_mode=False):
         self.task_name = task_name
         self.verbosity = verbosity
         self.show = show
         self.heartbeat = heartbeat
+        self.check_mode = check_mode
         self.nodes = 1
         self.phases = {}  # node -> (state, step)
         self._entered = {}  # node -> seconds when it entered its phase
@@ -116,11 +134,32 @@ class ProgressView(object):
 
     def finish(self, result, seconds):
         """The last line of a fleet task (the module's result, seconds since it started): where its nodes ended, and
-        how many failed."""
-        if self.nodes <= 1 or not self.phases:
+        how many failed. In check mode, of any task that showed a node: what it would do, and where the nodes are."""
+        if not self.phases:
+            return
+        if self.check_mode:
+            self._finish_check(result, seconds)
+            return
+        if self.nodes <= 1:
             return
         failed = (result.get('totals') or {}).get('failed', 0)
         self.show('%s: done, %d nodes: %s; %d failed, %.0f s' % (self.task_name, self.nodes, self._counts(), failed, seconds))
+
+    def _finish_check(self, result, seconds):
+        """'check mode, nothing changed; 3 nodes: 3 would deploy (now 3 available); 0 failed, 0 s', or for one node
+        'check mode, nothing changed; n1 would deploy (now available), 0 s'."""
+        outcomes = [would(entry) for entry in _entries(result)]
+        if len(outcomes) == 1 and len(self.phases) == 1:
+            node, (state, step) = next(iter(self.phases.items()))
+            self.show('%s: check mode, nothing changed; %s %s (now %s), %.0f s'
+                      % (self.task_name, node, outcomes[0], _phase(state, step), seconds))
+            return
+        counts = collections.Counter(outcome for outcome in outcomes if outcome != 'failed')
+        # What would change first, then the nodes that would not.
+        planned = ', '.join('%d %s' % (counts[outcome], outcome)
+                            for outcome in sorted(counts, key=lambda outcome: (outcome == 'no change', outcome))) or 'none planned'
+        self.show('%s: check mode, nothing changed; %d nodes: %s (now %s); %d failed, %.0f s' % (
+            self.task_name, self.nodes, planned, self._counts(), len(outcomes) - sum(counts.values()), seconds))
 
     def _wave_progress(self):
         """'wave 3/10: 8 of 20 back, 0 failed': a node of the wave is back once it rests since the wave started."""
@@ -163,7 +202,8 @@ class ProgressAction(ActionBase):
                 outcome['error'] = exc
 
         worker = threading.Thread(target=execute, name='baremetal-lifecycle-module')
-        view = ProgressView(self._task.get_name(), display.verbosity, display.display, heartbeat_interval())
+        view = ProgressView(self._task.get_name(), display.verbosity, display.display, heartbeat_interval(),
+                            check_mode=bool(self._task.check_mode))
         started = time.monotonic()
         worker.start()
         with open(self._progress_file) as stream:

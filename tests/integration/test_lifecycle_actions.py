@@ -116,7 +116,7 @@ def test_a_failed_service_is_recovered_by_clearing_the_fault_then_aborting_or_se
     mark = ironic.log_mark()
     refused = converge(run_module, node['name'], 'active')
     assert refused['failed']
-    for words in ("fault 'service failure'", 'clear_fault: true', 'baremetal_maintenance state: disabled'):
+    for words in ("fault 'service failure'", 'clear_fault: true', 'baremetal_maintenance maintenance: false'):
         assert words in refused['msg']
     assert ironic.write_requests_since(mark) == []
 

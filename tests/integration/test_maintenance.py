@@ -79,3 +79,36 @@ def test_a_name_that_matches_no_node_fails_and_says_how_to_find_it(ironic, run_m
     assert "No node is named or has the UUID 'no-such-node-anywhere'" in result['msg']
     assert 'baremetal.lifecycle.baremetal_node_info' in result['msg']
     assert ironic.write_requests_since(mark) == []
+
+
+def test_maintenance_true_and_false_are_the_word_of_baremetal_node_and_state_still_works(ironic, run_module, fresh_node):
+    node = fresh_node()
+    preview = run_module('baremetal_maintenance', check=True, name=node['name'], maintenance=True, reason='fan noise')
+    assert preview['changed'] is True and (preview['maintenance'], preview['maintenance_reason']) == (True, 'fan noise')
+    assert maintenance_of(ironic, node) == (False, None)
+    result = run_module('baremetal_maintenance', name=node['name'], maintenance=True, reason='fan noise')
+    assert result['changed'] is True and maintenance_of(ironic, node) == (True, 'fan noise')
+    # The older spelling says the same thing: nothing to change.
+    assert run_module('baremetal_maintenance', node=node['name'], state='enabled')['changed'] is False
+    cleared = run_module('baremetal_maintenance', node=node['name'], maintenance=False)
+    assert cleared['changed'] is True and maintenance_of(ironic, node) == (False, None)
+
+    other = fresh_node()
+    many = run_module('baremetal_maintenance', nodes=[node['name'], {'node': other['name'], 'state': 'enabled'}],
+                      maintenance=False)
+    assert not many.get('failed'), many.get('msg')
+    assert maintenance_of(ironic, node) == (False, None) and maintenance_of(ironic, other) == (True, None)
+
+
+def test_both_spellings_in_one_task_are_refused_before_any_write(ironic, run_module, fresh_node):
+    node = fresh_node()
+    mark = ironic.log_mark()
+    both = run_module('baremetal_maintenance', node=node['name'], maintenance=True, state='enabled')
+    assert both['failed'] and 'two spellings of one setting' in both['msg'] and 'keep maintenance only' in both['msg']
+    element = run_module('baremetal_maintenance', nodes=[{'node': node['name'], 'maintenance': True, 'state': 'enabled'}],
+                         maintenance=False)
+    assert element['failed'] and element['msg'].startswith('nodes[0] gives both maintenance and state')
+    neither = run_module('baremetal_maintenance', node=node['name'])
+    assert neither['failed'] and 'one of the following is required: maintenance, state' in neither['msg']
+    assert ironic.write_requests_since(mark) == []
+    assert maintenance_of(ironic, node) == (False, None)

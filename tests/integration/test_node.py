@@ -527,3 +527,32 @@ def test_history_on_an_ironic_without_it_is_refused_before_any_node_is_read(iron
     assert result['failed']
     assert 'history needs Ironic API 1.78 or newer; this server supports up to 1.77' in result['msg']
     assert [request.path for request in ironic.requests_since(mark) if request.path.startswith('/v1/nodes')] == []
+
+
+def test_node_info_finds_a_node_by_name_as_by_node_and_by_the_mac_address_of_a_port(ironic, run_module, fresh_node):
+    node = fresh_node()
+    ironic.api('POST', '/v1/ports', {'node_uuid': node['uuid'], 'address': '52:54:00:7e:57:01'})
+    by_node = run_module('baremetal_node_info', node=node['name'])
+    by_name = run_module('baremetal_node_info', name=node['name'])  # as openstack.cloud's module says it
+    assert not by_name.get('failed'), by_name.get('msg')
+    assert by_name['nodes'] == by_node['nodes'] and by_name['nodes'][0]['uuid'] == node['uuid']
+    by_mac = run_module('baremetal_node_info', mac='52:54:00:7E:57:01')  # in any case
+    assert not by_mac.get('failed'), by_mac.get('msg')
+    assert [listed['uuid'] for listed in by_mac['nodes']] == [node['uuid']]
+    # No port has it: no node, as openstack.cloud's module answers, and no failure.
+    unknown = run_module('baremetal_node_info', mac='52:54:00:7e:57:99')
+    assert not unknown.get('failed') and unknown['changed'] is False and unknown['nodes'] == [], unknown
+    mark = ironic.log_mark()
+    malformed = run_module('baremetal_node_info', mac='52-54-00-7e-57-01')
+    assert malformed['failed'] and malformed['msg'] == ("mac '52-54-00-7e-57-01' is not a MAC address; write six "
+                                                        "hexadecimal octets separated by colons, for example "
+                                                        "52:54:00:12:34:56.")
+    assert [request for request in ironic.requests_since(mark) if '?sync=' not in request.path] == []  # not even a read
+
+
+def test_baremetal_node_takes_node_as_the_other_modules_do(ironic, run_module, fresh_node):
+    node = fresh_node()
+    result = run_module('baremetal_node', diff=True, node=node['name'], description='racked by the vocabulary test')
+    assert not result.get('failed'), result.get('msg')
+    assert result['changed'] is True
+    assert ironic.api('GET', '/v1/nodes/%s' % node['uuid'])['description'] == 'racked by the vocabulary test'

@@ -184,3 +184,34 @@ def test_a_limit_below_one_is_refused_before_any_request(run_module, module, arg
     result = run_module(module, **args)
     assert result['failed'] and result['msg'] == '%s must be at least 1, got %d.' % (option, args[option])
     assert result['api_calls'] == 0
+
+
+def test_check_mode_progress_says_what_would_happen_in_the_words_of_the_plan(raw, ironic, run_playbook):
+    nodes = [raw.node_in('available')['name'], raw.node_in('available')['name']]
+    playbook = """
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Deploy two nodes
+      baremetal.lifecycle.baremetal_provision_state:
+        nodes: %s
+        state: active
+      register: preview
+    - name: Show the plan
+      ansible.builtin.debug:
+        msg: "PLAN {{ preview.nodes | map(attribute='plan') | map('map', attribute='name') | map('join', ',') | join(';') }}"
+    - name: Deploy one node by name
+      baremetal.lifecycle.baremetal_provision_state:
+        name: %s
+        state: active
+""" % (nodes, nodes[0])
+    mark = ironic.log_mark()
+    rc, output = run_playbook(playbook, check=True)
+    assert rc == 0, output[-3000:]
+    assert 'Deploy two nodes: check mode, nothing changed; 2 nodes: 2 would deploy (now 2 available); 0 failed' in output, \
+        output[-3000:]
+    assert 'Deploy two nodes: done' not in output
+    assert 'PLAN deploy;deploy' in output
+    assert 'Deploy one node by name: check mode, nothing changed; %s would deploy (now available)' % nodes[0] in output, \
+        output[-3000:]
+    assert ironic.write_requests_since(mark) == []

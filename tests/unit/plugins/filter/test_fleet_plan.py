@@ -51,8 +51,8 @@ def test_each_task_gets_its_own_fields(fleet):
     assert [sorted(record) for record in plan['records']] == [
         ['driver', 'name', 'ports'], ['driver', 'name'], ['driver', 'name'], ['driver', 'name']]
     assert not any(ROLE_FIELDS & set(record) for record in plan['records'])
-    assert plan['maintenance'] == [{'node': 'active', 'state': 'disabled', 'reason': None},
-                                   {'node': 'held', 'state': 'enabled', 'reason': 'fan'}]
+    assert plan['maintenance'] == [{'node': 'active', 'maintenance': False, 'reason': None},
+                                   {'node': 'held', 'maintenance': True, 'reason': 'fan'}]
     # A node held in maintenance is neither moved nor configured.
     assert plan['provision'] == [{'node': 'plain', 'state': 'manageable'}, {'node': 'active', 'state': 'active'},
                                  {'node': 'tuned', 'state': 'manageable'}]
@@ -140,7 +140,7 @@ def test_the_summary_in_check_mode_shows_the_plan_and_the_nodes_to_enroll():
                                           {'name': 'active', 'created': False, 'changed': False,
                                            'node': node('active', 'manageable')}]}
     provision = {'nodes': [provision_entry('active', 'manageable', plan=[step('manageable', 'provide', 'available'),
-                                                                         step('available', 'deploy', 'active')])],
+                                                                         step('available', 'active', 'active')])],
                  'totals': {'nodes': 1, 'changed': 1, 'failed': 0, 'seconds': 0.1, 'api_calls': 2}}
     skipped = {'skipped': True, 'changed': False}
     rows, totals = table(fleet_summary(plan, records, skipped, provision, check_mode=False))

@@ -593,7 +593,7 @@ def test_instance_info_is_set_by_a_step_of_the_plan_that_waits_for_nothing():
     patched, deployed = [(at, verb) for at, _uuid, verb in fake.requests][1:]
     assert patched == (deployed[0], 'PATCH /instance_info/image_source /instance_info/old_key')  # no poll between
     assert fake.nodes['n1']['instance_info'] == {'image_source': IMAGE['image_source'], 'image_checksum': 'kept'}
-    assert job.result()['plan'][1] == {'verb': 'set_instance_info', 'from': 'available', 'to': 'available',
+    assert job.result()['plan'][1] == {'verb': 'set_instance_info', 'name': 'set instance_info', 'from': 'available', 'to': 'available',
                                        'cleans_disks': False, 'destructive': False, 'reboots': False}
 
 

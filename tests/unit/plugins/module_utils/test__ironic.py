@@ -455,3 +455,13 @@ def test_the_servers_release_is_read_from_its_newest_api_version_with_one_reques
         assert client.server_version == _ironic.parse_version(max_version) and client.api_calls == 1
     finally:
         server.close()
+
+
+def test_a_node_is_found_by_the_mac_address_of_a_port_and_an_unknown_address_finds_none(server):
+    server.on('GET', '/v1/ports', (200, {'ports': [{'node_uuid': 'u-7'}]}), (200, {'ports': []}))
+    server.on('GET', '/v1/nodes/u-7', (200, {'uuid': 'u-7', 'name': 'rack1-node07'}))
+    client = IronicClient(server.endpoint)
+    assert client.find_node_by_mac('52:54:00:12:34:56', ('uuid', 'name')) == {'uuid': 'u-7', 'name': 'rack1-node07'}
+    ports = [path for method, path, _version, _body in server.requests if path.startswith('/v1/ports')]
+    assert 'address=52%3A54%3A00%3A12%3A34%3A56' in ports[0] and 'fields=node_uuid' in ports[0]
+    assert client.find_node_by_mac('52:54:00:00:00:99') is None

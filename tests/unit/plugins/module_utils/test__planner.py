@@ -253,6 +253,13 @@ def test_each_step_says_whether_it_cleans_disks_is_destructive_and_reboots():
     assert planner.plan('active', 'active', actions=['rebuild'], allow_destructive=True)[0].as_dict()['destructive']
 
 
+def test_each_step_is_named_in_the_words_of_the_progress_lines_beside_its_api_verb():
+    shown = [step.as_dict() for step in planner.plan('manageable', 'active')]
+    assert [(step['verb'], step['name']) for step in shown] == [('provide', 'provide'), ('active', 'deploy')]
+    shown = [step.as_dict() for step in planner.plan('active', 'manageable', allow_destructive=True)]
+    assert [(step['verb'], step['name']) for step in shown] == [('deleted', 'undeploy'), ('manage', 'manage')]
+
+
 @pytest.mark.parametrize('current, target, options, words', [
     ('manageable', 'enroll', {}, ["no transition back to 'enroll'", 'Delete the node']),
     ('clean hold', 'available', {}, ["'clean hold'", 'unhold: true']),
@@ -277,9 +284,9 @@ def test_each_step_says_whether_it_cleans_disks_is_destructive_and_reboots():
     ('active', 'active', {'flags': {'protected': None}, 'actions': ['rebuild'], 'allow_destructive': True},
      ['rebuild (active -> active)', 'protected node', 'protected: false']),
     ('manageable', 'available', {'flags': {'maintenance': 'replacing DIMM B2'}},
-     ['replacing DIMM B2', 'baremetal_maintenance state: disabled']),
+     ['replacing DIMM B2', 'baremetal_maintenance maintenance: false']),
     ('service failed', 'active', {'flags': {'maintenance': 'step failed'}, 'fault': 'service failure'},
-     ["fault 'service failure'", 'step failed', 'clear_fault: true', 'baremetal_maintenance state: disabled']),
+     ["fault 'service failure'", 'step failed', 'clear_fault: true', 'baremetal_maintenance maintenance: false']),
 ])
 def test_refusals_say_why_and_what_to_do(current, target, options, words):
     with pytest.raises(planner.PlanError) as caught:

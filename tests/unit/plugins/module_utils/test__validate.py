@@ -137,3 +137,18 @@ def test_check_options_reports_every_problem_at_once():
         assert part in message
     assert SECRET not in message
     validate.check_options({'timeout': 1, 'node': UUID, 'nodes': None, 'config_drive': None})
+
+
+@pytest.mark.parametrize('mac, problem', [
+    ('52:54:00:12:34:56', None), (' 52:54:00:AB:cd:EF ', None),  # as Ironic stores it once in lower case
+    ('52-54-00-12-34-56', 'is not a MAC address'), ('52:54:00:12:34', 'is not a MAC address'),
+    ('rack1-node07', 'is not a MAC address'), ('525400123456', 'is not a MAC address'),
+])
+def test_a_mac_address_to_look_up_is_checked_before_any_request(mac, problem):
+    if problem is None:
+        validate.check_options({'mac': mac})
+        return
+    with pytest.raises(validate.InputError) as caught:
+        validate.check_options({'mac': mac})
+    assert str(caught.value) == ('mac %r is not a MAC address; write six hexadecimal octets separated by colons, for '
+                                 'example 52:54:00:12:34:56.' % mac.strip().lower())

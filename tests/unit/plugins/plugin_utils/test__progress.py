@@ -120,6 +120,41 @@ def test_a_single_node_has_no_summary_its_last_change_says_where_it_ended():
     assert lines == ['converge: n1 available, 5 s']
 
 
+def planned(*names):
+    return [{'verb': {'deploy': 'active', 'undeploy': 'deleted'}.get(name, name), 'name': name} for name in names]
+
+
+def test_check_mode_ends_a_fleet_with_what_it_would_do_in_the_words_of_progress_not_where_the_nodes_already_are():
+    lines = []
+    progress = ProgressView('converge', 0, lines.append, check_mode=True)
+    progress.feed({'nodes': 4})
+    for name, state in (('n1', 'available'), ('n2', 'available'), ('n3', 'available'), ('n4', 'enroll')):
+        progress.feed(record(name, state, None, 0.2))
+    progress.finish({'totals': {'nodes': 4, 'failed': 0}, 'nodes': [
+        {'plan': planned('deploy'), 'changed': True}, {'plan': planned('deploy'), 'changed': True},
+        {'plan': [], 'changed': False}, {'plan': planned('manage', 'provide'), 'changed': True}]}, 0.4)
+    assert lines == ['converge: check mode, nothing changed; 4 nodes: 2 would deploy, 1 would manage then provide, '
+                     '1 no change (now 3 available, 1 enroll); 0 failed, 0 s']
+
+
+def test_check_mode_ends_one_node_too_and_a_change_without_a_plan_or_a_failure_says_so():
+    lines = []
+    progress = ProgressView('undeploy', 0, lines.append, check_mode=True)
+    progress.feed({'nodes': 1})
+    progress.feed(record('n1', 'active', None, 0.1))
+    progress.finish({'plan': planned('undeploy'), 'changed': True}, 0.3)
+    assert lines[1:] == ['undeploy: check mode, nothing changed; n1 would undeploy (now active), 0 s']
+    lines = []
+    progress = ProgressView('power', 0, lines.append, check_mode=True)
+    progress.feed({'nodes': 2})
+    progress.feed(record('n1', 'power off', None, 0.1))
+    progress.feed(record('n2', 'power on', None, 0.1))
+    entries = [{'changed': True, 'error': None}, {'changed': False, 'error': 'refused'}]
+    progress.finish({'totals': {'nodes': 2, 'failed': 1}, 'nodes': entries}, 0.3)
+    assert lines == ['power: check mode, nothing changed; 2 nodes: 1 would change (now 1 power off, 1 power on); '
+                     '1 failed, 0 s']
+
+
 def test_the_heartbeat_interval_comes_from_the_environment_and_a_bad_one_is_named(monkeypatch):
     monkeypatch.delenv(_progress.HEARTBEAT_INTERVAL_ENV, raising=False)
     assert _progress.heartbeat_interval() == _progress.HEARTBEAT_INTERVAL

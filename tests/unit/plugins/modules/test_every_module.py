@@ -1,0 +1,71 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What every module shares, read from each module's argument spec and documentation: one node is named node or
+name, whichever word the user reaches for."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import importlib
+import os
+
+import pytest
+import yaml
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
+
+MODULES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))), 'plugins', 'modules')
+
+# Each module that names one node: its option, and the other word for it.
+ONE_NODE = {
+    'baremetal_hardware': ('node', 'name'),
+    'baremetal_maintenance': ('node', 'name'),
+    'baremetal_node': ('name', 'node'),
+    'baremetal_node_info': ('node', 'name'),
+    'baremetal_power': ('node', 'name'),
+    'baremetal_provision_state': ('node', 'name'),
+}
+# Modules whose name is not a node's: baremetal_runbook's is the runbook's.
+NOT_A_NODE = ('baremetal_runbook',)
+
+
+def module(name):
+    return importlib.import_module('ansible_collections.baremetal.lifecycle.plugins.modules.%s' % name)
+
+
+def documented_options(name):
+    """The module's options as its documentation gives them, with those of the fragments it extends."""
+    documentation = yaml.safe_load(module(name).DOCUMENTATION)
+    options = dict(documentation.get('options') or {})
+    for fragment in documentation.get('extends_documentation_fragment') or ():
+        collection_fragment = fragment.split('.', 2)[2].split('.')
+        doc = importlib.import_module('ansible_collections.baremetal.lifecycle.plugins.doc_fragments.%s'
+                                      % collection_fragment[0]).ModuleDocFragment
+        text = getattr(doc, collection_fragment[1].upper() if len(collection_fragment) > 1 else 'DOCUMENTATION')
+        options.update(yaml.safe_load(text).get('options') or {})
+    return options
+
+
+def test_the_table_names_every_module():
+    modules = sorted(name[:-3] for name in os.listdir(MODULES_DIR) if name.endswith('.py') and name != '__init__.py')
+    assert modules == sorted(list(ONE_NODE) + list(NOT_A_NODE))
+
+
+@pytest.mark.parametrize('name', sorted(ONE_NODE))
+def test_a_module_that_names_one_node_takes_node_and_name_and_documents_both(name):
+    option, alias = ONE_NODE[name]
+    assert module(name).ARGUMENT_SPEC[option].get('aliases') == [alias]
+    assert documented_options(name)[option].get('aliases') == [alias]
+    spec = dict(CONNECTION_ARGUMENT_SPEC, **module(name).ARGUMENT_SPEC)
+    for word in (option, alias):
+        result = ArgumentSpecValidator(spec).validate({word: 'rack1-node07'})
+        assert not [error for error in result.errors if 'Unsupported' in str(error)], (name, word, result.error_messages)
+        assert result.validated_parameters[option] == 'rack1-node07'
+
+
+@pytest.mark.parametrize('name', NOT_A_NODE)
+def test_a_module_whose_name_is_not_a_node_takes_no_node(name):
+    assert 'node' not in module(name).ARGUMENT_SPEC
+    assert not module(name).ARGUMENT_SPEC['name'].get('aliases')
