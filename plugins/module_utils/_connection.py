@@ -153,30 +153,39 @@ def _file_entry(name):
     return dict(clouds[name] or {})
 
 
+def _masked_url(text):
+    """``text`` with the password of a URL's user information masked, with or without a scheme."""
+    if '://' in text:
+        return masked_text(text)
+    return masked_text('http://' + text)[len('http://'):]
+
+
 def check_endpoint(value, setting):
     """Refuse an Ironic endpoint that is not an http or https URL with a host, before any request.
 
     ``setting`` names where the value was written (``endpoint``, ``OS_ENDPOINT``...), for the message.
     """
     text = str(value).strip()
-    shown = masked_text(str(value))  # a URL may carry a password
+    shown = _masked_url(str(value))  # a URL may carry a password
     example = 'http://127.0.0.1:6385'
     if not text or any(character.isspace() for character in text):
         raise BaremetalError('%s %r is not a URL: write the URL of the Ironic API, for example %s.'
                              % (setting, shown, example))
     scheme, separator, rest = text.partition('://')
     if not separator:
-        bare = masked_text(text.lstrip('/'))
+        bare = _masked_url(text.lstrip('/'))
         raise BaremetalError('%s %r has no scheme: write http://%s (or https://%s for TLS).'
                              % (setting, shown, bare, bare))
     if scheme.lower() not in ENDPOINT_SCHEMES:
-        rest = masked_text(rest)
+        rest = _masked_url(rest)
         raise BaremetalError('%s %r has the scheme %r, and Ironic is reached over http or https: write http://%s '
                              '(or https://%s for TLS).' % (setting, shown, scheme, rest, rest))
     try:
         parts = urlsplit(text)
-        parts.port  # pylint: disable=pointless-statement  # a port that is no number raises ValueError
+        valid_port = parts.port != 0  # .port raises ValueError for a port that is no number up to 65535
     except ValueError:
+        valid_port = False
+    if not valid_port:
         raise BaremetalError('%s %r is not a URL with a host and a port from 1 to 65535: write it as %s://HOST:PORT, '
                              'for example %s.' % (setting, shown, scheme.lower(), example))
     if not parts.hostname:
@@ -378,9 +387,9 @@ def _sdk_failure(exc, task, source, entry):
             source, words)
     keyword = re.search(r"unexpected keyword argument '(\w+)'", str(exc)) if isinstance(exc, TypeError) else None
     if keyword:
-        return ('%s does not take the setting %s of %s: remove it there, or choose another auth_type.'
-                % ('auth_type %s (the task\'s)' % task['auth_type'] if task.get('auth_type') else
-                   source.auth_type(entry or {}), keyword.group(1), source))
+        return ('auth_type %s does not take the setting %s of %s: remove it there, or choose another auth_type.'
+                % (task.get('auth_type') or (entry or {}).get('auth_type') or DEFAULT_AUTH_TYPE, keyword.group(1),
+                   source))
     return ('openstacksdk cannot read the settings of %s with the task\'s options: check auth_type and auth, '
             'clouds.yaml (OS_CLIENT_CONFIG_FILE), OS_CLOUD and the OS_* variables.' % source)
 

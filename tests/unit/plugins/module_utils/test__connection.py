@@ -778,6 +778,9 @@ def test_endpoint_and_auth_type_none_reach_ironic_whatever_the_shell_holds(envir
     ('the ironic server', "endpoint 'the ironic server' is not a URL: write the URL of the Ironic API, for example "
                           "http://127.0.0.1:6385."),
     ('http://admin:hunter2@127.0.0.1:port', 'is not a URL with a host'),
+    ('admin:hunter2@127.0.0.1:6385', "has no scheme: write http://admin:********@127.0.0.1:6385"),
+    ('htp://admin:hunter2@127.0.0.1:6385', "write http://admin:********@127.0.0.1:6385"),
+    ('http://127.0.0.1:0', 'is not a URL with a host and a port from 1 to 65535'),
 ])
 def test_an_endpoint_that_is_not_an_http_url_is_refused_before_any_request(endpoint, message, monkeypatch):
     sent = []
@@ -845,3 +848,23 @@ def test_keystone_failures_are_told_in_the_users_terms(serve):
         assert text.startswith(message), text
         assert not [part for part in PYTHON_TEXT if part in text], text
         assert 'kept-secret' not in text
+
+
+@pytest.mark.parametrize('options, message', [
+    (dict(cloud='odd-none'), "auth_type none does not take the setting token of cloud 'odd-none': remove it there, or "
+                             "choose another auth_type."),
+    (dict(cloud='regions', region_name='r9'), "cannot load cloud 'regions': Region r9 is not a valid region name for "
+                                              "cloud regions"),
+    (dict(cloud='absent', secure=True), "cannot load cloud 'absent': Cloud absent was not found."),
+])
+def test_what_only_openstacksdk_reads_fails_in_the_users_terms(options, message, tmp_path, monkeypatch):
+    """Clouds with regions, a profile or a secure.yaml are read by openstacksdk, whose own messages are kept, but
+    never Python's ("FixedEndpointPlugin.__init__() got an unexpected keyword argument 'token'")."""
+    write_clouds(tmp_path, monkeypatch, dict(CORPUS_CLOUDS, **{'odd-none': {
+        'auth_type': 'none', 'regions': ['r1'], 'auth': {'token': 't', 'endpoint': ENDPOINT}}}))
+    if options.pop('secure', False):
+        secure = tmp_path / 'secure.yaml'
+        secure.write_text(yaml.safe_dump({'clouds': {}}), encoding='utf-8')
+        monkeypatch.setenv('OS_CLIENT_SECURE_FILE', str(secure))
+    outcome = _outcome(options)
+    assert outcome[0] == 'refused' and message in outcome[1], outcome
