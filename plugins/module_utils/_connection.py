@@ -347,6 +347,8 @@ def _load_sdk_config():
             'openstacksdk', reason='for keystone authentication (or use a standalone Ironic with auth_type none or '
             'http_basic)'))
     return os_config
+
+
 # What Python itself writes in an exception's text: never shown in a message.
 PYTHON_TEXT = re.compile(r'Traceback|__\w+__|\w\(\)|NoneType|object has no attribute|unexpected keyword|object at 0x|'
                          r'\[Errno|<\w+[.\w]* object|\w+Error\(|\w+Pool\(')
