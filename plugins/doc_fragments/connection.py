@@ -25,8 +25,16 @@ options:
       - The options below, when set, win over the cloud's settings and over the E(OS_*) variables.
       - "The rule: from the same settings, the module reaches the same endpoint with the same credentials, TLS
         settings, region and interface as openstacksdk would, for example C(auth_type: none) with
-        C(auth.endpoint), or E(OS_AUTH_TYPE=none) with E(OS_ENDPOINT). One difference: O(auth) replaces the
-        authentication that E(OS_*) variables give (E(OS_TOKEN), E(OS_USERNAME)...) instead of adding to it."
+        C(auth.endpoint), or E(OS_AUTH_TYPE=none) with E(OS_ENDPOINT). Where openstacksdk would mix the task's
+        options with the credentials of the cloud or of the E(OS_*) variables, the task's options win instead:
+        O(auth) replaces the authentication that E(OS_*) variables give (E(OS_TOKEN), E(OS_USERNAME)...) instead
+        of adding to it; and an O(auth_type) other than the cloud's (or E(OS_AUTH_TYPE)) leaves out the cloud's
+        credentials that its plugin does not take, so that O(endpoint) with O(auth_type=none) reaches Ironic
+        whatever E(OS_TOKEN) the shell holds."
+      - When the cloud (or the E(OS_*) variables) gives credentials of another plugin than O(auth_type) and the task
+        gives no O(auth), the task fails with a message that names those settings (for example E(OS_TOKEN)
+        written for E(OS_AUTH_TYPE=token)), before any request.
+      - An empty E(OS_CLOUD) names no cloud.
     type: raw
   auth_type:
     description:
@@ -47,6 +55,9 @@ options:
     description:
       - The URL of the Ironic API, for example V(http://127.0.0.1:6385). Overrides the endpoint of the cloud
         and of the service catalog.
+      - An C(http://) or C(https://) URL with a host. A value without a scheme (V(127.0.0.1:6385)), with another
+        scheme or that is no URL fails the task before any request, and so does such an endpoint from the cloud
+        (C(baremetal_endpoint_override), C(auth.endpoint)) or from E(OS_ENDPOINT).
     type: str
   region_name:
     version_added: 0.2.0

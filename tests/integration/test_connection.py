@@ -157,3 +157,46 @@ def test_the_role_serves_a_given_certificate(make_ironic, tmp_path):
                  OS_CLIENT_CONFIG_FILE=instance.clouds_yaml)
     assert not result.get('failed'), result
     assert result['nodes'] == []
+
+
+# --- what the task states wins over the shell's OS_* variables (issue 27) -------------------------------------
+
+SHELL_TOKEN = {'OS_TOKEN': 'left-in-the-shell', 'OS_AUTH_TYPE': 'token', 'OS_AUTH_URL': 'http://127.0.0.1:9/v3'}
+PYTHON_TEXT = ('__init__()', 'NoneType', 'Traceback', 'object has no attribute', 'unexpected keyword', 'MODULE FAILURE')
+
+
+@pytest.mark.parametrize('shell', [{}, SHELL_TOKEN, dict(SHELL_TOKEN, OS_CLOUD='')],
+                         ids=['no OS_*', 'OS_TOKEN', 'OS_TOKEN and an empty OS_CLOUD'])
+@pytest.mark.parametrize('options', [{'auth_type': 'none'}, {}], ids=['auth_type none', 'no auth_type'])
+def test_endpoint_reaches_ironic_whatever_the_shell_holds(ironic, tmp_path, shell, options):
+    result = run('baremetal_node_info', dict(options, endpoint=ironic.endpoint), tmp_path, **shell)
+    assert not result.get('failed'), result.get('msg')
+    assert isinstance(result['nodes'], list)
+
+
+@pytest.mark.parametrize('endpoint, message', [
+    ('{host_port}', "endpoint '{host_port}' has no scheme: write http://{host_port} (or https://{host_port} for TLS)."),
+    ('htp://{host_port}', "endpoint 'htp://{host_port}' has the scheme 'htp', and Ironic is reached over http or https: "
+                          "write http://{host_port}"),
+    ('Ironic on port 6385', "endpoint 'Ironic on port 6385' is not a URL: write the URL of the Ironic API"),
+])
+def test_an_endpoint_that_is_no_http_url_fails_clearly_and_sends_nothing(ironic, tmp_path, endpoint, message):
+    host_port = ironic.endpoint.split('://', 1)[1]
+    mark = ironic.log_mark()
+    result = run('baremetal_node', {'endpoint': endpoint.format(host_port=host_port), 'name': 'never-enrolled',
+                                    'driver': 'fake-hardware'}, tmp_path, **SHELL_TOKEN)
+    assert result['failed']
+    assert message.format(host_port=host_port) in result['msg']
+    assert not [text for text in PYTHON_TEXT if text in result['msg']], result['msg']
+    assert ironic.write_requests_since(mark) == []
+    assert result.get('api_calls', 0) == 0
+
+
+def test_an_auth_type_that_conflicts_with_the_shell_names_both(ironic, tmp_path):
+    result = run('baremetal_node_info', {'endpoint': ironic.endpoint, 'auth_type': 'http_basic'}, tmp_path,
+                 **SHELL_TOKEN)
+    assert result['failed']
+    assert result['msg'] == (
+        "auth_type http_basic (the task's) does not take OS_AUTH_URL, OS_TOKEN, written for OS_AUTH_TYPE=token: give "
+        "the task auth with the settings of http_basic, or leave auth_type out to authenticate with the OS_* "
+        "variables, or unset them.")

@@ -273,8 +273,10 @@ def test_module_options_win_over_the_cloud(tmp_path, monkeypatch):
 @pytest.mark.parametrize('options, message', [
     (dict(), 'no Ironic to talk to: set cloud'),
     (dict(cloud='absent'), "cloud 'absent' is not in"),
-    (dict(cloud='basic', auth={'password': ''}), 'does not give auth.username and auth.password'),
-    (dict(cloud={'auth_type': 'none'}), 'gives no Ironic endpoint'),
+    (dict(cloud='basic', auth={'password': ''}), "auth_type http_basic needs auth.username and auth.password, and "
+                                                 "neither the task's auth nor cloud 'basic' gives both."),
+    (dict(cloud={'auth_type': 'none'}), 'auth_type none needs the URL of Ironic, and neither the task nor the cloud '
+                                        'dictionary gives one: set endpoint'),
 ])
 def test_wrong_connection_settings_name_the_fix(options, message, tmp_path, monkeypatch):
     write_clouds(tmp_path, monkeypatch, STANDALONE_CLOUDS)
@@ -588,3 +590,281 @@ def test_os_token_does_not_override_the_tasks_auth(monkeypatch):
     kind, region, _endpoint = _connection.resolve(params(auth_type='password', auth=PROJECT_AUTH))
     assert kind == 'keystone' and region.config['auth'] == PROJECT_AUTH
     assert type(region.get_auth()).__name__ == 'Password'
+
+
+# --- the task's options crossed with the environment: the task always wins ------------------------------------
+
+ENDPOINT = 'http://127.0.0.1:6385'
+TLS_ENDPOINT = 'https://127.0.0.1:6385'
+ENV_AUTH_URL = 'http://127.0.0.1:5/v3'
+# What a shell may hold when a task runs.
+ENVIRONMENTS = {
+    'no OS_*': {},
+    'OS_TOKEN': {'OS_AUTH_TYPE': 'token', 'OS_TOKEN': 'env-token', 'OS_AUTH_URL': ENV_AUTH_URL,
+                 'OS_PROJECT_NAME': 'env-project'},
+    'password login': {'OS_AUTH_URL': ENV_AUTH_URL, 'OS_USERNAME': 'env-user', 'OS_PASSWORD': 'env-pw',
+                       'OS_PROJECT_NAME': 'env-project', 'OS_USER_DOMAIN_NAME': 'Default',
+                       'OS_PROJECT_DOMAIN_NAME': 'Default'},
+    'OS_CLOUD': {'OS_CLOUD': 'basic'},
+    'OS_ENDPOINT': {'OS_AUTH_TYPE': 'none', 'OS_ENDPOINT': 'http://127.0.0.1:7'},
+    'empty OS_CLOUD beside OS_TOKEN': {'OS_CLOUD': '', 'OS_AUTH_TYPE': 'token', 'OS_TOKEN': 'env-token'},
+}
+TLS_OPTIONS = dict(ca_cert='/mine.pem', client_cert='/c.pem', client_key='/c.key')
+CLOUD_DICT = {'auth_type': 'none', 'baremetal_endpoint_override': 'http://127.0.0.1:8', 'insecure': True}
+ENV_PASSWORD_AUTH = {'auth_url': ENV_AUTH_URL, 'username': 'env-user', 'password': 'env-pw',
+                     'project_name': 'env-project', 'user_domain_name': 'Default', 'project_domain_name': 'Default'}
+BASIC_CLOUD = ('https://127.0.0.1:6385', '/etc/ca.pem', None, ('admin', 's3cret'))  # cloud 'basic', OS_CLOUD's
+
+
+def standalone(endpoint=ENDPOINT, verify=True, cert=None, credentials=None):
+    return ('standalone', endpoint, verify, cert, credentials)
+
+
+def refused(*parts):
+    return ('refused',) + parts
+
+
+# task -> (the outcome in every environment, {environment: another outcome}). The rules of
+# doc_fragments/connection.py: the task's options win over the cloud's and the variables'; with endpoint and no
+# cloud, auth_type none; OS_CLOUD is the cloud when the task names none; auth replaces the variables'
+# authentication; an auth_type other than the source's does not take the source's credentials of another plugin,
+# and without auth of its own that is a conflict the message names.
+TASK_OVER_ENVIRONMENT = {
+    'endpoint': (dict(endpoint=ENDPOINT), standalone(), {
+        'OS_CLOUD': standalone(ENDPOINT, *BASIC_CLOUD[1:])}),
+    'endpoint, auth_type none': (dict(endpoint=ENDPOINT, auth_type='none'), standalone(), {
+        'OS_CLOUD': standalone(ENDPOINT, '/etc/ca.pem')}),
+    'endpoint, http_basic with auth': (dict(endpoint=ENDPOINT, auth_type='http_basic',
+                                            auth={'username': 'u', 'password': 'p'}),
+                                       standalone(credentials=('u', 'p')), {
+        'OS_CLOUD': standalone(ENDPOINT, '/etc/ca.pem', None, ('u', 'p'))}),
+    'endpoint, http_basic without auth': (dict(endpoint=ENDPOINT, auth_type='http_basic'), refused(
+        'auth_type http_basic needs auth.username and auth.password'), {
+        'OS_TOKEN': refused('auth_type http_basic (the task\'s) does not take OS_AUTH_URL, OS_PROJECT_NAME, OS_TOKEN, '
+                            'written for OS_AUTH_TYPE=token'),
+        'password login': refused('auth_type http_basic (the task\'s) does not take OS_AUTH_URL', 'written for auth_type '
+                                  'password (openstacksdk\'s default when OS_AUTH_TYPE is not set)'),
+        'empty OS_CLOUD beside OS_TOKEN': refused('does not take OS_TOKEN, written for OS_AUTH_TYPE=token'),
+        'OS_CLOUD': standalone(ENDPOINT, *BASIC_CLOUD[1:])}),
+    'endpoint, auth_type none, TLS options': (dict(endpoint=TLS_ENDPOINT, auth_type='none', **TLS_OPTIONS),
+                                              standalone(TLS_ENDPOINT, '/mine.pem', ('/c.pem', '/c.key')), {}),
+    'endpoint, validate_certs false': (dict(endpoint=TLS_ENDPOINT, validate_certs=False),
+                                       standalone(TLS_ENDPOINT, False), {
+        'OS_CLOUD': standalone(TLS_ENDPOINT, False, None, BASIC_CLOUD[3])}),
+    'auth_type none without endpoint': (dict(auth_type='none'), refused(
+        'auth_type none needs the URL of Ironic, and neither the task nor the OS_* variables gives one'), {
+        'OS_CLOUD': standalone(*BASIC_CLOUD[:2]),
+        'OS_ENDPOINT': standalone('http://127.0.0.1:7')}),
+    'password with auth': (dict(auth_type='password', auth=PROJECT_AUTH), ('keystone', 'password', PROJECT_AUTH), {}),
+    'password without auth': (dict(auth_type='password'), refused(
+        "auth_type password (the task's) needs auth.auth_url: give auth.auth_url in the task's auth, or as "
+        "OS_AUTH_URL."), {
+        'password login': ('keystone', 'password', ENV_PASSWORD_AUTH),
+        'OS_TOKEN': refused("auth_type password (the task's) does not take OS_TOKEN, written for OS_AUTH_TYPE=token: "
+                            "give the task auth with the settings of password, or leave auth_type out to authenticate "
+                            "with the OS_* variables, or unset them."),
+        'empty OS_CLOUD beside OS_TOKEN': refused("does not take OS_TOKEN, written for OS_AUTH_TYPE=token"),
+        'OS_ENDPOINT': refused("auth_type password (the task's) does not take OS_ENDPOINT, written for "
+                               "OS_AUTH_TYPE=none"),
+        'OS_CLOUD': refused("auth_type password (the task's) needs auth.auth_url: give auth.auth_url in the task's "
+                            "auth, or as auth.auth_url of cloud 'basic'.")}),
+    'token with auth, endpoint': (dict(endpoint=ENDPOINT, auth_type='token', auth={'auth_url': ENV_AUTH_URL,
+                                                                                   'token': 'task-token'}),
+                                  ('keystone', 'token', {'auth_url': ENV_AUTH_URL, 'token': 'task-token'}), {}),
+    'cloud by name': (dict(cloud='plain'), standalone(), {}),
+    'cloud dictionary': (dict(cloud=CLOUD_DICT), standalone('http://127.0.0.1:8', False), {}),
+    'cloud dictionary, endpoint, TLS options': (dict(cloud=CLOUD_DICT, endpoint=TLS_ENDPOINT, validate_certs=True,
+                                                     **TLS_OPTIONS),
+                                                standalone(TLS_ENDPOINT, '/mine.pem', ('/c.pem', '/c.key')), {}),
+    'keystone cloud, endpoint, auth_type none': (dict(cloud='token', endpoint=ENDPOINT, auth_type='none'),
+                                                 standalone(), {}),
+    'keystone cloud, auth_type http_basic with auth': (
+        dict(cloud='password', endpoint=ENDPOINT, auth_type='http_basic', auth={'username': 'u', 'password': 'p'}),
+        standalone(credentials=('u', 'p')), {}),
+    'keystone cloud, another keystone auth_type with auth': (
+        dict(cloud='token', auth_type='password', auth={'username': 'u', 'password': 'p', 'user_domain_name': 'D'}),
+        ('keystone', 'password', {'auth_url': 'http://127.0.0.1:5000/v3', 'project_name': 'admin',
+                                  'project_domain_name': 'Default', 'username': 'u', 'password': 'p',
+                                  'user_domain_name': 'D'}), {}),
+    'keystone cloud, another keystone auth_type without auth': (
+        dict(cloud='password', auth_type='token'),
+        refused("auth_type token (the task's) does not take auth.password, auth.user_domain_name, auth.username of "
+                "cloud 'password', written for the auth_type password of cloud 'password': give the task auth with "
+                "the settings of token, or leave auth_type out to authenticate with cloud 'password'."), {}),
+    'standalone cloud, keystone auth_type without auth': (
+        dict(cloud='plain', auth_type='token'),
+        refused("auth_type token (the task's) needs auth.auth_url: give auth.auth_url in the task's auth, or as "
+                "auth.auth_url of cloud 'plain'."), {}),
+    'unknown auth_type': (dict(endpoint=ENDPOINT, auth_type='pasword'), refused(
+        "auth_type 'pasword' is not an authentication plugin: use none or http_basic for a standalone Ironic, or a "
+        "keystone plugin such as password, token or v3applicationcredential."), {}),
+}
+# What Python writes, and a message never does.
+PYTHON_TEXT = ('__init__()', 'NoneType', 'Traceback', 'object has no attribute', 'unexpected keyword', 'object at 0x',
+               'Errno', 'Error(')
+
+
+def _outcome(options):
+    """('standalone', endpoint, verify, cert, credentials), ('keystone', auth_type, auth) or ('refused', message)."""
+    try:
+        resolution = _our_resolution(options)
+    except BaremetalError as exc:
+        message = str(exc)
+        assert not [text for text in PYTHON_TEXT if text in message], message
+        return ('refused', message)
+    if resolution['kind'] == 'standalone':
+        return ('standalone', resolution['endpoint'], resolution['verify'], resolution['cert'],
+                resolution['credentials'])
+    return ('keystone', resolution['auth_type'], resolution['auth'])
+
+
+@pytest.mark.parametrize('environment', sorted(ENVIRONMENTS))
+@pytest.mark.parametrize('task', sorted(TASK_OVER_ENVIRONMENT))
+def test_the_tasks_options_win_over_the_environment(task, environment, tmp_path, monkeypatch):
+    """Each of the collection's options crossed with the OS_* variables of a shell: it resolves as the connection
+    documentation says, or is refused with a message that names the settings in conflict (never Python's text)."""
+    write_clouds(tmp_path, monkeypatch, CORPUS_CLOUDS)
+    for name, value in ENVIRONMENTS[environment].items():
+        monkeypatch.setenv(name, value)
+    options, everywhere, elsewhere = TASK_OVER_ENVIRONMENT[task]
+    expected = elsewhere.get(environment, everywhere)
+    outcome = _outcome(options)
+    if expected[0] == 'refused':
+        assert outcome[0] == 'refused', outcome
+        for part in expected[1:]:
+            assert part in outcome[1]
+    else:
+        assert outcome == expected
+
+
+def test_the_cross_covers_every_option_and_environment():
+    """The collection's own options, each crossed with a token, a password login, OS_CLOUD and OS_ENDPOINT."""
+    options = set()
+    for task, _everywhere, _elsewhere in TASK_OVER_ENVIRONMENT.values():
+        options.update(task)
+        if isinstance(task.get('cloud'), dict):
+            options.add('cloud dictionary')
+    assert options >= {'endpoint', 'auth_type', 'auth', 'cloud', 'cloud dictionary', 'validate_certs', 'ca_cert',
+                       'client_cert', 'client_key'}
+    variables = set(name for environment in ENVIRONMENTS.values() for name in environment)
+    assert variables >= {'OS_TOKEN', 'OS_AUTH_TYPE', 'OS_AUTH_URL', 'OS_USERNAME', 'OS_PASSWORD', 'OS_PROJECT_NAME',
+                         'OS_CLOUD', 'OS_ENDPOINT'}
+
+
+@pytest.mark.parametrize('environment', ['no OS_*', 'OS_TOKEN', 'empty OS_CLOUD beside OS_TOKEN'])
+def test_endpoint_and_auth_type_none_reach_ironic_whatever_the_shell_holds(environment, serve, monkeypatch):
+    """The issue's two failures: "no Ironic to talk to" for the options given, and OS_TOKEN handed to auth_type
+    none ("FixedEndpointPlugin.__init__() got an unexpected keyword argument 'token'")."""
+    server = serve()
+    for name, value in ENVIRONMENTS[environment].items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv('OS_CLIENT_CONFIG_FILE', '/nonexistent/clouds.yaml')
+    options = dict(endpoint=server.endpoint, auth_type='none', cloud=os.environ.get('OS_CLOUD'))
+    client = client_from_params(params(**options))
+    assert client.list_nodes() == NODES_ANSWER['nodes']
+    assert 'X-Auth-Token' not in server.requests[-1]['headers'] and 'Authorization' not in server.requests[-1]['headers']
+
+
+@pytest.mark.parametrize('endpoint, message', [
+    ('127.0.0.1:6385', "endpoint '127.0.0.1:6385' has no scheme: write http://127.0.0.1:6385 (or https://127.0.0.1:6385 "
+                       "for TLS)."),
+    ('localhost:6385', "endpoint 'localhost:6385' has no scheme: write http://localhost:6385"),
+    ('htp://127.0.0.1:6385', "endpoint 'htp://127.0.0.1:6385' has the scheme 'htp', and Ironic is reached over http or "
+                             "https: write http://127.0.0.1:6385"),
+    ('ftp://127.0.0.1/ironic', "has the scheme 'ftp'"),
+    ('http://', "endpoint 'http://' names no host: write it as http://HOST:PORT, for example http://127.0.0.1:6385."),
+    ('http://127.0.0.1:port', "endpoint 'http://127.0.0.1:port' is not a URL with a host and a port from 1 to 65535"),
+    ('http://[::1', "endpoint 'http://[::1' is not a URL with a host"),
+    ('the ironic server', "endpoint 'the ironic server' is not a URL: write the URL of the Ironic API, for example "
+                          "http://127.0.0.1:6385."),
+    ('http://admin:hunter2@127.0.0.1:port', 'is not a URL with a host'),
+    ('admin:hunter2@127.0.0.1:6385', "has no scheme: write http://admin:********@127.0.0.1:6385"),
+    ('htp://admin:hunter2@127.0.0.1:6385', "write http://admin:********@127.0.0.1:6385"),
+    ('http://127.0.0.1:0', 'is not a URL with a host and a port from 1 to 65535'),
+])
+def test_an_endpoint_that_is_not_an_http_url_is_refused_before_any_request(endpoint, message, monkeypatch):
+    sent = []
+    monkeypatch.setattr(_connection, 'IronicClient', lambda *args, **kwargs: sent.append(args))
+    with pytest.raises(BaremetalError) as caught:
+        client_from_params(params(endpoint=endpoint))
+    assert message in str(caught.value)
+    assert 'hunter2' not in str(caught.value)
+    assert not sent
+
+
+@pytest.mark.parametrize('where, message', [
+    (dict(cloud={'auth_type': 'none', 'baremetal_endpoint_override': '127.0.0.1:6385'}),
+     "cloud.baremetal_endpoint_override '127.0.0.1:6385' has no scheme: write http://127.0.0.1:6385"),
+    (dict(cloud='broken'), "baremetal_endpoint_override of cloud 'broken' 'htp://127.0.0.1:6385' has the scheme 'htp'"),
+    ({'OS_AUTH_TYPE': 'none', 'OS_ENDPOINT': '127.0.0.1:6385'}, "OS_ENDPOINT '127.0.0.1:6385' has no scheme"),
+    ({'OS_AUTH_TYPE': 'none', 'OS_BAREMETAL_ENDPOINT_OVERRIDE': 'localhost'},
+     "OS_BAREMETAL_ENDPOINT_OVERRIDE 'localhost' has no scheme"),
+])
+def test_an_endpoint_from_a_cloud_or_the_environment_is_checked_and_named(where, message, tmp_path, monkeypatch):
+    write_clouds(tmp_path, monkeypatch, {'broken': {'auth_type': 'none',
+                                                    'baremetal_endpoint_override': 'htp://127.0.0.1:6385'}})
+    options = {}
+    for name, value in where.items():
+        if name == 'cloud':
+            options['cloud'] = value
+        else:
+            monkeypatch.setenv(name, value)
+    with pytest.raises(BaremetalError) as caught:
+        client_from_params(params(**options))
+    assert message in str(caught.value)
+
+
+def keystone_answers(status):
+    """A keystone that answers version discovery and refuses every token with ``status``."""
+    def answer(request):
+        if request['method'] == 'GET':
+            return 200, {'version': {'id': 'v3.14', 'status': 'stable', 'links': [
+                {'rel': 'self', 'href': 'http://%s/v3/' % request['headers']['Host']}]}}, None
+        return status, {'error': {'code': status, 'title': 'Unauthorized',
+                                  'message': 'The request you have made requires authentication.'}}, None
+    return answer
+
+
+def test_keystone_failures_are_told_in_the_users_terms(serve):
+    """keystoneauth's own texts carry urllib3 reprs ("<urllib3.connection.HTTPConnection object at 0x...>: Failed to
+    establish a new connection: [Errno 111]"): the message says what happened and what to check instead."""
+    closed = serve()
+    closed_url = closed.endpoint + '/v3'
+    closed.close()
+    refusing = serve(keystone_answers(401))
+    nowhere = serve(lambda request: (404, {'error_message': 'no route'}, None))
+    cases = [
+        (closed_url, 'keystone authentication failed: cannot reach keystone at %s: check auth_url' % closed_url),
+        (refusing.endpoint + '/v3', 'keystone authentication failed: keystone at %s/v3 refused the credentials (HTTP 401)'
+         % refusing.endpoint),
+        (nowhere.endpoint + '/v3', 'keystone authentication failed: no identity service answers at %s/v3: check '
+         'auth_url' % nowhere.endpoint),
+    ]
+    for auth_url, message in cases:
+        with pytest.raises(BaremetalError) as caught:
+            client_from_params(params(endpoint='http://127.0.0.1:9', auth_type='password',
+                                      auth=dict(PROJECT_AUTH, auth_url=auth_url, password='kept-secret')))
+        text = str(caught.value)
+        assert text.startswith(message), text
+        assert not [part for part in PYTHON_TEXT if part in text], text
+        assert 'kept-secret' not in text
+
+
+@pytest.mark.parametrize('options, message', [
+    (dict(cloud='odd-none'), "auth_type none does not take the setting token of cloud 'odd-none': remove it there, or "
+                             "choose another auth_type."),
+    (dict(cloud='regions', region_name='r9'), "cannot load cloud 'regions': Region r9 is not a valid region name for "
+                                              "cloud regions"),
+    (dict(cloud='absent', secure=True), "cannot load cloud 'absent': Cloud absent was not found."),
+])
+def test_what_only_openstacksdk_reads_fails_in_the_users_terms(options, message, tmp_path, monkeypatch):
+    """Clouds with regions, a profile or a secure.yaml are read by openstacksdk, whose own messages are kept, but
+    never Python's ("FixedEndpointPlugin.__init__() got an unexpected keyword argument 'token'")."""
+    write_clouds(tmp_path, monkeypatch, dict(CORPUS_CLOUDS, **{'odd-none': {
+        'auth_type': 'none', 'regions': ['r1'], 'auth': {'token': 't', 'endpoint': ENDPOINT}}}))
+    if options.pop('secure', False):
+        secure = tmp_path / 'secure.yaml'
+        secure.write_text(yaml.safe_dump({'clouds': {}}), encoding='utf-8')
+        monkeypatch.setenv('OS_CLIENT_SECURE_FILE', str(secure))
+    outcome = _outcome(options)
+    assert outcome[0] == 'refused' and message in outcome[1], outcome
