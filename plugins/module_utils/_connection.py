@@ -108,6 +108,14 @@ def _secure_file_exists():
                for directory in CONFIG_DIRS for suffix in CONFIG_SUFFIXES)
 
 
+def _yaml_problem(exc):
+    """Where and what PyYAML found wrong, without the snippet of the file its message quotes (it may hold a
+    password)."""
+    mark = getattr(exc, 'problem_mark', None)
+    where = ' at line %d, column %d' % (mark.line + 1, mark.column + 1) if mark is not None else ''
+    return '%s%s' % (getattr(exc, 'problem', None) or 'not valid YAML', where)
+
+
 def _load_clouds_file():
     """(path, clouds) of the first clouds.yaml openstacksdk would read, (None, None) when none exists.
 
@@ -125,7 +133,10 @@ def _load_clouds_file():
                         import yaml
                     except ImportError:
                         raise LookupError(path)
-                    data = yaml.safe_load(stream)
+                    try:
+                        data = yaml.safe_load(stream)
+                    except yaml.YAMLError as exc:
+                        raise ValueError(_yaml_problem(exc))
         except (OSError, IOError):
             continue  # openstacksdk skips a file it cannot read, too
         except ValueError as exc:

@@ -284,6 +284,17 @@ def test_wrong_connection_settings_name_the_fix(options, message, tmp_path, monk
         client_from_params(params(**options))
 
 
+def test_a_clouds_yaml_that_is_no_yaml_names_the_place_without_quoting_the_file(tmp_path, monkeypatch):
+    path = tmp_path / 'clouds.yaml'
+    path.write_text('clouds:\n  lab:\n    auth: {password: "Zq-in-the-file"\n    auth_type: none\n', encoding='utf-8')
+    monkeypatch.setenv('OS_CLIENT_CONFIG_FILE', str(path))
+    with pytest.raises(BaremetalError) as raised:
+        client_from_params(params(cloud='lab'))
+    message = str(raised.value)
+    assert message.startswith('cannot read %s: ' % path) and 'at line 4, column' in message, message
+    assert message.endswith('Fix its syntax.') and 'Zq-in-the-file' not in message
+
+
 def test_keystone_without_openstacksdk_names_the_missing_library_and_the_interpreter(monkeypatch):
     monkeypatch.setitem(sys.modules, 'openstack', None)
     with pytest.raises(BaremetalError, match=r'required Python library \(openstacksdk\).*keystone') as caught:
