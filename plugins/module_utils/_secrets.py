@@ -4,10 +4,12 @@
 
 A value is secret when its key is named like a secret (``redfish_password``, ``ipmi_hex_kg_key``,
 ``SetupToken``, ``user_data``), when it is the value of a setting whose name is (``{name: AdminPwd,
-value: ...}``), or when a BIOS registry says its type is Password. Every node view, every text that
-quotes Ironic (``last_error``, ``maintenance_reason``, error messages), every diff and every module
-result leaves the collection through this module; every secret an argument holds goes to Ansible's
-``no_log_values``. A new secret-bearing name is one change to ``_SECRET_NAME``.
+value: ...}``), or when a BIOS registry says its type is Password; Ironic shows back none of the secret keys of
+IRONIC_MASKED_FIELDS. In free text, the value that follows a secret-named key is secret, whatever shape the
+text gives it (masked_text), and so is the password of a URL. Every node view, every text that quotes Ironic
+(``last_error``, ``maintenance_reason``, error messages), every diff and every module result leaves the
+collection through this module; every secret an argument holds goes to Ansible's ``no_log_values``. No other
+file holds a rule of what is secret: a new secret-bearing name is one change to ``_SECRET_NAME``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -32,6 +34,9 @@ _SECRET_NAME = re.compile(
     r'pass|pswd|pwd|secret|token|credential|cookie|config_?drive|fsid|hashsuffix'
     r'|kek|key|user_data|vendor_data',
     re.IGNORECASE)
+
+# The node fields whose secret-named keys Ironic shows masked (IRONIC_MASK): their values cannot be compared.
+IRONIC_MASKED_FIELDS = ('driver_info', 'instance_info')
 
 # Node fields where Ironic writes free text that may quote input; results carry Ironic's words in these too.
 # event: a node history event's text, which quotes the errors it records.
@@ -58,6 +63,28 @@ def _is_secret_text(name):
 def is_secret_setting(name, registry_entry=None):
     """A BIOS setting whose value must never be shown: its name says so, or the node's registry says Password."""
     return is_secret_name(name) or (registry_entry or {}).get('attribute_type') == 'Password'
+
+
+def is_secret_key(field, key, shown_value=None):
+    """Whether a key of a node's dictionary field (driver_info...) holds a secret Ironic never shows back: a
+    secret-named key of IRONIC_MASKED_FIELDS, or one whose value Ironic shows masked (shown_value), whatever its name."""
+    return field in IRONIC_MASKED_FIELDS and (is_secret_name(key) or shown_value == IRONIC_MASK)
+
+
+def is_secret_path(path):
+    """Whether the value at path (the keys and list indexes from a document's root down to it) may be secret: a key
+    on the way is named like a secret, as masked() judges a document."""
+    return any(isinstance(part, str) and is_secret_name(part) for part in path)
+
+
+def shown_value(name, value, registry_entry=None):
+    """A setting's value as results show it: MASK when the setting is secret (is_secret_setting); None stays None."""
+    return MASK if value is not None and is_secret_setting(name, registry_entry) else value
+
+
+def quoted_value(name, value, registry_entry=None):
+    """A setting's value as a message quotes it: MASK when the setting is secret, else its repr."""
+    return MASK if is_secret_setting(name, registry_entry) else repr(value)
 
 
 def _is_secret_pair(record):

@@ -360,3 +360,35 @@ def test_a_text_without_a_secret_is_left_as_it_was(text):
 def test_each_shape_of_a_secret_in_free_text_is_masked(text, shown):
     assert secrets.masked_text(text) == shown
     assert secrets.masked_text(shown) == shown
+
+
+# -- the rules other files ask for ------------------------------------------------------------------------------
+
+def test_a_key_ironic_never_shows_back_is_a_secret_named_key_of_driver_info_or_instance_info_or_one_it_masks():
+    assert secrets.is_secret_key('driver_info', 'redfish_password')
+    assert secrets.is_secret_key('instance_info', 'image_pull_secret', 'x')
+    assert secrets.is_secret_key('driver_info', 'vendor_opaque', secrets.IRONIC_MASK)
+    assert not secrets.is_secret_key('driver_info', 'redfish_address', 'http://127.0.0.1:8000')
+    assert not secrets.is_secret_key('extra', 'api_secret', 'shown')  # Ironic shows extra as it was given
+
+
+@pytest.mark.parametrize('path, secret', [
+    ([0, 'driver_info', 'ipmi_password'], True),
+    ([0, 'driver_info', 'ipmi_password', 0], True),
+    ([2, 'extra', 'vendor', 'api_secret'], True),
+    ([0, 'bios_settings', 'SetupPwd'], True),
+    ([0, 'driver_info', 'ipmi_port'], False),
+    ([0, 'name'], False),
+    ([], False),
+])
+def test_a_value_under_a_secret_named_key_anywhere_on_its_path_is_secret(path, secret):
+    assert secrets.is_secret_path(path) == secret
+
+
+def test_a_setting_is_shown_and_quoted_masked_when_its_name_or_its_registry_says_so():
+    assert secrets.shown_value('AdminPassword', 'pw') == MASK
+    assert secrets.shown_value('Label', 'pw', {'attribute_type': 'Password'}) == MASK
+    assert secrets.shown_value('AdminPassword', None) is None
+    assert secrets.shown_value('BootMode', 'Uefi') == 'Uefi'
+    assert secrets.quoted_value('ipmi_password', 5) == MASK
+    assert secrets.quoted_value('ipmi_port', 'six') == "'six'"
