@@ -151,6 +151,7 @@ _KEY = re.compile(
 _SEPARATOR = re.compile(r'[ \t]*(?:=>|[:=]{1,2})[ \t]*')
 _FLAG_SEPARATOR = re.compile(r'[ \t]+')
 _QUOTE = re.compile(r'''\\*['"]''')
+_WORD_PARTS = re.compile(r'[_.-]+|(?<=[a-z])(?=[A-Z])')
 # A bare value ends at a space, a comma, a semicolon, an ampersand (a URL query), a closing bracket or a
 # quote (escaped or not): "password=x, then", "{password: x}", "'password=x'".
 _BARE_VALUE = re.compile(r'''(?:[^\s,;&)\]}'"\\]|\\+(?![\\'"]))+''')
@@ -187,6 +188,9 @@ def _masked_items(text):
             # A quoted text that is no secret key may hold one (a quote opening a phrase): read inside it.
             position = key.start() + len(key.group('open')) if key.group('open') else key.end()
             continue
+        if text[start] == '{' and _CONFIG_DRIVE_NAME.match(_key_name(key)):
+            position = start  # a config drive dictionary is judged key by key, as no_log_values judges it
+            continue
         end, shown = _value_end(text, start)
         parts.append(text[done:start])
         parts.append(shown)
@@ -195,9 +199,13 @@ def _masked_items(text):
     return ''.join(parts)
 
 
+def _key_name(key):
+    return key.group('quoted') or key.group('option') or key.group('bare')
+
+
 def _value_start(text, key):
     """Where the value of a secret-named key begins, or None when key is no such key (or has no value)."""
-    name = key.group('quoted') or key.group('option') or key.group('bare')
+    name = _key_name(key)
     if not (is_secret_name(name) or name.lower() == 'value' and _after_secret_name(text, key.start())):
         return None
     separator = _SEPARATOR.match(text, key.end())
@@ -205,7 +213,23 @@ def _value_start(text, key):
         separator = _FLAG_SEPARATOR.match(text, key.end())
     if separator is None or separator.end() == len(text) or text[separator.end()] in '\n\r':
         return None
+    if key.group('bare') and '=' not in separator.group() and not _names_a_secret(text, key):
+        return None
     return separator.end()
+
+
+def _names_a_secret(text, key):
+    """Whether a bare word before a colon is a secret-named key (ipmi_password: x, X-Auth-Token: x, SetupToken: x).
+
+    A colon also ends a label (node rack-secrets-01: ...) or a field path (bios_settings.AdminPassword: ...) that
+    this collection's own messages write before prose: a key is a word whose last part names a secret (the last
+    of its parts split at _ - and capitals), not a word after a dot.
+    """
+    name = key.group('bare')
+    if key.start() and text[key.start() - 1] == '.':
+        return False
+    last = _WORD_PARTS.split(name)[-1]
+    return is_secret_name(last) or any(match.end() == len(name) for match in _SECRET_NAME.finditer(name))
 
 
 def _after_secret_name(text, position):

@@ -219,6 +219,10 @@ def test_public_node_masks_secrets_quoted_in_last_error():
 _TEXT_KEYS = sorted(set().union(*SECRETS.values()) | set(STRUTILS_SANITIZE_KEYS) | set([
     'password', 'X-Auth-Token', 'OS_PASSWORD', 'SetupToken', 'ipmi_hex_kg_key', 'rescue_password', 'auth.password']))
 _QUOTED_ONLY_KEYS = ['Admin Password', 'BMC Password', 'vendor token']
+# Unquoted before a colon, a word names a secret when its last part does: a label or a field path before prose
+# (node rack-secrets-01: ..., bios_settings.AdminPassword: ...) is not a key. secret_uuid and ansible_key_file (a
+# path) are secret by name only: their last parts name no secret.
+_COLON_KEYS = [key for key in _TEXT_KEYS if '.' not in key and key not in ('secret_uuid', 'ansible_key_file')]
 # A value begins and ends with a marker: a value cut short leaves its end marker in the text.
 _HEAD, _TAIL = 'Vq7HeadMark', 'Vq7TailMark'
 _PRINTABLE = [chr(code) for code in range(32, 127)]
@@ -263,11 +267,15 @@ def _key_value_items(draw):
     name, alphabet, write = draw(st.sampled_from(_VALUE_QUOTINGS))
     value = _HEAD + draw(alphabet) + _TAIL
     quote = draw(st.sampled_from(_KEY_QUOTES))
-    key = draw(st.sampled_from(_TEXT_KEYS + (_QUOTED_ONLY_KEYS if quote else [])))
+    separator = draw(st.sampled_from(_SEPARATORS))
+    keys = _TEXT_KEYS + (_QUOTED_ONLY_KEYS if quote else [])
+    if not quote and '=' not in separator:
+        keys = _COLON_KEYS  # a bare word before a colon is a key when it reads as one (see below)
+    key = draw(st.sampled_from(keys))
     shape = draw(st.sampled_from(['key', 'flag'] if not quote else ['key']))
     if shape == 'flag':
         return '%s%s%s%s' % (draw(st.sampled_from(['--', '-'])), key, draw(st.sampled_from([' ', '='])), write(value)), name
-    return '%s%s%s%s%s' % (quote, key, quote, draw(st.sampled_from(_SEPARATORS)), write(value)), name
+    return '%s%s%s%s%s' % (quote, key, quote, separator, write(value)), name
 
 
 @st.composite
@@ -276,7 +284,9 @@ def _documents(draw):
     its value a text, a list or a dictionary; or a setting given as {name, value}."""
     value = _HEAD + draw(_ANY) + _TAIL
     key = draw(st.sampled_from(_TEXT_KEYS + _QUOTED_ONLY_KEYS))
-    held = draw(st.sampled_from([value, [value, 'other'], {'inner': value, 'n': 1}]))
+    # A config drive dictionary is judged key by key: its user_data is secret, its meta_data is not.
+    inner = 'user_data' if re.match(r'(?i)^config_?drive$', key) else 'inner'
+    held = draw(st.sampled_from([value, [value, 'other'], {inner: value, 'n': 1}]))
     document = draw(st.sampled_from([
         {'interface': 'deploy', 'args': {key: held, 'port': 623}},
         [{'name': 'BootMode', 'value': 'Uefi'}, {'name': draw(st.sampled_from(['AdminPassword', 'SetupToken'])),
@@ -356,10 +366,24 @@ def test_a_text_without_a_secret_is_left_as_it_was(text):
     ('http://admin:p@ss@127.0.0.1:9/x and http://:tok@127.0.0.1/',
      'http://admin:********@127.0.0.1:9/x and http://:********@127.0.0.1/'),
     ('an unended "password": "abc', 'an unended "password": "********'),
+    ('{"config_drive": {"meta_data": {"hostname": "n7"}, "user_data": "#cloud-config"}}',
+     '{"config_drive": {"meta_data": {"hostname": "n7"}, "user_data": "********"}}'),
 ])
 def test_each_shape_of_a_secret_in_free_text_is_masked(text, shown):
     assert secrets.masked_text(text) == shown
     assert secrets.masked_text(shown) == shown
+
+
+@pytest.mark.parametrize('text', [
+    # This collection's own messages: a node's label or a field path before prose is no key, whatever its name.
+    "node rack-secrets-01: Ironic could not 'power on' it; power state is 'unknown'.",
+    "node keystone-7: 'deploy' from 'manageable' ended in 'clean failed'",
+    'bios_settings.AdminPassword: the setting is read-only; remove it from bios_settings.',
+    "driver_info key 'ipmi_password' must be a string, got ******** (int)",
+    'the password is wrong; the token expired: log in again',
+])
+def test_a_label_a_field_path_or_prose_naming_a_secret_is_left_as_it_was(text):
+    assert secrets.masked_text(text) == text
 
 
 # -- the rules other files ask for ------------------------------------------------------------------------------
