@@ -312,9 +312,9 @@ def planted_nodes(ironic):
     maintenance_node = raw.node_in('manageable')
     ironic.api('PUT', '/nodes/%s/maintenance' % maintenance_node['uuid'], {
         'reason': "BMC credentials rotated, old password=%s; console at http://admin:%s@127.0.0.1:9; ipmitool -I "
-                  "lanplus ipmi_password: '%s' returned 1" % (MARKERS['maintenance_password'],
-                                                               MARKERS['maintenance_url_password'],
-                                                               MARKERS['maintenance_log_password'])})
+                  "lanplus ipmi_password: '%s' returned 1" % (
+                      MARKERS['maintenance_password'], MARKERS['maintenance_url_password'],
+                      MARKERS['maintenance_log_password'])})
     bmc_node = raw.create(prefix='secrets-bmc', driver='redfish', driver_info={
         'redfish_address': closed_loopback_url().replace('http://', 'http://admin:%s@' % MARKERS['bmc_url_password']),
         'redfish_username': 'admin', 'redfish_password': MARKERS['bmc_password']})

@@ -287,10 +287,10 @@ def _documents(draw):
     # A config drive dictionary is judged key by key: its user_data is secret, its meta_data is not.
     inner = 'user_data' if re.match(r'(?i)^config_?drive$', key) else 'inner'
     held = draw(st.sampled_from([value, [value, 'other'], {inner: value, 'n': 1}]))
+    setting = draw(st.sampled_from(['AdminPassword', 'SetupToken']))
     document = draw(st.sampled_from([
         {'interface': 'deploy', 'args': {key: held, 'port': 623}},
-        [{'name': 'BootMode', 'value': 'Uefi'}, {'name': draw(st.sampled_from(['AdminPassword', 'SetupToken'])),
-                                                  'value': value}],
+        [{'name': 'BootMode', 'value': 'Uefi'}, {'name': setting, 'value': value}],
     ]))
     printed = draw(st.sampled_from([
         repr, json.dumps, lambda doc: json.dumps(json.dumps(doc)), lambda doc: json.dumps(repr(doc)),
