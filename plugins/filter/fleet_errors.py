@@ -22,8 +22,6 @@ _TYPE_NAMES = {'array': 'a list', 'object': 'a dictionary', 'string': 'a string'
                'boolean': 'a boolean', 'number': 'a number', 'null': 'null'}
 _PYTHON_TYPES = {'list': 'list', 'dict': 'dictionary', 'str': 'string', 'int': 'integer', 'bool': 'boolean',
                  'float': 'number', 'NoneType': 'null'}
-# Fields whose keys may hold secrets (values never shown in messages).
-_SECRET_FIELDS = ('driver_info', 'instance_info')
 
 
 def _python_type(value):
@@ -46,14 +44,9 @@ def _field_path(parts):
     return text
 
 
-def _is_secret(path):
-    """Whether path leads into a secret key of driver_info or instance_info."""
-    return len(path) >= 3 and path[1] in _SECRET_FIELDS and secrets.is_secret_name(path[2])
-
-
 def _shown(path, value):
     """The wrong value, unless it may hold a secret: a secret key's value, or a whole list or dictionary."""
-    if _is_secret(path):
+    if secrets.is_secret_path(path):
         return secrets.MASK
     if isinstance(value, (Mapping, list)):
         return 'a %s' % _python_type(value)
@@ -92,7 +85,7 @@ def _schema_messages(error):
         return [(path, 'must match %s, got %s' % (error.validator_value, _shown(path, error.instance)))]
     if validator == 'uniqueItems':
         return [(path, 'lists an item twice')]
-    if _is_secret(path):
+    if secrets.is_secret_path(path):
         return [(path, 'is not valid (%s)' % validator)]
     return [(path, error.message)]
 

@@ -13,8 +13,8 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import NodeError, is_secret_key
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked_text
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import NodeError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import is_secret_key, masked_text
 
 # The interfaces that talk to the BMC with driver_info's credentials.
 BMC_INTERFACES = ('management', 'power')

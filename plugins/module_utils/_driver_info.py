@@ -312,7 +312,7 @@ def _messages(driver, schema, error):
             repr(choice) for choice in error.validator_value)
     else:
         expected = _expected_type(error.schema)
-    shown = secrets.MASK if secrets.is_secret_name(key) else repr(value)
+    shown = secrets.quoted_value(key, value)
     return ['driver_info key %r must be %s, got %s (%s)'
             % (key, expected, shown, type(value).__name__)]
 

@@ -209,7 +209,7 @@ def check_bios(bios_settings, registry):
 def _bios_value_problems(value, entry):
     if entry.get('read_only'):
         return ['the setting is read-only; remove it from bios_settings.']
-    shown = secrets.MASK if secrets.is_secret_setting(entry['name'], entry) else repr(value)
+    shown = secrets.quoted_value(entry['name'], value, entry)
     allowed = entry.get('allowable_values')
     if allowed and as_text(value) not in [as_text(choice) for choice in allowed]:
         return ['%s is not allowed; choose one of %s.' % (shown, ', '.join(str(choice) for choice in allowed))]
@@ -274,9 +274,8 @@ def difference(declaration, current):
         entry = current['bios'].get(name, {})
         before = entry.get('value')
         if as_text(before) != as_text(value):
-            secret = secrets.is_secret_setting(name, entry)
-            changes['bios_settings'][name] = {'before': secrets.MASK if secret and before is not None else before,
-                                              'after': secrets.MASK if secret else value}
+            changes['bios_settings'][name] = {'before': secrets.shown_value(name, before, entry),
+                                              'after': secrets.shown_value(name, value, entry)}
     if declaration.raid is not None:
         declared_disks = declaration.raid.get('logical_disks', [])
         target = node.get('target_raid_config') or {}
@@ -326,8 +325,8 @@ def shown_steps(steps, declaration, registry):
     for step in steps:
         if step['interface'] == 'bios':
             settings = [{'name': setting['name'],
-                         'value': secrets.MASK if secrets.is_secret_setting(setting['name'], registry.get(setting['name']))
-                         else setting['value']} for setting in step['args']['settings']]
+                         'value': secrets.shown_value(setting['name'], setting['value'], registry.get(setting['name']))}
+                        for setting in step['args']['settings']]
             step = dict(step, args={'settings': settings})
         shown.append(step)
     return shown

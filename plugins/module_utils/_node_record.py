@@ -30,9 +30,6 @@ INTERFACES = ('bios', 'boot', 'console', 'deploy', 'firmware', 'inspect', 'manag
 # Updated key by key: inspection and other tools fill them too.
 DICT_FIELDS = ('driver_info', 'properties', 'extra', 'instance_info')
 
-# Ironic masks the values of these fields' secret keys, so they cannot be compared.
-SECRET_FIELDS = ('driver_info', 'instance_info')
-
 SCALAR_FIELDS = ('driver', 'resource_class', 'conductor_group', 'shard', 'owner', 'lessee', 'description',
                  'automated_clean', 'protected', 'protected_reason', 'retired', 'retired_reason', 'disable_power_off')
 
@@ -194,11 +191,6 @@ def _pointer(*parts):
     return '/' + '/'.join(str(part) for part in parts)
 
 
-def is_secret_key(field, key, current_value):
-    """Whether a key of a dictionary field holds a secret: named like one, or shown masked by Ironic."""
-    return field in SECRET_FIELDS and (secrets.is_secret_name(key) or current_value == secrets.IRONIC_MASK)
-
-
 def dict_field_changes(field, current, wanted, send_secrets):
     """JSON patch operations that set the wanted keys of one dictionary field and remove those given as null.
 
@@ -215,7 +207,7 @@ def dict_field_changes(field, current, wanted, send_secrets):
                 operations.append({'op': 'remove', 'path': _pointer(field, key)})
                 before[key] = current[key]
             continue
-        if is_secret_key(field, key, current.get(key)):
+        if secrets.is_secret_key(field, key, current.get(key)):
             differs = send_secrets or not present
         else:
             differs = not present or current[key] != value

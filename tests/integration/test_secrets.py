@@ -36,7 +36,8 @@ FIELDS = (
     'image_pull_secret', 'image_auth_token', 'rescue_password', 'user_data', 'clean_step_password',
     'bad_config_drive', 'bad_step_password', 'fleet_password', 'fleet_instance_secret', 'fleet_invalid_password',
     # Secrets no task is given, so that Ansible's no_log cannot hide them: only the collection's masking does.
-    'bios_setup_token', 'maintenance_password', 'maintenance_url_password', 'bmc_url_password', 'bmc_password',
+    'bios_setup_token', 'maintenance_password', 'maintenance_url_password', 'maintenance_log_password',
+    'bmc_url_password', 'bmc_password',
 )
 MARKERS = dict((field, 'mk%s%s' % (TAG, field.replace('_', ''))) for field in FIELDS)
 ALL_HARDWARE_SECRETS = {
@@ -310,8 +311,10 @@ def planted_nodes(ironic):
     assert settled['provision_state'] == 'manageable', settled['last_error']
     maintenance_node = raw.node_in('manageable')
     ironic.api('PUT', '/nodes/%s/maintenance' % maintenance_node['uuid'], {
-        'reason': 'BMC credentials rotated, old password=%s; console at http://admin:%s@127.0.0.1:9'
-                  % (MARKERS['maintenance_password'], MARKERS['maintenance_url_password'])})
+        'reason': "BMC credentials rotated, old password=%s; console at http://admin:%s@127.0.0.1:9; ipmitool -I "
+                  "lanplus ipmi_password: '%s' returned 1" % (
+                      MARKERS['maintenance_password'], MARKERS['maintenance_url_password'],
+                      MARKERS['maintenance_log_password'])})
     bmc_node = raw.create(prefix='secrets-bmc', driver='redfish', driver_info={
         'redfish_address': closed_loopback_url().replace('http://', 'http://admin:%s@' % MARKERS['bmc_url_password']),
         'redfish_username': 'admin', 'redfish_password': MARKERS['bmc_password']})
@@ -444,8 +447,10 @@ def test_every_module_met_secrets_ironic_shows_back_and_masked_them(outputs):
     # Ironic holds them and shows them back: the BIOS cache, the maintenance reason, the BMC address it quotes.
     assert MARKERS['bios_setup_token'] in [entry['value'] for entry in facts['bios']]
     assert MARKERS['maintenance_password'] in facts['maintenance node']['maintenance_reason']
+    assert MARKERS['maintenance_log_password'] in facts['maintenance node']['maintenance_reason']
     assert MARKERS['bmc_url_password'] in facts['bmc node']['driver_info']['redfish_address']
     for shown in ('"SetupToken": {\n', '"before": "********"', 'password=********; console at http://admin:********@',
+                  "ipmi_password: '********' returned 1",
                   "is in maintenance", "No node is named or has the UUID", "admin_password': '********'",
                   "Ironic could not 'power on' it"):
         assert shown in output, shown
