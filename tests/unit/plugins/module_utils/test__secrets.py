@@ -209,3 +209,12 @@ def test_public_node_masks_secrets_quoted_in_last_error():
     node = {'uuid': 'u', 'last_error': "bad step {'args': {'password': 'pw'}}", 'maintenance_reason': 'fan'}
     assert secrets.public_node(node, ('uuid', 'last_error', 'maintenance_reason')) == {
         'uuid': 'u', 'last_error': "bad step {'args': {'password': '********'}}", 'maintenance_reason': 'fan'}
+
+
+def test_a_setting_whose_registry_says_password_has_a_secret_value_whatever_its_name():
+    # Ironic's BIOS settings with ?detail=true carry their registry's attributes in each setting.
+    settings = [{'name': 'BootPin', 'value': '4242', 'attribute_type': 'Password', 'read_only': False},
+                {'name': 'BootMode', 'value': 'Uefi', 'attribute_type': 'Enumeration'}]
+    assert secrets.masked(settings) == [
+        {'name': 'BootPin', 'value': MASK, 'attribute_type': 'Password', 'read_only': False},
+        {'name': 'BootMode', 'value': 'Uefi', 'attribute_type': 'Enumeration'}]
