@@ -97,8 +97,8 @@ def test_a_facet_the_api_is_too_old_for_is_refused_naming_both_versions_before_a
     try:
         with pytest.raises(IronicError) as caught:
             asked_facets(IronicClient(old.endpoint), {facet: True})
-        assert '%s needs Ironic API %s or newer; this server supports up to %s' % (facet, needed, server_version) in str(
-            caught.value)
+        expected = '%s needs Ironic API %s or newer; this server supports up to %s' % (facet, needed, server_version)
+        assert expected in str(caught.value)
         assert facet_requests(old) == []
     finally:
         old.close()
