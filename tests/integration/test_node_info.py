@@ -68,7 +68,7 @@ def test_firmware_and_bios_are_what_ironic_recorded_with_the_registry_and_secret
 
 def test_reads_are_one_per_node_and_facet_asked(ironic, run_module, fresh_node):
     resource_class = 'rc-%s' % uuid.uuid4().hex[:8]
-    nodes = [fresh_node(resource_class=resource_class) for _ in range(2)]
+    nodes = [fresh_node(resource_class=resource_class), fresh_node(resource_class=resource_class)]
     mark = ironic.log_mark()
     result = run_module('baremetal_node_info', resource_class=resource_class, firmware=True)
     assert not result.get('failed'), result.get('msg')

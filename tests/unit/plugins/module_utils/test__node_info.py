@@ -11,10 +11,17 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_info import FACETS, asked_facets, node_entry
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import MASK
 
-from .test__ironic import ScriptedIronic, ironic_error, server  # noqa: F401 (server is a fixture)
+from .test__ironic import ScriptedIronic, ironic_error
 
 NODE = {'uuid': 'n1', 'name': 'rack1-node07', 'provision_state': 'manageable'}
 LINKS = [{'href': 'http://127.0.0.1/v1/nodes/n1/bios/x', 'rel': 'self'}]
+
+
+@pytest.fixture
+def server():
+    scripted = ScriptedIronic()
+    yield scripted
+    scripted.close()
 
 
 def script_facets(scripted, uuid='n1'):
@@ -37,7 +44,7 @@ def facet_requests(scripted):
     return [request[1] for request in scripted.requests if request[1] != '/']
 
 
-def test_each_facet_asked_is_one_get_and_adds_what_ironic_returns_with_secrets_masked(server):  # noqa: F811
+def test_each_facet_asked_is_one_get_and_adds_what_ironic_returns_with_secrets_masked(server):
     script_facets(server)
     client = IronicClient(server.endpoint)
     entry = node_entry(client, NODE, ('uuid', 'name'), asked_facets(client, dict.fromkeys(FACETS, True)))
@@ -60,7 +67,7 @@ def test_each_facet_asked_is_one_get_and_adds_what_ironic_returns_with_secrets_m
         assert secret not in str(entry)
 
 
-def test_no_facet_asked_reads_nothing_beside_the_node(server):  # noqa: F811
+def test_no_facet_asked_reads_nothing_beside_the_node(server):
     script_facets(server)
     client = IronicClient(server.endpoint)
     entry = node_entry(client, NODE, ('uuid', 'name'), asked_facets(client, dict.fromkeys(FACETS, False)))
@@ -68,7 +75,7 @@ def test_no_facet_asked_reads_nothing_beside_the_node(server):  # noqa: F811
     assert facet_requests(server) == []
 
 
-def test_reads_are_one_per_node_for_the_facet_asked(server):  # noqa: F811
+def test_reads_are_one_per_node_for_the_facet_asked(server):
     for uuid in ('n1', 'n2', 'n3'):
         script_facets(server, uuid)
     client = IronicClient(server.endpoint)
@@ -78,7 +85,7 @@ def test_reads_are_one_per_node_for_the_facet_asked(server):  # noqa: F811
     assert facet_requests(server) == ['/v1/nodes/n1/firmware', '/v1/nodes/n2/firmware', '/v1/nodes/n3/firmware']
 
 
-def test_a_node_without_a_stored_inventory_says_why_instead_of_failing(server):  # noqa: F811
+def test_a_node_without_a_stored_inventory_says_why_instead_of_failing(server):
     reason = 'Node inventory record for node n1 could not be found.'
     server.on('GET', '/v1/nodes/n1/inventory', (404, ironic_error(reason)))
     client = IronicClient(server.endpoint)
