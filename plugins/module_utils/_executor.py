@@ -341,7 +341,6 @@ class Executor(object):
             return False
         return self.clock() - job._quiet[1] >= self.stranded_grace
 
-
     @staticmethod
     def _no_takeover(node, dead, conductors):
         """Why Ironic never takes the node over from the dead conductor that reserved it, or None when it will.

@@ -107,13 +107,32 @@ POLL_LIST_ALL_RATIO = 10
 # Node history (GET /v1/nodes/{node}/history).
 HISTORY_VERSION = (1, 78)
 
+# Lowest microversion for reading and recording BIOS, RAID and firmware configuration. Firmware components have their
+# vendor, model and serial_number from 1.114 (Ironic adds them by itself).
+HARDWARE_MIN_VERSION = {
+    'target_raid_config': (1, 12),
+    'BIOS settings': (1, 40),
+    'the BIOS registry': (1, 74),
+    'firmware components': (1, 86),
+}
+
+# What baremetal_node_info reads beside each node when its option of that name asks (one GET per node each), and
+# the lowest microversion of each; BIOS settings have their registry's attributes from 'the BIOS registry' on.
+NODE_FACET_VERSION = {
+    'history': HISTORY_VERSION,
+    'inventory': INVENTORY_MIN_VERSION,
+    'firmware': HARDWARE_MIN_VERSION['firmware components'],
+    'bios': HARDWARE_MIN_VERSION['BIOS settings'],
+}
+
 
 class IronicError(BaremetalError):
     """An error answer from Ironic, or no answer at all."""
 
-    def __init__(self, message, status=None):
+    def __init__(self, message, status=None, reason=None):
         super(IronicError, self).__init__(message)
         self.status = status
+        self.reason = reason  # Ironic's own words, without the request they answer
 
 
 class NotFound(IronicError):
@@ -262,7 +281,8 @@ class IronicClient(object):
                                    % (_first_line(message), RETRY_ATTEMPTS))
                     error = {404: NotFound, 503: Busy}.get(response.status_code, IronicError)
                     raise error('Ironic refused %s %s (HTTP %d): %s' % (
-                        method, url[len(self.endpoint):], response.status_code, message), response.status_code)
+                        method, url[len(self.endpoint):], response.status_code, message), response.status_code,
+                        message)
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, RETRY_MAX_DELAY)
         raise AssertionError('unreachable')
@@ -338,10 +358,22 @@ class IronicClient(object):
         """The hardware inventory inspection stored for the node; None where Ironic has none or the API predates it."""
         if not self.supports(INVENTORY_MIN_VERSION):
             return None
+        return self.stored_inventory(ident)['inventory']
+
+    def stored_inventory(self, ident):
+        """What inspection stored for the node: {'inventory', 'plugin_data', 'inventory_note'}, as Ironic returns it.
+
+        Where Ironic keeps none (no inspection stored one, or its [inventory]data_backend is none: HTTP 404 about the
+        inventory), inventory and plugin_data are None and inventory_note is Ironic's reason; else the note is None.
+        """
+        self.require('inventory', INVENTORY_MIN_VERSION)
         try:
-            return self.request('GET', '/nodes/%s/inventory' % ident).get('inventory')
-        except NotFound:
-            return None
+            stored = self.request('GET', '/nodes/%s/inventory' % ident)
+        except NotFound as exc:
+            if 'inventory' not in (exc.reason or '').lower():
+                raise  # the node itself is gone
+            return {'inventory': None, 'plugin_data': None, 'inventory_note': exc.reason}
+        return {'inventory': stored.get('inventory'), 'plugin_data': stored.get('plugin_data'), 'inventory_note': None}
 
     def list_nodes(self, fields=None, first=None, **filters):
         """All nodes matching the filters, following Ironic's pagination.
@@ -518,28 +550,20 @@ class IronicClient(object):
 
     # -- hardware configuration --------------------------------------------------------------
 
-    # Lowest microversion for reading and recording BIOS, RAID and firmware configuration.
-    HARDWARE_MIN_VERSION = {
-        'target_raid_config': (1, 12),
-        'BIOS settings': (1, 40),
-        'the BIOS registry': (1, 74),
-        'firmware components': (1, 86),
-    }
-
     def get_bios(self, ident):
         """The node's BIOS settings; with the registry (type, allowed values, bounds, read-only) where the API has it."""
-        self.require('BIOS settings', self.HARDWARE_MIN_VERSION['BIOS settings'])
-        params = {'detail': 'true'} if self.supports(self.HARDWARE_MIN_VERSION['the BIOS registry']) else None
+        self.require('BIOS settings', HARDWARE_MIN_VERSION['BIOS settings'])
+        params = {'detail': 'true'} if self.supports(HARDWARE_MIN_VERSION['the BIOS registry']) else None
         return self.request('GET', '/nodes/%s/bios' % ident, params=params).get('bios', [])
 
     def get_firmware(self, ident):
         """The firmware components Ironic has recorded for the node, with their current versions."""
-        self.require('firmware components', self.HARDWARE_MIN_VERSION['firmware components'])
+        self.require('firmware components', HARDWARE_MIN_VERSION['firmware components'])
         return self.request('GET', '/nodes/%s/firmware' % ident).get('firmware', [])
 
     def set_target_raid_config(self, ident, target_raid_config):
         """Record the RAID layout raid.create_configuration builds; {} clears it."""
-        self.require('target_raid_config', self.HARDWARE_MIN_VERSION['target_raid_config'])
+        self.require('target_raid_config', HARDWARE_MIN_VERSION['target_raid_config'])
         self.request('PUT', '/nodes/%s/states/raid' % ident, body=target_raid_config)
 
     def list_drivers(self):

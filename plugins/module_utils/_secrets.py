@@ -39,8 +39,8 @@ _SECRET_NAME = re.compile(
 IRONIC_MASKED_FIELDS = ('driver_info', 'instance_info')
 
 # Node fields where Ironic writes free text that may quote input; results carry Ironic's words in these too.
-# event: a node history event's text, which quotes the errors it records.
-FREE_TEXT_FIELDS = ('last_error', 'maintenance_reason', 'error', 'msg', 'event')
+# event: a node history event's text, which quotes the errors it records; inventory_note: why Ironic has no inventory.
+FREE_TEXT_FIELDS = ('last_error', 'maintenance_reason', 'error', 'msg', 'event', 'inventory_note')
 
 # Shown by their size only: a whole config drive is neither read nor hashed.
 _SIZED_NAME = re.compile(r'config_?drive|user_data', re.IGNORECASE)
@@ -88,8 +88,9 @@ def quoted_value(name, value, registry_entry=None):
 
 
 def _is_secret_pair(record):
-    """A setting given as {name: AdminPassword, value: ...} (BIOS settings, for example): its value is secret."""
-    return isinstance(record, Mapping) and 'value' in record and is_secret_name(record.get('name'))
+    """A setting given as {name: AdminPassword, value: ...} (BIOS settings, for example), or one that carries its
+    registry's attributes and they say Password: its value is secret."""
+    return isinstance(record, Mapping) and 'value' in record and is_secret_setting(record.get('name'), record)
 
 
 _SCALARS = frozenset((bool, int, float))

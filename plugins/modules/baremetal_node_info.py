@@ -80,6 +80,32 @@ options:
       - Needs Ironic API 1.78; on an older API the task fails before reading any node, naming both versions.
     type: bool
     default: false
+  inventory:
+    version_added: 0.4.0
+    description:
+      - Add what inspection stored for each node to its entry in RV(nodes) - the hardware inventory and the plugin
+        data - one request per node.
+      - Where Ironic keeps none (the node was never inspected by an inspect interface that stores data, or Ironic's
+        C([inventory]data_backend) is V(none)), the entry says so instead of failing; see RV(nodes).
+      - Needs Ironic API 1.81; on an older API the task fails before reading any node, naming both versions.
+    type: bool
+    default: false
+  firmware:
+    version_added: 0.4.0
+    description:
+      - Add each node's firmware components and their versions, as Ironic recorded them, to its entry in RV(nodes),
+        one request per node.
+      - Needs Ironic API 1.86; on an older API the task fails before reading any node, naming both versions.
+    type: bool
+    default: false
+  bios:
+    version_added: 0.4.0
+    description:
+      - Add each node's BIOS settings, as Ironic cached them, to its entry in RV(nodes), one request per node; from
+        Ironic API 1.74 each with its registry's attributes.
+      - Needs Ironic API 1.40; on an older API the task fails before reading any node, naming both versions.
+    type: bool
+    default: false
 seealso:
   - module: baremetal.lifecycle.baremetal_provision_state
 '''
@@ -112,6 +138,20 @@ EXAMPLES = r'''
     history: true
   register: one_with_history
 
+- name: What Ironic knows of one node's hardware - its inventory, firmware and BIOS
+  baremetal.lifecycle.baremetal_node_info:
+    node: rack1-node07
+    inventory: true
+    firmware: true
+    bios: true
+  register: hardware
+
+- name: Firmware versions of every available node
+  baremetal.lifecycle.baremetal_node_info:
+    provision_state: available
+    firmware: true
+  register: available_firmware
+
 - name: Print them
   ansible.builtin.debug:
     msg: "{{ manageable.nodes | map(attribute='name') | list }}"
@@ -129,6 +169,17 @@ nodes:
       values quoted in C(event) masked) - C(uuid), C(created_at), C(severity) (V(INFO) or V(ERROR)), C(event_type),
       C(event), C(conductor), C(user); C(project) from Ironic API 1.113; C(state), C(target_provision_state) and
       C(duration_seconds) from Ironic API 1.115.
+    - With O(inventory), C(inventory) (the hardware inventory inspection stored) and C(plugin_data) (what
+      inspection's hooks added to it), both with secret values masked, and C(inventory_note), null. Where Ironic
+      keeps no inventory for the node, C(inventory) and C(plugin_data) are null and C(inventory_note) gives
+      Ironic's reason.
+    - With O(firmware), C(firmware) holds the node's firmware components as Ironic returns them - C(component),
+      C(initial_version), C(current_version), C(last_version_flashed), C(created_at), C(updated_at); C(vendor),
+      C(model) and C(serial_number) from Ironic API 1.114. An empty list where Ironic recorded none.
+    - With O(bios), C(bios) holds the node's BIOS settings as Ironic returns them - C(name), C(value),
+      C(created_at), C(updated_at); from Ironic API 1.74 the registry's C(attribute_type), C(allowable_values),
+      C(lower_bound), C(upper_bound), C(min_length), C(max_length), C(read_only), C(reset_required) and
+      C(unique) - a secret setting's value (named like a password, or of registry type V(Password)) masked.
   returned: always
   type: list
   elements: dict
@@ -172,6 +223,36 @@ nodes:
           state: active
           target_provision_state: null
           duration_seconds: 312
+      inventory:
+        cpu: {count: 32, architecture: x86_64}
+        memory: {physical_mb: 131072}
+        interfaces: [{name: eno1, mac_address: '52:54:00:12:34:56'}]
+      plugin_data: {root_disk: {name: /dev/sda}}
+      inventory_note: null
+      firmware:
+        - component: bios
+          initial_version: '1.0.0'
+          current_version: '1.2.0'
+          last_version_flashed: '1.2.0'
+          vendor: Contoso
+          model: R640
+          serial_number: null
+          created_at: '2026-01-05T10:00:00+00:00'
+          updated_at: null
+      bios:
+        - name: ProcTurboMode
+          value: Enabled
+          attribute_type: Enumeration
+          allowable_values: [Enabled, Disabled]
+          lower_bound: null
+          upper_bound: null
+          min_length: null
+          max_length: null
+          read_only: false
+          reset_required: null
+          unique: null
+          created_at: '2026-01-05T10:00:00+00:00'
+          updated_at: null
       driver_info: {redfish_address: 'http://127.0.0.1:8000', redfish_password: '********'}
 api_calls:
   description: The number of HTTP requests made to Ironic.
@@ -181,10 +262,9 @@ api_calls:
 '''
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SPEC, selection_filters
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
-    HISTORY_VERSION, NODE_SUMMARY_FIELDS, view_fields)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked, public_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_info import asked_facets, node_entry
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import STATES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import normalized_mac
 
@@ -210,22 +290,15 @@ ARGUMENT_SPEC = dict(
     owner=dict(type='str'),
     shard=dict(type='str'),
     history=dict(type='bool', default=False),
+    inventory=dict(type='bool', default=False),
+    firmware=dict(type='bool', default=False),
+    bios=dict(type='bool', default=False),
 )
-
-
-def node_entry(client, node, history):
-    """The node as the module returns it: secrets masked, and with history its events (without their links)."""
-    entry = public_node(node, view_fields(node, INFO_FIELDS))
-    if history:
-        entry['history'] = [masked(dict((key, value) for key, value in event.items() if key != 'links'))
-                            for event in client.whole_node_history(node['uuid'])]
-    return entry
 
 
 def main_logic(module):
     params = module.params
-    if params['history']:
-        module.client.require('history', HISTORY_VERSION)
+    asked = asked_facets(module.client, params)
     if params['node'] is not None:
         nodes = [module.require_node(params['node'], INFO_FIELDS)]
     elif params['mac'] is not None:
@@ -238,7 +311,7 @@ def main_logic(module):
             filters['maintenance'] = str(params['maintenance']).lower()
         nodes = module.client.list_nodes(fields=INFO_FIELDS, **filters)
     nodes.sort(key=lambda node: (node.get('name') or '', node['uuid']))
-    module.exit(changed=False, nodes=[node_entry(module.client, node, params['history']) for node in nodes])
+    module.exit(changed=False, nodes=[node_entry(module.client, node, INFO_FIELDS, asked) for node in nodes])
 
 
 def main():

@@ -61,7 +61,7 @@ def test_nodes_held_by_a_conductor_ironic_reports_dead_end_as_ironic_ends_them(m
 
     bmc = redfish_bmc()
     stopped = ironic.api('POST', '/v1/nodes', {'name': 'stopped-bmc-%d' % os.getpid(), 'driver': 'redfish',
-                                              'driver_info': bmc.driver_info()})
+                                               'driver_info': bmc.driver_info()})
     mark = ironic.log_mark()
     os.kill(bmc.process.pid, signal.SIGSTOP)
     try:

@@ -221,8 +221,8 @@ def test_the_task_examples_run_in_a_play(ironic, nodes, clouds, tmp_path):
     web tier in waves, in one play."""
     nodes('available', name='rack1-node07')
     web = nodes('active', resource_class='web', instance_info=WEB_IMAGE)
-    tasks = claim('README.md', 'tasks') + claim('docs/engine.md', 'tasks') + claim('docs/changing-a-live-fleet.md',
-                                                                                     'tasks')
+    tasks = (claim('README.md', 'tasks') + claim('docs/engine.md', 'tasks')
+             + claim('docs/changing-a-live-fleet.md', 'tasks'))
     (tmp_path / 'tasks.yml').write_text(wrap(tasks), encoding='utf-8')
 
     rc, output = ansible(['ansible-playbook', 'tasks.yml'], tmp_path, clouds)

@@ -301,6 +301,39 @@ def test_the_inventory_is_read_where_ironic_keeps_one(max_version, answers, expe
         scripted.close()
 
 
+NO_INVENTORY = 'Node inventory record for node 1be26c0b-03f2-4d2e-ae87-c02d7f33c123 could not be found.'
+
+
+def test_the_stored_inventory_comes_with_its_plugin_data(server):
+    stored = {'inventory': {'cpu': {'count': 8}}, 'plugin_data': {'root_disk': {'name': '/dev/sda'}}}
+    server.on('GET', '/v1/nodes/n1/inventory', (200, stored))
+    assert IronicClient(server.endpoint).stored_inventory('n1') == dict(stored, inventory_note=None)
+    assert server.requests[-1][1:3] == ('/v1/nodes/n1/inventory', '1.115')
+
+
+def test_no_stored_inventory_is_said_in_ironics_own_words(server):
+    # Ironic answers so for a node never inspected, and for every node when its [inventory]data_backend is none.
+    server.on('GET', '/v1/nodes/n1/inventory', (404, ironic_error(NO_INVENTORY)))
+    assert IronicClient(server.endpoint).stored_inventory('n1') == {
+        'inventory': None, 'plugin_data': None, 'inventory_note': NO_INVENTORY}
+
+
+def test_a_node_gone_is_no_missing_inventory(server):
+    server.on('GET', '/v1/nodes/n1/inventory', (404, ironic_error('Node n1 could not be found.')))
+    with pytest.raises(_ironic.NotFound, match='Node n1 could not be found'):
+        IronicClient(server.endpoint).stored_inventory('n1')
+
+
+def test_the_stored_inventory_before_api_1_81_names_both_versions_and_is_not_asked():
+    old = ScriptedIronic(max_version='1.80')
+    try:
+        with pytest.raises(IronicError, match='inventory needs Ironic API 1.81 or newer; this server supports up to 1.80'):
+            IronicClient(old.endpoint).stored_inventory('n1')
+        assert [request[1] for request in old.requests] == ['/']
+    finally:
+        old.close()
+
+
 def test_a_lost_answer_to_a_provision_verb_is_not_sent_again(server):
     server.on('PUT', '/v1/nodes/n1/states/provision', (None, None))
     client = IronicClient(server.endpoint)

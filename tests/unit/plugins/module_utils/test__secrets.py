@@ -416,3 +416,12 @@ def test_a_setting_is_shown_and_quoted_masked_when_its_name_or_its_registry_says
     assert secrets.shown_value('BootMode', 'Uefi') == 'Uefi'
     assert secrets.quoted_value('ipmi_password', 5) == MASK
     assert secrets.quoted_value('ipmi_port', 'six') == "'six'"
+
+
+def test_a_setting_whose_registry_says_password_has_a_secret_value_whatever_its_name():
+    # Ironic's BIOS settings with ?detail=true carry their registry's attributes in each setting.
+    settings = [{'name': 'BootPin', 'value': '4242', 'attribute_type': 'Password', 'read_only': False},
+                {'name': 'BootMode', 'value': 'Uefi', 'attribute_type': 'Enumeration'}]
+    assert secrets.masked(settings) == [
+        {'name': 'BootPin', 'value': MASK, 'attribute_type': 'Password', 'read_only': False},
+        {'name': 'BootMode', 'value': 'Uefi', 'attribute_type': 'Enumeration'}]
