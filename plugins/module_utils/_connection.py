@@ -18,9 +18,7 @@ __metaclass__ = type
 import json
 import os
 
-from ansible.module_utils.basic import missing_required_lib
-
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError, import_library
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._http import Session
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError
 
@@ -181,13 +179,8 @@ def _standalone_settings(entry, name, tls=None):
 
 
 def _load_sdk_config():
-    try:
-        from openstack import config as os_config
-    except ImportError:
-        raise BaremetalError(missing_required_lib(
-            'openstacksdk', reason='for keystone authentication (or use a standalone Ironic with auth_type none or '
-            'http_basic)'))
-    return os_config
+    return import_library('openstack.config', 'openstacksdk', 'keystone authentication',
+                          'reach a standalone Ironic (auth_type none or http_basic), which needs no openstacksdk')
 
 
 def _cloud_region(cloud, overrides, entry):
