@@ -17,6 +17,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _driver_info as schemas
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _validate as validate
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import MissingLibrary, import_library
 
 _TYPE_NAMES = {'array': 'a list', 'object': 'a dictionary', 'string': 'a string', 'integer': 'an integer',
                'boolean': 'a boolean', 'number': 'a number', 'null': 'null'}
@@ -151,10 +152,10 @@ def fleet_errors(nodes, schema, settings=None):
     try:
         # Imported here, not with this module: the role's other filters load it too (fleet_plan.py), in a worker
         # process of their own, and importing jsonschema costs each of those tasks about 60 ms.
-        import jsonschema
-    except ImportError:
-        raise AnsibleFilterError('baremetal.lifecycle.fleet_errors needs the Python library jsonschema on the '
-                                 'controller: pip install jsonschema')
+        jsonschema = import_library('jsonschema', 'jsonschema', "the fleet role's check of the fleet description "
+                                    '(the filter baremetal.lifecycle.fleet_errors)')
+    except MissingLibrary as exc:
+        raise AnsibleFilterError(str(exc))
     if not isinstance(schema, Mapping):
         raise AnsibleFilterError('baremetal.lifecycle.fleet_errors: the schema must be a dictionary, got %s'
                                  % _python_type(schema))

@@ -20,9 +20,7 @@ import os
 import re
 from urllib.parse import urlsplit
 
-from ansible.module_utils.basic import missing_required_lib
-
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError, import_library
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._http import Session
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked_text
@@ -351,13 +349,8 @@ def _standalone_settings(entry, source, tls=None):
 
 
 def _load_sdk_config():
-    try:
-        from openstack import config as os_config
-    except ImportError:
-        raise BaremetalError(missing_required_lib(
-            'openstacksdk', reason='for keystone authentication (or use a standalone Ironic with auth_type none or '
-            'http_basic)'))
-    return os_config
+    return import_library('openstack.config', 'openstacksdk', 'keystone authentication',
+                          'reach a standalone Ironic (auth_type none or http_basic), which needs no openstacksdk')
 
 
 # What Python itself writes in an exception's text: never shown in a message.

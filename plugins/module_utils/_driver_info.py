@@ -19,16 +19,10 @@ __metaclass__ = type
 
 import copy
 import difflib
-import importlib
-import importlib.util
 from collections.abc import Mapping
 
-# jsonschema is imported by the first validation, not with this module: a task that validates nothing (most
-# of them) does not pay its import time (about 40 ms).
-HAS_JSONSCHEMA = importlib.util.find_spec('jsonschema') is not None
-JSONSCHEMA_IMPORT_ERROR = None if HAS_JSONSCHEMA else 'No module named jsonschema'
-
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import import_library
 
 
 def _str(description):
@@ -259,11 +253,10 @@ def validate_driver_info(driver, driver_info, check_required=True):
     check_required=False (a partial update of an existing node) missing
     required keys are not reported. Secret values never appear in messages.
 
-    Raise ImportError when the jsonschema library is missing.
+    jsonschema is imported by the first validation of a driver_info that has a key to check, not before: a node
+    declared without driver_info (a fake-hardware node, most tasks) needs neither the library nor its import time
+    (about 40 ms). Raise MissingLibrary when it is needed and missing.
     """
-    if not HAS_JSONSCHEMA:
-        raise ImportError(
-            'validating driver_info requires the Python library jsonschema')
     if driver not in _SCHEMAS:
         return [_unknown_driver_message(driver)]
     if driver_info is None:
@@ -275,11 +268,13 @@ def validate_driver_info(driver, driver_info, check_required=True):
     schema = _SCHEMAS[driver]
     if not check_required:
         schema = dict(schema, required=[])
-    instance = dict((key, value) for key, value in driver_info.items()
-                    if value is not None)
+    instance = _checked_keys(driver_info)
+    if not instance:
+        # Nothing but the required keys can be wrong in an empty driver_info.
+        return [_required_message(driver, key) for key in schema['required']]
 
     messages = []
-    errors = importlib.import_module('jsonschema').Draft7Validator(schema).iter_errors(instance)
+    errors = _jsonschema().Draft7Validator(schema).iter_errors(instance)
     for error in sorted(errors, key=_error_order):
         for message in _messages(driver, schema, error):
             # One 'required' error is raised per missing key, each of which
@@ -287,6 +282,23 @@ def validate_driver_info(driver, driver_info, check_required=True):
             if message not in messages:
                 messages.append(message)
     return messages
+
+
+def require_validator(driver_info):
+    """Import jsonschema now if validating driver_info will need it, so that a task without the library fails before
+    it changes anything (MissingLibrary, naming the pip command); a driver_info with no key to check needs nothing."""
+    if isinstance(driver_info, Mapping) and _checked_keys(driver_info):
+        _jsonschema()
+
+
+def _checked_keys(driver_info):
+    """The keys validation checks: a key set to None is one to remove."""
+    return dict((key, value) for key, value in driver_info.items() if value is not None)
+
+
+def _jsonschema():
+    return import_library('jsonschema', 'jsonschema', 'validating driver_info',
+                          'set validate_driver_info: false to skip the validation')
 
 
 def _error_order(error):
@@ -301,8 +313,7 @@ def _messages(driver, schema, error):
         return [_unknown_key_message(driver, key, properties)
                 for key in unknown]
     if error.validator == 'required':
-        return ['driver_info key %r is required for hardware type %r'
-                % (key, driver)
+        return [_required_message(driver, key)
                 for key in error.validator_value if key not in error.instance]
 
     key = error.path[0]
@@ -329,6 +340,10 @@ def _expected_type(prop):
 def _did_you_mean(word, choices):
     close = difflib.get_close_matches(str(word), sorted(choices), n=1)
     return ': did you mean %r?' % close[0] if close else '.'
+
+
+def _required_message(driver, key):
+    return 'driver_info key %r is required for hardware type %r' % (key, driver)
 
 
 def _unknown_driver_message(driver):

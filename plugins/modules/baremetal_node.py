@@ -290,6 +290,8 @@ options:
     description:
       - Check O(driver_info) against the schema of O(driver) before any request is made.
       - Set to V(false) to pass vendor-specific keys, or to use a hardware type this collection has no schema for.
+      - Checking keys takes the Python library C(jsonschema) (the collection's C(requirements.txt)); a
+        O(driver_info) that sets no key is checked without it.
     type: bool
     default: true
   properties:
@@ -571,7 +573,8 @@ options:
     type: int
     default: 1800
 requirements:
-  - jsonschema (for O(validate_driver_info))
+  - jsonschema, to validate a O(driver_info) that sets a key (O(validate_driver_info)); a node declared without
+    O(driver_info) does not need it
 notes:
   - Ironic only lets some fields change in some provision states (for example interfaces of an V(active)
     node); such an update fails with Ironic's message.
@@ -911,10 +914,8 @@ api_calls:
 
 import time
 
-from ansible.module_utils.basic import missing_required_lib
-
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import SELECTION_SPEC, exit_with_results, run_items, select_nodes
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._driver_info import HAS_JSONSCHEMA, JSONSCHEMA_IMPORT_ERROR
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._driver_info import require_validator
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_converge import declared_health, ensure_whole_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import (
@@ -995,8 +996,9 @@ def main_logic(module):
     started = time.monotonic()
     selected = None if params['select'] is None else select_nodes(module.client, params['select'], ('uuid', 'name'))
     declarations = declarations_from_params(params, selected)
-    if not HAS_JSONSCHEMA and any(declaration.validate_driver_info for declaration in declarations):
-        module.fail(missing_required_lib('jsonschema'), exception=JSONSCHEMA_IMPORT_ERROR)
+    for declaration in declarations:  # before the first wave changes anything
+        if declaration.validate_driver_info:
+            require_validator(declaration.declared.get('driver_info'))
 
     def run_batch(batch, check_mode):
         results = ensure_whole_nodes(module.client, batch, params['update_secrets'], check_mode, concurrency=params['concurrency'],

@@ -345,6 +345,42 @@ def test_vendor_keys_pass_with_validate_driver_info_false(ironic, run_module, ne
     assert ironic.api('GET', '/nodes/%s' % name)['driver_info'] == {'vendor_boot_quirk': 'on'}
 
 
+def test_without_jsonschema_a_node_without_driver_info_enrolls_and_driver_info_names_the_pip_command(
+        ironic, run_playbook, new_name, tmp_path):
+    """A user with ansible-core alone (issue 27): jsonschema is needed only to check driver_info keys, and its absence
+    is reported with the command that installs the collection's requirements, before anything is written."""
+    blocker = tmp_path / 'no-jsonschema'
+    blocker.mkdir()
+    (blocker / 'sitecustomize.py').write_text("import sys\nsys.modules['jsonschema'] = None  # as if not installed\n",
+                                              encoding='utf-8')
+    plain, ipmi = new_name(), new_name()
+    rc, output = run_playbook('''
+- hosts: localhost
+  gather_facts: false
+  environment:
+    PYTHONPATH: %s
+  tasks:
+    - name: Enroll a fake-hardware node without driver_info
+      baremetal.lifecycle.baremetal_node:
+        name: %s
+        driver: fake-hardware
+    - name: Enroll an ipmi node with driver_info to check
+      baremetal.lifecycle.baremetal_node:
+        name: %s
+        driver: ipmi
+        driver_info:
+          ipmi_address: 127.0.0.1
+''' % (blocker, plain, ipmi))
+    assert rc == 2, output
+    assert ironic.api('GET', '/nodes/%s' % plain)['driver'] == 'fake-hardware'
+    assert ironic.api('GET', '/nodes/%s' % ipmi, expect=(404,)) is not None
+    message = ' '.join(output.split())
+    assert 'Validating driver_info needs the Python library jsonschema, which this Python (' in message, output
+    assert (' -m pip install -r ~/.ansible/collections/ansible_collections/baremetal/lifecycle/requirements.txt (that is '
+            "where ansible-galaxy installs the collection by default; 'ansible-galaxy collection list "
+            "baremetal.lifecycle' shows where it is). Or set validate_driver_info: false" in message), output
+
+
 def test_an_existing_node_needs_no_driver_but_a_new_one_does(ironic, run_module, new_name):
     name = new_name()
     mark = ironic.log_mark()

@@ -97,7 +97,9 @@ def test_a_broken_schema_is_reported():
 
 def test_without_jsonschema_the_filter_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, 'jsonschema', None)  # import jsonschema raises ImportError
-    with pytest.raises(AnsibleFilterError, match='needs the Python library jsonschema on the controller'):
+    with pytest.raises(AnsibleFilterError, match=r"^The fleet role's check of the fleet description \(the filter "
+                       r"baremetal\.lifecycle\.fleet_errors\) needs the Python library jsonschema, .* -m pip install -r "
+                       r"\S+/requirements\.txt\.$"):
         fleet_errors([], SCHEMA)
 
 

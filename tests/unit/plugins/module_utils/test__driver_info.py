@@ -5,12 +5,18 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils import _driver_info as hw
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import MissingLibrary
 
 MASK = '********'
 TYPES = ('ipmi', 'redfish', 'idrac', 'ilo', 'fake-hardware',
@@ -381,15 +387,65 @@ def test_secret_value_masked_in_type_error():
         "driver_info key 'ipmi_password' must be a string, got ******** (int)"]
 
 
-def test_missing_jsonschema(monkeypatch):
-    monkeypatch.setattr(hw, 'HAS_JSONSCHEMA', False)
-    with pytest.raises(ImportError, match='jsonschema'):
-        hw.validate_driver_info('ipmi', {'ipmi_address': 'h'})
+def test_without_jsonschema_a_driver_info_with_nothing_to_check_is_still_checked(monkeypatch):
+    monkeypatch.setitem(sys.modules, 'jsonschema', None)  # import jsonschema raises ImportError
+    assert hw.validate_driver_info('fake-hardware', None) == []
+    assert hw.validate_driver_info('fake-hardware', {}) == []
+    assert hw.validate_driver_info('ipmi', {'ipmi_address': None}, check_required=False) == []
+    assert hw.validate_driver_info('redfish', {}) == ["driver_info key 'redfish_address' is required for hardware "
+                                                      "type 'redfish'"]
+    assert hw.validate_driver_info('ilo', {}) == hw.validate_driver_info('ilo', {'ilo_address': None}) == [
+        "driver_info key %r is required for hardware type 'ilo'" % key
+        for key in ('ilo_address', 'ilo_username', 'ilo_password')]
+    assert hw.validate_driver_info('redfsh', {})[0].startswith("unknown driver 'redfsh': did you mean 'redfish'?")
+    hw.require_validator(None)
+    hw.require_validator({'ipmi_address': None})
 
 
-def test_import_guard_values():
-    assert hw.HAS_JSONSCHEMA is True
-    assert hw.JSONSCHEMA_IMPORT_ERROR is None
+def test_without_jsonschema_a_key_to_check_names_the_pip_command(monkeypatch):
+    monkeypatch.setitem(sys.modules, 'jsonschema', None)
+    for check in (lambda: hw.validate_driver_info('ipmi', {'ipmi_address': 'h'}),
+                  lambda: hw.require_validator({'ipmi_address': 'h'})):
+        with pytest.raises(MissingLibrary) as caught:
+            check()
+        message = str(caught.value)
+        assert message.startswith('Validating driver_info needs the Python library jsonschema, ')
+        assert '%s -m pip install -r ' % sys.executable in message
+        assert 'requirements.txt' in message
+        assert message.endswith('Or set validate_driver_info: false to skip the validation.')
+
+
+@pytest.mark.parametrize('driver', TYPES)
+def test_an_empty_driver_info_gets_the_messages_jsonschema_gives(driver):
+    """Checked without jsonschema, an empty driver_info is judged as jsonschema judges it."""
+    for check_required in (True, False):
+        expected = []
+        schema = hw.driver_info_schema(driver)
+        if not check_required:
+            schema['required'] = []
+        for error in jsonschema.Draft7Validator(schema).iter_errors({}):
+            expected.extend(message for message in hw._messages(driver, schema, error) if message not in expected)
+        assert hw.validate_driver_info(driver, {}, check_required=check_required) == expected
+
+
+def test_a_node_without_driver_info_is_checked_without_importing_jsonschema():
+    """The checks baremetal_node makes of a fake-hardware node declared without driver_info, in a Python that has
+    not imported jsonschema: they pass and import nothing (a user without the library, issue 27)."""
+    script = textwrap.dedent('''
+        import sys
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils import _node_record
+        declared = {'driver': 'fake-hardware'}
+        _node_record.check_declaration(declared)
+        _node_record.check_driver_info(declared, 'fake-hardware', None)
+        _node_record.check_driver_info({}, 'fake-hardware', {})
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils import _driver_info
+        _driver_info.require_validator(declared.get('driver_info'))
+        print(sorted(name for name in sys.modules if name.split('.')[0] == 'jsonschema'))
+    ''')
+    process = subprocess.run([sys.executable, '-c', script], env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+                             capture_output=True, text=True, check=False)
+    assert process.returncode == 0, process.stderr
+    assert process.stdout.strip() == '[]'
 
 
 @settings(max_examples=200, deadline=None)
