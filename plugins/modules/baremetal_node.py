@@ -466,7 +466,7 @@ options:
       - A node Ironic would not delete as it is (out of maintenance, in a provision state other than V(enroll),
         V(manageable) or V(adopt failed)) is first put in maintenance, with a reason saying it is being detached;
         Ironic deletes a node in maintenance whatever its provision state. The DELETE takes its ports with it.
-      - Refused before anything is written for a protected node (Ironic refuses to delete one: set O(protected=false)
+      - Refused before anything is written for a protected node, which Ironic refuses to delete (set O(protected=false)
         first), and for a node in the middle of a move (wait until it settles). RV(detach) says what was done.
       - Cannot be combined with O(allow_destructive=true), nor with O(state=present).
       - In check mode nothing is written, and RV(detach) says whether maintenance would be set before the delete.
