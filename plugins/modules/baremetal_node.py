@@ -947,8 +947,8 @@ nodes:
   description:
     - With O(nodes) or O(select), one entry per element, in order, with C(name), C(changed), C(created), C(node) (as RV(node)),
       C(error) (null unless the node failed), C(bmc_verified) (as RV(bmc_verified)), and with O(state=absent) C(plan)
-      and C(transitions) (and C(detach), as RV(detach), with O(keep_workload=true)); C(provision), C(maintenance), C(power) and C(not_planned) as RV(provision), RV(maintenance),
-      RV(power) and RV(not_planned).
+      and C(transitions) (and C(detach), as RV(detach), with O(keep_workload=true)); C(provision), C(maintenance),
+      C(power) and C(not_planned) as RV(provision), RV(maintenance), RV(power) and RV(not_planned).
     - In diff mode, the top-level diff holds one entry per node that changes.
   returned: with O(nodes) or O(select)
   type: list
