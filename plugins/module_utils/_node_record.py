@@ -336,7 +336,7 @@ class Declaration(object):
     """
 
     def __init__(self, name, uuid=None, declared=None, state='present', validate_driver_info=True, label=None,
-                 states=None, options=None):
+                 states=None, options=None, keep_workload=False):
         self.name = name
         self.uuid = uuid
         self.declared = declared or {}
@@ -346,6 +346,8 @@ class Declaration(object):
         self.label = label
         self.states = dict((field, (states or {}).get(field)) for field in STATE_FIELDS)
         self.options = options or Options()
+        # With state absent: delete the record without a provision move, the workload kept (_node_writer.ensure_absent).
+        self.keep_workload = bool(keep_workload)
 
     def prefixed(self, message):
         return '%s: %s' % (self.label, message) if self.label else message
@@ -359,7 +361,8 @@ def _own_or_tasks(element, params, names):
 def declarations_from_params(params, selected=None):
     """The Declarations of a task: nodes elements inherit state, validate_driver_info, the STATE_FIELDS and the
     provision options from the task unless they set their own; with select, the selected nodes (as read) each get
-    the task's record. A node without a name cannot be declared: baremetal_node finds nodes by name."""
+    the task's record. A node without a name cannot be declared: baremetal_node finds nodes by name. An element
+    declared absent takes the task's keep_workload unless it sets its own; one declared present takes only its own."""
     task_states = dict((field, params.get(field)) for field in STATE_FIELDS)
     task_options = Options(**dict((name, params[name]) for name in PROVISION_OPTIONS if params.get(name) is not None))
     if selected is not None:
@@ -368,11 +371,13 @@ def declarations_from_params(params, selected=None):
             raise NodeError('select matches nodes without a name (%s); baremetal_node finds nodes by name. Name '
                             'them, or narrow select.' % ', '.join(unnamed))
         return [Declaration(node['name'], None, declared_record(params), params['state'], params['validate_driver_info'],
-                            label='node %s' % node['name'], states=task_states, options=task_options)
+                            label='node %s' % node['name'], states=task_states, options=task_options,
+                            keep_workload=params.get('keep_workload'))
                 for node in selected]
     if params.get('nodes') is None:
         return [Declaration(params['name'], params.get('uuid'), declared_record(params), params['state'],
-                            params['validate_driver_info'], states=task_states, options=task_options)]
+                            params['validate_driver_info'], states=task_states, options=task_options,
+                            keep_workload=params.get('keep_workload'))]
     declarations = []
     for index, element in enumerate(params['nodes']):
         inherited = _own_or_tasks(element, params, ('state', 'validate_driver_info'))
@@ -381,10 +386,13 @@ def declarations_from_params(params, selected=None):
                           else dict((field, element.get(field)) for field in STATE_FIELDS))
         options = task_options.overridden(**dict((name, element[name]) for name in ELEMENT_PROVISION_OPTIONS
                                                  if element.get(name) is not None))
+        keep_workload = element.get('keep_workload')
+        if keep_workload is None and inherited['state'] == 'absent':
+            keep_workload = params.get('keep_workload')
         declarations.append(Declaration(element['name'], element.get('uuid'), declared_record(element),
                                         inherited['state'], inherited['validate_driver_info'],
                                         label='nodes[%d] (%s)' % (index, element['name']), states=element_states,
-                                        options=options))
+                                        options=options, keep_workload=keep_workload))
     return declarations
 
 
@@ -400,12 +408,25 @@ def check_declarations(declarations):
         if declaration.state == 'absent' and stated:
             problems.append((declaration, 'state: absent deletes the node, so it cannot also declare %s; drop %s or '
                                           'declare state: present.' % (', '.join(stated), ', '.join(stated))))
+        problems.extend((declaration, message) for message in _keep_workload_problems(declaration))
         for port in declaration.declared.get('ports') or ():
             other = addresses.setdefault(port['address'], declaration)
             if other is not declaration:
                 problems.append((declaration, 'port %s is also declared by %s; a MAC address belongs to one node.'
                                  % (port['address'], other.label)))
     return problems
+
+
+def _keep_workload_problems(declaration):
+    if not declaration.keep_workload:
+        return []
+    if declaration.state != 'absent':
+        return ['keep_workload keeps the workload of a node whose record state: absent deletes; it means nothing with '
+                'state: present. Drop keep_workload, or declare state: absent.']
+    if declaration.options.allow_destructive:
+        return ['keep_workload deletes the record without touching the workload, and allow_destructive allows tearing '
+                'the workload down on the way to deleting it; choose one.']
+    return []
 
 
 def refusal(declarations, problems):

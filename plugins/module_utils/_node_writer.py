@@ -22,7 +22,9 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import (
     INTERFACES, PORT_ATTRIBUTES, UPDATE_SECRETS_ALWAYS, VIEW_FIELDS, Change, NodeError, check_declarations,
     check_driver_info, check_flags, interface_field, node_changes, node_view, refusal, required_features)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._planner import is_at_rest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import Options, Target, converge
+from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DELETE_ALLOWED_STATES
 
 PORT_FIELDS = ('uuid', 'address', 'node_uuid') + PORT_ATTRIBUTES
@@ -297,8 +299,8 @@ def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1
 
     def converge_one(declaration):
         if declaration.state == 'absent':
-            return dict(ensure_absent(client, declaration.name, declaration.options.allow_destructive, timeout, check_mode),
-                        name=declaration.name)
+            return dict(ensure_absent(client, declaration.name, declaration.options.allow_destructive, timeout, check_mode,
+                                      declaration.keep_workload), name=declaration.name)
         return apply_change(client, changes[declaration.name], check_mode, verify_bmc)
 
     results = run_each(declarations, converge_one, concurrency)
@@ -307,10 +309,16 @@ def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1
     return results
 
 
-def ensure_absent(client, name, allow_destructive, timeout, check_mode):
-    """Delete the node and its ports, first bringing it to manageable when Ironic would refuse otherwise.
+# The maintenance reason of a node whose record is deleted with keep_workload (ensure_absent).
+DETACH_REASON = 'being detached by baremetal.lifecycle.baremetal_node (keep_workload): its record is deleted, its workload kept'
 
-    Returns the module result (changed, node, plan, transitions, diff); raises NodeError on failure.
+
+def ensure_absent(client, name, allow_destructive, timeout, check_mode, keep_workload=False):
+    """Delete the node and its ports, first bringing it to manageable when Ironic would refuse otherwise; with
+    keep_workload, a node Ironic would not delete as it is goes into maintenance instead (_detach).
+
+    Returns the module result (changed, node, plan, transitions, diff, and detach with keep_workload); raises
+    NodeError on failure.
     """
     node = client.find_node(name)
     if node is None:
@@ -318,6 +326,8 @@ def ensure_absent(client, name, allow_destructive, timeout, check_mode):
     ports = client.list_ports(node_uuid=node['uuid'], fields=PORT_FIELDS)
     result = {'changed': True, 'node': None, 'plan': [], 'transitions': [],
               'diff': {'before': node_view(node, ports), 'after': {}}}
+    if keep_workload:
+        return _detach(client, node, result, check_mode)
     if node['provision_state'] not in DELETE_ALLOWED_STATES:
         jobs, missing = converge(client, [Target(node['uuid'], 'manageable', Options(allow_destructive=allow_destructive))],
                                  check_mode=check_mode, timeout=timeout)
@@ -334,4 +344,41 @@ def ensure_absent(client, name, allow_destructive, timeout, check_mode):
     for port in ports:
         client.delete_port(port['uuid'])
     client.delete_node(node['uuid'])
+    return result
+
+
+def detach_steps(node):
+    """Whether deleting the node's record without a provision move first needs maintenance: Ironic deletes a node
+    in maintenance whatever its provision state, and one out of it only in DELETE_ALLOWED_STATES.
+    Raises NodeError where Ironic would refuse the delete, or would delete a node in the middle of a move."""
+    if node.get('protected'):
+        raise NodeError('node %s is protected%s, and Ironic refuses to delete a protected node. Set protected: false '
+                        '(baremetal.lifecycle.baremetal_node) first, then rerun.'
+                        % (node['name'], ' (%s)' % node['protected_reason'] if node.get('protected_reason') else ''))
+    if not is_at_rest(node['provision_state'], node.get('target_provision_state')):
+        raise NodeError("node %s is moving (%s, target %s); keep_workload deletes the record of a node at rest only, "
+                        "so that no half-done move is left on the hardware. Wait until it settles, then rerun."
+                        % (node['name'], node['provision_state'], node.get('target_provision_state')))
+    return not node.get('maintenance') and node['provision_state'] not in DELETE_ALLOWED_STATES
+
+
+def _detach(client, node, result, check_mode):
+    """Delete the node's record and leave its workload running: no provision move, maintenance set first where
+    Ironic needs it (with DETACH_REASON), then the DELETE, which takes the ports with the node."""
+    sets_maintenance = detach_steps(node)
+    result['detach'] = {'provision_state': node['provision_state'], 'maintenance_set': sets_maintenance,
+                        'maintenance_reason': DETACH_REASON if sets_maintenance
+                        else masked_text(node.get('maintenance_reason'))}
+    if check_mode:
+        return result
+    if sets_maintenance:
+        with _when_refused(dict(result, changed=False)):
+            client.set_maintenance(node['uuid'], DETACH_REASON)
+    try:
+        client.delete_node(node['uuid'])
+    except AnswerLost:
+        raise
+    except BaremetalError as exc:
+        raise NodeError('%s The node is left in maintenance, its workload untouched; rerun to delete it.' % exc
+                        if sets_maintenance else str(exc), dict(result, changed=sets_maintenance))
     return result

@@ -217,6 +217,10 @@ options:
         description: V(present) or V(absent); the task's O(state) when not given.
         type: str
         choices: [present, absent]
+      keep_workload:
+        version_added: 0.4.0
+        description: As O(keep_workload); with O(nodes[].state=absent), the task's when not given.
+        type: bool
       provision_state:
         version_added: 0.3.0
         description: As O(provision_state); the task's when not given.
@@ -451,9 +455,25 @@ options:
       - V(absent) deletes the node and its ports. A node in a state Ironic cannot delete it from is first
         brought to V(manageable) by the same engine as M(baremetal.lifecycle.baremetal_provision_state);
         tearing down a workload on the way needs O(allow_destructive). A node that does not exist is a no-op.
+      - With O(keep_workload=true), V(absent) deletes the record only and leaves the workload running.
     type: str
     default: present
     choices: [present, absent]
+  keep_workload:
+    version_added: 0.4.0
+    description:
+      - With O(state=absent), delete the node's record from this Ironic without ending its workload, to move the
+        server to another Ironic (which adopts it, see the examples) or hand it over. There is no provision move, no
+        undeploy and no cleaning, and the power is left alone.
+      - A node Ironic would not delete as it is (out of maintenance, in a provision state other than V(enroll),
+        V(manageable) or V(adopt failed)) is first put in maintenance, with a reason saying it is being detached;
+        Ironic deletes a node in maintenance whatever its provision state. The DELETE takes its ports with it.
+      - Refused before anything is written for a protected node, which Ironic refuses to delete (set O(protected=false)
+        first), and for a node in the middle of a move (wait until it settles). RV(detach) says what was done.
+      - Cannot be combined with O(allow_destructive=true), nor with O(state=present).
+      - In check mode nothing is written, and RV(detach) says whether maintenance would be set before the delete.
+    type: bool
+    default: false
   update_secrets:
     description:
       - When secret keys of O(driver_info) and O(instance_info) are sent to Ironic, which never shows their values.
@@ -735,6 +755,36 @@ EXAMPLES = r'''
     state: absent
     allow_destructive: true
     timeout: 3600
+
+# Move a deployed server to another Ironic without ending its workload: detach it here, then enroll it there and
+# adopt it as active (Ironic takes the workload over without deploying).
+- name: Detach the node from the old Ironic, its workload kept running
+  baremetal.lifecycle.baremetal_node:
+    cloud: old-ironic
+    name: rack1-node07
+    state: absent
+    keep_workload: true
+
+- name: Enroll it on the new Ironic, with the image it runs
+  baremetal.lifecycle.baremetal_node:
+    cloud: new-ironic
+    name: rack1-node07
+    driver: redfish
+    driver_info:
+      redfish_address: https://10.0.0.7
+      redfish_system_id: /redfish/v1/Systems/1
+      redfish_username: admin
+      redfish_password: "{{ vault_bmc_password }}"
+    instance_info:
+      image_source: http://images.example.com/ubuntu-24.04.qcow2
+      image_checksum: sha256:4e2f...
+
+- name: Adopt it there as active
+  baremetal.lifecycle.baremetal_provision_state:
+    cloud: new-ironic
+    node: rack1-node07
+    state: active
+    adopt: true
 '''
 
 RETURN = r'''
@@ -864,6 +914,31 @@ plan:
   elements: dict
   sample: [{verb: deleted, name: undeploy, from: active, to: available, cleans_disks: true, destructive: true},
            {verb: manage, name: manage, from: available, to: manageable, cleans_disks: false, destructive: false}]
+detach:
+  version_added: 0.4.0
+  description:
+    - With O(state=absent) and O(keep_workload=true), how the record was deleted (in check mode, would be) with its
+      workload kept, the provision state the node was left in, whether maintenance was set first, and the node's
+      maintenance reason when deleted (masked where it quotes a secret).
+    - With O(nodes) or O(select), each element of RV(nodes) has it.
+  returned: with O(keep_workload=true), when the node existed
+  type: dict
+  contains:
+    provision_state:
+      description: The provision state the node was in, and its hardware left in.
+      type: str
+    maintenance_set:
+      description: Whether the node was put in maintenance before the DELETE (false when it was in maintenance already,
+        or Ironic deletes it from its provision state).
+      type: bool
+    maintenance_reason:
+      description: Its maintenance reason when deleted.
+      type: str
+  sample:
+    provision_state: active
+    maintenance_set: true
+    maintenance_reason: >-
+      being detached by baremetal.lifecycle.baremetal_node (keep_workload): its record is deleted, its workload kept
 transitions:
   description: With O(state=absent), the provision steps executed, with the state each ended in.
   returned: when O(state=absent)
@@ -875,8 +950,8 @@ nodes:
   description:
     - With O(nodes) or O(select), one entry per element, in order, with C(name), C(changed), C(created), C(node) (as RV(node)),
       C(error) (null unless the node failed), C(bmc_verified) (as RV(bmc_verified)), and with O(state=absent) C(plan)
-      and C(transitions); C(provision), C(maintenance), C(power) and C(not_planned) as RV(provision), RV(maintenance),
-      RV(power) and RV(not_planned).
+      and C(transitions) (and C(detach), as RV(detach), with O(keep_workload=true)); C(provision), C(maintenance),
+      C(power) and C(not_planned) as RV(provision), RV(maintenance), RV(power) and RV(not_planned).
     - In diff mode, the top-level diff holds one entry per node that changes.
   returned: with O(nodes) or O(select)
   type: list
@@ -966,7 +1041,8 @@ STATE_SPEC = dict(
 ELEMENT_SPEC = dict(RECORD_SPEC,
                     name=dict(type='str', required=True),
                     validate_driver_info=dict(type='bool'),
-                    state=dict(type='str', choices=['present', 'absent']))
+                    state=dict(type='str', choices=['present', 'absent']),
+                    keep_workload=dict(type='bool'))
 ELEMENT_SPEC.update(STATE_SPEC)
 # An element's provision options default to the task's.
 ELEMENT_SPEC.update((name, dict((key, value) for key, value in OPTION_SPEC[name].items() if key != 'default'))
@@ -978,6 +1054,7 @@ ARGUMENT_SPEC = dict(RECORD_SPEC,
                      select=dict(type='dict', options=SELECTION_SPEC),
                      validate_driver_info=dict(type='bool', default=True),
                      state=dict(type='str', default='present', choices=['present', 'absent']),
+                     keep_workload=dict(type='bool', default=False),
                      update_secrets=dict(type='str', default='on_create', choices=['on_create', 'always'],
                                          no_log=False),
                      validate_interfaces=dict(type='bool', default=False),

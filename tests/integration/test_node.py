@@ -443,6 +443,65 @@ def test_absent_manages_an_available_node_first_which_needs_no_opt_in(ironic, ra
     assert ironic.api('GET', '/nodes/%s' % node['uuid'], expect=(404,))
 
 
+def test_keep_workload_detaches_an_active_node_without_an_undeploy_and_another_ironic_adopts_it(
+        ironic, make_ironic, run_module, new_name):
+    # The move between two Ironic instances: deployed on the session's Ironic, detached there, adopted on another.
+    name, mac = new_name(), new_mac()
+    record = {'name': name, 'driver': 'fake-hardware', 'ports': [{'address': mac}],
+              'instance_info': {'image_source': 'http://127.0.0.1:9/workload.img'}}
+    enrolled = run_module('baremetal_node', **record)
+    assert not enrolled.get('failed'), enrolled.get('msg')
+    node_uuid = enrolled['node']['uuid']
+    deployed = run_module('baremetal_provision_state', node=name, state='active')
+    assert deployed['node']['provision_state'] == 'active', deployed.get('msg')
+
+    mark = ironic.log_mark()
+    preview = run_module('baremetal_node', check=True, diff=True, name=name, state='absent', keep_workload=True)
+    assert preview['changed'] is True and preview['plan'] == [], preview.get('msg')
+    assert preview['detach']['provision_state'] == 'active' and preview['detach']['maintenance_set'] is True
+    assert preview['diff']['before']['name'] == name and preview['diff']['after'] == {}
+    assert_no_write(ironic, mark)
+
+    detached = run_module('baremetal_node', name=name, state='absent', keep_workload=True)
+    assert detached['changed'] is True and detached['plan'] == [] and detached['transitions'] == [], detached.get('msg')
+    # No provision-state PUT (no undeploy, no cleaning): the maintenance PUT, then the DELETE that takes the port.
+    assert [(request.method, request.path) for request in ironic.write_requests_since(mark)] == [
+        ('PUT', '/v1/nodes/%s/maintenance' % node_uuid), ('DELETE', '/v1/nodes/%s' % node_uuid)]
+    assert ironic.api('GET', '/nodes/%s' % node_uuid, expect=(404,))
+    assert ironic.api('GET', '/ports?address=%s' % mac)['ports'] == []
+    assert run_module('baremetal_node', name=name, state='absent', keep_workload=True)['changed'] is False
+
+    other = make_ironic()
+    other.start()
+    enrolled = run_module('baremetal_node', endpoint=other.endpoint, **record)
+    assert enrolled['created'] is True, enrolled.get('msg')
+    adopted = run_module('baremetal_provision_state', endpoint=other.endpoint, node=name, state='active', adopt=True)
+    assert [step['verb'] for step in adopted['transitions']] == ['manage', 'adopt'], adopted.get('msg')
+    assert other.api('GET', '/v1/nodes/%s' % name)['provision_state'] == 'active'
+
+
+def test_keep_workload_refuses_a_protected_node_before_any_write_and_without_it_an_active_node_is_refused_as_before(
+        ironic, raw, run_module):
+    node = raw.node_in('active')
+    raw.patch(node['uuid'], protected=True)
+    mark = ironic.log_mark()
+    refused = run_module('baremetal_node', nodes=[{'name': node['name'], 'state': 'absent', 'keep_workload': True}])
+    assert refused['failed'] is True and refused['changed'] is False
+    assert 'Ironic refuses to delete a protected node' in refused['nodes'][0]['error']
+    assert_no_write(ironic, mark)
+    raw.patch(node['uuid'], protected=False)
+    mark = ironic.log_mark()
+    without = run_module('baremetal_node', name=node['name'], state='absent')
+    assert without['failed'] is True and 'allow_destructive: true' in without['msg']
+    assert_no_write(ironic, mark)
+    assert raw.node(node['uuid'])['maintenance'] is False
+
+    detached = run_module('baremetal_node', nodes=[{'name': node['name'], 'state': 'absent'}], keep_workload=True)
+    assert not detached.get('failed'), detached.get('msg')
+    assert detached['nodes'][0]['detach']['maintenance_set'] is True
+    assert ironic.api('GET', '/nodes/%s' % node['uuid'], expect=(404,))
+
+
 def test_a_node_is_put_in_a_conductor_group_its_conductor_serves(make_ironic, run_module):
     # An Ironic whose only conductor serves the group rack1. Ironic looks up the conductors of a new node's group
     # as the POST spells it, so the module sends it in lower case, as Ironic stores it.

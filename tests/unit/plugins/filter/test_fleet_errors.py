@@ -104,9 +104,9 @@ def test_without_jsonschema_the_filter_says_what_to_install(monkeypatch):
 
 
 def test_the_schema_declares_every_record_option_of_baremetal_node():
-    # The record options of an element of nodes, which is what the role passes; state, the node's states and how its
-    # provision state is reached are the role's own business.
-    record = (set(baremetal_node.ELEMENT_SPEC) - {'state'} - set(baremetal_node.STATE_SPEC)
+    # The record options of an element of nodes, which is what the role passes; state (and how state absent deletes a
+    # node, keep_workload), the node's states and how its provision state is reached are the role's own business.
+    record = (set(baremetal_node.ELEMENT_SPEC) - {'state', 'keep_workload'} - set(baremetal_node.STATE_SPEC)
               - set(baremetal_node.ELEMENT_PROVISION_OPTIONS))
     assert set(NODE) - {'maintenance', 'maintenance_reason', 'provision_state'} - HARDWARE_FIELDS == record
     assert set(NODE['interfaces']['properties']) == set(INTERFACES)

@@ -385,3 +385,20 @@ def test_disable_power_off_is_declared_and_needs_the_api_that_has_it():
     assert declared['disable_power_off'] is True
     assert 'disable_power_off' in node_utils.required_features(declared)
     assert _ironic.FEATURE_MIN_VERSION['disable_power_off'] == (1, 95)
+
+
+def test_keep_workload_goes_to_absent_elements_unless_they_set_their_own_and_is_refused_where_it_means_nothing():
+    declarations = node_utils.declarations_from_params(task(
+        [element('a', state='absent'), element('b', state='absent', keep_workload=False), element('c')],
+        keep_workload=True))
+    assert [d.keep_workload for d in declarations] == [True, False, False]
+    single = node_utils.declarations_from_params(dict(params(), name='n1', nodes=None, state='present',
+                                                      validate_driver_info=True, keep_workload=True))
+    both = node_utils.declarations_from_params(task([element('a', state='absent', allow_destructive=True)],
+                                                    keep_workload=True))
+    problems = [message for _declaration, message in node_utils.check_declarations(single + both)]
+    assert problems == [
+        'keep_workload keeps the workload of a node whose record state: absent deletes; it means nothing with '
+        'state: present. Drop keep_workload, or declare state: absent.',
+        'keep_workload deletes the record without touching the workload, and allow_destructive allows tearing the '
+        'workload down on the way to deleting it; choose one.']
