@@ -6,7 +6,8 @@
 #   4. release notes: antsibull-changelog lint, and CHANGELOG.md is what changelogs/ generates
 #   5. docsite: antsibull-docs lint-collection-docs --plugin-docs, then the whole site built offline (no warning)
 #   6. execution environment: ansible-builder introspect finds the collection's requirements
-#   7. pytest tests (unit and integration tests; the integration tests start their own Ironic)
+#   7. pytest tests (unit and integration tests, on two pytest-xdist workers; the integration tests start their
+#      own Ironic)
 #   8. molecule test of the fleet role
 #   9. the smoke suite against the oldest supported Ironic release, 24.1 (tests/compat.sh; its virtualenv is
 #      created under .work/ironic-compat on first use)
@@ -131,7 +132,10 @@ execution_environment() {
 }
 
 unit_and_integration() {
-    (cd "$ROOT" && python -m pytest tests)
+    # Two pytest-xdist workers, each with its own session Ironic: most tests wait on Ironic or on an ansible
+    # process, so two of them at a time fill the machine's two cores. --dist loadfile runs a module whole on one
+    # worker: its module-scoped Ironic, Keystone or split topology starts once.
+    (cd "$ROOT" && python -m pytest tests -n 2 --dist loadfile)
 }
 
 stage "ansible-test sanity" sanity
