@@ -6,7 +6,8 @@
 #                 (its API on 127.0.0.1:6385; another port with, for example, make demo IRONIC_PORT=6390)
 #   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh), the smoke suite against the oldest
 #                 supported Ironic release, and the unit and smoke tests against the oldest and the newest supported
-#                 ansible-core (tests/core/run.sh $(CORE_OLDEST) $(CORE_NEWEST))
+#                 ansible-core (tests/core/run.sh $(CORE_OLDEST), tests/core/run.sh $(CORE_NEWEST)); pytest runs on two
+#                 pytest-xdist workers, and the stages that do not need the whole machine run two at a time
 #   make test-compat  the smoke suite against every supported Ironic release, each installed from PyPI in its own
 #                 virtualenv (under .work/ironic-compat, or IRONIC_COMPAT_VENVS); writes the table into
 #                 docs/compatibility.md (tests/compat.sh); then make test-mariadb
