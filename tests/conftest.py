@@ -12,9 +12,9 @@ Fixtures (see each docstring for details):
 - ``make_ironic`` (per test): a new, not started ``IronicInstance`` of its own, for a test that starts, stops, kills
   or reconfigures it; ``make_split_ironic`` (per module): a started split Ironic on PostgreSQL or MariaDB.
 - ``shared_ironic(**role_vars)`` (session): a started ``IronicInstance`` with these variables of the role, one per
-  set of variables for the whole session, shared by every test that asks for the same configuration (an API page
-  limit, a conductor group, Keystone auth...). Each test uses its own nodes on it and never stops, kills or
-  reconfigures it: a test that does takes ``make_ironic``.
+  set of variables for the whole session, shared by every test that asks for the same configuration (a conductor
+  group, Keystone auth...). Each test uses its own nodes on it and never stops, kills or reconfigures it: a test that
+  does, or that needs an Ironic holding only its own nodes or requests, takes ``make_ironic``.
 
 Under pytest-xdist (tests/run.sh runs ``pytest -n 2 --dist loadfile``), a session is one worker: each worker has its
 own ``ironic``, ``secure_ironic`` and ``shared_ironic`` instances, and a module runs whole on one worker. The first
@@ -514,12 +514,12 @@ def make_ironic(tmp_path_factory):
 @pytest.fixture(scope='session')
 def shared_ironic(tmp_path_factory):
     """Factory ``shared_ironic(**role_vars)``: a started single-process ``IronicInstance`` on SQLite with these
-    variables of the role (``ironic_standalone_api_max_limit=5``, ``ironic_standalone_conductor_groups=['rack1']``,
-    ``ironic_standalone_config_overrides={...}``...) on top of a fresh base directory, a free loopback port and its
-    own clouds.yaml. One per set of variables for the whole session (per pytest-xdist worker): the first test that
-    asks for a configuration starts it, the next ones that ask for the same get the same instance. Tests sharing it
-    use their own nodes and never stop, kill or reconfigure it (those take ``make_ironic``). Stopped at the end of
-    the session."""
+    variables of the role (``ironic_standalone_conductor_groups=['rack1']``, ``ironic_standalone_auth='keystone'``
+    with its Keystone, ``ironic_standalone_config_overrides={...}``...), in a fresh base directory, on a free
+    loopback port, with its own clouds.yaml. One per set of variables for the whole session (per pytest-xdist
+    worker): the first test that asks for a configuration starts it, the next ones that ask for the same get the
+    same instance. Tests sharing it use their own nodes and never stop, kill or reconfigure it (those take
+    ``make_ironic``). Stopped at the end of the session."""
     _require_installed_collection()
     instances = {}
 
