@@ -8,7 +8,8 @@
 #                 (both installed at the same time, once); no development tool
 #   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh), the smoke suite against the oldest
 #                 supported Ironic release, and the unit and smoke tests against the oldest and the newest supported
-#                 ansible-core (tests/core/run.sh $(CORE_OLDEST) $(CORE_NEWEST))
+#                 ansible-core (tests/core/run.sh $(CORE_OLDEST), tests/core/run.sh $(CORE_NEWEST)); pytest runs on two
+#                 pytest-xdist workers, and the stages that do not need the whole machine run two at a time
 #   make test-compat  the smoke suite against every supported Ironic release, each installed from PyPI in its own
 #                 virtualenv (under .work/ironic-compat, or IRONIC_COMPAT_VENVS); writes the table into
 #                 docs/compatibility.md (tests/compat.sh); then make test-mariadb

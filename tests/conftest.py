@@ -9,12 +9,24 @@ Fixtures (see each docstring for details):
 - ``run_module(name, check=False, diff=False, **args)``: runs a module of the collection as a subprocess, the way
   Ansible runs it, and returns its parsed JSON result.
 - ``run_playbook(path_or_yaml_text, extra_vars=None)``: runs ansible-playbook, returns ``(rc, output)``.
+- ``make_ironic`` (per test): a new, not started ``IronicInstance`` of its own, for a test that starts, stops, kills
+  or reconfigures it; ``make_split_ironic`` (per module): a started split Ironic on PostgreSQL or MariaDB.
+- ``shared_ironic(**role_vars)`` (session): a started ``IronicInstance`` with these variables of the role, one per
+  set of variables for the whole session, shared by every test that asks for the same configuration (a conductor
+  group, Keystone auth...). Each test uses its own nodes on it and never stops, kills or reconfigures it: a test that
+  does, or that needs an Ironic holding only its own nodes or requests, takes ``make_ironic``.
+
+Under pytest-xdist (tests/run.sh runs ``pytest -n 2 --dist loadfile``), a session is one worker: each worker has its
+own ``ironic``, ``secure_ironic`` and ``shared_ironic`` instances, and a module runs whole on one worker. The first
+start-up installs .work/ironic-venv; the workers take a lock for it (``IronicInstance.playbook``).
 """
 
 from __future__ import annotations
 
 import base64
 import collections
+import contextlib
+import fcntl
 import json
 import os
 import random
@@ -197,6 +209,9 @@ class IronicInstance:
         """Run playbooks/ironic_<name>.yml (start, stop, status) for this instance: (rc, output)."""
         env = _clean_env(OS_CLIENT_CONFIG_FILE=self.clouds_yaml)
         playbook = os.path.join('playbooks', 'ironic_%s.yml' % name)
+        if name == 'start' and not os.path.exists(os.path.join(self.venv, 'bin', 'ironic')):
+            with _install_lock(self.venv):  # the role installs the virtualenv: one start-up at a time does it
+                return ansible_playbook(playbook, dict(self.role_vars, **extra_vars), env)
         return ansible_playbook(playbook, dict(self.role_vars, **extra_vars), env)
 
     def start(self):
@@ -312,6 +327,20 @@ class IronicInstance:
         """The non-GET (and non-HEAD) requests logged after ``mark``: ``[Request(method, path, status), ...]``.
         ``[]`` proves that nothing was written to Ironic in between."""
         return [request for request in self.requests_since(mark) if request.method not in ('GET', 'HEAD')]
+
+
+@contextlib.contextmanager
+def _install_lock(venv):
+    """Holds an exclusive lock (flock) on a file next to the virtualenv ``venv`` while the role installs it: the
+    pytest-xdist workers start their Ironic at the same time, and a fresh clone has no .work/ironic-venv yet."""
+    path = os.path.join(os.path.dirname(os.path.abspath(venv)), '.%s.lock' % os.path.basename(venv))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'a', encoding='utf-8') as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _json_dumps(value):
@@ -480,6 +509,39 @@ def make_ironic(tmp_path_factory):
     for instance in instances:
         if os.path.exists(instance.pid_path):
             instance.playbook('stop')
+
+
+@pytest.fixture(scope='session')
+def shared_ironic(tmp_path_factory):
+    """Factory ``shared_ironic(**role_vars)``: a started single-process ``IronicInstance`` on SQLite with these
+    variables of the role (``ironic_standalone_conductor_groups=['rack1']``, ``ironic_standalone_auth='keystone'``
+    with its Keystone, ``ironic_standalone_config_overrides={...}``...), in a fresh base directory, on a free
+    loopback port, with its own clouds.yaml. One per set of variables for the whole session (per pytest-xdist
+    worker): the first test that asks for a configuration starts it, the next ones that ask for the same get the
+    same instance. Tests sharing it use their own nodes and never stop, kill or reconfigure it (those take
+    ``make_ironic``). Stopped at the end of the session."""
+    _require_installed_collection()
+    instances = {}
+
+    def get(**role_vars):
+        key = json.dumps(role_vars, sort_keys=True)
+        if key not in instances:
+            parent = tmp_path_factory.mktemp('ironic-shared')
+            instance = IronicInstance(base_dir=os.path.join(str(parent), 'ironic'), port=free_loopback_port(),
+                                      clouds_yaml=os.path.join(str(parent), 'clouds.yaml'))
+            instance.role_vars.update(role_vars)
+            try:
+                instance.start()
+            except Exception:
+                instance.playbook('stop')
+                raise
+            instances[key] = instance
+        return instances[key]
+
+    yield get
+
+    for instance in instances.values():
+        instance.playbook('stop')
 
 
 def _free_conductor_hosts(count, port=8089):

@@ -6,13 +6,16 @@
 #   4. release notes: antsibull-changelog lint, and CHANGELOG.md is what changelogs/ generates
 #   5. docsite: antsibull-docs lint-collection-docs --plugin-docs, then the whole site built offline (no warning)
 #   6. execution environment: ansible-builder introspect finds the collection's requirements
-#   7. pytest tests (unit and integration tests; the integration tests start their own Ironic)
+#   7. pytest tests (unit and integration tests, on two pytest-xdist workers; the integration tests start their
+#      own Ironic)
 #   8. molecule test of the fleet role
 #   9. the smoke suite against the oldest supported Ironic release, 24.1 (tests/compat.sh; its virtualenv is
 #      created under .work/ironic-compat on first use)
-#  10. the unit and smoke tests against the oldest and the newest supported ansible-core (tests/core/run.sh;
-#      CORE_OLDEST and CORE_NEWEST, given by the Makefile)
-# Every stage runs; the script fails if any of them failed.
+#  10. the unit and smoke tests against the oldest and the newest supported ansible-core (tests/core/run.sh, a stage
+#      each; CORE_OLDEST and CORE_NEWEST, given by the Makefile)
+# Every stage runs; the script fails if any of them failed. Stage 1 runs beside stages 2-6, and stages 8-10 in two
+# lanes, each ansible-core release with one of 8 and 9 (see lanes below): each lane's output is printed when both
+# lanes have ended.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -131,19 +134,61 @@ execution_environment() {
 }
 
 unit_and_integration() {
-    (cd "$ROOT" && python -m pytest tests)
+    # Two pytest-xdist workers, each with its own session Ironic: most tests wait on Ironic or on an ansible
+    # process, so two of them at a time fill the machine's two cores. --dist loadfile runs a module whole on one
+    # worker: its module-scoped Ironic, Keystone or split topology starts once.
+    (cd "$ROOT" && python -m pytest tests -n 2 --dist loadfile)
 }
 
-stage "ansible-test sanity" sanity
-stage "ansible-lint" lint
-stage "galaxy-importer" galaxy_import
-stage "release notes" release_notes
-stage "docsite" docsite
-stage "execution environment" execution_environment
+lanes() {
+    # lanes FUNCTION...: runs the functions at the same time, each one a lane of stages run in order, with its
+    # output in a file; prints each lane's output when all have ended, in the order given, and adds the stages
+    # that failed to $failed. Each stage below is mostly one process (the pytest stage takes the machine's two
+    # cores alone): two lanes fill two cores.
+    local dir index lane pids=()
+    dir="$(mktemp -d)"
+    echo
+    echo "===== at the same time: $* (each one's output when all have ended) ====="
+    for lane in "$@"; do
+        index=${#pids[@]}
+        (failed=(); "$lane"; ((${#failed[@]} == 0)) || printf '%s\n' "${failed[@]}" >"$dir/$index.failed") \
+            >"$dir/$index.log" 2>&1 &
+        pids+=("$!")
+    done
+    for index in "${!pids[@]}"; do
+        wait "${pids[$index]}" || failed+=("lane $index (${*:index+1:1})")
+        cat "$dir/$index.log"
+        if [[ -f $dir/$index.failed ]]; then
+            mapfile -t -O "${#failed[@]}" failed <"$dir/$index.failed"
+        fi
+    done
+    rm -rf "$dir"
+}
+
+# The checks of the code and of what is published, in two lanes: sanity alone, and the others.
+sanity_lane() {
+    stage "ansible-test sanity" sanity
+}
+publishing_lane() {
+    stage "ansible-lint" lint
+    stage "galaxy-importer" galaxy_import
+    stage "release notes" release_notes
+    stage "docsite" docsite
+    stage "execution environment" execution_environment
+}
+# After pytest, in two lanes of about the same length: each ansible-core release with Molecule or the other Ironic.
+oldest_core_lane() {
+    stage "ansible-core $CORE_OLDEST" "$ROOT/tests/core/run.sh" "$CORE_OLDEST"
+    stage "molecule fleet" env -C "$ROOT" ANSIBLE_COLLECTIONS_PATH="$WORK/collections" molecule test -s fleet
+}
+newest_core_lane() {
+    stage "ansible-core $CORE_NEWEST" "$ROOT/tests/core/run.sh" "$CORE_NEWEST"
+    stage "smoke suite on Ironic 24.1" bash "$ROOT/tests/compat.sh" 24.1
+}
+
+lanes sanity_lane publishing_lane
 stage "pytest" unit_and_integration
-stage "molecule fleet" env -C "$ROOT" ANSIBLE_COLLECTIONS_PATH="$WORK/collections" molecule test -s fleet
-stage "smoke suite on Ironic 24.1" bash "$ROOT/tests/compat.sh" 24.1
-stage "ansible-core $CORE_OLDEST and $CORE_NEWEST" "$ROOT/tests/core/run.sh" "$CORE_OLDEST" "$CORE_NEWEST"
+lanes oldest_core_lane newest_core_lane
 
 echo
 if ((${#failed[@]})); then

@@ -4,6 +4,7 @@ and the provision module run against it in the background."""
 
 from __future__ import annotations
 
+import configparser
 import json
 import os
 import signal
@@ -67,12 +68,17 @@ def result_of(process, timeout=300):
 
 
 def spawn_with(instance, extra_conf):
-    """Start the instance once with the role (configuration, database), then again with extra_conf appended."""
+    """Start the instance with the role, extra_conf (ironic.conf text: sections and options) written at the end of
+    its ironic.conf (the role's ironic_standalone_config_overrides), in one start-up; returns when its API answers
+    (time.monotonic())."""
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.optionxform = str
+    parser.read_string(extra_conf)
+    overrides = instance.role_vars.setdefault('ironic_standalone_config_overrides', {})
+    for section in parser.sections():
+        overrides.setdefault(section, {}).update(parser.items(section))
     instance.start()
-    instance.stop()
-    with open(os.path.join(instance.base_dir, 'ironic.conf'), 'a', encoding='utf-8') as conf:
-        conf.write('\n' + extra_conf)
-    return spawn(instance)
+    return time.monotonic()
 
 
 def pid_files(instance):

@@ -133,9 +133,8 @@ def test_invalid_conductor_groups_are_refused_and_nothing_is_started(make_ironic
     assert not os.path.exists(instance.base_dir)
 
 
-def test_the_single_process_serves_the_first_conductor_group(make_ironic):
-    instance = make_ironic()
-    instance.role_vars['ironic_standalone_conductor_groups'] = ['rack-a']
-    instance.start()
+def test_the_single_process_serves_the_first_conductor_group(shared_ironic):
+    # Shared with test_node.py's conductor group test: the same variables, the same instance.
+    instance = shared_ironic(ironic_standalone_conductor_groups=['rack1'])
     conductors = instance.api('GET', '/v1/conductors?fields=hostname,conductor_group')['conductors']
-    assert [conductor['conductor_group'] for conductor in conductors] == ['rack-a']
+    assert [conductor['conductor_group'] for conductor in conductors] == ['rack1']

@@ -44,6 +44,13 @@ def keystone(start_keystone):
     return start_keystone()
 
 
+@pytest.fixture(scope='module')
+def tls_keystone(start_keystone):
+    """A second Keystone, over HTTPS with a CA of its own (``ca_file``): the Keystone of other tokens, and the one
+    reached with the task's TLS settings."""
+    return start_keystone(tls=True)
+
+
 def add_endpoint(keystone, region, interface, url, service_type='baremetal'):
     """Add an endpoint of ``service_type`` to Keystone's catalog (its region and service made when missing)."""
     token = keystone.token(**SYSTEM)[0]
@@ -65,13 +72,12 @@ def params(**options):
     return values
 
 
-@pytest.fixture
-def keystone_ironic(keystone, make_ironic):
-    """An Ironic whose API takes only Keystone tokens, with one node nobody owns and one the admin project owns."""
-    ironic = make_ironic()
-    ironic.role_vars.update(ironic_standalone_auth='keystone', ironic_standalone_keystone_auth_url=keystone.auth_url,
-                            ironic_standalone_keystone_password=keystone.password)
-    ironic.start()
+@pytest.fixture(scope='module')
+def keystone_ironic(keystone, shared_ironic):
+    """An Ironic whose API takes only Keystone tokens, with one node nobody owns and one the admin project owns; one
+    for the module (the tests read its nodes and change neither them nor its configuration)."""
+    ironic = shared_ironic(ironic_standalone_auth='keystone', ironic_standalone_keystone_auth_url=keystone.auth_url,
+                           ironic_standalone_keystone_password=keystone.password)
     token, body = keystone.token(project={'name': 'admin', 'domain': {'name': 'Default'}})
     ironic.project_id = body['project']['id']
     system_token = keystone.token(**SYSTEM)[0]
@@ -134,7 +140,7 @@ def test_scopes_and_application_credentials_against_a_real_keystone(keystone, ke
     assert credential['secret'] not in json.dumps(result) and keystone.password not in json.dumps(system)
 
 
-def test_a_revoked_token_is_renewed_once(keystone, keystone_ironic, start_keystone):
+def test_a_revoked_token_is_renewed_once(keystone, keystone_ironic, tls_keystone):
     client = client_from_params(params(endpoint=keystone_ironic.endpoint, auth_type='password',
                                        auth=keystone.password_auth(system_scope='all')))
     first = client._session.headers['X-Auth-Token']
@@ -149,9 +155,9 @@ def test_a_revoked_token_is_renewed_once(keystone, keystone_ironic, start_keysto
     assert client.api_calls == calls + 2  # the refused request, then the same with the new token
 
     # Tokens of another Keystone are refused every time: one renewal, then a clear failure.
-    other = start_keystone()
     stranger = client_from_params(params(endpoint=keystone_ironic.endpoint, auth_type='password',
-                                         auth=other.password_auth(system_scope='all')))
+                                         auth=tls_keystone.password_auth(system_scope='all'),
+                                         ca_cert=tls_keystone.ca_file))
     with pytest.raises(BaremetalError, match=r'HTTP 401.*The credentials were refused'):
         stranger.list_nodes()
     assert stranger.api_calls == 3  # GET /, the request, the request with the renewed token
@@ -187,13 +193,12 @@ def test_region_and_interface_choose_the_catalog_endpoint(keystone):
                       ('RegionTwo', 'public'): 'http://127.0.0.1:3', ('RegionTwo', 'internal'): 'http://127.0.0.1:4'}
 
 
-def test_keystone_gets_the_tasks_tls_settings(start_keystone):
-    secure = start_keystone(tls=True)
-    add_endpoint(secure, 'RegionOne', 'public', 'http://127.0.0.1:5')
-    auth = secure.password_auth(system_scope='all')
+def test_keystone_gets_the_tasks_tls_settings(tls_keystone):
+    add_endpoint(tls_keystone, 'RegionOne', 'public', 'http://127.0.0.1:5')
+    auth = tls_keystone.password_auth(system_scope='all')
     with pytest.raises(BaremetalError, match='keystone authentication failed'):
         client_from_params(params(auth_type='password', auth=auth))
-    assert client_from_params(params(auth_type='password', auth=auth, ca_cert=secure.ca_file)).endpoint == \
+    assert client_from_params(params(auth_type='password', auth=auth, ca_cert=tls_keystone.ca_file)).endpoint == \
         'http://127.0.0.1:5'
 
 

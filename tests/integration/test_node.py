@@ -13,7 +13,6 @@ import uuid
 
 import pytest
 
-from dedicated import spawn_with
 from nodes import KERNEL, RAMDISK, RawIronic
 from proxy import FaultProxy
 
@@ -502,11 +501,11 @@ def test_keep_workload_refuses_a_protected_node_before_any_write_and_without_it_
     assert ironic.api('GET', '/nodes/%s' % node['uuid'], expect=(404,))
 
 
-def test_a_node_is_put_in_a_conductor_group_its_conductor_serves(make_ironic, run_module):
-    # An Ironic whose only conductor serves the group rack1. Ironic looks up the conductors of a new node's group
-    # as the POST spells it, so the module sends it in lower case, as Ironic stores it.
-    instance = make_ironic()
-    spawn_with(instance, '[conductor]\nconductor_group = rack1\n')
+def test_a_node_is_put_in_a_conductor_group_its_conductor_serves(shared_ironic, run_module):
+    # An Ironic whose only conductor serves the group rack1 (shared with test_ironic_standalone.py, which creates no
+    # node on it). Ironic looks up the conductors of a new node's group as the POST spells it, so the module sends it
+    # in lower case, as Ironic stores it.
+    instance = shared_ironic(ironic_standalone_conductor_groups=['rack1'])
     name = 'grouped-%s' % uuid.uuid4().hex[:8]
     declared = {'name': name, 'driver': 'fake-hardware', 'conductor_group': 'RACK1'}
 

@@ -17,9 +17,10 @@ def _collection_root():
     os.makedirs(namespace, exist_ok=True)
     link = os.path.join(namespace, 'lifecycle')
     if os.path.realpath(link) != ROOT:
-        if os.path.lexists(link):
-            os.remove(link)
-        os.symlink(ROOT, link)
+        # Made aside and renamed over the link: pytest-xdist's workers may do it at the same time.
+        made = '%s.%d' % (link, os.getpid())
+        os.symlink(ROOT, made)
+        os.replace(made, link)
     return base
 
 
