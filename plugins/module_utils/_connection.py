@@ -292,7 +292,7 @@ def _for_plugin(entry, task, source):
         dropped = [source.settings(dropped_top)] if dropped_top else []
         dropped += [source.settings(dropped_auth, in_auth=True)] if dropped_auth else []
         raise BaremetalError(
-            'auth_type %s (the task\'s) does not take %s, written for %s: give the task auth with the settings of '
+            'auth_type %s (the task\'s) does not take %s, written for %s. Give the task auth with the settings of '
             '%s, or leave auth_type out to authenticate with %s%s.'
             % (task_type, ' and '.join(dropped), source.auth_type(entry), task_type, source,
                '' if source.cloud else ', or unset them'))

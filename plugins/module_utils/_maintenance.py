@@ -19,20 +19,24 @@ STATES = {'enabled': True, 'disabled': False}
 
 def maintenance_of(maintenance, state, where='the task'):
     """Whether maintenance is declared on (True), off (False) or not at all (None), from maintenance (the word of
-    every module) or state (enabled or disabled, baremetal_maintenance's older spelling). Both at once are refused,
-    even when they agree: one setting, one word."""
+    every module) or state (enabled or disabled, baremetal_maintenance's older spelling)."""
+    _refuse_both_spellings(maintenance, state, where)
+    return STATES[state] if state is not None else maintenance
+
+
+def _refuse_both_spellings(maintenance, state, where):
+    """Both at once are refused, even when they agree: one setting, one word."""
     if maintenance is not None and state is not None:
         raise BaremetalError('%s gives both maintenance and state, two spellings of one setting (maintenance: true '
                              'is state: enabled, maintenance: false is state: disabled): keep maintenance only.' % where)
-    return STATES[state] if state is not None else maintenance
 
 
 def task_maintenance(params):
     """The maintenance a baremetal_maintenance task declares, after checking, before anything is read, that no
-    element of its nodes gives both spellings."""
+    element of its nodes gives both spellings (an element's values themselves are checked with its other options)."""
     for index, element in enumerate(params.get('nodes') or ()):
         if isinstance(element, Mapping):
-            maintenance_of(element.get('maintenance'), element.get('state'), 'nodes[%d]' % index)
+            _refuse_both_spellings(element.get('maintenance'), element.get('state'), 'nodes[%d]' % index)
     return maintenance_of(params['maintenance'], params['state'])
 
 

@@ -196,7 +196,8 @@ def test_an_auth_type_that_conflicts_with_the_shell_names_both(ironic, tmp_path)
     result = run('baremetal_node_info', {'endpoint': ironic.endpoint, 'auth_type': 'http_basic'}, tmp_path,
                  **SHELL_TOKEN)
     assert result['failed']
+    # The whole message, as the task shows it (masked): a word after "token:" would read as a token's value.
     assert result['msg'] == (
-        "auth_type http_basic (the task's) does not take OS_AUTH_URL, OS_TOKEN, written for OS_AUTH_TYPE=token: give "
+        "auth_type http_basic (the task's) does not take OS_AUTH_URL, OS_TOKEN, written for OS_AUTH_TYPE=token. Give "
         "the task auth with the settings of http_basic, or leave auth_type out to authenticate with the OS_* "
         "variables, or unset them.")

@@ -673,8 +673,8 @@ TASK_OVER_ENVIRONMENT = {
         "auth_type password (the task's) needs auth.auth_url: give auth.auth_url in the task's auth, or as "
         "OS_AUTH_URL."), {
         'password login': ('keystone', 'password', ENV_PASSWORD_AUTH),
-        'OS_TOKEN': refused("auth_type password (the task's) does not take OS_TOKEN, written for OS_AUTH_TYPE=token: "
-                            "give the task auth with the settings of password, or leave auth_type out to authenticate "
+        'OS_TOKEN': refused("auth_type password (the task's) does not take OS_TOKEN, written for OS_AUTH_TYPE=token. "
+                            "Give the task auth with the settings of password, or leave auth_type out to authenticate "
                             "with the OS_* variables, or unset them."),
         'empty OS_CLOUD beside OS_TOKEN': refused("does not take OS_TOKEN, written for OS_AUTH_TYPE=token"),
         'OS_ENDPOINT': refused("auth_type password (the task's) does not take OS_ENDPOINT, written for "
@@ -702,7 +702,7 @@ TASK_OVER_ENVIRONMENT = {
     'keystone cloud, another keystone auth_type without auth': (
         dict(cloud='password', auth_type='token'),
         refused("auth_type token (the task's) does not take auth.password, auth.user_domain_name, auth.username of "
-                "cloud 'password', written for the auth_type password of cloud 'password': give the task auth with "
+                "cloud 'password', written for the auth_type password of cloud 'password'. Give the task auth with "
                 "the settings of token, or leave auth_type out to authenticate with cloud 'password'."), {}),
     'standalone cloud, keystone auth_type without auth': (
         dict(cloud='plain', auth_type='token'),

@@ -56,3 +56,8 @@ def test_an_element_says_its_own_maintenance_in_either_spelling_and_both_are_ref
     params['nodes'].append({'node': 'd', 'maintenance': False, 'state': 'disabled'})
     with pytest.raises(BaremetalError, match=r'^nodes\[3\] gives both maintenance and state'):
         task_maintenance(params)
+
+
+def test_an_elements_unknown_state_is_left_to_the_check_of_its_options():
+    # The element's choices are checked with its other options, which name the element and the choices.
+    assert task_maintenance({'maintenance': True, 'state': None, 'nodes': [{'node': 'a', 'state': 'sideways'}]}) is True
