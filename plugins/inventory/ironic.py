@@ -173,12 +173,12 @@ from ansible.inventory.group import to_safe_group_name
 from ansible.module_utils.basic import AnsibleFallbackNotFound
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import view_fields
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import is_secret_name, masked, public_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.connection import client_from_params
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import view_fields
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import CONNECTION_ARGUMENT_SPEC
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import is_secret_name, masked, public_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_options
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._compat import trusted_template, untrusted
 
 # The node fields that become host variables; driver_info is masked, instance_info is only requested for

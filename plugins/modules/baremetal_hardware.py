@@ -260,10 +260,11 @@ api_calls:
 
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _hardware as hardware
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import (
-    MOVING_CONCURRENCY_SPEC, NODE_SELECTION_SPEC, exit_with_results, run_items, select_nodes, targets_from_elements)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk import (
+    MOVING_CONCURRENCY_SPEC, NODE_SELECTION_SPEC, exit_with_results, run_items, targets_from_elements)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import select_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 
 DECLARATION_KEYS = ('bios_settings', 'raid', 'firmware', 'apply', 'allow_destructive', 'allow_reboot')
 

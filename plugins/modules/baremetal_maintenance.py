@@ -169,11 +169,11 @@ api_calls:
   sample: 3
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, run_module
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._maintenance import (
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk import NODE_SELECTION_SPEC, run_module
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import (
     STATES, declared_maintenance, ensure_maintenance, node_maintenance, task_maintenance)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 
 ARGUMENT_SPEC = dict(
     NODE_SELECTION_SPEC,

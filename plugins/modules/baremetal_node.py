@@ -989,16 +989,18 @@ api_calls:
 
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import SELECTION_SPEC, exit_with_results, run_items, select_nodes
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._driver_info import require_validator
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_converge import declared_health, ensure_whole_nodes
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import (
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk import (
+    SELECTION_SPEC, exit_with_results, run_items)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import select_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_info import require_validator
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.converge import declared_health, ensure_whole_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
     ELEMENT_PROVISION_OPTIONS, INTERFACES, PROVISION_OPTIONS, declarations_from_params)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import OPTION_SPEC
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DECLARABLE_STATES, POWER_ACTIONS
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import check_node_name
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._waves import WAVE_SPEC
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import OPTION_SPEC
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DECLARABLE_STATES, POWER_ACTIONS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_node_name
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import WAVE_SPEC
 
 # The options that declare one node: the module's own, or those of each element of nodes.
 RECORD_SPEC = dict(
@@ -1030,7 +1032,7 @@ RECORD_SPEC = dict(
     disable_power_off=dict(type='bool'),
 )
 
-# What a node declares besides its record (_node_record.STATE_FIELDS), brought about after it (_node_converge).
+# What a node declares besides its record (record.STATE_FIELDS), brought about after it (_node_converge).
 STATE_SPEC = dict(
     provision_state=dict(type='str', choices=list(DECLARABLE_STATES)),
     maintenance=dict(type='bool'),

@@ -261,12 +261,13 @@ api_calls:
   sample: 2
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SPEC, selection_filters
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_info import asked_facets, node_entry
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import STATES
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import normalized_mac
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk import NODE_SPEC
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import selection_filters
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.info import asked_facets, node_entry
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import STATES
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import normalized_mac
 
 INFO_FIELDS = NODE_SUMMARY_FIELDS + (
     'driver', 'driver_info', 'resource_class', 'conductor_group', 'properties', 'traits', 'extra', 'owner',

@@ -157,12 +157,12 @@ api_calls:
   sample: 4
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import NODE_SELECTION_SPEC, run_module
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NODE_SUMMARY_FIELDS
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._power import declared_power, ensure_power
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import Progress
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import POWER_ACTIONS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk import NODE_SELECTION_SPEC, run_module
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import declared_power, ensure_power
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import POWER_ACTIONS
 
 ARGUMENT_SPEC = dict(
     NODE_SELECTION_SPEC,

@@ -509,12 +509,13 @@ api_calls:
 
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import (
-    MOVING_CONCURRENCY_SPEC, NODE_SELECTION_SPEC, exit_with_results, run_items, select_nodes)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._provision import (
-    OPTION_SPEC, Options, Target, provision_results, targets_from_elements)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._states import DECLARABLE_STATES
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk import (
+    MOVING_CONCURRENCY_SPEC, NODE_SELECTION_SPEC, exit_with_results, provision_targets_from_elements, run_items)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import select_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import (
+    OPTION_SPEC, Options, Target, provision_results)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DECLARABLE_STATES
 
 ARGUMENT_SPEC = dict(
     state=dict(type='str', required=True, choices=list(DECLARABLE_STATES)),
@@ -531,7 +532,7 @@ def targets_from_params(client, params, options):
         return [Target(params['node'], params['state'], options)]
     if params['select'] is not None:
         return [Target(node['uuid'], params['state'], options) for node in select_nodes(client, params['select'], ('uuid',))]
-    return targets_from_elements(params['nodes'], params['state'], options)
+    return provision_targets_from_elements(params['nodes'], params['state'], options)
 
 
 def main_logic(module):

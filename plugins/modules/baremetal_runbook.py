@@ -154,8 +154,8 @@ api_calls:
   sample: 2
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._runbook import ensure_runbook
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.runbook import ensure_runbook
 
 ARGUMENT_SPEC = dict(
     name=dict(type='str', required=True),

@@ -4,7 +4,7 @@
 
 An action plugin of this collection is a ProgressAction named after its module. With a local
 connection (the usual case: the modules talk to Ironic's API from the controller) it runs the
-module in a thread and tails the progress file the module writes (module_utils/_progress.py).
+module in a thread and tails the progress file the module writes (module_utils/engine/progress.py).
 Anything else (async, a jump host) runs the module as Ansible would without the plugin: the task
 works the same, only silently. Lines go through Display, so ansible-runner (AWX, AAP) has them in its
 stdout and job events as well as a terminal.
@@ -25,7 +25,7 @@ from ansible.errors import AnsibleError
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._progress import PROGRESS_FILE_ENV
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import PROGRESS_FILE_ENV
 
 display = Display()
 

@@ -324,7 +324,7 @@ def render():
         'no request that changes anything: `tests/integration/test_bad_input.py` runs each one against a real',
         "Ironic and counts the non-GET requests in its API log. Checks that need no answer from Ironic (step lists,",
         'config drives, numbers, names, node lists) run before the first request, in',
-        '`plugins/module_utils/_validate.py`, so that a plan never stops half-way on input Ironic would refuse.',
+        '`plugins/module_utils/common/validate.py`, so that a plan never stops half-way on input Ironic would refuse.',
         '',
         'An empty `nodes:` list is not an error: the task changes nothing, sends nothing that writes, and its',
         '`msg` says there was nothing to do (an inventory group can be empty).',

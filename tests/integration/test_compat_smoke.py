@@ -6,8 +6,8 @@ needs beyond the tests marked smoke elsewhere: a node's whole provisioning life,
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _ironic
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import client as _ironic
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from nodes import RawIronic
 
 pytestmark = pytest.mark.smoke

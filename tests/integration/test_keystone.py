@@ -16,8 +16,8 @@ import sys
 import pytest
 import requests
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._connection import client_from_params
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.connection import client_from_params
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLLECTIONS = os.path.join(ROOT, '.work', 'collections')

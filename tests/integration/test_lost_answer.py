@@ -14,7 +14,7 @@ import time
 import pytest
 from proxy import FaultProxy
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
     AnswerLost, IronicClient, Unreachable)
 
 PROVISION = '/states/provision'

@@ -3,7 +3,7 @@
 
 fake-hardware's inspect interface stores no inventory, and the session's Ironic enables no ``agent`` inspect
 interface (the one that takes an inventory at POST /v1/continue_inspection): a stored inventory, its plugin data and
-their masking are tested in tests/unit/plugins/module_utils/test__node_info.py. The fake firmware interface records
+their masking are tested in tests/unit/plugins/module_utils/node/test_info.py. The fake firmware interface records
 no components; the fake BIOS interface stores what bios.apply_configuration sends, registry fields included.
 """
 

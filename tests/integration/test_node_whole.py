@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 """baremetal_node declaring a node whole against a real Ironic: its record, provision_state, maintenance and power in
-one task, in the order Ironic needs (_node_converge.py), single and bulk, check and diff mode, waves."""
+one task, in the order Ironic needs (node/converge.py), single and bulk, check and diff mode, waves."""
 
 import pytest
 

@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _ironic
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import client as _ironic
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from nodes import RawIronic
 
 DUMPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dump_ironic_machine.py')

@@ -6,7 +6,7 @@ import pytest
 from ansible.errors import AnsibleParserError
 
 from ansible_collections.baremetal.lifecycle.plugins.inventory import ironic
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import CONNECTION_ARGUMENT_SPEC
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import CONNECTION_ARGUMENT_SPEC
 
 NODE = {
     'uuid': '5f1c2d6e-6a9c-4a55-9d3c-2b3f8e0c1a11', 'name': 'rack1-node07', 'provision_state': 'wait call-back',

@@ -7,8 +7,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_hardware as module
 
 PARAMS = dict(node=None, nodes=None, select=None, bios_settings={'ProcTurboMode': 'Disabled'}, raid=None,

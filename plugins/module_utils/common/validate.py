@@ -1,0 +1,325 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Input checks shared by every module, the inventory plugin and the fleet role: run before any request.
+
+Ironic checks some input only after earlier requests of a plan have already moved the node (a clean step
+list is read when the node is already manageable), and answers others with an HTTP 500. Everything whose
+shape can be known without asking Ironic is checked here first, and every message names the option, what
+is wrong and what to write instead. Messages never quote a value that may be secret (step arguments,
+config drive contents).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import difflib
+import re
+import uuid
+from collections.abc import Mapping
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+
+
+class InputError(BaremetalError):
+    """Input that cannot work; raised before anything is sent to Ironic."""
+
+
+# Inclusive bounds of numeric options, by option name, wherever they appear.
+LIMITS = {
+    'api_timeout': (1, None),
+    'timeout': (1, None),
+    'concurrency': (1, None),
+    'max_fail_percentage': (0, 100),
+    'wave_pause': (0, None),
+}
+
+# wave_size: a number of nodes, or a percentage of the nodes a task changes.
+_WAVE_SIZE = re.compile(r'^\s*(?P<number>[0-9]+(\.[0-9]+)?)\s*(?P<percent>%?)\s*$')
+
+# The interfaces Ironic accepts in steps (ironic.conductor.steps *_INTERFACE_PRIORITY).
+_STEP_INTERFACES = ('bios', 'deploy', 'firmware', 'management', 'power', 'raid', 'vendor')
+STEP_INTERFACES = {
+    'clean': _STEP_INTERFACES,
+    'deploy': _STEP_INTERFACES,
+    'service': _STEP_INTERFACES + ('network',),
+    # A runbook's steps (ironic.api.controllers.v1.utils RUNBOOK_STEP_SCHEMA: CLEANING_INTERFACE_PRIORITY).
+    'runbook': _STEP_INTERFACES,
+}
+
+# The keys of one step (Ironic's _STEPS_SCHEMA and DEPLOY_STEP_SCHEMA), required first.
+_STEP_KEYS = {
+    'clean': (('interface', 'step'), ('args', 'order', 'execute_on_child_nodes', 'limit_child_node_execution')),
+    'deploy': (('interface', 'step', 'args', 'priority'), ()),
+    'service': (('interface', 'step'), ('args', 'order', 'execute_on_child_nodes', 'limit_child_node_execution')),
+    'runbook': (('interface', 'step', 'order'), ('args',)),
+}
+
+# The options holding steps, and their kind.
+STEP_OPTIONS = {'clean_steps': 'clean', 'deploy_steps': 'deploy', 'service_steps': 'service'}
+
+# A config drive Ironic builds from a dictionary (its _CONFIG_DRIVE_SCHEMA); user_data may also be text or a list.
+CONFIG_DRIVE_KEYS = ('meta_data', 'network_data', 'user_data', 'vendor_data')
+
+# A config drive given as text is a URL or a gzipped ISO in base64 (Ironic's own test of the alphabet).
+_BASE64 = re.compile(r'^[A-Za-z0-9+/=\s]*$')
+
+# Ironic node names: RFC 3986 unreserved characters, at most 255, and never a UUID (is_valid_node_name).
+_LOGICAL_NAME = re.compile(r'^[A-Za-z0-9._~-]{1,255}$')
+
+# Ironic's JSON patch schema only accepts paths made of these characters.
+PATCHABLE_KEY = re.compile(r'^[\w-]+$')
+
+# A MAC address as Ironic stores a port's: six octets in lower case, separated by colons (see normalized_mac).
+MAC_ADDRESS = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
+
+NOTHING_TO_DO = 'nodes is an empty list: there is nothing to do, and nothing was sent to Ironic.'
+
+
+def is_uuid_like(text):
+    """Whether Ironic takes text for a UUID (oslo uuidutils.is_uuid_like: dashes and braces optional)."""
+    if not isinstance(text, str):
+        return False
+    try:
+        return uuid.UUID(text).hex == re.sub(r'urn:|uuid:|[{}-]', '', text.lower())
+    except ValueError:
+        return False
+
+
+def check_options(params):
+    """Check every option these rules know, by name, in a module's parameters; InputError lists every problem."""
+    errors = []
+    for name in sorted(LIMITS):
+        errors.extend(limit_errors(name, params.get(name)))
+    for name, kind in sorted(STEP_OPTIONS.items()):
+        if params.get(name) is not None:
+            errors.extend(step_errors(name, params[name], kind))
+    if params.get('config_drive') is not None:
+        errors.extend(config_drive_errors('config_drive', params['config_drive']))
+    if isinstance(params.get('instance_info'), Mapping):
+        errors.extend(_key_errors('instance_info', params['instance_info']))
+    if params.get('uuid') is not None and not is_uuid_like(params['uuid']):
+        errors.append('uuid %s is not a UUID: write 32 hexadecimal digits, such as '
+                      '5f1c2d6e-6a9c-4a55-9d3c-2b3f8e0c1a11, or leave uuid out to let Ironic choose one.'
+                      % _quoted(params['uuid']))
+    if params.get('wave_size') is not None:
+        errors.extend(wave_size_errors('wave_size', params['wave_size'], params.get('wait')))
+    if params.get('node') is not None:
+        errors.extend(ident_errors('node', params['node']))
+    if params.get('mac') is not None:
+        errors.extend(mac_errors('mac', normalized_mac(params['mac'])))
+    if params.get('nodes') is not None:
+        errors.extend(nodes_errors('nodes', params['nodes']))
+    raise_errors(errors)
+
+
+def normalized_mac(address):
+    """A MAC address as Ironic stores it: in lower case, without surrounding blanks."""
+    return str(address).strip().lower()
+
+
+def mac_errors(option, address):
+    """Problems of a MAC address (normalized_mac): six hexadecimal octets separated by colons."""
+    if MAC_ADDRESS.match(address):
+        return []
+    return ['%s %s is not a MAC address; write six hexadecimal octets separated by colons, for example '
+            '52:54:00:12:34:56.' % (option, _quoted(address))]
+
+
+def check_node_name(option, name):
+    """A node name to create or look up by name: Ironic refuses UUID-like names, so such a name would find
+    (and change) the node that has that UUID instead."""
+    raise_errors(_name_errors(option, name))
+
+
+def raise_errors(errors):
+    if errors:
+        raise InputError(' '.join(errors))
+
+
+def wave_size_errors(name, value, wait=None):
+    """Problems of a wave size: a whole number of nodes from 1, or a percentage above 0 and up to 100; waves wait for
+    each wave, so a task that does not wait (wait: false) cannot have any."""
+    match = _WAVE_SIZE.match(str(value))
+    number = float(match.group('number')) if match else 0
+    if not match or not (0 < number <= 100 if match.group('percent') else number >= 1 and number == int(number)):
+        return ['%s must be a number of nodes (such as 10) or a percentage of the nodes the task changes (such as '
+                '"10%%"), got %r.' % (name, str(value)[:40])]
+    if wait is False:
+        return ['%s needs wait: true: a wave starts only when the nodes of the one before are back and healthy. '
+                'Set wait: true, or leave %s out.' % (name, name)]
+    return []
+
+
+def limit_errors(name, value, limit=None):
+    """Problems of a number outside the bounds of LIMITS[limit or name]; strings of digits count as numbers."""
+    minimum, maximum = LIMITS[limit or name]
+    if isinstance(value, str):
+        try:
+            value = float(value) if '.' in value else int(value)
+        except ValueError:
+            return ['%s must be a number, got %r.' % (name, value[:40])]
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return []
+    if maximum is None and value < minimum:
+        return ['%s must be at least %s, got %s.' % (name, minimum, value)]
+    if maximum is not None and not minimum <= value <= maximum:
+        return ['%s must be between %s and %s, got %s: set it in that range.' % (name, minimum, maximum, value)]
+    return []
+
+
+def _did_you_mean(word, choices):
+    close = difflib.get_close_matches(str(word), sorted(choices), n=1)
+    return ' (did you mean %r?)' % close[0] if close else ''
+
+
+def _type_name(value):
+    if value == '':
+        return 'an empty string'
+    return {dict: 'a dictionary', list: 'a list', str: 'a string', bool: 'a boolean', int: 'a number',
+            float: 'a number', type(None): 'null'}.get(type(value), type(value).__name__)
+
+
+def step_errors(option, steps, kind):
+    """Problems of a step list (clean, deploy or service), checked as Ironic would, before any step runs."""
+    interfaces = STEP_INTERFACES[kind]
+    required, optional = _STEP_KEYS[kind]
+    if not isinstance(steps, list):
+        return ['%s must be a list of steps, got %s.' % (option, _type_name(steps))]
+    if not steps:
+        return ['%s is an empty list: give at least one step, or leave %s out.' % (option, option)]
+    errors = []
+    example = ', '.join(required)
+    for index, step in enumerate(steps):
+        where = '%s[%d]' % (option, index)
+        if not isinstance(step, Mapping):
+            errors.append('%s must be a dictionary with %s, got %s.' % (where, example, _type_name(step)))
+            continue
+        for key in sorted(set(step) - set(required) - set(optional), key=str):
+            errors.append('%s has the unknown key %r%s; a %s step has only %s.' % (
+                where, key, _did_you_mean(key, required + optional), kind, ', '.join(required + optional)))
+        for key in required:
+            if key not in step:
+                errors.append('%s lacks %r: every %s step needs %s.' % (where, key, kind, example))
+        if 'interface' in step and step['interface'] not in interfaces:
+            errors.append('%s.interface %r is not an interface of %s steps%s; use one of %s.' % (
+                where, step['interface'], kind, _did_you_mean(step['interface'], interfaces), ', '.join(interfaces)))
+        if 'step' in step and not (isinstance(step['step'], str) and step['step']):
+            errors.append('%s.step must be the name of a step, such as erase_devices_metadata; got %s.'
+                          % (where, _type_name(step['step'])))
+        if 'args' in step and not isinstance(step['args'], Mapping):
+            errors.append('%s.args must be a dictionary of the step arguments, got %s.'
+                          % (where, _type_name(step['args'])))
+        for key in ('priority', 'order'):
+            if key in step and not _is_count(step[key]):
+                errors.append('%s.%s must be a whole number, 0 or more.' % (where, key))
+        if 'execute_on_child_nodes' in step and not isinstance(step['execute_on_child_nodes'], bool):
+            errors.append('%s.execute_on_child_nodes must be true or false.' % where)
+        if 'limit_child_node_execution' in step and not isinstance(step['limit_child_node_execution'], list):
+            errors.append('%s.limit_child_node_execution must be a list of node names or UUIDs.' % where)
+    return errors
+
+
+def _is_count(value):
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return value >= 0
+    return isinstance(value, str) and value.isdigit() and value.isascii()
+
+
+def config_drive_errors(option, config_drive):
+    """Problems of a config drive: a URL, a gzipped ISO in base64, or a dictionary Ironic builds one from.
+
+    The contents are never quoted: user_data may hold passwords.
+    """
+    if isinstance(config_drive, str):
+        if '://' in config_drive or _BASE64.match(config_drive):
+            return []
+        return ['%s is text that is neither a URL nor base64: give the URL of a config drive image, a gzipped ISO '
+                'encoded in base64, or a dictionary with %s.' % (option, ', '.join(CONFIG_DRIVE_KEYS))]
+    if not isinstance(config_drive, Mapping):
+        return ['%s must be a URL, base64 text or a dictionary with %s; got %s.'
+                % (option, ', '.join(CONFIG_DRIVE_KEYS), _type_name(config_drive))]
+    errors = []
+    for key in sorted(set(config_drive) - set(CONFIG_DRIVE_KEYS), key=str):
+        errors.append('%s has the unknown key %r%s; Ironic builds a config drive from %s only.' % (
+            option, key, _did_you_mean(key, CONFIG_DRIVE_KEYS), ', '.join(CONFIG_DRIVE_KEYS)))
+    for key in ('meta_data', 'network_data', 'vendor_data'):
+        if config_drive.get(key) is not None and not isinstance(config_drive[key], Mapping):
+            errors.append('%s.%s must be a dictionary, got %s.' % (option, key, _type_name(config_drive[key])))
+    user_data = config_drive.get('user_data')
+    if user_data is not None and not isinstance(user_data, (str, Mapping, list)):
+        errors.append('%s.user_data must be text (such as a #cloud-config document), a dictionary or a list; got %s.'
+                      % (option, _type_name(user_data)))
+    return errors
+
+
+def _key_errors(option, record):
+    return ["%s key %r cannot be managed: Ironic can only update keys made of letters, digits, '_' and '-'. "
+            "Rename the key." % (option, key) for key in sorted(record, key=str) if not PATCHABLE_KEY.match(str(key))]
+
+
+def _name_errors(option, name):
+    if not isinstance(name, str) or not _LOGICAL_NAME.match(name):
+        return ["%s %s is not a node name Ironic accepts: use 1 to 255 letters, digits, '.', '_', '~' or '-'."
+                % (option, _quoted(name))]
+    if is_uuid_like(name):
+        return ['%s %s is a UUID, and Ironic node names cannot be UUIDs: give the name of the node (to choose the '
+                'UUID of a new node, set uuid as well).' % (option, name)]
+    return []
+
+
+def ident_errors(option, ident):
+    """Problems of a node name or UUID used to find a node."""
+    if is_uuid_like(ident):
+        return []
+    return _name_errors(option, ident)
+
+
+def nodes_errors(option, nodes):
+    """Problems of a nodes: list: elements that name no node, and nodes named twice."""
+    errors = []
+    seen = {}
+    for index, entry in enumerate(nodes):
+        where = '%s[%d]' % (option, index)
+        # An element's node: (or a plain string) finds a node by name or UUID; its name: names a node record,
+        # which Ironic never lets look like a UUID.
+        check = ident_errors
+        if isinstance(entry, Mapping):
+            key = 'node' if 'node' in entry else 'name'
+            ident = entry.get(key)
+            where += '.' + key
+            check = ident_errors if key == 'node' else _name_errors
+        else:
+            ident = entry
+        if isinstance(ident, int) and not isinstance(ident, bool):
+            ident = str(ident)
+        if ident is None:
+            continue  # the module says which keys an element needs
+        problems = check(where, ident)
+        errors.extend(problems)
+        if problems:
+            continue
+        if ident in seen:
+            errors.append('%s names %s again (first in %s[%d]): list each node once.'
+                          % (where, ident, option, seen[ident]))
+        else:
+            seen[ident] = index
+    return errors
+
+
+def check_distinct_nodes(found):
+    """found maps each ident of a nodes: list to its node: fail when two idents (a name and a UUID) are one node."""
+    by_uuid = {}
+    for ident, node in found.items():
+        by_uuid.setdefault(node['uuid'], []).append(ident)
+    errors = ['nodes names node %s more than once (%s): list each node once.' % (uuid_, ', '.join(sorted(idents)))
+              for uuid_, idents in sorted(by_uuid.items()) if len(idents) > 1]
+    raise_errors(errors)
+
+
+def _quoted(value):
+    """A value quoted in a message, cut short: a huge string would drown the message."""
+    text = value if isinstance(value, str) else repr(value)
+    return repr(text) if len(text) <= 60 else '%r... (%d characters)' % (text[:40], len(text))

@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Live progress of a long task, written by the module as it waits.
+
+A module cannot print while it runs. Its action plugin (plugins/plugin_utils/_progress.py) names
+a file in the module's environment and shows each line as it arrives. Without that variable (no
+action plugin in front of the module: async, a connection other than local) nothing is written.
+One JSON line per node and change of state or step, never more: the viewer keeps time itself and
+says what each node is still doing while nothing changes. Steps are named in the user's words
+(states.step_word: deploy, not 'active').
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import threading
+import time
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import step_word
+
+PROGRESS_FILE_ENV = 'BAREMETAL_LIFECYCLE_PROGRESS_FILE'
+
+
+class Progress(object):
+    """Where a task reports its nodes' motion."""
+
+    def __init__(self, path=None, clock=time.monotonic):
+        self._path = path if path is not None else os.environ.get(PROGRESS_FILE_ENV)
+        self._clock = clock
+        self._started = clock()
+        self._last = {}
+        # Nodes of one task may be waited for in threads (baremetal_power with concurrency).
+        self._lock = threading.Lock()
+
+    def start(self, nodes):
+        """Announce how many nodes the task works on; the viewer summarizes a fleet instead of listing it."""
+        self._write({'nodes': nodes})
+
+    def node(self, label, state, step=None):
+        """Report a node in a state (provision or power), during a step (a verb or power action) or at rest (None)."""
+        step = step_word(step)
+        if self._last.get(label) == (state, step):
+            return
+        self._last[label] = (state, step)
+        self._write({'node': label, 'state': state, 'step': step,
+                     'seconds': round(self._clock() - self._started, 1)})
+
+    def wave(self, number, waves, members, back, failed):
+        """Report a wave (number of waves) of nodes (their labels), how many of them are back so far and how many
+        nodes of the task failed: when it starts (none back) and when it ends (all back)."""
+        self._write({'wave': number, 'waves': waves, 'members': members, 'back': back, 'failed': failed,
+                     'seconds': round(self._clock() - self._started, 1)})
+
+    def _write(self, record):
+        if not self._path:
+            return
+        # Appended whole, one line at a time: the reader never sees half a record it cannot parse later.
+        with self._lock, open(self._path, 'a') as stream:
+            stream.write(json.dumps(record, sort_keys=True) + '\n')

@@ -1,0 +1,338 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Converge nodes to declared provision states: look up, then each node rests, is planned and moves.
+
+Shared by baremetal_provision_state (one node or a fleet) and baremetal_node (state: absent).
+Planning (plan_node) and issuing a step (issue_step) live here; the executor only calls them.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import collections
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes, no_node_message
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.executor import Executor, Job
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import FEATURE_MIN_VERSION
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
+
+# Verbs that read instance_info: deploying writes the image it names; adoption validates it.
+INSTANCE_INFO_VERBS = ('active', 'rebuild', 'adopt')
+
+
+# One node to converge: its name or UUID, the declared state, and the Options that say how to get there.
+Target = collections.namedtuple('Target', 'ident state options')
+
+
+# inspection asks for its action by a choice rather than by being set: skip never, always on every run, once
+# only for a node on which the action never finished (the node field that says when it last did).
+SKIP, ONCE, ALWAYS = 'skip', 'once', 'always'
+INSPECTION_CHOICES = (SKIP, ONCE, ALWAYS)
+FINISHED_AT = {'inspect': 'inspection_finished_at'}
+
+# Every option of Options, as the argument spec baremetal_provision_state takes it with. An in-place action is
+# asked for by its option (states.ACTIONS), and sends its request fields (states.REQUEST_FIELDS) from the
+# options of the same name.
+OPTION_SPEC = dict(
+    adopt=dict(type='bool', default=False),
+    instance_info=dict(type='dict'),
+    config_drive=dict(type='raw'),
+    deploy_steps=dict(type='list', elements='dict'),
+    clean_steps=dict(type='list', elements='dict'),
+    service_steps=dict(type='list', elements='dict'),
+    inspection=dict(type='str', default=SKIP, choices=list(INSPECTION_CHOICES)),
+    unhold=dict(type='bool', default=False),
+    clear_fault=dict(type='bool', default=False),
+    rescue_password=dict(type='str', no_log=True),
+    rebuild=dict(type='bool', default=False),
+    runbook=dict(type='str'),
+    erase=dict(type='str', choices=sorted(states.ERASE_STEPS)),
+    retired=dict(type='bool'),
+    retired_reason=dict(type='str'),
+    allow_destructive=dict(type='bool', default=False),
+)
+
+# The option that carries a request field Ironic names otherwise.
+FIELD_OPTIONS = {'configdrive': 'config_drive'}
+
+# The request of an action whose fields are not options of the same name: erase sends the clean step it names.
+ACTION_REQUESTS = {
+    'erase': lambda options: {'clean_steps': [dict(states.ERASE_STEPS[options.erase])]},
+}
+
+# Options that may carry a secret are task-wide only: Ansible hides them there.
+TASK_WIDE_OPTIONS = ('config_drive', 'instance_info', 'rescue_password')
+
+
+def _node_option_type(spec):
+    if 'choices' in spec:
+        return tuple(spec['choices'])
+    return {'bool': bool, 'list': list, 'str': str}[spec['type']]
+
+
+# Options a nodes: element may set for its own node, and what each must be.
+NODE_OPTION_TYPES = dict((name, _node_option_type(spec)) for name, spec in OPTION_SPEC.items()
+                         if name not in TASK_WIDE_OPTIONS)
+
+# How issue_step sends the steps that are not provision verbs.
+NODE_STEP_METHODS = {
+    states.CLEAR_FAULT: lambda client, uuid, options: client.unset_maintenance(uuid),
+    states.SET_INSTANCE_INFO: lambda client, uuid, options: set_instance_info(client, uuid, options.instance_info),
+    states.SET_RETIRED: lambda client, uuid, options: set_retired(client, uuid, options.retired, options.retired_reason),
+}
+
+# The node field a step that is not a provision verb writes, where the API has not always had it.
+NODE_STEP_FIELDS = {states.SET_RETIRED: 'retired'}
+
+
+class Options(object):
+    """How to get there: the task's options, or one node's own where a nodes: element overrides them."""
+
+    def __init__(self, **options):
+        unknown = sorted(set(options) - set(OPTION_SPEC))
+        if unknown:
+            raise TypeError('Options has no option %s' % ', '.join(unknown))
+        for name, spec in OPTION_SPEC.items():
+            setattr(self, name, options.get(name, spec.get('default')))
+
+    @classmethod
+    def from_params(cls, params):
+        """The options of a task, from its module params."""
+        return cls(**dict((name, params[name]) for name in OPTION_SPEC))
+
+    def overridden(self, **fields):
+        """A copy with some options replaced."""
+        return Options(**dict(self.__dict__, **fields))
+
+    def arguments(self, verb, action=None):
+        """Extra fields of the provision request of verb, or of the in-place action (an ACTIONS row) a step runs."""
+        if action is not None and action.name in ACTION_REQUESTS:
+            return ACTION_REQUESTS[action.name](self)
+        fields = action.request_fields if action is not None else states.REQUEST_FIELDS.get(verb, ())
+        return dict((field, getattr(self, FIELD_OPTIONS.get(field, field))) for field in fields)
+
+    def actions(self, node, target):
+        """The in-place actions (states.ACTIONS names) asked for this node: (every time, only if harmless).
+
+        An option asks for its action when set (steps, true, always); inspection: once asks for it only for a node
+        never inspected, and only where that needs no destructive step. An option several rows answer (runbook)
+        asks for the row that goes with the declared state target (all of them when none does: the planner says
+        which states they go with).
+        """
+        required = []
+        optional = []
+        for action in states.ACTIONS:
+            rows = [row for row in states.ACTIONS if row.option == action.option]
+            if len(rows) > 1 and target not in action.targets and any(target in row.targets for row in rows):
+                continue
+            value = getattr(self, action.option)
+            if value == ONCE:
+                if not node.get(FINISHED_AT[action.name]):
+                    optional.append(action.name)
+            elif value and value != SKIP:
+                required.append(action.name)
+        return required, optional
+
+
+def node_flags(node):
+    """The node's set NODE_FLAGS, each with its reason."""
+    return dict((flag, node.get(flag + '_reason')) for flag in states.NODE_FLAGS if node.get(flag))
+
+
+def plan_node(node, target, options, release=None):
+    """The steps for one node at rest on a server of ``release`` (None: the newest); PlanError when there is no
+    acceptable path.
+
+    Call it once per node and task: asked-for in-place actions (service_steps, rebuild, inspection: always,
+    clean_steps) are in every plan made, so planning again after they ran would run them again. A plan that
+    deploys, rebuilds or adopts first sets the instance_info keys that differ from node's (SET_INSTANCE_INFO).
+    """
+    required, optional = options.actions(node, target)
+    flags = node_flags(node)
+    retiring = retired_patch(node, options.retired, options.retired_reason)
+    if retiring:
+        # The plan is made for the node as it will be once retired or not: the flag changes the path (a retired
+        # node's teardown ends in manageable), so it is set before the steps it changes (see retired_step_index).
+        if options.retired is False:
+            flags.pop('retired', None)
+        elif options.retired:
+            flags['retired'] = options.retired_reason
+            if target in states.UNRETIRABLE_STATES:
+                raise planner.PlanError("retired: true and state: %s: Ironic never makes a retired node %s. Declare "
+                                        "state: manageable to retire it." % (target, target))
+    steps = planner.plan(node['provision_state'], target, allow_destructive=options.allow_destructive,
+                         adopt=options.adopt, actions=required, optional_actions=optional, unhold=options.unhold,
+                         held_target=node.get('target_provision_state'), flags=flags,
+                         fault=node.get('fault'), clear_fault=options.clear_fault, release=release)
+    rescue = next((step for step in steps if step.verb == 'rescue'), None)
+    if options.rescue_password is None and rescue is not None:
+        raise planner.PlanError("The plan rescues the node (%s); set rescue_password (the password of the rescue "
+                                "user).%s" % (', '.join('%s to %s' % (step.verb, step.landing) for step in steps),
+                                              planner.missing_ways_out(rescue.source, release)))
+    reader = next((index for index, step in enumerate(steps) if step.verb in INSTANCE_INFO_VERBS), None)
+    if reader is not None and instance_info_patch(node, options.instance_info):
+        source = steps[reader].source
+        steps.insert(reader, planner.Step(states.SET_INSTANCE_INFO, source, source))
+    if retiring:
+        index = retired_step_index(planner.normalize_state(node['provision_state']), steps, options.retired)
+        current = planner.normalize_state(node['provision_state'])
+        state = steps[index].source if index < len(steps) else (steps[-1].landing if steps else current)
+        steps.insert(index, planner.Step(states.SET_RETIRED, state, state))
+    return steps
+
+
+def retired_step_index(current, steps, retired):
+    """Where SET_RETIRED goes in steps: first, unless it retires a node that is in a state Ironic retires no node
+    in (available): then at the first step that starts elsewhere, or at the end."""
+    if not retired:
+        return 0
+    sources = [step.source for step in steps] + [steps[-1].landing if steps else current]
+    return next(index for index, source in enumerate(sources) if source not in states.UNRETIRABLE_STATES)
+
+
+def retired_patch(node, retired, retired_reason):
+    """JSON patch operations that make the node's retired flag and reason what the task declares (None: as it is).
+
+    Ironic forgets the reason when a node is unretired, and keeps one only on a retired node.
+    """
+    is_retired = node.get('retired') if retired is None else retired
+    if retired_reason and not is_retired:
+        raise planner.PlanError('retired_reason is only kept while retired is true, and the node is not retired: set '
+                                'retired: true as well.')
+    operations = []
+    if retired is not None and bool(node.get('retired')) != retired:
+        operations.append({'op': 'add', 'path': '/retired', 'value': retired})
+    if retired_reason is not None and is_retired and node.get('retired_reason') != retired_reason:
+        operations.append({'op': 'add', 'path': '/retired_reason', 'value': retired_reason})
+    return operations
+
+
+def issue_step(client, uuid, step, options):
+    """Send the request that starts one step of a plan."""
+    if step.verb in NODE_STEP_METHODS:
+        NODE_STEP_METHODS[step.verb](client, uuid, options)
+        return
+    client.set_provision_state(uuid, step.verb, **options.arguments(step.verb, step.action))
+
+
+def check_requests(client, steps, options):
+    """IronicError, before the first step is sent, when the server's API is too old for a later one."""
+    for step in steps:
+        if step.verb in NODE_STEP_FIELDS:
+            client.require(NODE_STEP_FIELDS[step.verb], FEATURE_MIN_VERSION[NODE_STEP_FIELDS[step.verb]])
+        elif step.verb not in NODE_STEP_METHODS:
+            client.require_provision_request(step.verb, options.arguments(step.verb, step.action))
+
+
+def learned_by_inspection(client, uuid, transitions):
+    """What an inspection this task ran learned: the node's properties and its inventory; None without one.
+
+    The inventory is null where Ironic keeps none (an inspect interface that stores no data, an API before 1.81).
+    """
+    if not any(transition['verb'] == 'inspect' and transition['to'] == 'manageable' for transition in transitions):
+        return None
+    properties = client.get_node(uuid, ('properties',)).get('properties') or {}
+    inventory = client.get_inventory(uuid)
+    return {'properties': secrets.masked(properties), 'inventory': secrets.masked(inventory)}
+
+
+def provision_diff(result, check_mode):
+    """Diff mode: one node's provision state before the task and after it (planned, in check mode)."""
+    node = result['node']
+    start = result['plan'][0]['from'] if result['plan'] else node['provision_state']
+    end = (result['plan'][-1]['to'] if result['plan'] else start) if check_mode else node['provision_state']
+    return DifferenceTracker().add('provision_state', start, end).diff()
+
+
+def instance_info_patch(node, instance_info):
+    """JSON patch operations that make node.instance_info agree with the given keys (null removes)."""
+    current = node.get('instance_info') or {}
+    operations = []
+    for key, value in sorted((instance_info or {}).items()):
+        path = '/instance_info/%s' % key
+        if value is None:
+            if key in current:
+                operations.append({'op': 'remove', 'path': path})
+        elif current.get(key) != value:
+            operations.append({'op': 'add', 'path': path, 'value': value})
+    return operations
+
+
+def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False, found=None):
+    """Bring each Target to its declared state. Returns (jobs, errors for idents that match no node).
+
+    Each node is planned as soon as it is at rest and moves on its own; failures of one node are
+    recorded on its job and never stop the others. found ({ident: node}, each read with client.poll_fields and,
+    where its target sets instance_info, instance_info) are the nodes as a caller just read them, or as an earlier
+    step of its task leaves them (in check mode, as it would): they are not read again.
+    """
+    with_instance_info = any(target.options.instance_info for target in targets)
+    fields = client.poll_fields + (('instance_info',) if with_instance_info else ())
+    if found is None:
+        found, missing = find_nodes(client, [target.ident for target in targets], fields)
+    else:
+        missing = [target.ident for target in targets if target.ident not in found]
+    check_distinct_nodes(found)
+
+    def plan(job, node):
+        # Polls do not read instance_info: the node as looked up has it.
+        looked_up = dict(node, instance_info=found_by_uuid[job.uuid].get('instance_info'))
+        steps = plan_node(looked_up, job.target, job.options, client.release)
+        check_requests(client, steps, job.options)
+        return steps
+
+    found_by_uuid = dict((node['uuid'], node) for node in found.values())
+    executor = Executor(client, timeout, concurrency=concurrency, plan=plan, issue_step=issue_step,
+                        abort_on_timeout=abort_on_timeout)
+    jobs = [(Job(found[target.ident], target.state, target.options), found[target.ident])
+            for target in targets if target.ident in found]
+    executor.run(jobs, wait=wait, check_mode=check_mode)
+    errors = [no_node_message([ident], client) for ident in missing]
+    return [job for job, _node in jobs], errors
+
+
+def provision_results(client, targets, check_mode=False, **converging):
+    """converge (with its converging options), as one module result per Target in the order of the targets:
+    the node, its plan, its transitions, what an inspection learned, a diff, changed and error (a name or UUID
+    that matches no node has only its error)."""
+    jobs, missing = converge(client, targets, check_mode=check_mode, **converging)
+    missing = iter(missing)
+    results = []
+    for target in targets:
+        if jobs and target.ident in (jobs[0].uuid, jobs[0].node.get('name')):
+            result = jobs.pop(0).result()
+        else:
+            results.append({'node': None, 'plan': [], 'transitions': [], 'changed': False, 'error': next(missing)})
+            continue
+        learned = learned_by_inspection(client, result['node']['uuid'], result['transitions'])
+        if learned is not None:
+            result['inspection'] = learned
+        # In check mode a node changes when it has a plan: the task reports what it would do.
+        result['changed'] = result['changed'] or bool(check_mode and result['plan'])
+        result['diff'] = provision_diff(result, check_mode)
+        results.append(result)
+    return results
+
+
+def set_instance_info(client, uuid, instance_info):
+    """PATCH the keys of instance_info that differ from what Ironic holds when the step is sent.
+
+    It reads instance_info first, as the steps before it may have changed it; so it is sent again after a lost
+    answer (see Executor._took_effect), sending only what is still missing.
+    """
+    patch = instance_info_patch(client.get_node(uuid, ('instance_info',)), instance_info)
+    if patch:
+        client.update_node(uuid, patch)
+
+
+def set_retired(client, uuid, retired, retired_reason):
+    """PATCH the node's retired flag and reason where they differ from what Ironic holds when the step is sent
+    (read first, like set_instance_info, so that a step sent again after a lost answer sends only what is missing)."""
+    patch = retired_patch(client.get_node(uuid, ('retired', 'retired_reason')), retired, retired_reason)
+    if patch:
+        client.update_node(uuid, patch)

@@ -1,0 +1,72 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Finding nodes: by name or UUID in proportion to how many are asked for, or by a selection of list filters."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import PAGE_LIMIT
+
+# Filters of GET /v1/nodes a selection may use, with the API version each needs.
+SELECTION_FILTERS = {
+    'resource_class': (1, 21),
+    'conductor_group': (1, 46),
+    'owner': (1, 50),
+    'shard': (1, 82),
+}
+
+
+def selection_filters(client, selection):
+    """The list filters of a selection (None values dropped), after checking the API supports each."""
+    filters = {}
+    for name, value in sorted((selection or {}).items()):
+        if value is None:
+            continue
+        client.require('filtering nodes by %s' % name, SELECTION_FILTERS[name])
+        filters[name] = value
+    return filters
+
+
+def select_nodes(client, selection, fields):
+    """Every node that matches all filters of the selection, one list request per page."""
+    return client.list_nodes(fields=fields, **selection_filters(client, selection))
+
+
+def no_node_message(idents, client):
+    """What a task says of names or UUIDs that match no node (and why its credentials may not see them)."""
+    message = ("No node is named or has the UUID %s. List the nodes Ironic knows with baremetal.lifecycle.baremetal_node_info, "
+               "or enroll it with baremetal.lifecycle.baremetal_node." % ', '.join("'%s'" % ident for ident in idents))
+    return message + (' ' + client.scope_note if client.scope_note else '')
+
+
+def find_nodes(client, idents, fields):
+    """Nodes by name or UUID, and the idents that match no node.
+
+    Reads in proportion to the idents, not to the size of Ironic: one GET for one ident; for more, one list
+    of twice as many nodes as asked for and, when Ironic holds more than that, a GET for each ident that list
+    did not hold. When the list held every node, client.node_count says how many Ironic holds.
+    """
+    if not idents:
+        return {}, []
+    if len(idents) == 1:
+        node = client.find_node(idents[0], fields)
+        return ({idents[0]: node}, []) if node else ({}, list(idents))
+    probe = 2 * len(idents)
+    if probe >= PAGE_LIMIT:
+        nodes, complete = client.list_nodes(fields=fields), True
+    else:
+        nodes, complete = client.list_nodes(fields=fields, first=probe)
+    by_ident = {}
+    for node in nodes:
+        by_ident[node['uuid']] = node
+        if node.get('name'):
+            by_ident[node['name']] = node
+    if not complete:
+        for ident in idents:
+            if ident not in by_ident:
+                node = client.find_node(ident, fields)
+                if node is not None:
+                    by_ident[ident] = node
+    found = dict((ident, by_ident[ident]) for ident in idents if ident in by_ident)
+    return found, [ident for ident in idents if ident not in by_ident]

@@ -1,0 +1,78 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Whether a node's BMC takes the credentials just written to its driver_info.
+
+A BMC password Ironic cannot use goes unnoticed until the periodic power sync has failed several times and put
+the node in maintenance, often an hour after the rotation. So a write that changes a secret of an existing node's
+driver_info is followed at once by a check that Ironic can use it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import is_secret_key, masked_text
+
+# The interfaces that talk to the BMC with driver_info's credentials.
+BMC_INTERFACES = ('management', 'power')
+
+
+def changes_bmc_secret(change):
+    """Whether the writes of a Change set or remove a secret in the driver_info of a node that already exists.
+
+    A node being created is not checked: Ironic verifies its BMC when it leaves enroll (manage), and a new
+    node's BMC is often not cabled yet.
+    """
+    if change.node is None:
+        return False
+    current = change.node.get('driver_info') or {}
+    for operation in change.operations:
+        field, _slash, key = operation['path'].lstrip('/').partition('/')
+        if field == 'driver_info' and key and is_secret_key(field, key, current.get(key)):
+            return True
+    return False
+
+
+def check_bmc(client, node):
+    """Raise NodeError, naming the node and Ironic's reason, unless Ironic can use the node's BMC credentials now.
+
+    First the management and power interfaces must validate (GET /validate): that checks driver_info, but never
+    reaches the BMC. Then the boot device is read (GET /management/boot_device): Ironic answers it by asking the
+    BMC at once, with the credentials it holds, and says why when the BMC refuses them or does not answer. It is
+    chosen over the alternatives because it reads and changes nothing: GET /states returns what Ironic cached at
+    its last power sync, and a power request for the state Ironic shows would switch a server whose cached state
+    is stale, and would report only later, in last_error. For Redfish the read is the very request of a power
+    state read (the System resource holds both); for IPMI it uses the same session and credentials.
+    """
+    label = node.get('name') or node['uuid']
+    try:
+        validation = client.validate_node(node['uuid'])
+        failed = ['%s: %s' % (interface, (validation.get(interface) or {}).get('reason') or 'no reason given')
+                  for interface in BMC_INTERFACES if (validation.get(interface) or {}).get('result') is not True]
+        if failed:
+            raise NodeError('node %s: the new driver_info does not validate: %s. The record holds the new values: '
+                            'correct driver_info and rerun.' % (label, masked_text('; '.join(failed))))
+        client.get_boot_device(node['uuid'])
+    except IronicError as exc:
+        if exc.status is None:
+            raise  # no answer from Ironic: it says nothing of the BMC
+        raise NodeError("node %s: Ironic cannot use its BMC with the new driver_info: %s. The record holds the new "
+                        "values; Ironic's power sync will fail on the node and, after a few tries, put it in "
+                        "maintenance. Correct the credentials (or the BMC) and rerun." % (label, masked_text(str(exc)).rstrip('.')))
+
+
+def verified(client, change, node, result):
+    """result as it is when the change writes no BMC secret, else with bmc_verified true once check_bmc passed.
+
+    Raises NodeError carrying result with bmc_verified false when the check fails or cannot be made.
+    """
+    if not changes_bmc_secret(change):
+        return result
+    try:
+        check_bmc(client, node)
+    except BaremetalError as exc:
+        raise NodeError(str(exc), dict(result, bmc_verified=False))
+    return dict(result, bmc_verified=True)

@@ -1,0 +1,78 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Set or clear a node's maintenance, with its reason."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from collections.abc import Mapping
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
+
+# baremetal_maintenance's older spelling of maintenance: true and false, kept working.
+STATES = {'enabled': True, 'disabled': False}
+
+
+def maintenance_of(maintenance, state, where='the task'):
+    """Whether maintenance is declared on (True), off (False) or not at all (None), from maintenance (the word of
+    every module) or state (enabled or disabled, baremetal_maintenance's older spelling)."""
+    _refuse_both_spellings(maintenance, state, where)
+    return STATES[state] if state is not None else maintenance
+
+
+def _refuse_both_spellings(maintenance, state, where):
+    """Both at once are refused, even when they agree: one setting, one word."""
+    if maintenance is not None and state is not None:
+        raise BaremetalError('%s gives both maintenance and state, two spellings of one setting (maintenance: true '
+                             'is state: enabled, maintenance: false is state: disabled): keep maintenance only.' % where)
+
+
+def task_maintenance(params):
+    """The maintenance a baremetal_maintenance task declares, after checking, before anything is read, that no
+    element of its nodes gives both spellings (an element's values themselves are checked with its other options)."""
+    for index, element in enumerate(params.get('nodes') or ()):
+        if isinstance(element, Mapping):
+            _refuse_both_spellings(element.get('maintenance'), element.get('state'), 'nodes[%d]' % index)
+    return maintenance_of(params['maintenance'], params['state'])
+
+
+def node_maintenance(settings, task):
+    """A node's declared maintenance: its element's own (maintenance or state) where it gives one, else the task's."""
+    own = maintenance_of(settings['maintenance'], settings['state'])
+    return task if own is None else own
+
+
+def wanted_maintenance(node, maintenance, reason):
+    """(maintenance, reason) the node should have. Ironic stores no reason as null."""
+    if not maintenance:
+        return False, None
+    if reason is None and node.get('maintenance'):
+        return True, node.get('maintenance_reason')
+    return True, reason or None
+
+
+def declared_maintenance(maintenance):
+    """What a declared maintenance sets, which a wave's health gate then expects (waves.HEALTH_CHECKS)."""
+    return {'maintenance': bool(maintenance)}
+
+
+def ensure_maintenance(client, node, maintenance, reason, check_mode):
+    """Set (maintenance true) or clear one node's maintenance and reason. Returns its result."""
+    current = (bool(node.get('maintenance')), node.get('maintenance_reason') or None)
+    wanted = wanted_maintenance(node, maintenance, reason)
+    changed = current != wanted
+    if changed and not check_mode:
+        if wanted[0]:
+            client.set_maintenance(node['uuid'], wanted[1])
+        else:
+            client.unset_maintenance(node['uuid'])
+        node = client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
+        wanted = (node.get('maintenance'), node.get('maintenance_reason'))
+    diff = DifferenceTracker().add('maintenance', current[0], wanted[0]).add('maintenance_reason', current[1], wanted[1])
+    # The operator's reason is free text: it may quote a secret.
+    return {'changed': changed, 'maintenance': wanted[0], 'maintenance_reason': secrets.masked_text(wanted[1]),
+            'node': summarize_node(node), 'diff': diff.diff()}

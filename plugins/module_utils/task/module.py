@@ -1,0 +1,113 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The shared module base: connection options, the lazily built client, and errors -> fail_json."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.module_utils.basic import AnsibleModule, env_fallback
+from ansible.module_utils.common.parameters import PASS_VARS
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import validate
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import no_node_message
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.connection import client_from_params
+
+# Documented once, in plugins/doc_fragments/connection.py.
+CONNECTION_ARGUMENT_SPEC = dict(
+    cloud=dict(type='raw', fallback=(env_fallback, ['OS_CLOUD'])),
+    auth_type=dict(type='str'),
+    auth=dict(type='dict', no_log=True),
+    endpoint=dict(type='str'),
+    region_name=dict(type='str'),
+    interface=dict(type='str', choices=['public', 'internal', 'admin'], aliases=['endpoint_type']),
+    # No default: unset, the cloud's verify/insecure decide (true when the cloud says nothing).
+    validate_certs=dict(type='bool', aliases=['verify']),
+    ca_cert=dict(type='path', aliases=['cacert']),
+    client_cert=dict(type='path', aliases=['cert']),
+    client_key=dict(type='path', aliases=['key'], no_log=False),
+    api_timeout=dict(type='int', default=60),
+)
+
+
+# ansible-core 2.21 and later echo a module's arguments into its result (invocation) only when asked
+# (INJECT_INVOCATION), and decide that themselves. Earlier releases echo them into every result, and their
+# callbacks show the echo from this verbosity (-vvv) on.
+CORE_ECHOES_WHEN_ASKED = 'inject_invocation' in PASS_VARS
+SHOWN_ECHO_VERBOSITY = 3
+
+
+class _AnsibleModule(AnsibleModule):
+    """An AnsibleModule that also scrubs secrets held inside options (driver_info passwords, instance_info
+    tokens, config drive user_data, step arguments...), by the one rule of secrets.no_log_values."""
+
+    def _load_params(self):
+        super(_AnsibleModule, self)._load_params()
+        # __init__ goes on to log the arguments to syslog and may fail on them: the secrets must be known first.
+        self.no_log_values.update(secrets.no_log_values(self.params, self.argument_spec))
+
+
+class BaremetalModule(object):
+    """An AnsibleModule with the connection options and the Ironic client of this collection."""
+
+    def __init__(self, argument_spec, **kwargs):
+        spec = dict(CONNECTION_ARGUMENT_SPEC)
+        spec.update(argument_spec)
+        kwargs.setdefault('supports_check_mode', True)
+        self.ansible = _AnsibleModule(argument_spec=spec, **kwargs)
+        self.params = self.ansible.params
+        self.check_mode = self.ansible.check_mode
+        self._client = None
+
+    @property
+    def client(self):
+        if self._client is None:
+            self._client = client_from_params(self.params)
+        return self._client
+
+    @property
+    def api_calls(self):
+        return self._client.api_calls if self._client else 0
+
+    def exit(self, **result):
+        self.ansible.exit_json(**self._shown(result))
+
+    def warn(self, msg):
+        self.ansible.warn(secrets.masked_text(msg))
+
+    def fail(self, msg, **result):
+        self.ansible.fail_json(msg=secrets.masked_text(msg), **self._shown(result))
+
+    def _shown(self, result):
+        """The result as it may leave the module: secrets masked (whatever Ironic quoted back, at any depth),
+        with api_calls, with its diff only when diff mode asked for one, and with the echo of the arguments only
+        where it is shown (below)."""
+        if not self.ansible._diff:
+            result.pop('diff', None)
+        result['api_calls'] = self.api_calls
+        shown = secrets.masked(result)
+        if not CORE_ECHOES_WHEN_ASKED and self.ansible._verbosity < SHOWN_ECHO_VERBOSITY:
+            # Below -vvv no callback shows the echo; at a thousand nodes it is 0.9 MB of the result, which Ansible
+            # would mask, send and store for nothing. Empty, as ansible-core 2.21 leaves it out unless asked.
+            shown['invocation'] = {}
+        return shown
+
+    def require_node(self, ident, fields=None):
+        """The node named or identified by ``ident``, or a failure that says how to find it."""
+        node = self.client.find_node(ident, fields)
+        if node is None:
+            self.fail(no_node_message([ident], self.client))
+        return node
+
+    def run(self, main):
+        """Call main(self); every error of this collection becomes a failed task with its message and partial result."""
+        try:
+            validate.check_options(self.params)
+            if self.params.get('nodes') == []:
+                # An inventory group may well be empty: every module takes that as nothing to do, and says so.
+                self.exit(changed=False, nodes=[], msg=validate.NOTHING_TO_DO)
+            main(self)
+        except BaremetalError as exc:
+            self.fail(str(exc), **exc.result)

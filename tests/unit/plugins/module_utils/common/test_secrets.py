@@ -1,0 +1,427 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The one secret rule: which names are secret, how values, texts and node views are masked, and which
+argument values Ansible scrubs."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import driver_info
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
+
+from ..node.test_driver_info import SECRETS, TYPES, VALID
+
+MASK = secrets.MASK
+
+# oslo.utils strutils._SANITIZE_KEYS: the key fragments the Ironic API masks.
+STRUTILS_SANITIZE_KEYS = (
+    'adminpass', 'admin_pass', 'password', 'admin_password', 'auth_token',
+    'new_pass', 'auth_password', 'secret_uuid', 'secret', 'sys_pswd', 'token',
+    'configdrive', 'chappassword', 'encrypted_key', 'private_key', 'fernetkey',
+    'sslkey', 'passphrase', 'cephclusterfsid', 'octaviaheartbeatkey',
+    'rabbitcookie', 'cephmanilaclientkey', 'pacemakerremoteauthkey',
+    'designaterndckey', 'cephadminkey', 'heatauthencryptionkey',
+    'cephclientkey', 'keystonecredential', 'barbicansimplecryptokek',
+    'cephrgwkey', 'swifthashsuffix', 'migrationsshkey', 'cephmdskey',
+    'cephmonkey', 'chapsecret',
+)
+
+
+@pytest.mark.parametrize('driver', TYPES)
+def test_the_name_rule_finds_exactly_the_secrets_of_every_hardware_type(driver):
+    for key in driver_info.driver_info_schema(driver)['properties']:
+        assert (key in SECRETS[driver]) == secrets.is_secret_name(key), key
+
+
+@pytest.mark.parametrize('key', [
+    'ipmi_username', 'ipmi_address', 'redfish_address', 'deploy_kernel',
+    'image_no_proxy', 'snmp_auth_user', 'redfish_tls_ciphers',
+    'agent_verify_ca'])
+def test_not_secret(key):
+    assert not secrets.is_secret_name(key)
+
+
+@pytest.mark.parametrize('key', [
+    'vendor_password', 'bmc_token', 'api_secret', 'ssh_key', 'X_PASSWORD',
+    'auth_passphrase', 'drac_password', 'snmp_auth_key', 'snmp_priv_key'])
+def test_secret_name_pattern(key):
+    assert secrets.is_secret_name(key)
+
+
+@pytest.mark.parametrize('fragment', STRUTILS_SANITIZE_KEYS)
+def test_pattern_covers_what_ironic_masks(fragment):
+    for key in (fragment, 'x_' + fragment, fragment + '_y',
+                fragment.upper()):
+        assert secrets.is_secret_name(key)
+
+
+@pytest.mark.parametrize('driver', TYPES)
+def test_mask_secrets(driver):
+    info = dict(VALID[driver])
+    original = dict(info)
+    masked = secrets.masked(info)
+    assert info == original
+    assert set(masked) == set(info)
+    for key, value in info.items():
+        if key in SECRETS[driver]:
+            assert masked[key] == MASK
+        else:
+            assert masked[key] == value
+
+
+def test_mask_secrets_unknown_driver_and_nested():
+    info = {'ilo_password': 'a', 'vendor_token': 'b', 'address': 'c',
+            'nested': {'inner_password': 'd', 'user': 'e'},
+            'ipmi_password': None}
+    assert secrets.masked(info) == {
+        'ilo_password': MASK, 'vendor_token': MASK, 'address': 'c',
+        'nested': {'inner_password': MASK, 'user': 'e'},
+        'ipmi_password': None}
+
+
+def test_mask_secrets_of_none():
+    assert secrets.masked(None) is None
+
+
+_KEYS = st.one_of(
+    st.sampled_from(sorted(set().union(*SECRETS.values()))),
+    st.sampled_from(['vendor_password', 'x_token', 'api_secret', 'my_key',
+                     'passphrase', 'ipmi_address', 'deploy_kernel']),
+    st.text(min_size=1, max_size=20),
+)
+_SCALARS = st.one_of(st.text(), st.integers(), st.booleans(), st.floats(),
+                     st.none())
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(_KEYS, inner, max_size=3)),
+    max_leaves=8)
+
+
+def _assert_no_secret_leaks(original, masked):
+    assert set(masked) == set(original)
+    for key, value in original.items():
+        if value is None:
+            assert masked[key] is None
+        elif secrets.is_secret_name(key):
+            # A config drive or its user_data shows its size only: '******** (12 bytes)'; any other secret
+            # keeps its shape with every value in it masked.
+            assert re.match(r'^\*{8} \(\d+ bytes\)$', str(masked[key])) or _leaves(masked[key]) <= set([MASK, None])
+        else:
+            _assert_nested_no_leaks(value, masked[key])
+
+
+def _leaves(value):
+    if isinstance(value, dict):
+        return set().union(*[_leaves(item) for item in value.values()]) if value else set()
+    if isinstance(value, list):
+        return set().union(*[_leaves(item) for item in value]) if value else set()
+    return set([value])
+
+
+def _assert_nested_no_leaks(value, masked):
+    if isinstance(value, dict):
+        _assert_no_secret_leaks(value, masked)
+    elif isinstance(value, list):
+        for item, masked_item in zip(value, masked):
+            _assert_nested_no_leaks(item, masked_item)
+
+
+@settings(max_examples=300, deadline=None)
+@given(info=st.dictionaries(_KEYS, _VALUES, max_size=10))
+def test_mask_secrets_never_leaks(info):
+    snapshot = repr(info)
+    masked = secrets.masked(info)
+    assert repr(info) == snapshot
+    _assert_no_secret_leaks(info, masked)
+
+
+def test_mask_secrets_recurses_into_lists_and_shows_config_drives_by_size():
+    info = {'vendor': [{'api_token': 'T', 'port': 1}], 'configdrive': {'user_data': 'abc'}, 'user_data': 'hello'}
+    assert secrets.masked(info) == {
+        'vendor': [{'api_token': MASK, 'port': 1}],
+        'configdrive': MASK + ' (20 bytes)',
+        'user_data': MASK + ' (5 bytes)',
+    }
+
+
+def test_public_node_masks_every_dictionary_field():
+    node = {'uuid': 'u', 'driver': 'ipmi', 'driver_info': {'ipmi_hex_kg_key': 'K', 'ipmi_address': '127.0.0.1'},
+            'extra': {'vendor': {'bmc_secret': 'S'}}, 'properties': {'cpu_arch': 'x86_64'}}
+    assert secrets.public_node(node, ('uuid', 'driver_info', 'extra', 'properties')) == {
+        'uuid': 'u', 'driver_info': {'ipmi_hex_kg_key': MASK, 'ipmi_address': '127.0.0.1'},
+        'extra': {'vendor': {'bmc_secret': MASK}}, 'properties': {'cpu_arch': 'x86_64'}}
+
+
+def test_secret_values_finds_every_secret_of_module_arguments():
+    params = {
+        'driver_info': {'redfish_password': 'P', 'vendor': {'bmc_token': 'T'}, 'ipmi_hex_kg_key': 'K',
+                        'ipmi_port': 623, 'secret_list': ['L1', {'a': 'L2'}], 'fast_track': True},
+        'instance_info': {'image_pull_secret': 'S', 'image_source': 'http://127.0.0.1:9/i.img'},
+        'config_drive': {'meta_data': {'hostname': 'h1'}, 'user_data': '#cloud-config\npassword: U'},
+        'clean_steps': [{'interface': 'management', 'step': 's', 'args': {'admin_password': 'A'}}],
+        'rescue_password': 'R',
+        'update_secrets': 'on_create',
+        'key': '/etc/tls/client.key',
+        'nodes': [{'name': 'n1', 'driver_info': {'ilo_password': 'I'}}],
+        '_ansible_keep_remote_files': False,
+    }
+    spec = {'update_secrets': {'no_log': False}, 'client_key': {'aliases': ['key'], 'no_log': False}}
+    values = secrets.no_log_values(params, spec)
+    for secret in ('P', 'T', 'K', 'L1', 'L2', 'S', 'A', 'R', 'I', '#cloud-config\npassword: U',
+                   '#cloud-config\\npassword: U'):
+        assert secret in values
+    for public in ('on_create', '/etc/tls/client.key', 'h1', 'n1', '623', 'True', 'http://127.0.0.1:9/i.img'):
+        assert public not in values
+
+
+def test_secret_values_takes_a_config_drive_text_whole_and_survives_raw_arguments():
+    assert 'H4sIAAAA' in secrets.no_log_values({'config_drive': 'H4sIAAAA'})
+    assert secrets.no_log_values({'driver_info': 'not a dict', 'nodes': 5, 'auth': None}) == set()
+
+
+def test_a_setting_named_like_a_secret_has_a_secret_value():
+    settings = {'bios_settings': [{'name': 'AdminPassword', 'value': 'bios-pw'}, {'name': 'BootMode', 'value': 'Uefi'}]}
+    assert secrets.masked(settings) == {
+        'bios_settings': [{'name': 'AdminPassword', 'value': MASK}, {'name': 'BootMode', 'value': 'Uefi'}]}
+    assert secrets.no_log_values(settings) == {'bios-pw'}
+
+
+def test_mask_text_masks_secret_values_quoted_in_ironics_free_text():
+    last_error = ("node does not support this clean step: {'interface': 'deploy', 'step': 'x', "
+                  "'args': {'admin_password': 'pw-1', \"api_token\": \"tk \\\" 2\"}}; ipmitool -P x password=pw-3 -U admin")
+    masked = secrets.masked_text(last_error)
+    for secret in ('pw-1', 'tk ', 'pw-3'):
+        assert secret not in masked
+    assert "'interface': 'deploy'" in masked and "'admin_password': '********'" in masked
+    assert 'password=******** -U admin' in masked
+    assert secrets.masked_text(None) is None
+    assert secrets.masked_text('Timeout reached while cleaning the node.') == 'Timeout reached while cleaning the node.'
+
+
+def test_public_node_masks_secrets_quoted_in_last_error():
+    node = {'uuid': 'u', 'last_error': "bad step {'args': {'password': 'pw'}}", 'maintenance_reason': 'fan'}
+    assert secrets.public_node(node, ('uuid', 'last_error', 'maintenance_reason')) == {
+        'uuid': 'u', 'last_error': "bad step {'args': {'password': '********'}}", 'maintenance_reason': 'fan'}
+
+
+# -- free text: every shape a secret-named key and its value take ------------------------------------------------
+
+# Secret names as texts quote them: driver_info keys, what Ironic masks, a header, an environment variable, a BIOS
+# setting. Keys with a space are only written quoted.
+_TEXT_KEYS = sorted(set().union(*SECRETS.values()) | set(STRUTILS_SANITIZE_KEYS) | set([
+    'password', 'X-Auth-Token', 'OS_PASSWORD', 'SetupToken', 'ipmi_hex_kg_key', 'rescue_password', 'auth.password']))
+_QUOTED_ONLY_KEYS = ['Admin Password', 'BMC Password', 'vendor token']
+# Unquoted before a colon, a word names a secret when its last part does: a label or a field path before prose
+# (node rack-secrets-01: ..., bios_settings.AdminPassword: ...) is not a key. secret_uuid and ansible_key_file (a
+# path) are secret by name only: their last parts name no secret.
+_COLON_KEYS = [key for key in _TEXT_KEYS if '.' not in key and key not in ('secret_uuid', 'ansible_key_file')]
+# A value begins and ends with a marker: a value cut short leaves its end marker in the text.
+_HEAD, _TAIL = 'Vq7HeadMark', 'Vq7TailMark'
+_PRINTABLE = [chr(code) for code in range(32, 127)]
+# What a bare value may hold: no space, comma, semicolon, ampersand, closing bracket, quote or backslash.
+_BARE = st.text(st.sampled_from([char for char in _PRINTABLE if char not in ' ,;&)]}\'"\\']), max_size=12)
+_ANY = st.lists(st.sampled_from(_PRINTABLE + ['\t', '\\\\', "\\'", '\\"']), max_size=12).map(''.join)
+_PROSE_WORDS = st.sampled_from([
+    'Failed to', 'power on', 'node', 'ipmitool', '-I lanplus', '-H 127.0.0.1', '-U admin', 'returned 1', ':', '=',
+    ', ', '; ', "'", '"', '\\', '{', '}', '[', ']', '(', ')', 'ipmi_address', 'redfish_username: admin',
+    "'deploy_kernel': 'file:///k'", '{"interface": "deploy"}', 'name=value', 'http://127.0.0.1:8000/redfish/v1',
+    '--verbose', '-v', 'value: 1', "'name': 'BootMode'", '\n', ' ', 'Ã©tÃ©', 'ç¯€é»ž'])
+
+
+def _no_secret_in(text):
+    return '@' not in text and not any(secrets.is_secret_name(word) for word in re.findall(r'[\w-]+', text))
+
+
+_PROSE = st.lists(st.one_of(_PROSE_WORDS, st.text(max_size=8)), max_size=6).map(''.join).filter(_no_secret_in)
+
+
+def _python_quoted(value, quote="'"):
+    return quote + value.replace('\\', '\\\\').replace(quote, '\\' + quote) + quote
+
+
+# How a value is written: (name, the value alphabet it allows, the writer).
+_VALUE_QUOTINGS = [
+    ('bare', _BARE, lambda value: value),
+    ("single-quoted, backslash escapes", _ANY, _python_quoted),
+    ('double-quoted (JSON)', _ANY, json.dumps),
+    ("single-quoted, doubled (YAML)", _ANY, lambda value: "'%s'" % value.replace("'", "''")),
+    ('escaped double quotes (JSON in JSON)', _ANY, lambda value: json.dumps(json.dumps(value))[1:-1]),
+    ("escaped single quotes (repr in repr)", _ANY, lambda value: _python_quoted(_python_quoted(value))[1:-1]),
+    ('escaped-escaped double quotes', _BARE, lambda value: '\\\\"%s\\\\"' % value),
+]
+_KEY_QUOTES = ['', "'", '"', "\\'", '\\"', '\\\\"']
+_SEPARATORS = [':', '=', ': ', ' = ', ' : ', ':\t', '=>']
+
+
+@st.composite
+def _key_value_items(draw):
+    """A secret-named key, a separator and a value, written in one of the shapes of free text."""
+    name, alphabet, write = draw(st.sampled_from(_VALUE_QUOTINGS))
+    value = _HEAD + draw(alphabet) + _TAIL
+    quote = draw(st.sampled_from(_KEY_QUOTES))
+    separator = draw(st.sampled_from(_SEPARATORS))
+    keys = _TEXT_KEYS + (_QUOTED_ONLY_KEYS if quote else [])
+    if not quote and '=' not in separator:
+        keys = _COLON_KEYS  # a bare word before a colon is a key when it reads as one (see below)
+    key = draw(st.sampled_from(keys))
+    shape = draw(st.sampled_from(['key', 'flag'] if not quote else ['key']))
+    if shape == 'flag':
+        return '%s%s%s%s' % (draw(st.sampled_from(['--', '-'])), key, draw(st.sampled_from([' ', '='])), write(value)), name
+    return '%s%s%s%s%s' % (quote, key, quote, separator, write(value)), name
+
+
+@st.composite
+def _documents(draw):
+    """A secret-named key inside a document printed whole: Python repr, JSON, JSON or repr quoted again, YAML;
+    its value a text, a list or a dictionary; or a setting given as {name, value}."""
+    value = _HEAD + draw(_ANY) + _TAIL
+    key = draw(st.sampled_from(_TEXT_KEYS + _QUOTED_ONLY_KEYS))
+    # A config drive dictionary is judged key by key: its user_data is secret, its meta_data is not.
+    inner = 'user_data' if re.match(r'(?i)^config_?drive$', key) else 'inner'
+    held = draw(st.sampled_from([value, [value, 'other'], {inner: value, 'n': 1}]))
+    setting = draw(st.sampled_from(['AdminPassword', 'SetupToken']))
+    document = draw(st.sampled_from([
+        {'interface': 'deploy', 'args': {key: held, 'port': 623}},
+        [{'name': 'BootMode', 'value': 'Uefi'}, {'name': setting, 'value': value}],
+    ]))
+    printed = draw(st.sampled_from([
+        repr, json.dumps, lambda doc: json.dumps(json.dumps(doc)), lambda doc: json.dumps(repr(doc)),
+        lambda doc: repr(repr(doc)), lambda doc: repr(json.dumps(doc)),
+        lambda doc: json.dumps(doc, indent=2)]))
+    return printed(document), value
+
+
+_URL_PASSWORD_CHARS = st.text(st.sampled_from(list("abcXYZ019-._~!$&'()*+,;=:%@")), max_size=10)
+
+
+@st.composite
+def _urls(draw):
+    password = _HEAD + draw(_URL_PASSWORD_CHARS) + _TAIL
+    user = draw(st.sampled_from(['', 'admin', 'root.user']))
+    return '%s://%s:%s@127.0.0.1:%d/redfish' % (draw(st.sampled_from(['http', 'https', 'redfish+https'])), user,
+                                                password, draw(st.integers(1, 65535)))
+
+
+def _assert_masked(text, before):
+    masked = secrets.masked_text(text)
+    assert _HEAD not in masked and _TAIL not in masked, (text, masked)
+    assert masked.startswith(before), (text, masked)  # what comes before the secret is left as it was
+    assert secrets.masked_text(masked) == masked  # masking twice changes nothing more
+    assert secrets.masked({'last_error': text})['last_error'] == masked
+
+
+@settings(max_examples=600, deadline=None)
+@given(before=_PROSE, item=_key_value_items(), after=_PROSE)
+def test_no_value_of_a_secret_named_key_survives_in_free_text_whatever_its_shape(before, item, after):
+    text, _quoting = item
+    _assert_masked('%s %s %s' % (before, text, after), before + ' ')
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=_PROSE, document=_documents(), after=_PROSE)
+def test_no_secret_survives_in_a_document_quoted_in_free_text(before, document, after):
+    printed, _value = document
+    _assert_masked('%s %s %s' % (before, printed, after), before + ' ')
+
+
+@settings(max_examples=200, deadline=None)
+@given(before=_PROSE, url=_urls(), after=_PROSE)
+def test_no_password_of_a_url_survives(before, url, after):
+    _assert_masked('%s %s %s' % (before, url, after), before + ' ')
+    assert secrets.masked('see %s' % url) == secrets.masked_text('see %s' % url)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.one_of(_PROSE, st.text().filter(_no_secret_in)))
+def test_a_text_without_a_secret_is_left_as_it_was(text):
+    assert secrets.masked_text(text) == text
+    assert secrets.masked(text) == text
+
+
+@pytest.mark.parametrize('text, shown', [
+    # The line of issue 27: an unquoted key, as a log line or a command echo writes it.
+    ("Failed to power on node n1: command ipmi_password: 'x' returned 1",
+     "Failed to power on node n1: command ipmi_password: '********' returned 1"),
+    ('ipmi_password: x returned 1', 'ipmi_password: ******** returned 1'),
+    ('ipmi_password = "a \\" b" then', 'ipmi_password = "********" then'),
+    ('ipmitool --password hunter2 --user admin', 'ipmitool --password ******** --user admin'),
+    ("ipmitool --password='hunter 2' -v", "ipmitool --password='********' -v"),
+    ('keytool -storepass hunter2 -v', 'keytool -storepass ******** -v'),
+    ('{"args": {\\"redfish_password\\": \\"a\\\\\\"b\\", \\"port\\": 1}}',
+     '{"args": {\\"redfish_password\\": \\"********\\", \\"port\\": 1}}'),
+    ("redfish_password: 'it''s' # YAML", "redfish_password: '********' # YAML"),
+    ("token: {'id': 'abc', 'roles': [1, 2]} expired", 'token: ******** expired'),
+    ("bios [{'name': 'AdminPassword', 'value': 'pw1'}, {'name': 'BootMode', 'value': 'Uefi'}]",
+     "bios [{'name': 'AdminPassword', 'value': '********'}, {'name': 'BootMode', 'value': 'Uefi'}]"),
+    ('X-Auth-Token: gAAAAB1 sent', 'X-Auth-Token: ******** sent'),
+    ("'BMC Password': 'x y'", "'BMC Password': '********'"),
+    ('http://admin:p@ss@127.0.0.1:9/x and http://:tok@127.0.0.1/',
+     'http://admin:********@127.0.0.1:9/x and http://:********@127.0.0.1/'),
+    ('an unended "password": "abc', 'an unended "password": "********'),
+    ('{"config_drive": {"meta_data": {"hostname": "n7"}, "user_data": "#cloud-config"}}',
+     '{"config_drive": {"meta_data": {"hostname": "n7"}, "user_data": "********"}}'),
+])
+def test_each_shape_of_a_secret_in_free_text_is_masked(text, shown):
+    assert secrets.masked_text(text) == shown
+    assert secrets.masked_text(shown) == shown
+
+
+@pytest.mark.parametrize('text', [
+    # This collection's own messages: a node's label or a field path before prose is no key, whatever its name.
+    "node rack-secrets-01: Ironic could not 'power on' it; power state is 'unknown'.",
+    "node keystone-7: 'deploy' from 'manageable' ended in 'clean failed'",
+    'bios_settings.AdminPassword: the setting is read-only; remove it from bios_settings.',
+    "driver_info key 'ipmi_password' must be a string, got ******** (int)",
+    'the password is wrong; the token expired: log in again',
+])
+def test_a_label_a_field_path_or_prose_naming_a_secret_is_left_as_it_was(text):
+    assert secrets.masked_text(text) == text
+
+
+# -- the rules other files ask for ------------------------------------------------------------------------------
+
+def test_a_key_ironic_never_shows_back_is_a_secret_named_key_of_driver_info_or_instance_info_or_one_it_masks():
+    assert secrets.is_secret_key('driver_info', 'redfish_password')
+    assert secrets.is_secret_key('instance_info', 'image_pull_secret', 'x')
+    assert secrets.is_secret_key('driver_info', 'vendor_opaque', secrets.IRONIC_MASK)
+    assert not secrets.is_secret_key('driver_info', 'redfish_address', 'http://127.0.0.1:8000')
+    assert not secrets.is_secret_key('extra', 'api_secret', 'shown')  # Ironic shows extra as it was given
+
+
+@pytest.mark.parametrize('path, secret', [
+    ([0, 'driver_info', 'ipmi_password'], True),
+    ([0, 'driver_info', 'ipmi_password', 0], True),
+    ([2, 'extra', 'vendor', 'api_secret'], True),
+    ([0, 'bios_settings', 'SetupPwd'], True),
+    ([0, 'driver_info', 'ipmi_port'], False),
+    ([0, 'name'], False),
+    ([], False),
+])
+def test_a_value_under_a_secret_named_key_anywhere_on_its_path_is_secret(path, secret):
+    assert secrets.is_secret_path(path) == secret
+
+
+def test_a_setting_is_shown_and_quoted_masked_when_its_name_or_its_registry_says_so():
+    assert secrets.shown_value('AdminPassword', 'pw') == MASK
+    assert secrets.shown_value('Label', 'pw', {'attribute_type': 'Password'}) == MASK
+    assert secrets.shown_value('AdminPassword', None) is None
+    assert secrets.shown_value('BootMode', 'Uefi') == 'Uefi'
+    assert secrets.quoted_value('ipmi_password', 5) == MASK
+    assert secrets.quoted_value('ipmi_port', 'six') == "'six'"
+
+
+def test_a_setting_whose_registry_says_password_has_a_secret_value_whatever_its_name():
+    # Ironic's BIOS settings with ?detail=true carry their registry's attributes in each setting.
+    settings = [{'name': 'BootPin', 'value': '4242', 'attribute_type': 'Password', 'read_only': False},
+                {'name': 'BootMode', 'value': 'Uefi', 'attribute_type': 'Enumeration'}]
+    assert secrets.masked(settings) == [
+        {'name': 'BootPin', 'value': MASK, 'attribute_type': 'Password', 'read_only': False},
+        {'name': 'BootMode', 'value': 'Uefi', 'attribute_type': 'Enumeration'}]

@@ -1,0 +1,154 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The shared input checks, without a server: shapes of steps and config drives, limits, names, node lists.
+tests/integration/test_bad_input.py proves against the real Ironic that each refusal sends nothing."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import jsonschema
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import validate
+
+UUID = '5f1c2d6e-6a9c-4a55-9d3c-2b3f8e0c1a11'
+SECRET = 'never-shown-secret'
+
+# Ironic's own schemas (ironic/api/controllers/v1/node.py _STEPS_SCHEMA, utils.py DEPLOY_STEP_SCHEMA and
+# _CONFIG_DRIVE_SCHEMA), restated: what they accept the checks accept, and the other way round.
+_INTERFACES = ['vendor', 'power', 'management', 'firmware', 'deploy', 'bios', 'raid']
+_COUNT = {'anyOf': [{'type': 'integer', 'minimum': 0}, {'type': 'string', 'minLength': 1, 'pattern': '^[0-9]+$'}]}
+IRONIC_SCHEMAS = {
+    'clean': {'type': 'array', 'items': {
+        'type': 'object', 'required': ['interface', 'step'], 'additionalProperties': False,
+        'properties': {'interface': {'enum': _INTERFACES}, 'step': {'type': 'string', 'minLength': 1},
+                       'args': {'type': 'object'}, 'order': _COUNT, 'execute_on_child_nodes': {'type': 'boolean'},
+                       'limit_child_node_execution': {'type': 'array'}}}},
+    'deploy': {'type': 'array', 'items': {
+        'type': 'object', 'required': ['interface', 'step', 'args', 'priority'], 'additionalProperties': False,
+        'properties': {'interface': {'type': 'string', 'enum': _INTERFACES},
+                       'step': {'type': 'string', 'minLength': 1}, 'args': {'type': 'object'}, 'priority': _COUNT}}},
+}
+
+STEP_LISTS = [
+    [{'interface': 'deploy', 'step': 'erase_devices_metadata'}],
+    [{'interface': 'deploy', 'step': 'erase_devices', 'args': {}, 'priority': 0}],
+    [{'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': []}, 'priority': '10'}],
+    [{'interface': 'raid', 'step': 'create_configuration', 'order': 1, 'execute_on_child_nodes': True}],
+    [{'interface': 'deplyo', 'step': 'x'}],
+    [{'step': 'x'}],
+    [{'interface': 'deploy', 'step': ''}],
+    [{'interface': 'deploy', 'step': 'x', 'args': 'a=1'}],
+    [{'interface': 'deploy', 'step': 'x', 'args': {}, 'priority': -1}],
+    [{'interface': 'deploy', 'step': 'x', 'args': {}, 'priority': True}],
+    [{'interface': 'deploy', 'step': 'x', 'prio': 1}],
+    [{'interface': 'deploy', 'step': 'x', 'execute_on_child_nodes': 'yes'}],
+    ['erase_devices'],
+]
+
+
+@pytest.mark.parametrize('kind', sorted(IRONIC_SCHEMAS))
+@pytest.mark.parametrize('steps', STEP_LISTS)
+def test_step_checks_agree_with_ironics_schemas(kind, steps):
+    ironic_accepts = jsonschema.Draft7Validator(IRONIC_SCHEMAS[kind]).is_valid(steps)
+    assert (validate.step_errors('%s_steps' % kind, steps, kind) == []) == ironic_accepts
+
+
+def test_step_messages_name_the_step_the_key_and_the_fix_and_never_the_arguments():
+    errors = validate.step_errors('clean_steps', [
+        {'interface': 'deplyo', 'step': 'erase', 'args': {'password': SECRET}},
+        {'interface': 'deploy', 'step': 'erase', 'priorty': 1}], 'clean')
+    text = ' '.join(errors)
+    assert "clean_steps[0].interface 'deplyo' is not an interface of clean steps (did you mean 'deploy'?)" in text
+    assert "clean_steps[1] has the unknown key 'priorty'" in text
+    assert SECRET not in text
+    assert validate.step_errors('clean_steps', [], 'clean') == [
+        'clean_steps is an empty list: give at least one step, or leave clean_steps out.']
+    assert 'network' in ' '.join(validate.step_errors('service_steps', [{'interface': 'x', 'step': 's'}], 'service'))
+
+
+@pytest.mark.parametrize('config_drive, accepted', [
+    ('http://127.0.0.1:9/cd.iso', True),
+    ('H4sIAAAAAAAA/+3BMQ0AAADCoPVPbQsHoAAAAAAAAAAAAAAAAAAAAAAA\n', True),
+    ({'meta_data': {'hostname': 'n1'}, 'user_data': '#cloud-config\n', 'network_data': {}, 'vendor_data': {}}, True),
+    ({'user_data': {'users': []}}, True),
+    ({'user_data': ['a']}, True),
+    ('#cloud-config\npassword: %s' % SECRET, False),
+    ({'metadata': {}}, False),
+    ({'meta_data': 'hostname: n1'}, False),
+    ({'user_data': 5}, False),
+    (['a'], False),
+])
+def test_config_drive_shapes(config_drive, accepted):
+    errors = validate.config_drive_errors('config_drive', config_drive)
+    assert (errors == []) == accepted
+    assert SECRET not in ' '.join(errors)
+
+
+def test_limits():
+    assert validate.limit_errors('max_fail_percentage', 150) == [
+        'max_fail_percentage must be between 0 and 100, got 150: set it in that range.']
+    assert validate.limit_errors('max_fail_percentage', -1.5)
+    assert validate.limit_errors('max_fail_percentage', 100) == []
+    assert validate.limit_errors('api_timeout', 0) == ['api_timeout must be at least 1, got 0.']
+    assert validate.limit_errors('fleet_concurrency', '0', 'concurrency') == ['fleet_concurrency must be at least 1, got 0.']
+    assert validate.limit_errors('fleet_timeout', 'soon', 'timeout') == ["fleet_timeout must be a number, got 'soon'."]
+
+
+@pytest.mark.parametrize('text, expected', [
+    (UUID, True), (UUID.upper(), True), (UUID.replace('-', ''), True), ('{%s}' % UUID, True),
+    ('rack1-node07', False), (UUID[:-1], False), ('', False), (None, False), (5, False),
+])
+def test_is_uuid_like_agrees_with_oslo(text, expected):
+    assert validate.is_uuid_like(text) is expected
+
+
+def test_a_uuid_or_a_name_ironic_cannot_hold_is_refused_as_a_node_name():
+    with pytest.raises(validate.InputError, match='Ironic node names cannot be UUIDs'):
+        validate.check_node_name('name', UUID)
+    for name in ('rack 1', 'nœud', 'x' * 256, ''):
+        with pytest.raises(validate.InputError, match='is not a node name Ironic accepts'):
+            validate.check_node_name('name', name)
+    validate.check_node_name('name', 'rack1-node07.a_b~c')
+
+
+def test_node_lists():
+    assert validate.nodes_errors('nodes', ['a', 'b', {'node': UUID}, {'node': 'c', 'state': 'active'}]) == []
+    assert validate.nodes_errors('nodes', ['a', {'node': 'a'}]) == [
+        'nodes[1].node names a again (first in nodes[0]): list each node once.']
+    assert 'is not a node name' in validate.nodes_errors('nodes', ['a b'])[0]
+    # node: finds a node, by name or UUID; name: names a record, and Ironic names are never UUIDs.
+    assert validate.nodes_errors('nodes', [{'name': UUID}]) == [
+        'nodes[0].name %s is a UUID, and Ironic node names cannot be UUIDs: give the name of the node (to choose '
+        'the UUID of a new node, set uuid as well).' % UUID]
+    with pytest.raises(validate.InputError, match=r'names node u1 more than once \(n1, u1\)'):
+        validate.check_distinct_nodes({'n1': {'uuid': 'u1'}, 'u1': {'uuid': 'u1'}, 'n2': {'uuid': 'u2'}})
+
+
+def test_check_options_reports_every_problem_at_once():
+    with pytest.raises(validate.InputError) as raised:
+        validate.check_options({'timeout': 0, 'concurrency': 0, 'max_fail_percentage': 101, 'api_timeout': -1,
+                                'uuid': 'abc', 'instance_info': {'a/b': 1}, 'node': 'a b',
+                                'clean_steps': [{'step': 'x'}], 'config_drive': {'userdata': SECRET}})
+    message = str(raised.value)
+    for part in ('timeout must be at least 1', 'concurrency must be at least 1', 'max_fail_percentage must be between',
+                 'api_timeout must be at least 1', "uuid 'abc' is not a UUID", "instance_info key 'a/b'",
+                 "node 'a b' is not a node name", "clean_steps[0] lacks 'interface'", "unknown key 'userdata'"):
+        assert part in message
+    assert SECRET not in message
+    validate.check_options({'timeout': 1, 'node': UUID, 'nodes': None, 'config_drive': None})
+
+
+@pytest.mark.parametrize('mac, problem', [
+    ('52:54:00:12:34:56', None), (' 52:54:00:AB:cd:EF ', None),  # as Ironic stores it once in lower case
+    ('52-54-00-12-34-56', 'is not a MAC address'), ('52:54:00:12:34', 'is not a MAC address'),
+    ('rack1-node07', 'is not a MAC address'), ('525400123456', 'is not a MAC address'),
+])
+def test_a_mac_address_to_look_up_is_checked_before_any_request(mac, problem):
+    if problem is None:
+        validate.check_options({'mac': mac})
+        return
+    with pytest.raises(validate.InputError) as caught:
+        validate.check_options({'mac': mac})
+    assert str(caught.value) == ('mac %r is not a MAC address; write six hexadecimal octets separated by colons, for '
+                                 'example 52:54:00:12:34:56.' % mac.strip().lower())

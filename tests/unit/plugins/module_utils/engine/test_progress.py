@@ -1,0 +1,68 @@
+# -*- coding: utf-8 -*-
+"""The module half of live progress: one line per node and change, nothing without a progress file."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import PROGRESS_FILE_ENV, Progress
+
+
+class Clock(object):
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def records(path):
+    with open(path) as stream:
+        return [json.loads(line) for line in stream]
+
+
+def test_one_line_per_node_and_change_of_state_or_step(tmp_path):
+    path = str(tmp_path / 'progress')
+    clock = Clock()
+    progress = Progress(path, clock)
+    progress.start(2)
+    progress.node('n1', 'manageable', 'provide')
+    progress.node('n1', 'manageable', 'provide')  # polled again, nothing new
+    clock.now += 3.25
+    progress.node('n1', 'cleaning', 'provide')
+    progress.node('n2', 'cleaning', 'provide')
+    progress.node('n1', 'available', None)
+    assert records(path) == [
+        {'nodes': 2},
+        {'node': 'n1', 'state': 'manageable', 'step': 'provide', 'seconds': 0.0},
+        {'node': 'n1', 'state': 'cleaning', 'step': 'provide', 'seconds': 3.2},
+        {'node': 'n2', 'state': 'cleaning', 'step': 'provide', 'seconds': 3.2},
+        {'node': 'n1', 'state': 'available', 'step': None, 'seconds': 3.2},
+    ]
+
+
+def test_the_file_comes_from_the_environment_the_action_plugin_sets(tmp_path, monkeypatch):
+    path = tmp_path / 'from-env'
+    monkeypatch.setenv(PROGRESS_FILE_ENV, str(path))
+    Progress().node('n1', 'active')
+    assert records(str(path)) == [{'node': 'n1', 'state': 'active', 'step': None, 'seconds': 0.0}]
+
+
+def test_without_an_action_plugin_nothing_is_written(tmp_path, monkeypatch):
+    monkeypatch.delenv(PROGRESS_FILE_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    progress = Progress()
+    progress.start(3)
+    progress.node('n1', 'cleaning', 'provide')
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_steps_are_named_in_the_users_words(tmp_path):
+    path = str(tmp_path / 'progress')
+    progress = Progress(path, Clock())
+    progress.node('n1', 'deploying', 'active')
+    progress.node('n2', 'deleting', 'deleted')
+    progress.node('n3', 'cleaning', 'provide')
+    assert [record['step'] for record in records(path)] == ['deploy', 'undeploy', 'provide']

@@ -1,0 +1,372 @@
+# -*- coding: utf-8 -*-
+"""Planning one node from what Ironic reports, per-node options, issuing steps, and what results show."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import PlanError, Step
+
+
+def node(state, **fields):
+    return dict({'uuid': 'u1', 'name': 'n1', 'provision_state': state, 'target_provision_state': None}, **fields)
+
+
+def verbs(steps):
+    return [step.verb for step in steps]
+
+
+@pytest.mark.parametrize('fields, options, expected', [
+    ({}, {'inspection': 'once'}, ['manage', 'inspect', 'provide']),
+    ({'inspection_finished_at': '2026-01-01T00:00:00+00:00'}, {'inspection': 'once'}, ['manage', 'provide']),
+    ({'inspection_finished_at': '2026-01-01T00:00:00+00:00'}, {'inspection': 'always'},
+     ['manage', 'inspect', 'provide']),
+    ({}, {'inspection': 'skip'}, ['manage', 'provide']),
+    ({}, {'clean_steps': [{'interface': 'deploy', 'step': 'erase_devices'}]}, ['manage', 'clean', 'provide']),
+])
+def test_inspection_and_cleaning_from_enroll(fields, options, expected):
+    assert verbs(provision.plan_node(node('enroll', **fields), 'available', provision.Options(**options))) == expected
+
+
+def test_inspection_once_leaves_an_active_node_alone_and_always_needs_allow_destructive():
+    active = node('active')
+    assert provision.plan_node(active, 'active', provision.Options(inspection='once')) == []
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(active, 'active', provision.Options(inspection='always'))
+    assert 'allow_destructive: true' in str(caught.value)
+
+
+def test_node_flags_come_from_the_node_view():
+    retired = node('manageable', retired=True, retired_reason='end of life')
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(retired, 'available', provision.Options())
+    assert 'retired node (reason: end of life)' in str(caught.value)
+    assert provision.node_flags(node('active', protected=True, protected_reason='db', maintenance=False)) == {
+        'protected': 'db'}
+
+
+def test_a_node_that_must_never_be_powered_off_is_planned_as_ironic_runs_it():
+    # Ironic reboots such a node where it would power it off, and refuses no verb for it.
+    keep_on = node('manageable', disable_power_off=True)
+    assert provision.node_flags(keep_on) == {'disable_power_off': None}
+    assert verbs(provision.plan_node(keep_on, 'available', provision.Options(inspection='always'))) == ['inspect', 'provide']
+    assert states.NODE_FLAGS['disable_power_off'].refuses == ()
+
+
+def test_a_fault_is_cleared_only_when_asked_and_a_hold_resumed_only_when_asked():
+    failed = node('service failed', target_provision_state='active', maintenance=True,
+                  maintenance_reason='step failed', fault='service failure')
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(failed, 'active', provision.Options())
+    assert 'clear_fault: true' in str(caught.value)
+    assert verbs(provision.plan_node(failed, 'active', provision.Options(clear_fault=True))) == ['clear_fault', 'abort']
+    held = node('clean hold', target_provision_state='manageable')
+    with pytest.raises(PlanError):
+        provision.plan_node(held, 'manageable', provision.Options())
+    assert provision.plan_node(held, 'manageable', provision.Options(unhold=True)) == [
+        Step('unhold', 'clean hold', 'manageable')]
+
+
+# A value of each action option that asks for its action.
+ASKING = {'clean_steps': [{'interface': 'vendor', 'step': 'x'}], 'service_steps': [{'interface': 'vendor', 'step': 'x'}],
+          'rebuild': True, 'inspection': 'always', 'runbook': 'CUSTOM_FIRMWARE', 'erase': 'metadata'}
+
+
+@pytest.mark.parametrize('action', states.ACTIONS, ids=lambda action: action.name)
+def test_an_action_is_asked_for_by_its_option_and_sends_its_request_fields(action):
+    assert action.option in provision.NODE_OPTION_TYPES  # a nodes: element may ask for it too
+    options = provision.Options(**{action.option: ASKING[action.option]})
+    target = (action.targets or ('manageable',))[0]
+    assert options.actions(node('manageable'), target) == ([action.name], [])
+    assert provision.Options().actions(node('manageable'), target) == ([], [])
+    step = planner.action_step(action, action.runs_from[0], action.runs_from[0])
+    assert sorted(options.arguments(step.verb, step.action)) == sorted(action.request_fields)
+
+
+@pytest.mark.parametrize('target, expected', [('manageable', ['clean runbook']), ('available', ['clean runbook']),
+                                              ('active', ['service runbook']),
+                                              ('rescue', ['clean runbook', 'service runbook'])])
+def test_a_runbook_is_a_manual_clean_on_the_way_to_manageable_or_available_and_servicing_of_an_active_node(target, expected):
+    options = provision.Options(runbook='CUSTOM_FIRMWARE')
+    assert options.actions(node('manageable'), target) == (expected, [])
+
+
+def test_a_runbook_step_sends_the_runbook_and_no_steps():
+    options = provision.Options(runbook='CUSTOM_FIRMWARE', clean_steps=[{'interface': 'vendor', 'step': 'x'}])
+    steps = provision.plan_node(node('manageable'), 'manageable', options)
+    shown = [(step.verb, step.action and step.action.name) for step in steps]
+    assert shown == [('clean', None), ('clean', 'clean runbook')]
+    assert options.arguments(steps[0].verb, steps[0].action) == {'clean_steps': [{'interface': 'vendor', 'step': 'x'}]}
+    assert options.arguments(steps[1].verb, steps[1].action) == {'runbook': 'CUSTOM_FIRMWARE'}
+    serviced = provision.plan_node(node('active'), 'active', provision.Options(runbook='CUSTOM_FIRMWARE'))
+    assert [(step.verb, step.source, step.landing, step.action.name) for step in serviced] == [
+        ('service', 'active', 'active', 'service runbook')]
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(node('manageable'), 'rescue', provision.Options(runbook='CUSTOM_FIRMWARE'))
+    assert 'runbook needs state: manageable or available or active' in str(caught.value)
+
+
+def test_a_runbook_on_an_api_older_than_1_92_is_refused_naming_both_versions():
+    options = provision.Options(runbook='CUSTOM_FIRMWARE')
+    steps = provision.plan_node(node('manageable'), 'manageable', options)
+    with pytest.raises(IronicError) as caught:
+        provision.check_requests(IronicAt((1, 91)), steps, options)
+    assert 'runbook needs Ironic API 1.92 or newer; this server supports up to 1.91' in str(caught.value)
+    provision.check_requests(IronicAt((1, 92)), steps, options)
+
+
+def test_retiring_on_an_api_older_than_1_61_is_refused_before_any_step():
+    options = provision.Options(retired=True)
+    steps = provision.plan_node(node('manageable'), 'manageable', options)
+    with pytest.raises(IronicError, match=r'retired needs Ironic API 1\.61 or newer; this server supports up to 1\.60'):
+        provision.check_requests(IronicAt((1, 60)), steps, options)
+    provision.check_requests(IronicAt((1, 61)), steps, options)
+
+
+def IronicAt(version):  # pylint: disable=invalid-name
+    """A client that negotiated the given API version, with no server behind it."""
+    client = IronicClient('http://127.0.0.1:9')
+    client._server_version = version
+    return client
+
+
+def test_erase_is_a_destructive_manual_clean_with_the_deploy_interfaces_erase_step():
+    options = provision.Options(erase='full')
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(node('manageable'), 'manageable', options)
+    assert 'erase (manageable -> manageable)' in str(caught.value) and 'allow_destructive: true' in str(caught.value)
+    steps = provision.plan_node(node('manageable'), 'manageable', options.overridden(allow_destructive=True))
+    assert [(step.verb, step.action.name, step.destructive, step.cleans_disks) for step in steps] == [
+        ('clean', 'erase', True, True)]
+    assert options.arguments(steps[0].verb, steps[0].action) == {
+        'clean_steps': [{'interface': 'deploy', 'step': 'erase_devices'}]}
+    assert provision.Options(erase='metadata').arguments('clean', steps[0].action) == {
+        'clean_steps': [{'interface': 'deploy', 'step': 'erase_devices_metadata'}]}
+
+
+@pytest.mark.parametrize('state, retired, options, expected', [
+    # retired before the teardown, which then ends in manageable (no automated clean to available)
+    ('active', False, {'retired': True, 'allow_destructive': True}, ['set_retired', 'deleted']),
+    ('active', False, {'retired': True, 'retired_reason': 'end of life', 'allow_destructive': True, 'erase': 'metadata'},
+     ['set_retired', 'deleted', 'clean']),
+    # Ironic never retires an available node: first to manageable
+    ('available', False, {'retired': True}, ['manage', 'set_retired']),
+    ('manageable', False, {'retired': True}, ['set_retired']),
+    ('manageable', True, {'retired': True}, []),
+    ('manageable', True, {'retired': True, 'retired_reason': 'new reason'}, ['set_retired']),
+    # unretired first, so that it may be made available again
+    ('manageable', True, {'retired': False}, []),
+])
+def test_retiring_is_a_step_of_the_plan_where_ironic_takes_it(state, retired, options, expected):
+    target = 'available' if options.get('retired') is False else 'manageable'
+    current = node(state, retired=retired, retired_reason='old reason' if retired else None)
+    if options.get('retired') is False:
+        expected = ['set_retired', 'provide']
+    assert verbs(provision.plan_node(current, target, provision.Options(**options))) == expected
+
+
+def test_retiring_refuses_what_ironic_would():
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(node('manageable'), 'available', provision.Options(retired=True))
+    assert 'Ironic never makes a retired node available' in str(caught.value)
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(node('manageable'), 'manageable', provision.Options(retired_reason='eol'))
+    assert 'set retired: true as well' in str(caught.value)
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(node('active'), 'manageable', provision.Options(retired=True))
+    assert 'allow_destructive: true' in str(caught.value)
+
+
+def test_retired_patch_sets_only_what_differs():
+    assert provision.retired_patch({'retired': False}, True, 'eol') == [
+        {'op': 'add', 'path': '/retired', 'value': True}, {'op': 'add', 'path': '/retired_reason', 'value': 'eol'}]
+    assert provision.retired_patch({'retired': True, 'retired_reason': 'eol'}, True, 'eol') == []
+    assert provision.retired_patch({'retired': True, 'retired_reason': 'eol'}, None, None) == []
+    assert provision.retired_patch({'retired': True, 'retired_reason': 'eol'}, False, None) == [
+        {'op': 'add', 'path': '/retired', 'value': False}]
+
+
+def test_request_fields_are_read_from_the_options_that_carry_them():
+    options = provision.Options(deploy_steps=[{'step': 'x'}], config_drive='http://127.0.0.1:9/cd.iso',
+                                rescue_password='pw', clean_steps=[{'step': 'c'}])
+    deploy = {'deploy_steps': [{'step': 'x'}], 'configdrive': 'http://127.0.0.1:9/cd.iso'}
+    assert options.arguments('active') == deploy and options.arguments('rebuild') == deploy
+    assert options.arguments('rescue') == {'rescue_password': 'pw'}
+    assert options.arguments('clean') == {'clean_steps': [{'step': 'c'}]}
+    assert options.arguments('manage') == {}
+
+
+def test_inspection_once_asks_only_for_a_node_never_inspected_and_only_if_harmless():
+    once = provision.Options(inspection='once')
+    assert once.actions(node('manageable'), 'manageable') == ([], ['inspect'])
+    assert once.actions(node('manageable', inspection_finished_at='2026-01-01T00:00:00+00:00'), 'manageable') == ([], [])
+
+
+def test_options_are_read_from_the_params_of_a_task():
+    params = dict((name, spec.get('default')) for name, spec in provision.OPTION_SPEC.items())
+    params.update(node='n1', wait=True, rebuild=True, instance_info={'image_source': 'x'})
+    options = provision.Options.from_params(params)
+    assert options.rebuild is True and options.instance_info == {'image_source': 'x'}
+    assert options.inspection == 'skip' and options.clean_steps is None
+    assert not hasattr(options, 'node') and not hasattr(options, 'wait')
+    with pytest.raises(TypeError):
+        provision.Options(rebuilt=True)
+
+
+def test_secret_options_are_task_wide_and_every_other_one_is_a_nodes_own():
+    assert sorted(provision.NODE_OPTION_TYPES) == ['adopt', 'allow_destructive', 'clean_steps', 'clear_fault',
+                                                   'deploy_steps', 'erase', 'inspection', 'rebuild', 'retired',
+                                                   'retired_reason', 'runbook', 'service_steps', 'unhold']
+    assert all(provision.OPTION_SPEC[name].get('no_log') is None for name in provision.NODE_OPTION_TYPES)
+
+
+IMAGE = {'image_source': 'http://127.0.0.1:9/image.qcow2'}
+
+
+@pytest.mark.parametrize('state, stored, options, expected', [
+    ('available', {}, {}, ['active']),
+    ('available', IMAGE, {}, ['active']),
+    ('available', IMAGE, {'instance_info': IMAGE}, ['active']),
+    ('available', {}, {'instance_info': IMAGE}, ['set_instance_info', 'active']),
+    ('available', {}, {'instance_info': {'image_source': None}}, ['active']),
+    ('available', IMAGE, {'instance_info': {'image_source': None}}, ['set_instance_info', 'active']),
+    ('enroll', {}, {'instance_info': IMAGE}, ['manage', 'provide', 'set_instance_info', 'active']),
+    ('manageable', {}, {'instance_info': IMAGE, 'adopt': True}, ['set_instance_info', 'adopt']),
+    ('active', {}, {'instance_info': IMAGE, 'rebuild': True, 'allow_destructive': True},
+     ['set_instance_info', 'rebuild']),
+])
+def test_a_plan_that_deploys_first_sets_the_instance_info_keys_that_differ(state, stored, options, expected):
+    steps = provision.plan_node(node(state, instance_info=stored), 'active', provision.Options(**options))
+    assert verbs(steps) == expected
+    if 'set_instance_info' in expected:
+        before = steps[expected.index('set_instance_info') + 1]
+        assert steps[expected.index('set_instance_info')] == Step('set_instance_info', before.source, before.source)
+
+
+def test_instance_info_is_not_set_by_a_plan_that_does_not_deploy():
+    assert verbs(provision.plan_node(node('enroll'), 'available', provision.Options(instance_info=IMAGE))) == [
+        'manage', 'provide']
+
+
+def test_rescue_needs_a_password():
+    with pytest.raises(PlanError) as caught:
+        provision.plan_node(node('active'), 'rescue', provision.Options())
+    assert 'rescue_password' in str(caught.value)
+
+
+class RecordingClient(object):
+    def __init__(self, inventory=None, properties=None):
+        self.calls = []
+        self.inventory = inventory
+        self.properties = properties or {}
+        self.instance_info = {'image_checksum': 'kept'}
+
+    def set_provision_state(self, uuid, verb, **arguments):
+        self.calls.append(('provision', uuid, verb, arguments))
+
+    def unset_maintenance(self, uuid):
+        self.calls.append(('unset_maintenance', uuid))
+
+    def update_node(self, uuid, patch):
+        self.calls.append(('update_node', uuid, patch))
+        self.instance_info = dict(self.instance_info, **dict(
+            (op['path'].split('/')[-1], op['value']) for op in patch if op['op'] == 'add'))
+
+    def get_node(self, uuid, fields=None):
+        self.calls.append(('get_node', uuid, fields))
+        return {'uuid': uuid, 'properties': self.properties, 'instance_info': self.instance_info}
+
+    def get_inventory(self, uuid):
+        return self.inventory
+
+
+def test_issue_step_sends_a_verb_with_its_fields_or_the_request_of_a_node_step():
+    client = RecordingClient()
+    steps = [{'interface': 'vendor', 'step': 'log_passthrough'}]
+    options = provision.Options(service_steps=steps)
+    provision.issue_step(client, 'u1', Step('service', 'active', 'active'), options)
+    provision.issue_step(client, 'u1', Step('clear_fault', 'service failed', 'service failed'), options)
+    provision.issue_step(client, 'u1', Step('manage', 'enroll', 'manageable'), options)
+    assert client.calls == [('provision', 'u1', 'service', {'service_steps': steps}),
+                            ('unset_maintenance', 'u1'), ('provision', 'u1', 'manage', {})]
+
+
+def test_set_instance_info_reads_what_ironic_holds_and_sends_only_the_keys_that_differ():
+    client = RecordingClient()
+    step = Step('set_instance_info', 'available', 'available')
+    options = provision.Options(instance_info=dict(IMAGE, image_checksum='kept'))
+    provision.issue_step(client, 'u1', step, options)
+    provision.issue_step(client, 'u1', step, options)  # sent again (after a lost answer): nothing is missing
+    assert client.calls == [
+        ('get_node', 'u1', ('instance_info',)),
+        ('update_node', 'u1', [{'op': 'add', 'path': '/instance_info/image_source', 'value': IMAGE['image_source']}]),
+        ('get_node', 'u1', ('instance_info',))]
+    provision.check_requests(OldIronic('http://127.0.0.1:9'), [step], options)  # not a provision request
+
+
+class OldIronic(IronicClient):
+    """A client that negotiated API 1.86 (before service steps), with no server behind it."""
+    version = (1, 86)
+
+
+def test_a_plan_the_api_is_too_old_for_is_refused_before_its_first_step():
+    options = provision.Options(service_steps=[{'interface': 'vendor', 'step': 'log_passthrough'}])
+    steps = provision.plan_node(node('available'), 'active', options)
+    assert verbs(steps) == ['active', 'service']
+    with pytest.raises(IronicError, match=r"the 'service' verb needs Ironic API 1\.87 or newer; this server supports "
+                                          r"up to 1\.86"):
+        provision.check_requests(OldIronic('http://127.0.0.1:9'), steps, options)
+    provision.check_requests(OldIronic('http://127.0.0.1:9'), steps[:1], options)
+
+
+def test_what_inspection_learned_is_returned_without_secrets():
+    client = RecordingClient(inventory={'bmc_address': '127.0.0.1', 'interfaces': [{'name': 'eth0', 'token': 't0k'}]},
+                             properties={'cpus': 8, 'ipmi_password': 'hunter2'})
+    learned = provision.learned_by_inspection(client, 'u1', [{'verb': 'inspect', 'from': 'manageable',
+                                                              'to': 'manageable'}])
+    assert learned['properties']['cpus'] == 8 and learned['inventory']['bmc_address'] == '127.0.0.1'
+    assert 'hunter2' not in str(learned) and 't0k' not in str(learned)
+    assert provision.learned_by_inspection(client, 'u1', [{'verb': 'manage', 'from': 'enroll', 'to': 'manageable'}]) \
+        is None
+
+
+def test_diff_shows_the_provision_state_before_and_after():
+    results = [{'node': {'uuid': 'u1', 'name': 'n1', 'provision_state': 'available'},
+                'plan': [{'verb': 'manage', 'from': 'enroll', 'to': 'manageable'},
+                         {'verb': 'provide', 'from': 'manageable', 'to': 'available'}]},
+               {'node': {'uuid': 'u2', 'name': None, 'provision_state': 'active'}, 'plan': []}]
+    assert provision.provision_diff(results[0], False) == {
+        'before': {'provision_state': 'enroll'}, 'after': {'provision_state': 'available'}}
+    checked = [dict(results[0], node=dict(results[0]['node'], provision_state='enroll')), results[1]]
+    assert [provision.provision_diff(result, True) for result in checked] == [
+        {'before': {'provision_state': 'enroll'}, 'after': {'provision_state': 'available'}},
+        {'before': {'provision_state': 'active'}, 'after': {'provision_state': 'active'}}]
+
+
+class LookupClient(RecordingClient):
+    """One node to look up, at rest in available with no instance_info."""
+
+    poll_fields = ('uuid', 'name', 'provision_state', 'target_provision_state')
+    release = None  # the newest Ironic
+
+    def find_node(self, ident, fields=None):
+        self.calls.append(('find_node', ident, fields))
+        return node('available', instance_info={})
+
+    def require_provision_request(self, verb, arguments):
+        pass
+
+
+def test_check_mode_shows_the_instance_info_step_of_the_plan_and_writes_nothing():
+    client = LookupClient()
+    jobs, missing = provision.converge(
+        client, [provision.Target('n1', 'active', provision.Options(instance_info=IMAGE))], check_mode=True)
+    assert missing == [] and jobs[0].error is None
+    assert [step['verb'] for step in jobs[0].result()['plan']] == ['set_instance_info', 'active']
+    assert client.calls == [('find_node', 'n1', LookupClient.poll_fields + ('instance_info',))]

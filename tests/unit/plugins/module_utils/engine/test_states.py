@@ -1,0 +1,137 @@
+# -*- coding: utf-8 -*-
+"""The state table's own consistency: every action, flag and verb set refers to what the machine has.
+
+Agreement with Ironic itself is tested against the installed Ironic in
+tests/integration/test_state_machine_conformance.py.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import action_step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import CLIENT_MAX_VERSION
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import NODE_STEP_METHODS, Options
+
+EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
+AT_REST = set(state for state, (kind, _target) in states.STATES.items() if kind in (states.STABLE, states.FAILED))
+
+
+@pytest.mark.parametrize('action', states.ACTIONS, ids=lambda action: action.name)
+def test_every_action_is_a_verb_ironic_accepts_in_every_state_it_runs_from(action):
+    assert action.verb in states.VERBS
+    for source in action.runs_from:
+        assert source in AT_REST
+        assert (source, states.VERBS[action.verb]) in EVENTS, (source, action.verb)
+    # the first state it runs from is where it runs in place: it comes back there
+    entered = EVENTS[(action.runs_from[0], states.VERBS[action.verb])]
+    assert states.LANDING_OVERRIDES.get((action.runs_from[0], action.verb), states.STATES[entered][1]) == \
+        action.runs_from[0]
+    assert all(verb in states.MOVE_VERBS for verb in action.done_by)
+    assert action.targets is None or set(action.targets) <= set(states.DECLARABLE_STATES)
+
+
+@pytest.mark.parametrize('action', states.ACTIONS, ids=lambda action: action.name)
+def test_every_request_field_of_an_action_is_sent_with_its_verb(action):
+    step = action_step(action, action.runs_from[0], action.runs_from[0])
+    arguments = Options(erase='metadata').arguments(step.verb, step.action)
+    assert set(action.request_fields) == set(arguments)
+
+
+def test_verb_sets_are_derived_from_the_actions_named_after_their_verb_and_the_others_say_it_on_their_steps():
+    for action in states.ACTIONS:
+        step = action_step(action, action.runs_from[0], action.runs_from[0])
+        flags = (action.destructive, action.cleans_disks, action.reboots)
+        assert (step.destructive, step.cleans_disks, step.reboots) == flags
+        if action.name == action.verb:
+            assert step.action is None
+            assert (action.verb in states.DESTRUCTIVE_VERBS) is action.destructive
+            assert (action.verb in states.DISK_CLEANING_VERBS) is action.cleans_disks
+            assert (action.verb in states.REBOOTING_VERBS) is action.reboots
+        else:
+            assert step.action is action and step.as_dict()['action'] == action.name
+    assert set(states.MOVE_VERBS) <= set(states.VERBS)
+
+
+@pytest.mark.parametrize('flag', list(states.NODE_FLAGS))
+def test_node_flags_name_verbs_and_stable_landings(flag):
+    rule = states.NODE_FLAGS[flag]
+    assert rule.refuses == states.ALL_VERBS or set(rule.refuses) <= set(states.VERBS)
+    for verb, landing in rule.lands.items():
+        assert verb in states.VERBS and states.STATES[landing][0] == states.STABLE
+    assert rule.clear.startswith('baremetal.lifecycle.')
+
+
+def test_the_steps_that_are_not_verbs_do_not_collide_with_one():
+    assert not set(NODE_STEP_METHODS) & set(states.VERBS)
+    assert states.DONE_WHEN_ANSWERED <= set(NODE_STEP_METHODS)
+
+
+def test_request_fields_are_those_of_the_moves_and_of_the_actions():
+    assert set(states.MOVE_REQUEST_FIELDS) <= set(states.MOVE_VERBS)
+    for action in states.ACTIONS:
+        if action.name == action.verb:
+            assert states.REQUEST_FIELDS[action.verb] == action.request_fields
+
+
+def test_an_option_answered_by_several_actions_has_one_for_each_declared_state():
+    for option in set(action.option for action in states.ACTIONS):
+        rows = [action for action in states.ACTIONS if action.option == option]
+        if len(rows) > 1:
+            targets = [state for row in rows for state in row.targets]
+            assert len(targets) == len(set(targets)), option
+
+
+def test_every_erase_is_a_step_of_the_deploy_interface():
+    assert sorted(states.ERASE_STEPS) == ['full', 'metadata']
+    assert all(step['interface'] == 'deploy' for step in states.ERASE_STEPS.values())
+
+
+def test_every_way_out_of_a_stranded_state_is_an_edge_of_ironics_machine_to_a_resting_state():
+    edges = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
+    for state, verb in states.STRANDED_WAY_OUT.items():
+        assert states.STATES[state][0] == states.TRANSIENT
+        landing = edges[(state, states.VERBS[verb])]
+        assert states.STATES[landing][0] in (states.STABLE, states.FAILED)
+
+
+def test_every_edge_with_a_release_is_an_edge_of_the_newest_machine_after_the_oldest_supported_release():
+    assert set(states.TRANSITION_SINCE) <= set(states.TRANSITIONS)
+    releases = [release for release, _api in states.RELEASE_API_VERSIONS]
+    for since in states.TRANSITION_SINCE.values():
+        assert states.SUPPORTED_RELEASE < since and since in releases
+    assert states.transitions() == states.transitions(releases[-1]) == states.TRANSITIONS
+    assert not set(states.TRANSITION_SINCE) & set(states.transitions(states.SUPPORTED_RELEASE))
+
+
+def test_releases_are_in_order_and_the_newest_serves_the_newest_api_the_client_speaks():
+    assert states.RELEASE_API_VERSIONS == tuple(sorted(states.RELEASE_API_VERSIONS))
+    assert [api for _release, api in states.RELEASE_API_VERSIONS] == sorted(api for _release, api in states.RELEASE_API_VERSIONS)
+    assert states.RELEASE_API_VERSIONS[0][0] == states.SUPPORTED_RELEASE
+    assert states.RELEASE_API_VERSIONS[-1][1] == CLIENT_MAX_VERSION
+
+
+@pytest.mark.parametrize('api, release, words', [
+    ((1, 90), (24, 1), 'Ironic 24.1 (API 1.90)'),
+    ((1, 91), (25, 0), 'Ironic 25.0 or 26.0 (API 1.91)'),
+    ((1, 93), (26, 1), 'Ironic 26.1 (API 1.93)'),
+    # 29.0 and 29.1 serve the same API: the older one is taken, so 29.1's edges are not relied on
+    ((1, 96), (29, 0), 'Ironic 29.0 or 29.1 (API 1.96)'),
+    ((1, 97), (29, 0), 'Ironic newer than 29.1 (API 1.97)'),
+    ((1, 101), (32, 0), 'Ironic 32.0 or 32.1 (API 1.101)'),
+    ((1, 110), (34, 0), 'Ironic newer than 34.0 (API 1.110)'),
+    ((1, 111), (35, 0), 'Ironic 35.0 or 35.1 (API 1.111)'),
+    ((1, 115), (39, 0), 'Ironic 39.0 (API 1.115)'),
+    ((1, 120), (39, 0), 'Ironic newer than 39.0 (API 1.120)'),
+    ((1, 89), states.OLDER_RELEASE, 'Ironic older than 24.1 (API 1.89), which this collection does not support'),
+])
+def test_a_servers_release_follows_from_its_newest_api_version(api, release, words):
+    assert states.release_for_api(api) == release
+    assert states.describe_server(api) == words
+
+
+def test_a_server_older_than_every_release_listed_has_none_of_the_newer_edges():
+    assert states.transitions(states.OLDER_RELEASE) == states.transitions(states.SUPPORTED_RELEASE)

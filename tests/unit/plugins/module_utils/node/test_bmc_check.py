@@ -1,0 +1,108 @@
+# -*- coding: utf-8 -*-
+"""node/bmc_check.py: which writes call for a check of the BMC, and what a failed check says.
+
+Against a real Redfish BMC (sushy-tools): tests/integration/test_credential_rotation.py.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import bmc_check
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError, Unreachable
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import Change, Declaration, NodeError
+
+NODE = {'uuid': 'u-1', 'name': 'rack1-node07', 'driver': 'redfish',
+        'driver_info': {'redfish_address': 'http://127.0.0.1:8000', 'redfish_username': 'admin',
+                        'redfish_password': '******', 'vendor_blob': '******'}}
+
+
+def change(driver_info, node='existing', send_secrets=True, **declared):
+    node = NODE if node == 'existing' else node
+    return Change(Declaration('rack1-node07', declared=dict(declared, driver_info=driver_info)), node, [], send_secrets)
+
+
+@pytest.mark.parametrize('driver_info, send_secrets, expected', [
+    ({'redfish_password': 'new'}, True, True),  # a rotation
+    ({'redfish_password': 'new'}, False, False),  # on_create: an existing secret is not sent again
+    ({'redfish_password': None}, False, True),  # a removed secret is a change of credentials too
+    ({'vendor_blob': 'x'}, True, True),  # a key Ironic shows masked is a secret, whatever its name
+    ({'redfish_address': 'http://127.0.0.1:8001'}, True, False),
+    ({'redfish_address': 'http://127.0.0.1:8000'}, True, False),
+])
+def test_only_a_write_of_a_driver_info_secret_to_an_existing_node_is_checked(driver_info, send_secrets, expected):
+    assert bmc_check.changes_bmc_secret(change(driver_info, send_secrets=send_secrets)) is expected
+
+
+def test_a_node_being_created_or_an_instance_info_secret_is_not_checked():
+    assert bmc_check.changes_bmc_secret(change({'redfish_password': 'new'}, node=None)) is False
+    assert bmc_check.changes_bmc_secret(change({}, instance_info={'image_pull_secret': 'x'})) is False
+
+
+class Client(object):
+    """Answers validate and boot_device as told, and records what was asked."""
+
+    def __init__(self, validation=None, boot_device=None):
+        self.validation = validation or {'management': {'result': True}, 'power': {'result': True},
+                                         'deploy': {'result': False, 'reason': 'no image'}}
+        self.boot_device = boot_device
+        self.asked = []
+
+    def validate_node(self, ident):
+        self.asked.append(('validate', ident))
+        return self.validation
+
+    def get_boot_device(self, ident):
+        self.asked.append(('boot_device', ident))
+        if isinstance(self.boot_device, Exception):
+            raise self.boot_device
+        return {'boot_device': 'disk', 'persistent': False}
+
+
+def test_a_bmc_that_answers_passes_and_other_interfaces_do_not_matter():
+    client = Client()
+    bmc_check.check_bmc(client, NODE)
+    assert client.asked == [('validate', 'u-1'), ('boot_device', 'u-1')]
+
+
+def test_an_interface_that_does_not_validate_fails_before_the_bmc_is_asked_with_the_reason_masked():
+    client = Client(validation={'management': {'result': True},
+                                'power': {'result': False, 'reason': "missing {'redfish_password': 'Zq-leak'}"}})
+    with pytest.raises(NodeError) as failed:
+        bmc_check.check_bmc(client, NODE)
+    message = str(failed.value)
+    assert message.startswith('node rack1-node07: the new driver_info does not validate: power: missing')
+    assert 'Zq-leak' not in message and '********' in message
+    assert client.asked == [('validate', 'u-1')]
+
+
+def test_a_bmc_refusal_names_the_node_and_quotes_ironic_with_secrets_masked():
+    refusal = IronicError('Ironic refused GET /v1/nodes/u-1/management/boot_device (HTTP 500): HTTP GET '
+                          'http://admin:Zq-leak@127.0.0.1:8000/redfish/v1/Systems/1 returned code 401.', 500)
+    with pytest.raises(NodeError) as failed:
+        bmc_check.check_bmc(Client(boot_device=refusal), NODE)
+    message = str(failed.value)
+    assert message.startswith('node rack1-node07: Ironic cannot use its BMC with the new driver_info: ')
+    assert 'returned code 401' in message and 'Zq-leak' not in message
+    assert 'Correct the credentials' in message
+
+
+def test_no_answer_from_ironic_is_not_blamed_on_the_bmc():
+    lost = Unreachable('cannot reach Ironic at http://127.0.0.1:6385: Connection refused.')
+    with pytest.raises(Unreachable):
+        bmc_check.check_bmc(Client(boot_device=lost), NODE)
+
+
+def test_verified_marks_the_result_and_a_failure_keeps_the_write_in_the_result():
+    result = {'name': 'rack1-node07', 'changed': True, 'bmc_verified': None}
+    rotation = change({'redfish_password': 'new'})
+    assert bmc_check.verified(Client(), rotation, NODE, result) == dict(result, bmc_verified=True)
+    assert bmc_check.verified(Client(), change({'redfish_address': 'http://127.0.0.1:9'}), NODE, result) is result
+
+    lost = Unreachable('cannot reach Ironic at http://127.0.0.1:6385: Connection refused.')
+    with pytest.raises(NodeError) as failed:
+        bmc_check.verified(Client(boot_device=lost), rotation, NODE, result)
+    assert failed.value.result == dict(result, bmc_verified=False)
+    assert 'cannot reach Ironic' in str(failed.value)

@@ -1,0 +1,284 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The pure parts of _hardware (BIOS, RAID, firmware): shape checks, registry checks, the difference, the steps, the target.
+
+Servicing end to end, through the engine's planner, is tested against a real Ironic in tests/integration/test_hardware.py.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware as hw
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import Step
+
+REGISTRY = {
+    'ProcTurboMode': {'name': 'ProcTurboMode', 'value': 'Enabled', 'attribute_type': 'Enumeration',
+                      'allowable_values': ['Enabled', 'Disabled']},
+    'NumCores': {'name': 'NumCores', 'value': '8', 'attribute_type': 'Integer', 'lower_bound': 1, 'upper_bound': 64},
+    'AssetTag': {'name': 'AssetTag', 'value': '', 'attribute_type': 'String', 'max_length': 4},
+    'SerialNumber': {'name': 'SerialNumber', 'value': 'QPX1', 'attribute_type': 'String', 'read_only': True},
+    'SetupPwd': {'name': 'SetupPwd', 'value': None, 'attribute_type': 'Password'},
+}
+
+
+def node(state='manageable', **fields):
+    return dict({'uuid': 'u-1', 'name': 'n1', 'provision_state': state, 'target_provision_state': None,
+                 'maintenance': False, 'raid_interface': 'fake', 'bios_interface': 'fake'}, **fields)
+
+
+def current(bios=None, firmware=None, **node_fields):
+    return {'node': node(**node_fields), 'bios': bios or {}, 'firmware': firmware or {}}
+
+
+@pytest.mark.parametrize('declaration, words', [
+    (hw.Declaration(apply='sometimes'), ["apply must be one of cleaning, servicing, never, not 'sometimes'"]),
+    (hw.Declaration(bios_settings={'A': {'x': 1}}), ['bios_settings.A must be a single value']),
+    (hw.Declaration(raid=[]), ['raid must be a dictionary with logical_disks']),
+    (hw.Declaration(raid={'disks': []}), ['raid has unknown keys disks']),
+    (hw.Declaration(raid={'logical_disks': []}), ['raid.logical_disks must be a non-empty list']),
+    (hw.Declaration(raid={'logical_disks': [{'raid_level': 1, 'size_gb': -1}]}),
+     ["raid.logical_disks[0].raid_level must be one of", 'raid.logical_disks[0].size_gb must be a whole number']),
+    (hw.Declaration(raid={'logical_disks': [{'size_gb': 'MAX'}]}), ['raid.logical_disks[0].raid_level is required']),
+    (hw.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'disk_type': 'tape'}]}),
+     ["raid.logical_disks[0].disk_type must be one of hdd, ssd, not 'tape'"]),
+    (hw.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'physical_disks': ['a', 'b']}]}),
+     ['raid.logical_disks[0].physical_disks needs controller']),
+    (hw.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'is_root_volume': True},
+                                            {'raid_level': '1', 'size_gb': 1, 'is_root_volume': True}]}),
+     ['only one logical disk may have is_root_volume: true']),
+    (hw.Declaration(firmware={'component': 'bmc'}), ['firmware must be a list']),
+    (hw.Declaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u', 'checksum': 'x'}]),
+     ['firmware[0].checksum is not a firmware key']),
+    (hw.Declaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u'},
+                              {'component': 'bmc', 'version': '2', 'url': 'u', 'wait': 0}]),
+     ["firmware[1].component 'bmc' is declared twice", 'firmware[1].wait must be a whole number']),
+])
+def test_malformed_declarations_name_the_key(declaration, words):
+    message = ' '.join(hw.check_shape(declaration))
+    for word in words:
+        assert word in message
+
+
+def test_well_formed_declarations_have_no_problems():
+    assert hw.check_shape(hw.Declaration(
+        bios_settings={'A': 1, 'B': True}, raid={'logical_disks': [{'raid_level': '1+0', 'size_gb': 'MAX'}]},
+        firmware=[{'component': 'bios', 'version': '2.1', 'url': 'http://127.0.0.1/b.bin', 'wait': 30}])) == []
+    assert hw.check_shape(hw.Declaration(raid={})) == []
+
+
+@pytest.mark.parametrize('settings, words', [
+    ({'ProcTurbo': 'Enabled'}, ["bios_settings.ProcTurbo: the node's BIOS has no such setting. Did you mean "
+                                "'ProcTurboMode'?"]),
+    ({'ProcTurboMode': 'On'}, ["bios_settings.ProcTurboMode: 'On' is not allowed; choose one of Enabled, Disabled."]),
+    ({'NumCores': 0}, ['bios_settings.NumCores: 0 is outside the range 1..64.']),
+    ({'NumCores': 'many'}, ["bios_settings.NumCores: 'many' is not a whole number."]),
+    ({'AssetTag': 'ABCDE'}, ["bios_settings.AssetTag: 'ABCDE' has 5 characters; it must have 0 to 4."]),
+    ({'SerialNumber': 'X'}, ['bios_settings.SerialNumber: the setting is read-only; remove it from bios_settings.']),
+])
+def test_bios_settings_are_checked_against_the_registry(settings, words):
+    assert hw.check_bios(settings, REGISTRY) == words
+
+
+def test_bios_values_that_fit_the_registry_pass_and_an_empty_registry_checks_no_names():
+    assert hw.check_bios({'ProcTurboMode': 'Disabled', 'NumCores': '64', 'AssetTag': 'A1'}, REGISTRY) == []
+    assert hw.check_bios({'Anything': 'x'}, {}) == []
+
+
+def test_password_values_never_appear():
+    declaration = hw.Declaration(bios_settings={'SetupPwd': 'hunter2', 'ProcTurboMode': 'Disabled'})
+    changes = hw.difference(declaration, current(bios=REGISTRY))
+    assert changes['bios_settings']['SetupPwd'] == {'before': None, 'after': secrets.MASK}
+    steps = hw.hardware_steps(declaration, changes, node())
+    shown = hw.shown_steps(steps, declaration, REGISTRY)
+    assert 'hunter2' not in str(shown) and 'hunter2' in str(steps)
+    assert secrets.no_log_values({'BiosAdminPassword': 's3cret', 'NumCores': 4}) == set(['s3cret'])
+
+
+def test_only_differing_bios_settings_are_applied_and_values_compare_as_text():
+    declaration = hw.Declaration(bios_settings={'ProcTurboMode': 'Enabled', 'NumCores': 4})
+    changes = hw.difference(declaration, current(bios=REGISTRY))
+    assert changes['bios_settings'] == {'NumCores': {'before': '8', 'after': 4}}
+    assert hw.hardware_steps(declaration, changes, node()) == [
+        {'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': [{'name': 'NumCores', 'value': 4}]}}]
+    same = hw.Declaration(bios_settings={'NumCores': 8})
+    assert hw.hardware_steps(same, hw.difference(same, current(bios=REGISTRY)), node()) == []
+
+
+@pytest.mark.parametrize('lower, higher', [
+    ('1.9', '1.10'), ('2.7', '2.76'), ('U30 v2.8', 'U30 v2.76'), ('1.0', '1.0.1'), ('A', 'B'),
+])
+def test_firmware_versions_order_by_their_parts(lower, higher):
+    assert hw.version_key(lower) < hw.version_key(higher)
+
+
+def test_firmware_is_updated_only_below_the_declared_version():
+    firmware = [{'component': 'bios', 'version': '2.10', 'url': 'http://127.0.0.1/bios.bin'},
+                {'component': 'bmc', 'version': '1.5', 'url': 'http://127.0.0.1/bmc.bin', 'wait': 60},
+                {'component': 'nic:1', 'version': '3', 'url': 'http://127.0.0.1/nic.bin'}]
+    reported = {'bios': {'component': 'bios', 'current_version': '2.9'},
+                'bmc': {'component': 'bmc', 'current_version': '1.6'}}
+    declaration = hw.Declaration(firmware=firmware)
+    changes = hw.difference(declaration, current(firmware=reported))
+    assert changes['firmware'] == {'bios': {'before': '2.9', 'after': '2.10'}, 'nic:1': {'before': None, 'after': '3'}}
+    assert hw.hardware_steps(declaration, changes, node()) == [{'interface': 'firmware', 'step': 'update', 'args': {
+        'settings': [{'component': 'bios', 'url': 'http://127.0.0.1/bios.bin'},
+                     {'component': 'nic:1', 'url': 'http://127.0.0.1/nic.bin'}]}}]
+
+
+LAYOUT = {'logical_disks': [{'size_gb': 100, 'raid_level': '1', 'is_root_volume': True},
+                            {'size_gb': 'MAX', 'raid_level': '5'}]}
+# What a driver records in raid_config once the layout is built: sizes resolved, extra keys, its own order.
+BUILT = {'logical_disks': [{'size_gb': 1800, 'raid_level': '5', 'controller': 'RAID.Integrated.1-1'},
+                           {'size_gb': 100, 'raid_level': '1', 'is_root_volume': True, 'controller': 'RAID.Integrated.1-1',
+                            'root_device_hint': {'wwn': '0x600'}}]}
+
+
+def test_a_built_layout_that_matches_needs_nothing():
+    declaration = hw.Declaration(raid=LAYOUT)
+    changes = hw.difference(declaration, current(raid_config=BUILT, target_raid_config=LAYOUT))
+    assert changes['raid'] == {}
+
+
+def test_a_different_layout_is_recorded_then_deleted_and_created():
+    declaration = hw.Declaration(raid=LAYOUT)
+    built = {'logical_disks': [{'size_gb': 1900, 'raid_level': '1+0', 'is_root_volume': True}]}
+    changes = hw.difference(declaration, current(raid_config=built, target_raid_config={}))
+    assert changes['raid']['target_raid_config'] == {'before': {}, 'after': LAYOUT}
+    assert changes['raid']['logical_disks[0]'] == {'before': built['logical_disks'][0], 'after': LAYOUT['logical_disks'][0]}
+    assert changes['raid']['logical_disks[1]'] == {'before': None, 'after': LAYOUT['logical_disks'][1]}
+    assert hw.hardware_steps(declaration, changes, node(raid_config=built)) == [
+        {'interface': 'raid', 'step': 'delete_configuration'}, {'interface': 'raid', 'step': 'create_configuration'}]
+
+
+def test_no_raid_deletes_only_what_is_built():
+    declaration = hw.Declaration(raid={})
+    changes = hw.difference(declaration, current(raid_config=BUILT, target_raid_config=LAYOUT))
+    assert hw.hardware_steps(declaration, changes, node(raid_config=BUILT)) == [
+        {'interface': 'raid', 'step': 'delete_configuration'}]
+    assert hw.difference(declaration, current(raid_config={}, target_raid_config={}))['raid'] == {}
+
+
+def test_steps_run_firmware_then_raid_then_bios():
+    declaration = hw.Declaration(bios_settings={'NumCores': 4}, raid=LAYOUT,
+                                 firmware=[{'component': 'bmc', 'version': '2', 'url': 'http://127.0.0.1/b'}])
+    steps = hw.hardware_steps(declaration, hw.difference(declaration, current(bios=REGISTRY)), node())
+    assert [(step['interface'], step['step']) for step in steps] == [
+        ('firmware', 'update'), ('raid', 'delete_configuration'), ('raid', 'create_configuration'),
+        ('bios', 'apply_configuration')]
+
+
+BIOS_STEP = [{'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': [{'name': 'A', 'value': 1}]}}]
+RAID_STEPS = [{'interface': 'raid', 'step': 'delete_configuration'}, {'interface': 'raid', 'step': 'create_configuration'}]
+
+
+@pytest.mark.parametrize('state, verbs', [('manageable', ['clean']), ('available', ['manage', 'clean', 'provide'])])
+def test_cleaning_returns_the_node_where_it_came_from(state, verbs):
+    target = hw.target_for(node(state), hw.Declaration(), BIOS_STEP)
+    assert target.ident == 'u-1' and target.state == state
+    assert target.options.clean_steps == BIOS_STEP and target.options.service_steps is None
+    assert [step.verb for step in hw.plan_node(node(state), target.state, target.options)] == verbs
+
+
+@pytest.mark.parametrize('state, words', [
+    ('active', ["this node is 'active'", 'apply: servicing with allow_reboot: true']),
+    ('enroll', ["this node is 'enroll'", 'bring it to manageable first']),
+    ('clean failed', ["this node is 'clean failed'", 'bring it to manageable first']),
+])
+def test_cleaning_refuses_other_states(state, words):
+    with pytest.raises(hw.HardwareError) as error:
+        hw.target_for(node(state), hw.Declaration(), BIOS_STEP)
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_a_node_in_maintenance_is_refused_before_any_write():
+    with pytest.raises(hw.planner.PlanError, match='replacing DIMM'):
+        hw.target_for(node(maintenance=True, maintenance_reason='replacing DIMM'), hw.Declaration(), BIOS_STEP)
+
+
+@pytest.mark.parametrize('declaration, steps, words', [
+    (hw.Declaration(apply='servicing'), BIOS_STEP, ['servicing runs bios.apply_configuration', 'allow_reboot: true']),
+    (hw.Declaration(apply='servicing', allow_reboot=True), RAID_STEPS,
+     ['raid.delete_configuration and raid.create_configuration', 'destroys the data', 'allow_destructive: true']),
+])
+def test_servicing_needs_the_opt_ins(declaration, steps, words):
+    with pytest.raises(hw.HardwareError) as error:
+        hw.target_for(node('active'), declaration, steps)
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_servicing_only_from_active():
+    with pytest.raises(hw.HardwareError, match="this node is 'manageable'. Use apply: cleaning"):
+        hw.target_for(node('manageable'), hw.Declaration(apply='servicing', allow_reboot=True), BIOS_STEP)
+
+
+def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
+    monkeypatch.setattr(hw, 'plan_node', lambda node, state, options: [Step('service', 'active', 'active')])
+    target = hw.target_for(node('active'), hw.Declaration(apply='servicing', allow_reboot=True,
+                                                          allow_destructive=True), RAID_STEPS + BIOS_STEP)
+    assert target.state == 'active' and target.options.clean_steps is None
+    assert target.options.arguments('service') == {'service_steps': RAID_STEPS + BIOS_STEP}
+
+
+def test_an_engine_that_plans_no_service_action_is_an_error_not_a_silent_no_op(monkeypatch):
+    monkeypatch.setattr(hw, 'plan_node', lambda node, state, options: [])
+    with pytest.raises(hw.HardwareError, match="plans no 'service' action from 'active'"):
+        hw.target_for(node('active'), hw.Declaration(apply='servicing', allow_reboot=True), BIOS_STEP)
+
+
+def test_a_failure_names_the_interface_that_would_be_needed():
+    message = hw.explain_failure('Ironic says: node does not support this clean step', node(), ['raid', 'bios'], None)
+    assert "raid steps need a raid_interface that offers them (this node's is 'fake')" in message
+    assert "bios steps need a bios_interface" in message and 'baremetal_provision_state recovers it' in message
+
+
+@pytest.mark.parametrize('release, recovery', [
+    (None, '(from clean failed: manage to manageable; from service failed: abort to active).'),
+    ((32, 0), '(from clean failed: manage to manageable; from service failed: abort to active).'),
+    ((29, 0), "(from clean failed: manage to manageable; from service failed: rescue, unrescue to active (with "
+              "rescue_password)). 'abort' out of 'service failed' exists from Ironic 32.0, and this server is older. "
+              "From 'service failed' this server still takes service (service_steps) or service runbook (runbook)."),
+    ((24, 1), "(from clean failed: manage to manageable; from service failed: rescue, unrescue to active (with "
+              "rescue_password)). 'deleted' out of 'service failed' exists from Ironic 29.0, and this server is older; "
+              "'abort' out of 'service failed' exists from Ironic 32.0, and this server is older. "
+              "From 'service failed' this server still takes service (service_steps) or service runbook (runbook)."),
+])
+def test_the_way_out_of_a_failed_cycle_is_the_one_the_server_has(release, recovery):
+    message = hw.explain_failure('node n1: servicing failed.', node(), ['bios'], release)
+    assert message.endswith('baremetal_provision_state recovers it ' + recovery)
+
+
+class ReadOnlyIronic(object):
+    """One node and its BIOS cache, as GETs answer them; any write fails the test."""
+
+    def __init__(self, node, bios):
+        self.node = node
+        self.bios = bios
+
+    def find_node(self, ident, fields=None):
+        return dict(self.node) if ident in (self.node['uuid'], self.node['name']) else None
+
+    def get_bios(self, uuid):
+        return [dict(entry) for entry in self.bios.values()]
+
+
+def test_the_node_view_masks_what_ironic_quotes_in_last_error_and_maintenance_reason():
+    quoted = node(last_error="clean step failed: {'args': {'admin_password': 'MARKER-1'}}",
+                  maintenance_reason='BMC reset, password=MARKER-2')
+    client = ReadOnlyIronic(quoted, REGISTRY)
+    result = hw.configure(client, [('n1', hw.Declaration(bios_settings={'NumCores': 4}, apply='never'))])[0]
+    assert 'MARKER' not in repr(result)
+    assert result['node']['last_error'] == "clean step failed: {'args': {'admin_password': '********'}}"
+
+
+@pytest.mark.parametrize('name', ['SetupToken', 'AdminPwd', 'BmcSecret', 'BootPassword', 'TpmKey'])
+def test_the_old_value_of_a_setting_named_like_a_secret_is_masked_in_changes_and_diff(name):
+    registry = dict(REGISTRY, **{name: {'name': name, 'value': 'OLD-MARKER', 'attribute_type': 'String'}})
+    client = ReadOnlyIronic(node(), registry)
+    result = hw.configure(client, [('n1', hw.Declaration(bios_settings={name: 'NEW-MARKER'}, apply='never'))])[0]
+    assert 'MARKER' not in repr(result['changes']) and 'MARKER' not in repr(result['diff'])
+    assert result['changes']['bios_settings'][name] == {'before': secrets.MASK, 'after': secrets.MASK}

@@ -1,0 +1,183 @@
+# -*- coding: utf-8 -*-
+"""Waiting for power actions on a fake clock: what a real Ironic cannot do on demand (a slow BMC, an OS that
+ignores a soft power off). Success, idempotence and a real BMC failure are tested in tests/integration/test_power.py.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import (
+    SOFT_VERDICT_GRACE, PowerError, ensure_power)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
+from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._progress import READ_INTERVAL, ProgressView
+
+
+class FakeConductor(object):
+    """One node whose power actions take ``seconds`` of a fake clock, then succeed or fail."""
+
+    def __init__(self, power_state='power off', seconds=0.5, ignores_soft=False, fails_with=None):
+        self.now = 0.0
+        self.seconds = seconds
+        self.ignores_soft = ignores_soft
+        self.fails_with = fails_with
+        self.requests = []
+        self.node = {'uuid': 'u-1', 'name': 'n1', 'power_state': power_state, 'target_power_state': None,
+                     'last_error': None}
+        self._done_at = None
+        self._reaches = None
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        assert seconds > 0
+        self.now += seconds
+
+    def start(self, target, reaches, seconds=None):
+        self.node.update(target_power_state=reaches, last_error=None)
+        self._reaches = reaches
+        self._done_at = self.now + (self.seconds if seconds is None else seconds)
+
+    def set_power_state(self, uuid, target, timeout=None):
+        self.requests.append((target, timeout))
+        reaches = 'power off' if 'off' in target else 'power on'
+        self.start(target, reaches, seconds=float('inf') if self.ignores_soft and 'soft' in target else None)
+
+    def get_node(self, uuid, fields=None):
+        if self._done_at is not None and self.now >= self._done_at:
+            self._done_at = None
+            if self.fails_with:
+                self.node.update(target_power_state=None, last_error=self.fails_with)
+            else:
+                self.node.update(target_power_state=None, power_state=self._reaches)
+        return dict(self.node)
+
+
+def run(fake, state, timeout=30, check_mode=False):
+    return ensure_power(fake, fake.get_node('u-1'), state, timeout, check_mode, clock=fake.clock, sleep=fake.sleep)
+
+
+@pytest.mark.parametrize('state, power_state', [('powered_on', 'power on'), ('powered_off', 'power off'),
+                                                ('soft_powered_off', 'power off')])
+def test_a_node_already_there_is_left_alone(state, power_state):
+    fake = FakeConductor(power_state=power_state)
+    result = run(fake, state)
+    assert result['changed'] is False and fake.requests == []
+
+
+@pytest.mark.parametrize('state, target', [('rebooted', 'rebooting'), ('soft_rebooted', 'soft rebooting')])
+def test_reboots_always_act(state, target):
+    fake = FakeConductor(power_state='power on')
+    result = run(fake, state)
+    assert result['changed'] is True
+    assert [request[0] for request in fake.requests] == [target]
+    assert result['node']['power_state'] == 'power on' and result['node']['target_power_state'] is None
+
+
+def test_only_soft_actions_pass_the_timeout_to_ironic():
+    fake = FakeConductor(power_state='power on')
+    run(fake, 'soft_powered_off', timeout=42)
+    run(fake, 'powered_on', timeout=42)
+    assert fake.requests == [('soft power off', 42), ('power on', None)]
+
+
+def test_check_mode_reports_without_acting():
+    fake = FakeConductor(power_state='power off')
+    assert run(fake, 'powered_on', check_mode=True)['changed'] is True
+    assert run(fake, 'rebooted', check_mode=True)['changed'] is True
+    assert fake.requests == []
+
+
+def test_an_action_already_under_way_is_waited_for_before_deciding():
+    fake = FakeConductor(power_state='power off', seconds=3)
+    fake.start('power on', 'power on')
+    result = run(fake, 'powered_on')
+    assert result['changed'] is False and fake.requests == []
+    assert fake.now >= 3
+
+
+def test_a_soft_power_off_the_os_ignores_times_out_with_advice():
+    fake = FakeConductor(power_state='power on', ignores_soft=True)
+    with pytest.raises(PowerError) as error:
+        run(fake, 'soft_powered_off', timeout=10)
+    message = str(error.value)
+    assert "'soft power off' did not finish within 10 s" in message
+    assert 'state: powered_off' in message
+    # Ironic's own timeout is given a little time to report before we give up
+    assert 10 <= fake.now <= 10 + SOFT_VERDICT_GRACE + 0.01
+
+
+def test_a_slow_hard_action_times_out_at_the_deadline():
+    fake = FakeConductor(power_state='power off', seconds=100)
+    with pytest.raises(PowerError, match=r"'power on' did not finish within 5 s.*BMC may be slow"):
+        run(fake, 'powered_on', timeout=5)
+    assert fake.now == pytest.approx(5)
+
+
+def test_a_failed_action_reports_ironics_last_error_and_no_change():
+    fake = FakeConductor(power_state=None, fails_with='Redfish connection failed for node u-1.')
+    with pytest.raises(PowerError) as error:
+        run(fake, 'powered_on')
+    assert 'Ironic says: Redfish connection failed for node u-1. Check the BMC address' in str(error.value)
+    assert "power state is 'unknown'" in str(error.value)
+    assert error.value.result['changed'] is False
+
+
+def test_a_secret_ironic_quotes_in_its_reason_never_reaches_the_message():
+    fake = FakeConductor(power_state=None, fails_with="Invalid driver_info {'ipmi_password': 'MARKER-PW'} for "
+                                                      "http://admin:MARKER-URL@127.0.0.1:9")
+    with pytest.raises(PowerError) as error:
+        run(fake, 'powered_on')
+    assert 'MARKER' not in str(error.value) and 'MARKER' not in str(error.value.result)
+    assert "Ironic says: Invalid driver_info {'ipmi_password': '********'} for http://admin:********@127.0.0.1:9" \
+        in str(error.value)
+
+
+@pytest.mark.parametrize('state', ['powered_off', 'soft_powered_off'])
+@pytest.mark.parametrize('check_mode', [False, True])
+def test_a_node_that_must_never_be_powered_off_is_refused_before_any_request(state, check_mode):
+    fake = FakeConductor(power_state='power on')
+    fake.node['disable_power_off'] = True
+    with pytest.raises(PowerError) as caught:
+        run(fake, state, check_mode=check_mode)
+    assert fake.requests == []
+    assert caught.value.result['changed'] is False
+    assert 'disable_power_off' in str(caught.value)
+    assert 'baremetal.lifecycle.baremetal_node disable_power_off: false' in str(caught.value)
+
+
+@pytest.mark.parametrize('state', ['powered_on', 'rebooted', 'soft_rebooted'])
+def test_a_node_that_must_never_be_powered_off_may_be_powered_on_and_rebooted_as_ironic_allows(state):
+    # Ironic resets such a node without powering it off (its API refuses only power off and soft power off).
+    fake = FakeConductor(power_state='power on' if 'reboot' in state else 'power off')
+    fake.node['disable_power_off'] = True
+    assert run(fake, state)['changed'] is True
+    assert len(fake.requests) == 1
+
+
+def test_a_slow_power_action_is_reported_while_it_waits_and_heartbeats_every_thirty_seconds(tmp_path):
+    fake = FakeConductor(power_state='power off', seconds=70.0)
+    path = str(tmp_path / 'progress')
+    ensure_power(fake, fake.get_node('u-1'), 'powered_on', 300, False, Progress(path, fake.clock),
+                 clock=fake.clock, sleep=fake.sleep)
+    with open(path) as stream:
+        records = [json.loads(line) for line in stream]
+    assert [(record['state'], record['step']) for record in records] == [('power off', None), ('power off', 'power on'),
+                                                                         ('power on', None)]
+    assert records[-1]['seconds'] >= 70.0
+    lines = []
+    view = ProgressView('power', 0, lines.append)
+    seconds = 0.0
+    for record in records:
+        while seconds < record['seconds']:  # the action plugin's reads, in the same fake time
+            view.tick(seconds)
+            seconds += READ_INTERVAL
+        view.feed(record)
+    heartbeats = [line for line in lines if ' still ' in line]
+    assert heartbeats[:2] == ['power: n1 still power off (power on) for 30 s, 30 s',
+                              'power: n1 still power off (power on) for 60 s, 60 s']

@@ -1,0 +1,165 @@
+# -*- coding: utf-8 -*-
+"""Declaring a runbook: what Ironic would refuse, comparing with its runbook, and the writes that follow."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import runbook
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError
+
+STEP = {'interface': 'vendor', 'step': 'log_passthrough', 'order': 1}
+
+
+def params(**fields):
+    declared = dict(name='CUSTOM_FIRMWARE', state='present', steps=[STEP], public=None, owner=None, extra=None,
+                    traits=None, description=None)
+    declared.update(fields)
+    return declared
+
+
+def stored(**fields):
+    """A runbook as Ironic returns it."""
+    return dict({'uuid': 'r1', 'name': 'CUSTOM_FIRMWARE', 'public': False, 'owner': None, 'extra': {},
+                 'disable_ramdisk': False, 'description': None, 'traits': [],
+                 'steps': [{'interface': 'vendor', 'step': 'log_passthrough', 'args': {}, 'order': 1}]}, **fields)
+
+
+class FakeIronic(object):
+    """Runbooks in memory, recording every write."""
+
+    def __init__(self, version=(1, 115), runbooks=()):
+        self.version = version
+        self.runbooks = dict((item['uuid'], dict(item)) for item in runbooks)
+        self.writes = []
+
+    def require(self, feature, version):
+        if self.version < version:
+            raise IronicError('%s needs Ironic API %d.%d or newer' % ((feature,) + version))
+
+    def find_runbook(self, ident):
+        return next((dict(item) for item in self.runbooks.values() if ident in (item['uuid'], item['name'])), None)
+
+    def create_runbook(self, body):
+        self.writes.append(('create', body))
+        created = dict(stored(uuid='r%d' % (len(self.runbooks) + 1), steps=[]), **body)
+        self.runbooks[created['uuid']] = created
+        return created
+
+    def update_runbook(self, ident, patch):
+        self.writes.append(('update', ident, patch))
+        for operation in patch:
+            self.runbooks[ident][operation['path'][1:]] = operation['value']
+
+    def set_runbook_traits(self, ident, traits):
+        self.writes.append(('traits', ident, traits))
+        self.runbooks[ident]['traits'] = list(traits)
+
+    def delete_runbook(self, ident):
+        self.writes.append(('delete', ident))
+        del self.runbooks[ident]
+
+
+@pytest.mark.parametrize('declared, words', [
+    (params(steps=[{'interface': 'vendor', 'step': 'log_passthrough'}]), "steps[0] lacks 'order'"),
+    (params(steps=[dict(STEP, interface='network')]), "steps[0].interface 'network' is not an interface"),
+    (params(steps=[dict(STEP, priority=1)]), "steps[0] has the unknown key 'priority'"),
+    (params(steps=[dict(STEP, order=-1)]), 'steps[0].order must be a whole number'),
+    (params(steps=[STEP, dict(STEP, order=2)]), 'steps has vendor.log_passthrough 2 times'),
+    (params(steps=[]), 'steps is an empty list'),
+    (params(name='fw update'), "name 'fw update' may only hold letters"),
+    (params(traits=['custom_lower']), "traits: 'custom_lower' is not a trait"),
+    (params(public=True, owner='p1'), 'owner and public: true do not go together'),
+])
+def test_a_declaration_ironic_would_refuse_is_refused_before_any_write(declared, words):
+    client = FakeIronic()
+    with pytest.raises(BaremetalError) as caught:
+        runbook.ensure_runbook(client, declared, check_mode=False)
+    assert words in str(caught.value)
+    assert client.writes == []
+
+
+def test_before_1_112_the_name_is_a_trait_and_traits_and_description_are_refused_naming_the_versions():
+    errors = runbook.declaration_errors(params(name='firmware', traits=['CUSTOM_X'], description='d'), (1, 92))
+    assert any("name 'firmware' must be a trait before Ironic API 1.112 (this server supports up to 1.92)" in error
+               for error in errors)
+    assert any(error.startswith('traits needs Ironic API 1.112 or newer; this server supports up to 1.92')
+               for error in errors)
+    assert any(error.startswith('description needs Ironic API 1.112') for error in errors)
+    assert runbook.declaration_errors(params(), (1, 92)) == []
+    assert runbook.declaration_errors(params(name='firmware-update'), (1, 112)) == []
+
+
+def test_an_api_before_1_92_has_no_runbooks():
+    client = FakeIronic(version=(1, 91))
+    with pytest.raises(IronicError, match=r'runbooks needs Ironic API 1\.92'):
+        runbook.ensure_runbook(client, params(), check_mode=False)
+
+
+def test_steps_compare_as_ironic_stores_them():
+    declared = runbook.declared_fields(params(steps=[dict(STEP, order='2', args=None), dict(STEP, step='b', order=1)],
+                                              traits=['CUSTOM_B', 'CUSTOM_A', 'CUSTOM_A']))
+    assert declared['steps'] == [{'interface': 'vendor', 'step': 'b', 'args': {}, 'order': 1},
+                                 {'interface': 'vendor', 'step': 'log_passthrough', 'args': {}, 'order': 2}]
+    assert declared['traits'] == ['CUSTOM_A', 'CUSTOM_B']
+    assert runbook.changed_fields(stored(), runbook.declared_fields(params())) == []
+    assert runbook.changed_fields(stored(), runbook.declared_fields(params(public=True, traits=['CUSTOM_A']))) == [
+        'public', 'traits']
+
+
+def test_a_secret_step_argument_compares_masked_and_never_shows():
+    secret = dict(STEP, args={'admin_password': 'hunter2'})
+    current = stored(steps=[dict(secret, args={'admin_password': '******'})])
+    assert runbook.changed_fields(current, runbook.declared_fields(params(steps=[secret]))) == []
+    client = FakeIronic()
+    result = runbook.ensure_runbook(client, params(steps=[secret]), check_mode=False)
+    assert 'hunter2' not in str(result['runbook']) and 'hunter2' not in str(result['diff'])
+
+
+def test_a_new_runbook_is_created_with_its_traits_and_a_rerun_writes_nothing():
+    client = FakeIronic()
+    declared = params(traits=['CUSTOM_FIRMWARE'], extra={'ticket': '4711'})
+    preview = runbook.ensure_runbook(client, declared, check_mode=True)
+    assert preview['changed'] is True and client.writes == []
+    assert preview['diff']['before'] == {} and preview['diff']['after']['traits'] == ['CUSTOM_FIRMWARE']
+    result = runbook.ensure_runbook(client, declared, check_mode=False)
+    assert result['changed'] is True
+    assert [write[0] for write in client.writes] == ['create', 'traits']
+    assert 'traits' not in client.writes[0][1]  # Ironic refuses traits in the body (its /traits sub-resource sets them)
+    assert result['runbook']['traits'] == ['CUSTOM_FIRMWARE'] and result['runbook']['extra'] == {'ticket': '4711'}
+    client.writes = []
+    again = runbook.ensure_runbook(client, declared, check_mode=False)
+    assert again['changed'] is False and client.writes == []
+    assert again['diff']['before'] == again['diff']['after']
+
+
+def test_a_changed_runbook_is_patched_where_it_differs_and_check_mode_only_shows_it():
+    client = FakeIronic(runbooks=[stored(traits=['CUSTOM_FIRMWARE'])])
+    declared = params(steps=[dict(STEP, args={'level': 'debug'})], public=True)
+    preview = runbook.ensure_runbook(client, declared, check_mode=True)
+    assert preview['changed'] is True and client.writes == []
+    assert preview['diff']['before']['public'] is False and preview['diff']['after']['public'] is True
+    result = runbook.ensure_runbook(client, declared, check_mode=False)
+    assert client.writes == [('update', 'r1', [
+        {'op': 'replace', 'path': '/public', 'value': True},
+        {'op': 'replace', 'path': '/steps', 'value': [{'interface': 'vendor', 'step': 'log_passthrough',
+                                                      'args': {'level': 'debug'}, 'order': 1}]}])]
+    assert result['runbook']['public'] is True and result['runbook']['traits'] == ['CUSTOM_FIRMWARE']
+
+
+def test_a_missing_runbook_needs_its_steps():
+    with pytest.raises(BaremetalError, match='give its steps to create it'):
+        runbook.ensure_runbook(FakeIronic(), params(steps=None), check_mode=False)
+
+
+def test_absent_deletes_the_runbook_once():
+    client = FakeIronic(runbooks=[stored()])
+    assert runbook.ensure_runbook(client, params(state='absent'), check_mode=True)['changed'] is True
+    assert client.writes == []
+    result = runbook.ensure_runbook(client, params(state='absent', steps=None), check_mode=False)
+    assert result['changed'] is True and result['runbook'] is None and client.writes == [('delete', 'r1')]
+    assert result['diff']['after'] == {} and result['diff']['before']['name'] == 'CUSTOM_FIRMWARE'
+    assert runbook.ensure_runbook(client, params(state='absent'), check_mode=False)['changed'] is False

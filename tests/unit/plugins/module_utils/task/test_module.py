@@ -1,0 +1,108 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The module base: secrets found anywhere in the arguments are scrubbed from the line AnsibleModule logs to the
+system log when it starts (before any result exists), and from the result; bad input fails before any request."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import json
+
+import pytest
+from ansible.module_utils import basic
+from ansible.module_utils.common.text.converters import to_bytes
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task import module as _module
+
+SECRETS = {'driver_info': 'bmc-pass-7f3a', 'instance_info': 'pull-secret-91c2', 'user_data': 'root:ud-pass-55e1',
+           'step': 'step-pass-0b8d', 'rescue': 'rescue-pass-c4d2'}
+SPEC = dict(
+    driver_info=dict(type='dict'),
+    instance_info=dict(type='dict'),
+    config_drive=dict(type='raw'),
+    clean_steps=dict(type='list', elements='dict'),
+    rescue_password=dict(type='str', no_log=True),
+    update_secrets=dict(type='str', no_log=False),
+    timeout=dict(type='int', default=60),
+)
+ARGS = {
+    'driver_info': {'redfish_address': 'http://127.0.0.1:9', 'redfish_password': SECRETS['driver_info']},
+    'instance_info': {'image_pull_secret': SECRETS['instance_info']},
+    'config_drive': {'meta_data': {'hostname': 'rack1-node07'}, 'user_data': '#cloud-config\n%s' % SECRETS['user_data']},
+    'clean_steps': [{'interface': 'deploy', 'step': 'erase', 'args': {'admin_password': SECRETS['step']}}],
+    'rescue_password': SECRETS['rescue'],
+    'update_secrets': 'on_create',
+}
+
+
+def run_module(monkeypatch, capsys, args, main):
+    """Build a BaremetalModule from args, run main with it; returns (result, lines logged to syslog)."""
+    logged = []
+    monkeypatch.setattr(basic, '_ANSIBLE_ARGS', to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args})))
+    # ansible-core 2.19 and later read the arguments' serialization profile; older releases have none (no-op there).
+    monkeypatch.setattr(basic, '_ANSIBLE_PROFILE', 'legacy', raising=False)
+    monkeypatch.setattr(basic.AnsibleModule, 'log', lambda self, msg, log_args=None: logged.append(msg))
+    with pytest.raises(SystemExit):
+        _module.BaremetalModule(SPEC).run(main)
+    return json.loads(capsys.readouterr().out), '\n'.join(logged)
+
+
+def test_secrets_anywhere_in_the_arguments_never_reach_the_log_nor_the_result(monkeypatch, capsys):
+    def main(module):
+        module.fail('Ironic refused: %s' % json.dumps(module.params))  # an error that quotes every argument
+
+    result, logged = run_module(monkeypatch, capsys, ARGS, main)
+    assert 'Invoked with' in logged and 'rack1-node07' in logged and 'on_create' in logged
+    text = json.dumps(result)
+    assert 'Ironic refused' in result['msg'] and 'rack1-node07' in text
+    for secret in SECRETS.values():
+        assert secret not in logged
+        assert secret not in text
+
+
+def test_bad_input_fails_before_main_runs(monkeypatch, capsys):
+    def main(module):
+        raise AssertionError('main must not run')
+
+    result, _logged = run_module(monkeypatch, capsys, dict(ARGS, timeout=0, config_drive={'userdata': 'x'}), main)
+    assert result['failed'] and result['api_calls'] == 0
+    assert 'timeout must be at least 1, got 0.' in result['msg']
+    assert "config_drive has the unknown key 'userdata' (did you mean 'user_data'?)" in result['msg']
+
+
+def test_secrets_ironic_quotes_back_are_masked_in_every_result_message_and_warning(monkeypatch, capsys):
+    # Secrets the task was never given, so Ansible's no_log cannot know them: only the module's masking hides them.
+    quoted = "clean step failed: {'admin_password': 'never-given-1'} at http://admin:never-given-2@127.0.0.1:9"
+
+    warned = []
+
+    def main(module):
+        module.ansible.warn = warned.append
+        module.warn('node a: %s' % quoted)
+        module.fail(quoted, node={'last_error': quoted, 'extra': {'bmc_token': 'never-given-3'}},
+                    changes={'bios_settings': {'SetupToken': {'before': 'never-given-4', 'after': 'x'}}})
+
+    result, _logged = run_module(monkeypatch, capsys, {'timeout': 5}, main)
+    text = json.dumps(result)
+    assert 'never-given' not in text
+    assert result['msg'] == "clean step failed: {'admin_password': '********'} at http://admin:********@127.0.0.1:9"
+    assert warned == ['node a: ' + result['msg']]
+    assert result['changes']['bios_settings']['SetupToken'] == {'before': '********', 'after': '********'}
+
+
+@pytest.mark.parametrize('finish', ['exit', 'fail'])
+def test_the_arguments_are_echoed_only_where_they_are_shown(monkeypatch, capsys, echo_asked, finish):
+    # At a thousand nodes the echo (invocation) is half of a result that no callback shows below -vvv.
+    def main(module):
+        if finish == 'exit':
+            module.exit(changed=False)
+        module.fail('refused')
+
+    quiet, _logged = run_module(monkeypatch, capsys, ARGS, main)
+    assert not quiet.get('invocation')
+    shown, _logged = run_module(monkeypatch, capsys, dict(ARGS, **echo_asked), main)
+    echoed = shown['invocation']['module_args']
+    assert echoed['update_secrets'] == 'on_create'
+    assert echoed['config_drive']['meta_data'] == ARGS['config_drive']['meta_data']
+    for secret in SECRETS.values():
+        assert secret not in json.dumps(shown)
