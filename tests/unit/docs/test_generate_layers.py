@@ -1,0 +1,30 @@
+# -*- coding: utf-8 -*-
+"""The layers section of docs/engine.md is generated from the code and must not drift from it; the house's size
+limits hold for every file and class of plugins/module_utils."""
+
+import importlib.util
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+SPEC = importlib.util.spec_from_file_location('generate_layers', os.path.join(ROOT, 'docs', 'generate_layers.py'))
+GENERATOR = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(GENERATOR)
+
+
+def test_the_layers_section_is_generated_from_the_code():
+    with open(GENERATOR.ENGINE_DOC) as handle:
+        committed = handle.read()
+    assert committed == GENERATOR.rewrite(committed, GENERATOR.render_section()), 'run: python3 docs/generate_layers.py'
+
+
+def test_every_layer_package_is_in_the_contract_and_every_file_in_a_layer():
+    module_utils = os.path.join(ROOT, 'plugins', 'module_utils')
+    packages = sorted(name for name in os.listdir(module_utils) if os.path.isdir(os.path.join(module_utils, name))
+                      and name != '__pycache__')
+    assert packages == sorted(GENERATOR.layers())
+    assert [name for name in os.listdir(module_utils) if name.endswith('.py') and name != '__init__.py'] == []
+
+
+def test_code_lines_leave_out_docstrings_comments_and_blank_lines():
+    source = '"""Module.\n\nMore."""\n\n# why\nX = 1\n\n\ndef f():\n    """Doc."""\n    return (X +\n            1)\n'
+    assert GENERATOR.code_lines(source) == 4
