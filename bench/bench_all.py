@@ -4,7 +4,10 @@
 Starts one Ironic on a free loopback port and runs, --repeat rounds each (medians of the rounds):
   single node   one node enroll -> active: the module process (clouds.yaml cloud) against raw REST (bench_single);
   start-up      one baremetal_node_info process (endpoint) against Python importing ansible.module_utils.basic
-                alone (bench_startup);
+                alone, and the CPU time of importing the slowest module against importing the basics (bench_startup);
+  peer          one node already as declared, baremetal_node and baremetal_provision_state against
+                openstack.cloud 2.5's baremetal_node and baremetal_node_action on the same Ironic, in a playbook of
+                one task each; the "floor" is the peer's time (bench_peer);
   bulk task     --bulk nodes enroll -> available, baremetal_provision_state with nodes and the module's defaults,
                 the module's own seconds, against raw REST issuing every verb at once (bench_fleet);
   waves         50 active nodes serviced in waves of 10 against raw REST doing the same waves (bench_waves);
@@ -20,6 +23,7 @@ import statistics
 
 import bench_fleet
 import bench_fleet_role
+import bench_peer
 import bench_single
 import bench_startup
 import bench_waves
@@ -58,6 +62,14 @@ def main():
         startup = bench_startup.measure(bench, args.repeat)
         add('start-up: one module process', median(startup['endpoint']), median(startup[bench_startup.FLOORS[0][0]]),
             '<= 1.6x')
+        imports = bench_startup.measure_imports(bench, max(args.repeat, 5))
+        slowest = max((name for name in imports if name != 'basic'), key=lambda name: median(imports[name]))
+        add('import CPU: %s, the slowest module' % slowest, median(imports[slowest]), median(imports['basic']),
+            '<= 1.4x')
+        peer = bench_peer.measure(bench, args.repeat)
+        for name in ('record (playbook)', 'deployed (playbook)'):
+            add('one-node no-op rerun, %s, against openstack.cloud' % name.split()[0], median(peer[(name, 'ours')]),
+                median(peer[(name, 'peer')]), '< 1x')
         add('bulk task: %d nodes to available' % args.bulk, *measure_bulk(bench, args.bulk, args.repeat),
             target='<= 1.2x')
         waves, _calls, count = bench_waves.measure(bench, 50, 10, args.repeat)

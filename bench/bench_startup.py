@@ -11,10 +11,17 @@ and a bare interpreter importing Ansible's module basics (alone, and with reques
 Ratios are against the endpoint baseline and against the basics alone (issue 20's target: the endpoint process
 within 1.6x of it), medians of the rounds, variants interleaved within each round.
 
+Then what importing each module costs (issue 28's target: every module within 1.4x of the basics): the CPU seconds
+(user + system, steadier than wall time on a busy machine) of a Python that imports the module and exits, against
+one that imports ansible.module_utils.basic, interleaved, the median of the rounds. Our files are compiled as they
+are imported (PYTHONDONTWRITEBYTECODE, as Ansible's zipped payload does on a host), Ansible's come compiled.
+
     python bench/bench_startup.py [--rounds 5] [--ironic-venv DIR]
 """
 
 import argparse
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -61,6 +68,41 @@ def measure(bench, rounds):
     return samples
 
 
+BASICS = 'ansible.module_utils.basic'
+
+
+def modules():
+    """The collection's modules, by name."""
+    return sorted(name[:-3] for name in os.listdir(os.path.join(common.ROOT, 'plugins', 'modules'))
+                  if name.endswith('.py') and not name.startswith('_'))
+
+
+def import_cpu(bench, name):
+    """CPU seconds of a Python that imports name and exits."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, '-c', 'import %s' % name], check=True,
+                   env=dict(bench.env, PYTHONPATH=bench.collections, PYTHONDONTWRITEBYTECODE='1'))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def measure_imports(bench, rounds):
+    """{module or BASICS: [CPU seconds of each round]}, interleaved within each round."""
+    names = [BASICS] + ['ansible_collections.baremetal.lifecycle.plugins.modules.%s' % name for name in modules()]
+    samples = dict((name.split('.')[-1], []) for name in names)
+    for _round in range(rounds):
+        for name in names:
+            samples[name.split('.')[-1]].append(import_cpu(bench, name))
+    return samples
+
+
+def report_imports(samples):
+    basics = statistics.median(samples['basic'])
+    rows = [(name, '%.3f' % statistics.median(values), '%.2fx' % (statistics.median(values) / basics))
+            for name, values in sorted(samples.items(), key=lambda item: -statistics.median(item[1]))]
+    print(common.table(('importing', 'median CPU s', 'vs basics (target <= 1.4x)'), rows))
+
+
 def report(samples):
     baseline = statistics.median(samples['endpoint'])
     rows = [(name, '%.3f' % statistics.median(values), '%.2fx' % (statistics.median(values) / baseline),
@@ -78,7 +120,9 @@ def main():
         parser.error('--rounds must be at least 3')
     with common.ironic(options.ironic_venv) as bench:
         samples = measure(bench, options.rounds)
+        imports = measure_imports(bench, options.rounds)
     report(samples)
+    report_imports(imports)
 
 
 if __name__ == '__main__':
