@@ -111,8 +111,8 @@ def render_section(root=ROOT):
                           ', '.join(below) or 'nothing of ours'))
         for name in members:
             short = name.replace('module_utils/', '', 1)
-            rows.append('| `%s.py` | %d | %s | %s |' % (short, sizes[name], _summary(files[name][1]),
-                                                       ', '.join('`%s`' % who for who in sorted(imported_by.get(name, ())))))
+            importers = ', '.join('`%s`' % who for who in sorted(imported_by.get(name, ())))
+            rows.append('| `%s.py` | %d | %s | %s |' % (short, sizes[name], _summary(files[name][1]), importers))
     lines = [BEGIN, '', 'Highest first; a layer imports only the layers below it (`.importlinter`, checked by `make test`).',
              '', '```text']
     lines += drawing + ['```', '', '| file | lines of code | what it holds | imported by |', '| --- | --- | --- | --- |']
