@@ -12,7 +12,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_errors import fleet_errors
 from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_plan import _plain, _read
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._fleet_drift import declared_subset
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.drift import declared_subset
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._compat import with_vault
 
 

@@ -175,11 +175,10 @@ api_calls:
 
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._fleet_drift import fleet_problems
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._fleet_report import build_report, read_fleet
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import version_string
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.drift import check_fleet
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.report import build_report, read_fleet
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import version_string
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 
 ARGUMENT_SPEC = dict(
     fleet=dict(type='list', elements='dict'),
@@ -189,9 +188,7 @@ ARGUMENT_SPEC = dict(
 
 def main_logic(module):
     fleet = module.params['fleet']
-    problems = fleet_problems(fleet or [])
-    if problems:
-        raise BaremetalError('The fleet is not valid; nothing was read: %s' % ' '.join(problems))
+    check_fleet(fleet or [])
     read = read_fleet(module.client, fleet, firmware=module.params['firmware'])
     report = build_report(read, fleet, generated_at=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
                           api_version=version_string(module.client.version))

@@ -257,3 +257,24 @@ def check_page(page, tmp_path):
         assert handle.read(8) == b'\x89PNG\r\n\x1a\n'
     for path in (screenshot, page, page.parent / 'fleet-report.json'):
         keep_artifact(str(path))
+
+
+def test_a_fleet_that_cannot_be_compared_fails_naming_each_problem_before_any_node_is_read(ironic, run_module):
+    mark = ironic.log_mark()
+    result = run_module('baremetal_fleet_report', check=True, fleet=[
+        {'name': 'rack1-node01', 'firmware': [{'component': 'bmc', 'url': 'http://127.0.0.1:9/bmc.bin'}]},
+        {'name': 'rack1-node02', 'traits': 'CUSTOM_GPU'}])
+    assert result['failed']
+    assert result['msg'] == (
+        'The fleet is not valid; nothing was read: fleet[0] (rack1-node01): firmware[0].version is required and must '
+        'be a non-empty string. fleet[1] (rack1-node02): traits: must be a list of trait names.')
+    assert [request for request in ironic.requests_since(mark) if request.path.startswith('/v1/nodes')] == []
+
+
+def test_in_check_mode_the_module_reads_and_writes_nothing(ironic, run_module):
+    mark = ironic.log_mark()
+    result = run_module('baremetal_fleet_report', check=True, firmware=False)
+    assert not result.get('failed'), result
+    assert result['changed'] is False and result['report']['firmware']['read'] is False
+    assert result['report']['summary']['nodes'] == len(result['report']['nodes'])
+    assert ironic.write_requests_since(mark) == []

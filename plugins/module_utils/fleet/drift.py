@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Drift: how each node Ironic reports differs from what a fleet description (the fleet role's format) declares.
+"""How each node Ironic reports drifts from what a fleet description (the fleet role's format) declares.
 
 Pure functions on data already read. Each field is compared by the rule of the module that would converge it:
 resource class, properties and traits as baremetal_node compares a record, BIOS settings, RAID and firmware as
@@ -12,9 +12,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import Declaration, check_shape, difference
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import node_changes, traits_change
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware import Declaration, check_shape, difference
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import node_changes, traits_change
 
 # The fields of a fleet node that drift compares; the others (driver_info, ports, states...) are not reported on.
 RECORD_FIELDS = ('resource_class', 'properties')
@@ -53,6 +54,13 @@ def fleet_problems(fleet):
             problems.append('%s: traits: must be a list of trait names.' % label)
         problems.extend('%s: %s' % (label, problem) for problem in check_shape(hardware_declaration(node)))
     return problems
+
+
+def check_fleet(fleet):
+    """BaremetalError naming every problem of the fleet (fleet_problems), before anything is read."""
+    problems = fleet_problems(fleet)
+    if problems:
+        raise BaremetalError('The fleet is not valid; nothing was read: %s' % ' '.join(problems))
 
 
 def hardware_declaration(node):

@@ -5,9 +5,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._fleet_drift import (
-    declared_subset, fleet_problems, match, node_drift, reads_for)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import MASK
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.drift import (
+    check_fleet, declared_subset, fleet_problems, match, node_drift, reads_for)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import MASK
 
 NODE = {'uuid': 'u1', 'name': 'n1', 'resource_class': 'gold', 'properties': {'cpus': 8, 'vendor': 'Contoso'},
         'traits': ['CUSTOM_A', 'CUSTOM_B'], 'raid_config': {}, 'target_raid_config': {}}
@@ -109,3 +112,9 @@ def test_fleet_problems_name_the_node_and_the_field():
         'fleet[3] (n3): firmware[0].url is required and must be a non-empty string.',
     ]
     assert fleet_problems([{'name': 'n1', 'resource_class': 'gold', 'bios_settings': {'A': 'B'}}]) == []
+
+
+def test_check_fleet_raises_with_every_problem_and_passes_a_valid_fleet():
+    with pytest.raises(BaremetalError, match=r'^The fleet is not valid; nothing was read: fleet\[0\] \(n1\): traits'):
+        check_fleet([{'name': 'n1', 'traits': 'CUSTOM_A'}])
+    check_fleet([{'name': 'n1', 'traits': ['CUSTOM_A']}])

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The fleet report of baremetal_fleet_report: every node, capacity per resource class, firmware versions by vendor
-and model with the nodes that differ from the rest of their model, and drift from a declared fleet.
+"""One report on the whole fleet (baremetal_fleet_report): every node, capacity per resource class, firmware
+versions by vendor and model with the nodes that differ from the rest of their model, and drift from a declared fleet.
 
 read_fleet does the reads, in proportion: one paginated list for every node, then per node only the firmware
 (when asked, where the API has it, or when the fleet declares firmware for that node) and the BIOS settings (when the
@@ -14,14 +14,14 @@ __metaclass__ = type
 
 import collections
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _fleet_drift as drift
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _states as states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._bulk import run_each
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._hardware import version_key
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import (
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet import drift
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware import version_key
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
     HARDWARE_MIN_VERSION, NODE_SUMMARY_FIELDS, NotFound, version_string, view_fields)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import public_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import public_node
 
 # The version of the report's shape (fleet-report.schema.json); a change that breaks a reader raises it.
 REPORT_FORMAT = 1

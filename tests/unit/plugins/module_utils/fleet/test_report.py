@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""The fleet report: what it reads (in proportion, over real HTTP against the scripted Ironic of test__ironic) and
+"""The fleet report: what it reads (in proportion, over real HTTP against the scripted Ironic of ironic/test_client) and
 what it makes of it (pure)."""
 
 from __future__ import absolute_import, division, print_function
@@ -8,11 +8,11 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._fleet_report import (
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.report import (
     build_report, capacity, firmware_groups, read_fleet)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import IronicClient, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient, IronicError
 
-from .test__ironic import ScriptedIronic
+from ..ironic.test_client import ScriptedIronic
 
 
 def node(name, state='available', rc='gold', **fields):
