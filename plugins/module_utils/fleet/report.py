@@ -52,7 +52,7 @@ def label(node):
 
 def read_fleet(client, fleet=None, firmware=True):
     """What the report is built from: {'nodes', 'firmware' ({uuid: components}), 'bios' ({uuid: {name: setting}}),
-    'firmware_note'}.
+    'firmware_read' (whether every node's firmware was read), 'firmware_note' (why not, or None)}.
 
     fleet: the declared nodes (or None); firmware: read every node's firmware components. A fleet that declares
     firmware or BIOS settings needs the API that has them: refused before any node is read, naming the version.
