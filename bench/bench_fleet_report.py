@@ -8,8 +8,9 @@ SQLite database: fake-hardware records none. The fleet file declares every node 
 for one node in ten BIOS settings and a BMC version); one node in ten of it drifts.
 
 In interleaved rounds (medians reported):
-  floor       raw REST, the same reads back to back: one list of the nodes (the report's fields), each node's
-              firmware components, the BIOS settings of the nodes whose declaration has some;
+  floor       raw REST, the same reads: one list of the nodes (the report's fields), then each node's firmware
+              components and the BIOS settings of the nodes whose declaration has some, eight at a time (as the
+              module reads them);
   module      the module baremetal_fleet_report alone, with the same fleet (one process, as Ansible runs it);
   playbook    ansible-playbook playbooks/fleet_report.yml -e fleet_cloud=... -e report_dir=... -e fleet_file=...,
               wall time of the whole run (reading and validating the fleet file, the report, the JSON and the HTML).
@@ -20,10 +21,12 @@ In interleaved rounds (medians reported):
 import argparse
 import json
 import os
+import resource
 import sqlite3
 import statistics
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import common
 
@@ -31,6 +34,7 @@ FIELDS = ('uuid,name,provision_state,target_provision_state,power_state,target_p
           'maintenance_reason,fault,retired,retired_reason,protected,protected_reason,inspection_finished_at,'
           'last_error,disable_power_off,health,resource_class,owner,properties,traits,raid_config,target_raid_config')
 CLASSES = ('gold', 'silver', 'bronze')
+CONCURRENCY = 8  # the module's per-node reads at once (fleet/report.py READ_CONCURRENCY)
 
 
 def name_of(index):
@@ -75,39 +79,47 @@ def fleet_file(bench, size):
     return bench.write('fleet.yml', json.dumps(nodes)), nodes
 
 
+def children_cpu():
+    """CPU seconds (user + system) of the finished child processes (ansible-playbook, its workers, the module); Ironic
+    is not a child."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_floor(bench, declared):
-    raw = bench.raw
     started = time.monotonic()
-    nodes = raw.list_nodes(fields=FIELDS)
-    for node in nodes:
-        raw.call('GET', '/nodes/%s/firmware' % node['uuid'])
+    nodes = bench.raw.list_nodes(fields=FIELDS)
     bios = set(node['name'] for node in declared if node.get('bios_settings'))
-    for node in nodes:
-        if node['name'] in bios:
-            raw.call('GET', '/nodes/%s/bios' % node['uuid'], params={'detail': 'true'})
+    reads = [('/nodes/%s/firmware' % node['uuid'], None) for node in nodes]
+    reads += [('/nodes/%s/bios' % node['uuid'], {'detail': 'true'}) for node in nodes if node['name'] in bios]
+    clients = [common.RawIronic(bench.endpoint) for _index in range(CONCURRENCY)]
+    with ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
+        list(pool.map(lambda index: [clients[index].call('GET', path, params=params)
+                                     for path, params in reads[index::CONCURRENCY]], range(CONCURRENCY)))
     return time.monotonic() - started
 
 
 def run_module(bench, declared):
+    cpu = children_cpu()
     seconds, result = bench.module('baremetal_fleet_report', cloud=bench.cloud, fleet=[
         dict((key, value) for key, value in node.items() if key != 'driver') for node in declared])
     if result.get('failed'):
         raise common.BenchError('the module failed: %s' % result.get('msg'))
-    return seconds, result
+    return seconds, children_cpu() - cpu, result
 
 
 def run_playbook(bench, path):
     report_dir = os.path.join(bench.dir, 'report')
-    started = time.monotonic()
+    started, cpu = time.monotonic(), children_cpu()
     process = subprocess.run([common.tool('ansible-playbook'), os.path.join(common.ROOT, 'playbooks', 'fleet_report.yml'),
                               '-e', 'fleet_cloud=%s' % bench.cloud, '-e', 'report_dir=%s' % report_dir,
                               '-e', 'fleet_file=%s' % path], env=bench.env, capture_output=True, text=True, check=False)
-    seconds = time.monotonic() - started
+    seconds, cpu = time.monotonic() - started, children_cpu() - cpu
     if process.returncode:
         raise common.BenchError('the playbook failed (rc %d): %s' % (process.returncode, process.stdout[-3000:]))
     with open(os.path.join(report_dir, 'fleet-report.json')) as handle:
         report = json.load(handle)
-    return seconds, report, os.path.getsize(os.path.join(report_dir, 'fleet-report.html'))
+    return seconds, cpu, report, os.path.getsize(os.path.join(report_dir, 'fleet-report.html'))
 
 
 def main():
@@ -127,25 +139,30 @@ def main():
         path, declared = fleet_file(bench, args.nodes)
         for index in range(args.repeat):
             floor = run_floor(bench, declared)
-            module_seconds, result = run_module(bench, declared)
-            playbook_seconds, report, html_size = run_playbook(bench, path)
-            for key, value in zip(samples, (floor, module_seconds, playbook_seconds)):
+            module_seconds, module_cpu, result = run_module(bench, declared)
+            playbook_seconds, playbook_cpu, report, html_size = run_playbook(bench, path)
+            for key, value in zip(samples, ((floor, None), (module_seconds, module_cpu),
+                                            (playbook_seconds, playbook_cpu))):
                 samples[key].append(value)
-            print('  round %d: floor %.2f s, module %.2f s (%d API calls), playbook %.2f s' % (
-                index + 1, floor, module_seconds, result['api_calls'], playbook_seconds), flush=True)
+            print('  round %d: floor %.2f s, module %.2f s (%d API calls, CPU %.2f s), playbook %.2f s (controller CPU '
+                  '%.2f s)' % (index + 1, floor, module_seconds, result['api_calls'], module_cpu, playbook_seconds,
+                               playbook_cpu), flush=True)
         summary = report['summary']
         print('report: %d nodes, %d in maintenance, %d firmware outliers, %d drifted; HTML %d kB'
               % (summary['nodes'], summary['in_maintenance'], summary['firmware_outliers'], summary['drifted'],
                  html_size // 1024))
-    floor = statistics.median(samples['floor: raw REST, same reads'])
+    floor = statistics.median(value[0] for value in samples['floor: raw REST, same reads'])
     rows = []
     for path, values in samples.items():
-        median = statistics.median(values)
-        rows.append((path, '%.2f' % median, '%.2f-%.2f' % (min(values), max(values)), '%.2f' % (median / floor),
-                     '%.1f' % (1000.0 * median / args.nodes), len(values)))
+        seconds = [value[0] for value in values]
+        cpu = [value[1] for value in values if value[1] is not None]
+        median = statistics.median(seconds)
+        rows.append((path, '%.2f' % median, '%.2f-%.2f' % (min(seconds), max(seconds)), '%.2f' % (median / floor),
+                     '%.1f' % (1000.0 * median / args.nodes), '%.2f' % statistics.median(cpu) if cpu else '-',
+                     len(values)))
     print()
     print('%d fake-hardware nodes, fleet file declaring all of them; median of the rounds' % args.nodes)
-    print(common.table(('path', 'seconds', 'min-max', 'x floor', 'ms/node', 'samples'), rows))
+    print(common.table(('path', 'seconds', 'min-max', 'x floor', 'ms/node', 'controller CPU s', 'samples'), rows))
 
 
 if __name__ == '__main__':
