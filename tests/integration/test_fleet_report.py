@@ -20,7 +20,6 @@ import sys
 import time
 
 import jsonschema
-import pytest
 
 from browser import chromium, parse
 from nodes import CLOSED_LOOPBACK_URL
@@ -128,7 +127,7 @@ def build_fleet(ironic):
     return nodes
 
 
-def fleet_report(ironic, tmp_path, **extra_vars):
+def fleet_report(ironic, **extra_vars):
     """Run playbooks/fleet_report.yml as the docs say (-e fleet_cloud=... -e report_dir=...) against the instance, with
     the installed collection and the instance's clouds.yaml; returns (rc, output)."""
     env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
@@ -161,7 +160,7 @@ def test_the_fleet_report_in_json_and_in_a_browser(make_ironic, tmp_path):
     report_dir = tmp_path / 'report'
 
     mark = ironic.log_mark()
-    rc, output = fleet_report(ironic, tmp_path, report_dir=report_dir, fleet_file=fleet_file)
+    rc, output = fleet_report(ironic, report_dir=report_dir, fleet_file=fleet_file)
     assert rc == 0, output
     assert ironic.write_requests_since(mark) == []
     reads = [request.path.split('?')[0] for request in ironic.requests_since(mark) if request.path.startswith('/v1/nodes')]
@@ -226,14 +225,17 @@ def rows_of(document):
 def check_page(page, tmp_path):
     url = 'file://%s' % page
     document = parse(chromium('--dump-dom', url, workdir=tmp_path))
-    number = lambda element_id: document.find(element_id).iter('div').__next__().text  # noqa: E731
+
+    def number(card):
+        return next(document.find(card).iter('div')).text
+
     assert [number(card) for card in ('sum-nodes', 'sum-available', 'sum-active', 'sum-maintenance', 'sum-failed',
                                       'sum-firmware-outliers', 'sum-drifted', 'sum-undeclared', 'sum-missing')] == [
         '6', '2', '1', '1', '1', '1', '3', '1', '1']
     rows = rows_of(document)
-    assert [row.iter('b').__next__().text for row in rows] == [
+    assert [next(row.iter('b')).text for row in rows] == [
         'rack1-node01', 'rack1-node02', 'rack1-node03', 'rack1-node04', 'rack1-node05', 'rack2-node01']
-    highlighted = dict((row.iter('b').__next__().text, row.classes) for row in rows)
+    highlighted = dict((next(row.iter('b')).text, row.classes) for row in rows)
     assert 'drifted' in highlighted['rack1-node02'] and 'drifted' not in highlighted['rack1-node01']
     assert highlighted['rack1-node05'] >= {'drifted', 'failed'} and 'maintenance' in highlighted['rack1-node04']
     drifted_row = next(row for row in rows if 'rack1-node02' in row.text)
@@ -244,11 +246,11 @@ def check_page(page, tmp_path):
 
     # The sort the page applies from its address is the one a click on a header runs (its script, in the browser).
     sorted_document = parse(chromium('--dump-dom', url + '#sort=drift-desc', workdir=tmp_path))
-    names = [row.iter('b').__next__().text for row in rows_of(sorted_document)]
+    names = [next(row.iter('b')).text for row in rows_of(sorted_document)]
     assert names[:3] == ['rack1-node02', 'rack1-node03', 'rack1-node05'] and names[-1] == 'rack2-node01'
     assert sorted_document.find('nodes').attrs.get('data-sorted') == 'drift-desc'
     by_name = parse(chromium('--dump-dom', url + '#sort=name-desc', workdir=tmp_path))
-    assert [row.iter('b').__next__().text for row in rows_of(by_name)] == [
+    assert [next(row.iter('b')).text for row in rows_of(by_name)] == [
         'rack2-node01', 'rack1-node05', 'rack1-node04', 'rack1-node03', 'rack1-node02', 'rack1-node01']
 
     screenshot = tmp_path / 'fleet-report.png'
