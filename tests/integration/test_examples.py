@@ -69,6 +69,7 @@ NOT_RUN = re.compile(r'<!-- example: not-run \((?P<reason>[^)]*\S[^)]*)\) -->\s*
 # (page, kind) of every example a test below runs.
 RUN = {
     ('README.md', 'tasks'), ('docs/engine.md', 'tasks'), ('docs/changing-a-live-fleet.md', 'tasks'),
+    ('docs/fleet-report.md', 'tasks'),
     ('README.md', 'inventory'), ('README.md', 'inventory-playbook'),
     ('docs/changing-a-live-fleet.md', 'inventory-playbook'),
     ('README.md', 'playbook'),
@@ -218,11 +219,11 @@ def nodes(ironic, raw):
 
 def test_the_task_examples_run_in_a_play(ironic, nodes, clouds, tmp_path):
     """README.md's and docs/engine.md's deploy of rack1-node07, docs/changing-a-live-fleet.md's re-image of the
-    web tier in waves, in one play."""
+    web tier in waves, docs/fleet-report.md's report, in one play."""
     nodes('available', name='rack1-node07')
     web = nodes('active', resource_class='web', instance_info=WEB_IMAGE)
     tasks = (claim('README.md', 'tasks') + claim('docs/engine.md', 'tasks')
-             + claim('docs/changing-a-live-fleet.md', 'tasks'))
+             + claim('docs/changing-a-live-fleet.md', 'tasks') + claim('docs/fleet-report.md', 'tasks'))
     (tmp_path / 'tasks.yml').write_text(wrap(tasks), encoding='utf-8')
 
     rc, output = ansible(['ansible-playbook', 'tasks.yml'], tmp_path, clouds)

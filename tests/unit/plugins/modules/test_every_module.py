@@ -29,6 +29,8 @@ ONE_NODE = {
 }
 # Modules whose name is not a node's: baremetal_runbook's is the runbook's.
 NOT_A_NODE = ('baremetal_runbook',)
+# Modules that read every node and name none: neither node nor name.
+EVERY_NODE = ('baremetal_fleet_report',)
 
 
 def module(name):
@@ -50,7 +52,7 @@ def documented_options(name):
 
 def test_the_table_names_every_module():
     modules = sorted(name[:-3] for name in os.listdir(MODULES_DIR) if name.endswith('.py') and name != '__init__.py')
-    assert modules == sorted(list(ONE_NODE) + list(NOT_A_NODE))
+    assert modules == sorted(list(ONE_NODE) + list(NOT_A_NODE) + list(EVERY_NODE))
 
 
 @pytest.mark.parametrize('name', sorted(ONE_NODE))
@@ -69,3 +71,9 @@ def test_a_module_that_names_one_node_takes_node_and_name_and_documents_both(nam
 def test_a_module_whose_name_is_not_a_node_takes_no_node(name):
     assert 'node' not in module(name).ARGUMENT_SPEC
     assert not module(name).ARGUMENT_SPEC['name'].get('aliases')
+
+
+@pytest.mark.parametrize('name', EVERY_NODE)
+def test_a_module_that_reads_every_node_takes_neither_node_nor_name(name):
+    assert not set(('node', 'name', 'nodes')) & set(module(name).ARGUMENT_SPEC)
+    assert not set(('node', 'name', 'nodes')) & set(documented_options(name))

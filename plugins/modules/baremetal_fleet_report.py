@@ -1,0 +1,204 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: baremetal_fleet_report
+short_description: Report on a whole bare metal fleet - states, capacity, firmware, drift from the declared fleet
+version_added: 0.4.0
+description:
+  - Reads every node of Ironic and returns one report - each node's state, power, maintenance, fault, health,
+    resource class, owner and last error; the capacity of each resource class; the firmware versions by vendor,
+    model and component, with the nodes that run another version than the rest of their group; and, given the
+    declared fleet, the drift of each node from it.
+  - Reads in proportion - one paginated list of the nodes, then per node only its firmware components (with
+    O(firmware)) and what O(fleet) declares for it (its BIOS settings, its firmware). It writes nothing.
+  - The playbook C(baremetal.lifecycle.fleet_report) writes this report as JSON and as an HTML page.
+  - Secrets never leave the module - C(last_error) and C(maintenance_reason) are masked, and so are secret BIOS
+    settings and properties in the drift.
+author:
+  - baremetal.lifecycle maintainers (@baremetal-lifecycle)
+extends_documentation_fragment:
+  - baremetal.lifecycle.connection
+attributes:
+  check_mode:
+    support: full
+    description: The module only reads.
+  diff_mode:
+    support: none
+    description: The module only reads.
+options:
+  fleet:
+    description:
+      - The declared fleet, a list of nodes in the format of the fleet role's fleet file
+        (C(roles/fleet/files/fleet.schema.json)). The playbook C(baremetal.lifecycle.fleet_report) reads and
+        validates the file for you.
+      - Each node is compared with the node of the same C(name) (or C(uuid)) on C(resource_class), C(properties)
+        (the keys given), C(traits), C(bios_settings), C(raid) and C(firmware) (a component drifts when it runs a
+        version below the declared one), by the rules M(baremetal.lifecycle.baremetal_node) and
+        M(baremetal.lifecycle.baremetal_hardware) follow; the other fields are not compared.
+      - Not given, the report has no drift (RV(report.drift) is null).
+    type: list
+    elements: dict
+  firmware:
+    description:
+      - Read the firmware components of every node (one request per node) for RV(report.firmware).
+      - Where Ironic's API predates them (1.86) the report says so in C(firmware.note) instead of failing.
+      - Whatever this says, the firmware of a node whose declaration in O(fleet) names firmware is read.
+    type: bool
+    default: true
+notes:
+  - A fleet that declares C(firmware) needs Ironic API 1.86; the task fails before reading any node on an older one.
+seealso:
+  - module: baremetal.lifecycle.baremetal_node_info
+  - module: baremetal.lifecycle.baremetal_hardware
+'''
+
+EXAMPLES = r'''
+- name: Report on the whole fleet
+  baremetal.lifecycle.baremetal_fleet_report:
+    cloud: baremetal-lifecycle-local
+  register: fleet
+
+- name: The drift from the fleet the fleet role converges, without reading firmware
+  baremetal.lifecycle.baremetal_fleet_report:
+    cloud: baremetal-lifecycle-local
+    firmware: false
+    fleet:
+      - name: rack1-node01
+        resource_class: baremetal-small
+        traits: [CUSTOM_RACK1]
+        bios_settings: {ProcTurboMode: Enabled}
+  register: drift
+
+- name: Show the free share of each resource class
+  ansible.builtin.debug:
+    msg: "{{ fleet.report.capacity | items2dict(key_name='resource_class', value_name='free_percent') }}"
+'''
+
+RETURN = r'''
+report:
+  description:
+    - The fleet report; C(playbooks/files/fleet-report.schema.json) in the collection is its JSON Schema.
+  returned: always
+  type: dict
+  contains:
+    format:
+      description: The version of the report's shape.
+      type: int
+      sample: 1
+    generated_at:
+      description: When the report was made, UTC, ISO 8601.
+      type: str
+      sample: '2026-01-05T10:00:00Z'
+    api_version:
+      description: The Ironic API version the report was read with.
+      type: str
+      sample: '1.115'
+    summary:
+      description:
+        - C(nodes), C(provision_states) (how many nodes in each), C(in_maintenance), C(failed) (in a failure
+          state or C(error)), C(with_fault), C(with_last_error), C(unhealthy) (C(health) other than V(OK)),
+          C(firmware_outliers) (nodes running another version than the rest of their group); with O(fleet),
+          C(drifted), C(undeclared) and C(missing), else null.
+      type: dict
+      sample: {nodes: 3, provision_states: {available: 2, active: 1}, in_maintenance: 1, failed: 0, with_fault: 0,
+               with_last_error: 0, unhealthy: 0, firmware_outliers: 1, drifted: 1, undeclared: 0, missing: 0}
+    capacity:
+      description:
+        - Per resource class (null for nodes without one) - C(available) (and not in maintenance), C(active),
+          C(in_maintenance), C(failed), C(total) and C(free_percent) (available of total). An active or failed node
+          in maintenance counts in both.
+      type: list
+      elements: dict
+      sample: [{resource_class: baremetal, available: 2, active: 1, in_maintenance: 1, failed: 0, total: 3,
+                free_percent: 66.7}]
+    firmware:
+      description:
+        - C(read) (whether every node's firmware was read), C(note) (why not, or null), C(groups) and
+          C(outliers) (the names of the nodes that are an outlier in some group).
+        - Each group is one C(vendor), C(model) and C(component), with C(nodes), C(common_version) (the version
+          most of its nodes run), C(versions) (C(version) and C(nodes), highest first) and C(outliers)
+          (C(node) and C(version)). vendor and model are the component's (Ironic API 1.114), else the node's
+          C(properties.vendor), else null.
+      type: dict
+      sample:
+        read: true
+        note: null
+        groups:
+          - {vendor: Contoso, model: R640, component: bios, nodes: 3, common_version: '2.1',
+             versions: [{version: '2.1', nodes: 2}, {version: '1.9', nodes: 1}],
+             outliers: [{node: rack1-node03, version: '1.9'}]}
+        outliers: [rack1-node03]
+    drift:
+      description:
+        - With O(fleet), C(declared_nodes), C(drifted) (the names of the nodes that differ from their
+          declaration), C(undeclared) (nodes Ironic has that the fleet does not name) and C(missing) (names the
+          fleet declares that Ironic lacks); null without O(fleet).
+      type: dict
+      sample: {declared_nodes: 3, drifted: [rack1-node02], undeclared: [], missing: []}
+    nodes:
+      description:
+        - Every node, sorted by name then UUID - C(uuid), C(name), C(provision_state), C(power_state),
+          C(maintenance), C(maintenance_reason), C(fault), C(health) (absent before Ironic API 1.109),
+          C(resource_class), C(owner), C(last_error) (secrets masked).
+        - C(declared) - whether O(fleet) names the node; null without O(fleet).
+        - C(drift) - where the node differs from its declaration, each C(field) (for example
+          V(bios_settings.ProcTurboMode), V(traits), V(firmware.bmc)), C(declared) and C(reported) (what Ironic
+          reports; for firmware, the version running below the declared one).
+      type: list
+      elements: dict
+      sample:
+        - uuid: 5f1c2d6e-6a9c-4a55-9d3c-2b3f8e0c1a11
+          name: rack1-node02
+          provision_state: available
+          power_state: power off
+          maintenance: false
+          maintenance_reason: null
+          fault: null
+          health: OK
+          resource_class: baremetal
+          owner: null
+          last_error: null
+          declared: true
+          drift: [{field: bios_settings.ProcTurboMode, declared: Enabled, reported: Disabled}]
+api_calls:
+  description: The number of HTTP requests made to Ironic.
+  returned: always
+  type: int
+  sample: 4
+'''
+
+import time
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.drift import check_fleet
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.report import build_report, read_fleet
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import version_string
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
+
+ARGUMENT_SPEC = dict(
+    fleet=dict(type='list', elements='dict'),
+    firmware=dict(type='bool', default=True),
+)
+
+
+def main_logic(module):
+    fleet = module.params['fleet']
+    check_fleet(fleet or [])
+    read = read_fleet(module.client, fleet, firmware=module.params['firmware'])
+    report = build_report(read, fleet, generated_at=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+                          api_version=version_string(module.client.version))
+    module.exit(changed=False, report=report)
+
+
+def main():
+    module = BaremetalModule(ARGUMENT_SPEC)
+    module.run(main_logic)
+
+
+if __name__ == '__main__':
+    main()

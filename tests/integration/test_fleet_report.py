@@ -1,0 +1,282 @@
+# -*- coding: utf-8 -*-
+"""playbooks/fleet_report.yml against a real Ironic holding nodes in many states, with a fleet file they drift from:
+the JSON it writes is valid against the schema the collection ships, and the HTML page, opened in headless Chromium,
+shows the summary, the drifted nodes and every node, sorts its table, and never the secret of a node's last error.
+
+Ironic records firmware components only from a BMC (the Redfish firmware interface caches the BIOS and BMC versions;
+fake-hardware records none, and sushy-tools' emulator gives every system one BMC version), so the test writes the rows
+Ironic's Redfish interface would have cached into Ironic's own database (its firmware_information table, as
+Ironic 39 defines it) before the report reads them through the API.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+
+import jsonschema
+
+from browser import chromium, parse
+from nodes import CLOSED_LOOPBACK_URL
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCHEMA_PATH = os.path.join(ROOT, 'playbooks', 'files', 'fleet-report.schema.json')
+ARTIFACTS = os.path.join(ROOT, '.work', 'artifacts')
+ANSIBLE_PLAYBOOK = os.path.join(os.path.dirname(sys.executable), 'ansible-playbook')
+IMAGE_PASSWORD = 'img-s3cret-4711'  # in the deploy image's URL: Ironic quotes the URL in last_error
+BIOS = [{'name': 'ProcTurboMode', 'value': 'Disabled'}, {'name': 'LogicalProc', 'value': 'Enabled'}]
+
+FLEET_FILE = '''
+- name: rack1-node01          # as declared
+  driver: fake-hardware
+  resource_class: gold
+  traits: [CUSTOM_RACK1]
+  properties: {cpus: 32}
+  firmware: [{component: bmc, version: "2.9", url: "http://127.0.0.1:9/bmc.bin"}]
+- name: rack1-node02          # a trait missing, a BIOS setting changed by hand
+  driver: fake-hardware
+  resource_class: gold
+  traits: [CUSTOM_RACK1, CUSTOM_GPU]
+  bios_settings: {ProcTurboMode: Enabled, LogicalProc: Enabled}
+- name: rack1-node03          # its BMC runs an older firmware than declared
+  driver: fake-hardware
+  resource_class: gold
+  firmware: [{component: bmc, version: "2.10", url: "http://127.0.0.1:9/bmc.bin"}]
+- name: rack1-node04
+  driver: fake-hardware
+  resource_class: silver
+- name: rack1-node05          # declared gold, enrolled silver
+  driver: fake-hardware
+  resource_class: gold
+- name: rack9-ghost           # declared, never enrolled
+  driver: fake-hardware
+'''
+
+
+def create(ironic, name, **fields):
+    return ironic.api('POST', '/nodes', dict({'name': name, 'driver': 'fake-hardware'}, **fields))
+
+
+def settle(ironic, uuid, seconds=120):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        node = ironic.api('GET', '/nodes/%s' % uuid)
+        if node['target_provision_state'] is None or node['provision_state'].endswith('failed'):
+            return node
+        time.sleep(0.1)
+    raise AssertionError('node %s did not settle' % uuid)
+
+
+def verb(ironic, uuid, target, **arguments):
+    ironic.api('PUT', '/nodes/%s/states/provision' % uuid, dict(arguments, target=target))
+    return settle(ironic, uuid)
+
+
+def record_firmware(ironic, components):
+    """Write firmware components for nodes into Ironic's database, as its Redfish firmware interface caches them:
+    {node name: [(component, version, vendor, model)]}."""
+    with sqlite3.connect(os.path.join(ironic.base_dir, 'ironic.sqlite'), timeout=30) as database:
+        for name, entries in components.items():
+            (node_id,) = database.execute('SELECT id FROM nodes WHERE name = ?', (name,)).fetchone()
+            for component, version, vendor, model in entries:
+                database.execute(
+                    'INSERT INTO firmware_information (node_id, component, initial_version, current_version, vendor, '
+                    "model, created_at, version) VALUES (?, ?, ?, ?, ?, ?, datetime('now'), '1.2')",
+                    (node_id, component, version, version, vendor, model))
+
+
+def build_fleet(ironic):
+    """Nodes in many states, resting where an operator's requests left them."""
+    nodes = {}
+    for name, rc, traits, properties in (('rack1-node01', 'gold', ['CUSTOM_RACK1'], {'cpus': 32}),
+                                         ('rack1-node02', 'gold', ['CUSTOM_RACK1'], {}),
+                                         ('rack1-node03', 'gold', [], {}),
+                                         ('rack1-node04', 'silver', [], {}),
+                                         ('rack1-node05', 'silver', [], {})):
+        node = create(ironic, name, resource_class=rc, properties=properties)
+        if traits:
+            ironic.api('PUT', '/nodes/%s/traits' % node['uuid'], {'traits': traits})
+        verb(ironic, node['uuid'], 'manage')
+        nodes[name] = node['uuid']
+    # The fake BIOS interface keeps what a manual clean applied: rack1-node02's turbo was switched off by hand.
+    verb(ironic, nodes['rack1-node02'], 'clean',
+         clean_steps=[{'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': BIOS}}])
+    for name in nodes:
+        verb(ironic, nodes[name], 'provide')
+    verb(ironic, nodes['rack1-node03'], 'active')
+    ironic.api('PUT', '/nodes/%s/maintenance' % nodes['rack1-node04'], {'reason': 'Replacing a fan'})
+    ironic.api('PATCH', '/nodes/%s' % nodes['rack1-node05'], [
+        {'op': 'add', 'path': '/deploy_interface', 'value': 'direct'},
+        {'op': 'add', 'path': '/instance_info', 'value': {
+            'image_source': CLOSED_LOOPBACK_URL.replace('http://', 'http://admin:%s@' % IMAGE_PASSWORD),
+            'image_checksum': '0' * 32, 'image_disk_format': 'raw'}}])
+    failed = verb(ironic, nodes['rack1-node05'], 'active')
+    assert failed['provision_state'] == 'deploy failed', failed
+    create(ironic, 'rack2-node01')  # enrolled by someone, in no fleet file
+    record_firmware(ironic, {
+        'rack1-node01': [('bmc', '2.10', 'Contoso', 'R640'), ('bios', '1.4.2', 'Contoso', 'R640')],
+        'rack1-node02': [('bmc', '2.10', 'Contoso', 'R640'), ('bios', '1.4.2', 'Contoso', 'R640')],
+        'rack1-node03': [('bmc', '2.8', 'Contoso', 'R640'), ('bios', '1.4.2', 'Contoso', 'R640')],
+        'rack1-node04': [('bmc', '7.1', 'Fabrikam', 'FX2'), ('bios', '3.0', 'Fabrikam', 'FX2')],
+    })
+    return nodes
+
+
+def fleet_report(ironic, **extra_vars):
+    """Run playbooks/fleet_report.yml as the docs say (-e fleet_cloud=... -e report_dir=...) against the instance, with
+    the installed collection and the instance's clouds.yaml; returns (rc, output)."""
+    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
+    env.update(ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1', ANSIBLE_FORCE_COLOR='0',
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, '.work', 'collections'),
+               OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml, PATH=os.path.dirname(sys.executable) + os.pathsep + env['PATH'])
+    command = [ANSIBLE_PLAYBOOK, 'playbooks/fleet_report.yml', '-e', 'fleet_cloud=%s' % ironic.cloud_name]
+    for name, value in extra_vars.items():
+        command += ['-e', '%s=%s' % (name, value)]
+    process = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             timeout=900, check=False)
+    return process.returncode, process.stdout
+
+
+def keep_artifact(path):
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    kept = os.path.join(ARTIFACTS, os.path.basename(path))
+    shutil.copyfile(path, kept)
+    print('artifact: %s' % kept)
+    return kept
+
+
+def test_the_fleet_report_in_json_and_in_a_browser(make_ironic, tmp_path):
+    ironic = make_ironic()
+    ironic.start()
+    uuids = build_fleet(ironic)
+    assert IMAGE_PASSWORD in ironic.api('GET', '/nodes/%s' % uuids['rack1-node05'])['last_error']
+    fleet_file = tmp_path / 'fleet.yml'
+    fleet_file.write_text(FLEET_FILE, encoding='utf-8')
+    report_dir = tmp_path / 'report'
+
+    mark = ironic.log_mark()
+    rc, output = fleet_report(ironic, report_dir=report_dir, fleet_file=fleet_file)
+    assert rc == 0, output
+    assert ironic.write_requests_since(mark) == []
+    reads = [request.path.split('?')[0] for request in ironic.requests_since(mark) if request.path.startswith('/v1/nodes')]
+    # One list, each node's firmware, and the BIOS settings of the one node whose declaration has some.
+    assert sorted(reads) == sorted(['/v1/nodes'] + ['/v1/nodes/%s/firmware' % uuid
+                                                    for uuid in list(uuids.values()) + [_uuid(ironic, 'rack2-node01')]]
+                                   + ['/v1/nodes/%s/bios' % uuids['rack1-node02']])
+
+    report_text = (report_dir / 'fleet-report.json').read_text(encoding='utf-8')
+    html = (report_dir / 'fleet-report.html').read_text(encoding='utf-8')
+    for text in (report_text, html, output):
+        assert IMAGE_PASSWORD not in text
+    report = json.loads(report_text)
+    with open(SCHEMA_PATH, encoding='utf-8') as handle:
+        jsonschema.Draft7Validator(json.load(handle)).validate(report)
+    check_report(report)
+    check_page(report_dir / 'fleet-report.html', tmp_path)
+
+
+def _uuid(ironic, name):
+    return ironic.api('GET', '/nodes/%s' % name)['uuid']
+
+
+def check_report(report):
+    entries = dict((entry['name'], entry) for entry in report['nodes'])
+    assert list(entries) == sorted(entries)
+    assert report['summary'] == {
+        'nodes': 6, 'provision_states': {'active': 1, 'available': 3, 'deploy failed': 1, 'enroll': 1},
+        'in_maintenance': 1, 'failed': 1, 'with_fault': 0, 'with_last_error': 1, 'unhealthy': 0,
+        'firmware_outliers': 1, 'drifted': 3, 'undeclared': 1, 'missing': 1}
+    assert report['drift'] == {'declared_nodes': 6, 'drifted': ['rack1-node02', 'rack1-node03', 'rack1-node05'],
+                               'undeclared': ['rack2-node01'], 'missing': ['rack9-ghost']}
+    assert entries['rack1-node01']['drift'] == [] and entries['rack1-node01']['declared'] is True
+    assert entries['rack1-node02']['drift'] == [
+        {'field': 'traits', 'declared': ['CUSTOM_GPU', 'CUSTOM_RACK1'], 'reported': ['CUSTOM_RACK1']},
+        {'field': 'bios_settings.ProcTurboMode', 'declared': 'Enabled', 'reported': 'Disabled'}]
+    assert entries['rack1-node03']['drift'] == [{'field': 'firmware.bmc', 'declared': '2.10', 'reported': '2.8'}]
+    assert entries['rack1-node05']['drift'] == [{'field': 'resource_class', 'declared': 'gold', 'reported': 'silver'}]
+    assert entries['rack2-node01']['declared'] is False
+    assert entries['rack1-node04']['maintenance'] is True
+    assert entries['rack1-node04']['maintenance_reason'] == 'Replacing a fan'
+    assert entries['rack1-node05']['provision_state'] == 'deploy failed' and '********' in entries['rack1-node05']['last_error']
+    assert report['capacity'] == [
+        {'resource_class': None, 'available': 0, 'active': 0, 'in_maintenance': 0, 'failed': 0, 'total': 1,
+         'free_percent': 0.0},
+        {'resource_class': 'gold', 'available': 2, 'active': 1, 'in_maintenance': 0, 'failed': 0, 'total': 3,
+         'free_percent': 66.7},
+        {'resource_class': 'silver', 'available': 0, 'active': 0, 'in_maintenance': 1, 'failed': 1, 'total': 2,
+         'free_percent': 0.0}]
+    groups = dict(((group['vendor'], group['model'], group['component']), group) for group in report['firmware']['groups'])
+    assert sorted(groups) == [('Contoso', 'R640', 'bios'), ('Contoso', 'R640', 'bmc'), ('Fabrikam', 'FX2', 'bios'),
+                              ('Fabrikam', 'FX2', 'bmc')]
+    assert groups[('Contoso', 'R640', 'bmc')]['common_version'] == '2.10'
+    assert groups[('Contoso', 'R640', 'bmc')]['outliers'] == [{'node': 'rack1-node03', 'version': '2.8'}]
+    assert report['firmware']['outliers'] == ['rack1-node03']
+
+
+def rows_of(document):
+    return [row for row in document.find('nodes').iter('tr') if row.parent.tag == 'tbody']
+
+
+def check_page(page, tmp_path):
+    url = 'file://%s' % page
+    document = parse(chromium('--dump-dom', url, workdir=tmp_path))
+
+    def number(card):
+        return next(document.find(card).iter('div')).text
+
+    assert [number(card) for card in ('sum-nodes', 'sum-available', 'sum-active', 'sum-maintenance', 'sum-failed',
+                                      'sum-firmware-outliers', 'sum-drifted', 'sum-undeclared', 'sum-missing')] == [
+        '6', '2', '1', '1', '1', '1', '3', '1', '1']
+    rows = rows_of(document)
+    assert [next(row.iter('b')).text for row in rows] == [
+        'rack1-node01', 'rack1-node02', 'rack1-node03', 'rack1-node04', 'rack1-node05', 'rack2-node01']
+    highlighted = dict((next(row.iter('b')).text, row.classes) for row in rows)
+    assert 'drifted' in highlighted['rack1-node02'] and 'drifted' not in highlighted['rack1-node01']
+    assert highlighted['rack1-node05'] >= {'drifted', 'failed'} and 'maintenance' in highlighted['rack1-node04']
+    drifted_row = next(row for row in rows if 'rack1-node02' in row.text)
+    assert 'bios_settings.ProcTurboMode Disabled → Enabled' in drifted_row.text
+    assert 'rack9-ghost' in document.find('missing').text and 'rack2-node01' in document.find('undeclared').text
+    assert 'rack1-node03 2.8' in document.find('firmware').text
+    assert IMAGE_PASSWORD not in document.text and '********' in document.text
+
+    # The sort the page applies from its address is the one a click on a header runs (its script, in the browser).
+    sorted_document = parse(chromium('--dump-dom', url + '#sort=drift-desc', workdir=tmp_path))
+    names = [next(row.iter('b')).text for row in rows_of(sorted_document)]
+    assert names[:3] == ['rack1-node02', 'rack1-node03', 'rack1-node05'] and names[-1] == 'rack2-node01'
+    assert sorted_document.find('nodes').attrs.get('data-sorted') == 'drift-desc'
+    by_name = parse(chromium('--dump-dom', url + '#sort=name-desc', workdir=tmp_path))
+    assert [next(row.iter('b')).text for row in rows_of(by_name)] == [
+        'rack2-node01', 'rack1-node05', 'rack1-node04', 'rack1-node03', 'rack1-node02', 'rack1-node01']
+
+    screenshot = tmp_path / 'fleet-report.png'
+    chromium('--screenshot=%s' % screenshot, '--window-size=1400,1000', url, workdir=tmp_path)
+    with open(screenshot, 'rb') as handle:
+        assert handle.read(8) == b'\x89PNG\r\n\x1a\n'
+    for path in (screenshot, page, page.parent / 'fleet-report.json'):
+        keep_artifact(str(path))
+
+
+def test_a_fleet_that_cannot_be_compared_fails_naming_each_problem_before_any_node_is_read(ironic, run_module):
+    mark = ironic.log_mark()
+    result = run_module('baremetal_fleet_report', check=True, fleet=[
+        {'name': 'rack1-node01', 'firmware': [{'component': 'bmc', 'url': 'http://127.0.0.1:9/bmc.bin'}]},
+        {'name': 'rack1-node02', 'traits': 'CUSTOM_GPU'}])
+    assert result['failed']
+    assert result['msg'] == (
+        'The fleet is not valid; nothing was read: fleet[0] (rack1-node01): firmware[0].version is required and must '
+        'be a non-empty string. fleet[1] (rack1-node02): traits: must be a list of trait names.')
+    assert [request for request in ironic.requests_since(mark) if request.path.startswith('/v1/nodes')] == []
+
+
+def test_in_check_mode_the_module_reads_and_writes_nothing(ironic, run_module):
+    mark = ironic.log_mark()
+    result = run_module('baremetal_fleet_report', check=True, firmware=False)
+    assert not result.get('failed'), result
+    assert result['changed'] is False and result['report']['firmware']['read'] is False
+    assert result['report']['summary']['nodes'] == len(result['report']['nodes'])
+    assert ironic.write_requests_since(mark) == []

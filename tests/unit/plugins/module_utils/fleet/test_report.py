@@ -1,0 +1,149 @@
+# -*- coding: utf-8 -*-
+"""The fleet report: what it reads (in proportion, over real HTTP against the scripted Ironic of ironic/test_client) and
+what it makes of it (pure)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.report import (
+    build_report, capacity, firmware_groups, read_fleet)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient, IronicError
+
+from ..ironic.test_client import ScriptedIronic
+
+
+def node(name, state='available', rc='gold', **fields):
+    return dict({'uuid': 'uuid-' + name, 'name': name, 'provision_state': state, 'power_state': 'power off',
+                 'maintenance': False, 'maintenance_reason': None, 'fault': None, 'health': 'OK',
+                 'resource_class': rc, 'owner': None, 'last_error': None, 'properties': {}, 'traits': [],
+                 'raid_config': {}, 'target_raid_config': {}}, **fields)
+
+
+def bmc(version, vendor='Contoso', model='R1'):
+    return [{'component': 'bmc', 'current_version': version, 'vendor': vendor, 'model': model}]
+
+
+def read(nodes, firmware=None, bios=None, firmware_read=True, note=None):
+    return {'nodes': nodes, 'firmware': firmware or {}, 'bios': bios or {}, 'firmware_read': firmware_read,
+            'firmware_note': note}
+
+
+def test_capacity_per_resource_class():
+    nodes = [node('a'), node('b', maintenance=True), node('c', 'active', maintenance=True), node('d', 'clean failed'),
+             node('e', 'error'), node('f', 'manageable'), node('g', rc=None)]
+    assert capacity(nodes) == [
+        {'resource_class': None, 'available': 1, 'active': 0, 'in_maintenance': 0, 'failed': 0, 'total': 1,
+         'free_percent': 100.0},
+        {'resource_class': 'gold', 'available': 1, 'active': 1, 'in_maintenance': 2, 'failed': 2, 'total': 6,
+         'free_percent': 16.7},
+    ]
+
+
+def test_firmware_groups_by_vendor_model_and_component_with_the_outliers():
+    nodes = [node('a'), node('b'), node('c'), node('d', properties={'vendor': 'Fabrikam'}), node('e')]
+    firmware = {'uuid-a': bmc('2.10'), 'uuid-b': bmc('2.10'), 'uuid-c': bmc('2.9'),
+                'uuid-d': [{'component': 'bios', 'current_version': '1.0', 'vendor': None, 'model': None}],
+                'uuid-e': bmc('2.9', model='R2')}
+    groups = firmware_groups(nodes, firmware)
+    assert groups == [
+        {'vendor': 'Contoso', 'model': 'R1', 'component': 'bmc', 'nodes': 3, 'common_version': '2.10',
+         'versions': [{'version': '2.10', 'nodes': 2}, {'version': '2.9', 'nodes': 1}],
+         'outliers': [{'node': 'c', 'version': '2.9'}]},
+        {'vendor': 'Contoso', 'model': 'R2', 'component': 'bmc', 'nodes': 1, 'common_version': '2.9',
+         'versions': [{'version': '2.9', 'nodes': 1}], 'outliers': []},
+        {'vendor': 'Fabrikam', 'model': None, 'component': 'bios', 'nodes': 1, 'common_version': '1.0',
+         'versions': [{'version': '1.0', 'nodes': 1}], 'outliers': []},
+    ]
+
+
+def test_of_versions_as_common_the_highest_is_the_reference():
+    groups = firmware_groups([node('a'), node('b')], {'uuid-a': bmc('1.9'), 'uuid-b': bmc('1.10')})
+    assert groups[0]['common_version'] == '1.10' and groups[0]['outliers'] == [{'node': 'a', 'version': '1.9'}]
+
+
+def test_the_report_without_a_fleet_has_no_drift_and_masks_the_free_text():
+    nodes = [node('b', 'deploy failed', last_error='deploy failed: ipmi_password=hunter2 refused', fault='power failure'),
+             node('a', maintenance=True, maintenance_reason='token: abc123 leaked', health='Critical')]
+    report = build_report(read(nodes, {'uuid-a': bmc('1'), 'uuid-b': bmc('2')}), generated_at='T', api_version='1.115')
+    assert [entry['name'] for entry in report['nodes']] == ['a', 'b']
+    assert 'hunter2' not in str(report) and 'abc123' not in str(report)
+    assert report['nodes'][1]['last_error'] == 'deploy failed: ipmi_password=******** refused'
+    assert set(report['nodes'][0]) == {'uuid', 'name', 'provision_state', 'power_state', 'maintenance',
+                                       'maintenance_reason', 'fault', 'health', 'resource_class', 'owner',
+                                       'last_error', 'declared', 'drift'}
+    assert report['nodes'][0]['declared'] is None and report['drift'] is None
+    assert report['summary'] == {
+        'nodes': 2, 'provision_states': {'available': 1, 'deploy failed': 1}, 'in_maintenance': 1, 'failed': 1,
+        'with_fault': 1, 'with_last_error': 1, 'unhealthy': 1, 'firmware_outliers': 1, 'drifted': None,
+        'undeclared': None, 'missing': None}
+    assert report['firmware']['outliers'] == ['a']
+
+
+def test_health_is_absent_where_ironic_predates_it():
+    old = dict(node('a'))
+    del old['health']
+    assert 'health' not in build_report(read([old]))['nodes'][0]
+
+
+def test_the_report_with_a_fleet_fills_each_node_with_its_drift():
+    nodes = [node('a', traits=['CUSTOM_X']), node('b'), node('extra')]
+    fleet = [{'name': 'a', 'traits': ['CUSTOM_X'], 'bios_settings': {'Turbo': 'On'}},
+             {'name': 'b', 'resource_class': 'silver', 'firmware': [{'component': 'bmc', 'version': '3', 'url': 'u'}]},
+             {'name': 'gone'}]
+    report = build_report(read(nodes, {'uuid-b': bmc('2')}, {'uuid-a': {'Turbo': {'name': 'Turbo', 'value': 'On'}}},
+                               firmware_read=False), fleet)
+    entries = dict((entry['name'], entry) for entry in report['nodes'])
+    assert entries['a']['declared'] is True and entries['a']['drift'] == []
+    assert entries['b']['drift'] == [{'field': 'resource_class', 'declared': 'silver', 'reported': 'gold'},
+                                     {'field': 'firmware.bmc', 'declared': '3', 'reported': '2'}]
+    assert entries['extra']['declared'] is False and entries['extra']['drift'] == []
+    assert report['drift'] == {'declared_nodes': 3, 'drifted': ['b'], 'undeclared': ['extra'], 'missing': ['gone']}
+    assert report['summary']['drifted'] == 1 and report['summary']['undeclared'] == 1
+    assert report['summary']['missing'] == 1
+    # The firmware read for a declaration only is no picture of the fleet's firmware.
+    assert report['firmware']['groups'] == [] and report['summary']['firmware_outliers'] == 0
+
+
+@pytest.fixture
+def server():
+    scripted = ScriptedIronic()
+    yield scripted
+    scripted.close()
+
+
+def test_reads_one_list_then_per_node_only_what_is_asked_or_declared(server):
+    server.on('GET', '/v1/nodes', (200, {'nodes': [node('a'), node('b'), node('c')]}))
+    for name in 'abc':
+        server.on('GET', '/v1/nodes/uuid-%s/firmware' % name, (200, {'firmware': bmc('1')}))
+        server.on('GET', '/v1/nodes/uuid-%s/bios' % name, (200, {'bios': [{'name': 'Turbo', 'value': 'On'}]}))
+    fleet = [{'name': 'b', 'bios_settings': {'Turbo': 'On'}}, {'name': 'c', 'firmware': [
+        {'component': 'bmc', 'version': '1', 'url': 'u'}]}]
+    read = read_fleet(IronicClient(server.endpoint), fleet, firmware=False)
+    paths = sorted(path.split('?')[0] for method, path, _version, _body in server.requests if path != '/')
+    assert paths == ['/v1/nodes', '/v1/nodes/uuid-b/bios', '/v1/nodes/uuid-c/firmware']
+    assert sorted(read['bios']) == ['uuid-b'] and sorted(read['firmware']) == ['uuid-c']
+    assert read['firmware_read'] is False
+
+    del server.requests[:]
+    read = read_fleet(IronicClient(server.endpoint), None, firmware=True)
+    paths = sorted(path.split('?')[0] for method, path, _version, _body in server.requests if path != '/')
+    assert paths == ['/v1/nodes'] + ['/v1/nodes/uuid-%s/firmware' % name for name in 'abc']
+    assert read['firmware_read'] is True and read['firmware']['uuid-a'] == bmc('1')
+
+
+def test_an_ironic_without_firmware_components_gets_a_note_unless_the_fleet_declares_firmware():
+    server = ScriptedIronic(max_version='1.85')
+    try:
+        server.on('GET', '/v1/nodes', (200, {'nodes': [node('a')]}))
+        read = read_fleet(IronicClient(server.endpoint), None, firmware=True)
+        assert read['firmware_read'] is False and '1.86' in read['firmware_note'] and '1.85' in read['firmware_note']
+        with pytest.raises(IronicError, match='firmware components needs Ironic API 1.86'):
+            read_fleet(IronicClient(server.endpoint), [{'name': 'a', 'firmware': [
+                {'component': 'bmc', 'version': '1', 'url': 'u'}]}])
+        # Refused before any node is read: the one list is the first call's.
+        assert len([path for _method, path, _version, _body in server.requests if path.startswith('/v1/nodes')]) == 1
+    finally:
+        server.close()
