@@ -11,17 +11,17 @@ module: baremetal_inspection_rule
 short_description: Declare Ironic inspection rules, conditions on what inspection finds and actions on the node
 version_added: 0.4.0
 description:
-  - An inspection rule (Ironic API 1.96 or newer, Ironic 2025.1 and later) runs when an inspection of a node ends: when
+  - An inspection rule (Ironic API 1.96 or newer, Ironic 2025.1 and later) runs when an inspection of a node ends. When
     its O(conditions) hold on the inventory the inspection found, its O(actions) change the node (a property, a
     capability, a trait, an attribute of a port...).
   - A rule is known by its O(name), which Ironic stores as the rule's description (at most 255 characters). The rule
     is created when Ironic holds none of that description, and updated where it differs from the declaration; options
     left unset keep Ironic's value. A second run with the same declaration changes nothing and sends nothing that
     changes anything. Two rules of Ironic with the same description are refused, naming both.
-  - Every declared rule is checked before the first request that changes anything, as Ironic checks it: each
-    condition's operator and each action with their arguments, O(priority) and O(phase). Every problem is named at
+  - Every declared rule is checked before the first request that changes anything, as Ironic checks it (each
+    condition's operator and each action with their arguments, O(priority) and O(phase)). Every problem is named at
     once, with the operators or actions Ironic knows.
-  - Built-in rules (the YAML file of Ironic's C([inspection_rules] built_in_rules) setting) are read-only: Ironic's API
+  - Built-in rules (the YAML file of Ironic's C([inspection_rules] built_in_rules) setting) are read-only. Ironic's API
     neither lists them nor lets them change, so this module never sees, changes or deletes them. A declared rule with
     the description of a built-in one is a rule of its own, and both run.
   - Below Ironic API 1.96 the task fails before any request that changes anything, naming the version.
@@ -64,7 +64,7 @@ options:
       - Whether the rule's conditions and actions are secret (for example an action setting a BMC password). Ironic
         then never shows them, and neither does this module, in results, diffs or messages.
       - Ironic never makes a sensitive rule visible again; the task refuses V(false) for one.
-      - Since Ironic hides them, a sensitive rule's O(conditions) and O(actions) cannot be compared: they are written
+      - Since Ironic hides them, a sensitive rule's O(conditions) and O(actions) cannot be compared; they are written
         when the rule is created, and later only with O(update_sensitive=always).
     type: bool
   conditions:
@@ -209,8 +209,8 @@ api_calls:
   sample: 2
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._inspection_rule_writer import ensure_inspection_rules
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.inspection_rule_writer import ensure_inspection_rules
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 
 RULE_SPEC = dict(
     priority=dict(type='int'),

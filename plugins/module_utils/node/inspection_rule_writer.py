@@ -13,11 +13,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _inspection_rule as rules
-from ansible_collections.baremetal.lifecycle.plugins.module_utils import _secrets as secrets
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import ABSENT, DifferenceTracker
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import INSPECTION_RULE_MIN_VERSION
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import raise_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import raise_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import INSPECTION_RULE_MIN_VERSION
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import inspection_rule as rules
 
 # What a rule looks like in results (its name is Ironic's description).
 VIEW_FIELDS = ('name', 'uuid', 'priority', 'phase', 'sensitive', 'conditions', 'actions')
