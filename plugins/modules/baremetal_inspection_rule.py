@@ -209,7 +209,8 @@ api_calls:
   sample: 2
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.inspection_rule_writer import ensure_inspection_rules
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.inspection_rule_writer import (
+    ensure_inspection_rules, shown)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 
 RULE_SPEC = dict(
@@ -243,9 +244,7 @@ def main_logic(module):
     changed = any(result['changed'] for result in results)
     if params['rules'] is None:
         module.exit(changed=changed, rule=results[0]['rule'], diff=results[0]['diff'])
-    module.exit(changed=changed, rules=[dict((key, result[key]) for key in ('name', 'changed', 'rule'))
-                                        for result in results],
-                diff=[result['diff'] for result in results])
+    module.exit(changed=changed, rules=shown(results), diff=[result['diff'] for result in results])
 
 
 def main():

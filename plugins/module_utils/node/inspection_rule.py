@@ -52,6 +52,9 @@ ACTIONS = {
 # when the rule runs. A declaration never gives it.
 PLUGIN_DATA_ACTIONS = ('set-plugin-data', 'extend-plugin-data', 'unset-plugin-data')
 
+# The levels of the log action (Ironic checks them only when the rule runs, and fails the inspection then).
+LOG_LEVELS = ('debug', 'info', 'warning', 'error', 'critical')
+
 # The keys Ironic keeps of a condition and of an action (any other is dropped, so it could never compare equal).
 CONDITION_KEYS = ('op', 'args', 'loop', 'multiple')
 ACTION_KEYS = ('op', 'args', 'loop')
@@ -108,6 +111,9 @@ def _item_errors(where, item, keys, table, kind):
                       % (where, op, 'operator' if kind == 'condition' else 'action', did_you_mean(name, table), valid))
     else:
         errors.extend(_args_errors(where, op, item.get('args'), table[name]))
+        level = item['args'].get('level', 'info') if op == 'log' and isinstance(item.get('args'), dict) else 'info'
+        if str(level).lower() not in LOG_LEVELS:
+            errors.append('%s.args of log has level %r; valid ones: %s.' % (where, level, ', '.join(LOG_LEVELS)))
     if 'loop' in item and not isinstance(item['loop'], (list, dict)):
         errors.append('%s.loop must be a list (or a dictionary) of items.' % where)
     if 'multiple' in item:

@@ -15,6 +15,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import raise_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import INSPECTION_RULE_MIN_VERSION
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import inspection_rule as rules
@@ -38,7 +39,7 @@ def rule_diff(name, before, after):
     diff = DifferenceTracker()
     for field in VIEW_FIELDS:
         if field != 'uuid':
-            diff.add(field, before.get(field, ABSENT) if before else ABSENT, after.get(field, ABSENT) if after else ABSENT)
+            diff.add(field, (before or {}).get(field, ABSENT), (after or {}).get(field, ABSENT))
     return diff.diff(label='inspection rule %s' % name)
 
 
@@ -77,7 +78,8 @@ class Plan(object):
         return dict(self.current, **self.fields)
 
     def patch(self):
-        return [{'op': 'replace', 'path': '/%s' % field, 'value': value} for field, value in sorted(self.fields.items())]
+        return [{'op': 'replace', 'path': '/%s' % field, 'value': value}
+                for field, value in sorted(self.fields.items())]
 
 
 def plan_rule(declaration, current, update_sensitive):
@@ -123,6 +125,11 @@ def _declaration_errors(declarations):
     return errors
 
 
+def shown(results):
+    """The per-rule results as the module returns them with several rules (their diffs go to the task's diff)."""
+    return [dict((key, result[key]) for key in ('name', 'changed', 'rule')) for result in results]
+
+
 def _write(client, plan):
     """Carry out one plan; the rule as Ironic returns it (None once deleted)."""
     if plan.action == 'create':
@@ -150,7 +157,11 @@ def ensure_inspection_rules(client, declarations, update_sensitive, check_mode):
     raise_errors(errors)
     results = []
     for plan in plans:
-        after = plan.planned() if check_mode else _write(client, plan)
+        try:
+            after = plan.planned() if check_mode else _write(client, plan)
+        except BaremetalError as exc:
+            exc.result.update(changed=any(result['changed'] for result in results), rules=shown(results))
+            raise
         before_view = rule_view(plan.current) if plan.current else None
         after_view = rule_view(after) if after else None
         results.append({'name': plan.name, 'changed': plan.changed, 'rule': after_view,

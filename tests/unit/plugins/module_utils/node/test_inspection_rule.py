@@ -62,6 +62,8 @@ def test_a_good_rule_has_no_problem():
     (rule(phase='early'), "phase 'early' is not a phase of inspection rules; valid ones: main."),
     (rule(name='n' * 256), "the name holds 256 characters; Ironic keeps at most 255 in a rule's description."),
     (rule(name=' '), 'needs a name'),
+    (rule(actions=[{'op': 'log', 'args': {'msg': 'x', 'level': 'loud'}}]),
+     "actions[0].args of log has level 'loud'; valid ones: debug, info, warning, error, critical."),
 ])
 def test_a_declaration_ironic_would_refuse_is_named_with_what_ironic_knows(declared, words):
     assert words in errors_of(declared)

@@ -178,3 +178,17 @@ def test_an_api_older_than_1_96_is_refused_before_any_request_naming_the_version
         ensure(client, declared())
     assert 'inspection rules needs Ironic API 1.96 or newer; this server supports up to 1.95' in str(caught.value)
     assert client.lists == 0 and client.writes == []
+
+
+def test_a_failed_write_reports_the_rules_already_changed():
+    class Refusing(FakeIronic):
+        def create_inspection_rule(self, body):
+            if body['description'] == 'b':
+                raise IronicError('Ironic refused POST /v1/inspection_rules (HTTP 400): no')
+            return FakeIronic.create_inspection_rule(self, body)
+
+    client = Refusing()
+    with pytest.raises(IronicError) as caught:
+        ensure(client, declared(name='a'), declared(name='b'), declared(name='c'))
+    assert caught.value.result['changed'] is True
+    assert [(result['name'], result['rule']['uuid']) for result in caught.value.result['rules']] == [('a', 'u1')]
