@@ -112,8 +112,8 @@ options:
     default: on_create
 notes:
   - Inspection rules run at the end of an inspection by Ironic itself (the V(agent) inspect interface, or an
-    out-of-band one such as V(redfish)); start one with O(baremetal.lifecycle.baremetal_provision_state#module:state)
-    set to V(inspected).
+    out-of-band one such as V(redfish)); run one with
+    O(baremetal.lifecycle.baremetal_provision_state#module:inspection) on the way to V(manageable).
 seealso:
   - module: baremetal.lifecycle.baremetal_provision_state
   - module: baremetal.lifecycle.baremetal_node_info
