@@ -103,6 +103,32 @@ options:
       - Cannot be combined with the options that declare one rule.
     type: list
     elements: dict
+    suboptions:
+      name:
+        description: The rule's name, as O(name).
+        type: str
+        required: true
+      state:
+        description: V(present) or V(absent), as O(state); the task's when unset.
+        type: str
+        choices: [present, absent]
+      priority:
+        description: As O(priority).
+        type: int
+      phase:
+        description: As O(phase).
+        type: str
+      sensitive:
+        description: As O(sensitive).
+        type: bool
+      conditions:
+        description: As O(conditions).
+        type: list
+        elements: dict
+      actions:
+        description: As O(actions).
+        type: list
+        elements: dict
   update_sensitive:
     description:
       - V(on_create) writes a sensitive rule's conditions and actions only when the rule is created;

@@ -141,8 +141,8 @@ def test_several_rules_are_declared_in_one_task_reading_ironics_rules_once(ironi
     mark = ironic.log_mark()
     result = run_module('baremetal_inspection_rule', rules=rules)
     assert not result.get('failed'), result.get('msg')
-    assert [(entry['name'], entry['changed']) for entry in result['rules']] == [(first, True), (second, True),
-                                                                                  (gone, True)]
+    assert [(entry['name'], entry['changed']) for entry in result['rules']] == [
+        (first, True), (second, True), (gone, True)]
     requests = [request for request in ironic.requests_since(mark) if '/inspection_rules' in request.path]
     assert [request.method for request in requests] == ['GET', 'POST', 'POST', 'DELETE']
     assert stored_rule(ironic, gone) is None and stored_rule(ironic, second)['priority'] == 5

@@ -85,8 +85,8 @@ def _args_errors(where, op, args, signature):
         return ['%s.args of %s is a list: give a dictionary of named arguments (%s); Ironic deprecates the list form.'
                 % (where, op, _valid_list(required + optional))]
     if not isinstance(args, dict):
-        return ['%s.args of %s must be a dictionary of named arguments (%s).' % (where, op,
-                                                                                _valid_list(required + optional))]
+        return ['%s.args of %s must be a dictionary of named arguments (%s).'
+                % (where, op, _valid_list(required + optional))]
     errors = []
     missing = [name for name in required if name not in args]
     unexpected = sorted(name for name in args if name not in required + optional)
