@@ -72,6 +72,7 @@ def test_a_rule_is_declared_once_a_rerun_and_check_mode_write_nothing_a_change_s
     again = run_module('baremetal_inspection_rule', diff=True, **declaration)
     assert again['changed'] is False and again['diff']['before'] == again['diff']['after']
     assert ironic.write_requests_since(mark) == []
+    assert again['api_calls'] == 2  # Ironic's root (its API version) and one list of its rules
 
     changed = dict(declaration, priority=20)
     mark = ironic.log_mark()
@@ -150,6 +151,7 @@ def test_several_rules_are_declared_in_one_task_reading_ironics_rules_once(ironi
     mark = ironic.log_mark()
     again = run_module('baremetal_inspection_rule', rules=rules)
     assert again['changed'] is False and ironic.write_requests_since(mark) == []
+    assert again['api_calls'] == 2  # one list for the three rules
     run_module('baremetal_inspection_rule', rules=[{'name': first, 'state': 'absent'}, {'name': second, 'state': 'absent'}])
 
 
