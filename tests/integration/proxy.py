@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import http.server
 import re
 import socket
@@ -13,6 +14,17 @@ import threading
 def matching(method, pattern):
     """A rule for FaultProxy.inject: requests with this method whose path matches the regular expression."""
     return lambda request_method, path: request_method == method and re.match(pattern, path) is not None
+
+
+def playing_ironic_api(version):
+    """A FaultProxy answer rewriting Ironic's root so that the client sees an Ironic whose newest API is version."""
+    def answer(method, path, payload):
+        if method == 'GET' and path == '/':
+            root = json.loads(payload)
+            root['default_version']['version'] = version
+            return json.dumps(root).encode()
+        return payload
+    return answer
 
 
 class FaultProxy(object):

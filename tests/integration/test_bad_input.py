@@ -26,6 +26,8 @@ Case = collections.namedtuple('Case', 'where what args expected')
 
 PS = 'baremetal_provision_state'
 NODE = 'baremetal_node'
+RULE = 'baremetal_inspection_rule'
+TRAIT = {'op': 'add-trait', 'args': {'name': 'CUSTOM_BAD_INPUT'}}
 NEW = 'bad-input-new-node'  # never created: every case that names it fails first
 STEP = {'interface': 'deploy', 'step': 'erase_devices_metadata'}
 DEPLOY_STEP = {'interface': 'deploy', 'step': 'write_image', 'args': {}, 'priority': 80}
@@ -190,6 +192,20 @@ CASES = [
     Case('baremetal_node_info', 'auth_type http_basic without credentials',
          {'cloud': None, 'endpoint': 'http://127.0.0.1:6385', 'auth_type': 'http_basic'},
          ["auth_type http_basic needs auth.username and auth.password"]),
+    # -- baremetal_inspection_rule ------------------------------------------------------------------------
+    Case(RULE, 'condition operator Ironic does not know',
+         {'name': 'bad-input-rule', 'conditions': [{'op': 'is_empty', 'args': {'value': 'x'}}], 'actions': [TRAIT]},
+         ["conditions[0].op 'is_empty' is not an operator of Ironic's inspection rules (did you mean 'is-empty'?); "
+          "valid ones: contains, eq, gt, in-net, is-empty"]),
+    Case(RULE, 'action with an argument it does not take',
+         {'name': 'bad-input-rule', 'actions': [{'op': 'add-trait', 'args': {'trait': 'CUSTOM_X'}}]},
+         ['actions[0].args of add-trait lacks name.', 'has trait, which add-trait does not take: it takes name.']),
+    Case(RULE, 'priority above 9999', {'name': 'bad-input-rule', 'priority': 10000, 'actions': [TRAIT]},
+         ['priority must be a whole number from 0 to 9999, got 10000.']),
+    Case(RULE, 'a new rule without actions', {'name': 'bad-input-rule', 'priority': 1},
+         ["inspection rule 'bad-input-rule' does not exist yet: give its actions to create it."]),
+    Case(RULE, 'name and rules together', {'name': 'bad-input-rule', 'rules': [{'name': 'other'}]},
+         ['parameters are mutually exclusive: rules|name']),
     # -- the inventory plugin -----------------------------------------------------------------------------
     Case('inventory', 'api_timeout of zero', {'api_timeout': 0}, ['api_timeout must be at least 1, got 0.']),
     Case('inventory', 'unknown filter value', {'filters': {'provision_state': 'deployed'}},

@@ -76,6 +76,7 @@ RUN = {
     ('roles/fleet/README.md', 'fleet'), ('roles/fleet/README.md', 'playbook'),
     ('roles/ironic_standalone/README.md', 'playbook'),
     ('docs/credential-rotation.md', 'playbook'),
+    ('docs/inspection-rules.md', 'tasks'),
 }
 
 
@@ -232,6 +233,27 @@ def test_the_task_examples_run_in_a_play(ironic, nodes, clouds, tmp_path):
     assert state_of(ironic, 'rack1-node07') == 'active'
     assert state_of(ironic, web['uuid']) == 'active'
     assert 'wave 1/1' in output, output  # the web tier was re-imaged, in one wave of its one node
+
+
+def test_the_inspection_rule_examples_declare_their_rules(ironic, clouds, tmp_path):
+    """docs/inspection-rules.md's rules, declared, then declared again without a change; deleted afterwards."""
+    (tmp_path / 'tasks.yml').write_text(wrap(claim('docs/inspection-rules.md', 'tasks')), encoding='utf-8')
+    rules = ('x86 nodes', 'large memory', 'BMC password')
+    secret = {'vault_bmc_password': 'pw-%s' % uuid.uuid4().hex}
+    try:
+        rc, output = ansible(['ansible-playbook', 'tasks.yml'], tmp_path, clouds, extra_vars=secret)
+        assert rc == 0, output
+        stored = dict((rule['description'], rule) for rule in
+                      ironic.api('GET', '/inspection_rules?detail=true')['inspection_rules'])
+        assert stored['x86 nodes']['actions'][0] == {'op': 'add-trait', 'args': {'name': 'CUSTOM_X86'}}
+        assert stored['BMC password']['sensitive'] is True and stored['large memory']['priority'] == 0
+        rc, output = ansible(['ansible-playbook', 'tasks.yml'], tmp_path, clouds, extra_vars=secret)
+        assert rc == 0 and 'changed=0' in output, output
+        assert secret['vault_bmc_password'] not in output
+    finally:
+        for rule in ironic.api('GET', '/inspection_rules')['inspection_rules']:
+            if rule['description'] in rules:
+                ironic.api('DELETE', '/inspection_rules/%s' % rule['uuid'])
 
 
 def inventory_file(tmp_path):

@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 from nodes import KERNEL, RAMDISK, RawIronic
-from proxy import FaultProxy
+from proxy import FaultProxy, playing_ironic_api
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 
@@ -544,17 +544,6 @@ def test_a_node_is_put_in_a_conductor_group_its_conductor_serves(shared_ironic, 
 
 
 # -- fields of newer APIs: disable_power_off (1.95), health (1.109), history (1.78) ---------------------------------
-
-def playing_ironic_api(version):
-    """A FaultProxy answer rewriting Ironic's root so that the client sees an Ironic whose newest API is version."""
-    def answer(method, path, payload):
-        if method == 'GET' and path == '/':
-            root = json.loads(payload)
-            root['default_version']['version'] = version
-            return json.dumps(root).encode()
-        return payload
-    return answer
-
 
 def test_disable_power_off_is_declared_and_a_rerun_writes_nothing(ironic, run_module, fresh_node):
     node = fresh_node()

@@ -13,8 +13,7 @@ import uuid
 import pytest
 
 from nodes import RawIronic
-from proxy import FaultProxy
-from test_node import playing_ironic_api
+from proxy import FaultProxy, playing_ironic_api
 
 # A BIOS registry as a Redfish BMC reports one; BootPin is secret by its registry type only.
 REGISTRY = [

@@ -89,8 +89,10 @@ def quoted_value(name, value, registry_entry=None):
 
 def _is_secret_pair(record):
     """A setting given as {name: AdminPassword, value: ...} (BIOS settings, for example), or one that carries its
-    registry's attributes and they say Password: its value is secret."""
-    return isinstance(record, Mapping) and 'value' in record and is_secret_setting(record.get('name'), record)
+    registry's attributes and they say Password, or a value set at a secret path ({path: driver_info/ipmi_password,
+    value: ...}, as an inspection rule's action sets it): its value is secret."""
+    return isinstance(record, Mapping) and 'value' in record and (
+        is_secret_setting(record.get('name'), record) or is_secret_name(record.get('path') or ''))
 
 
 _SCALARS = frozenset((bool, int, float))
@@ -319,6 +321,7 @@ def no_log_values(params, argument_spec=None):
     specs = dict((alias, spec) for spec in (argument_spec or {}).values() for alias in spec.get('aliases') or ())
     specs.update(argument_spec or {})
     values = set()
+    _collect_sensitive_rule(params or {}, values)
     for name, value in (params or {}).items():
         spec = specs.get(name) or {}
         if spec.get('no_log') is False or name.startswith('_ansible_') or not is_secret_name(name):
@@ -328,8 +331,27 @@ def no_log_values(params, argument_spec=None):
     return values
 
 
+# An inspection rule declared sensitive: Ironic hides its conditions and actions, and so does the collection. The texts
+# in their arguments are secret; not numbers and texts shorter than this, which Ansible would mask in every output
+# text that holds them (a '2' in every UUID).
+SENSITIVE_RULE_FIELDS = ('conditions', 'actions')
+SENSITIVE_RULE_MIN_TEXT = 4
+
+
+def _collect_sensitive_rule(mapping, values):
+    if mapping.get('sensitive') is not True:
+        return
+    texts = set()
+    for field in SENSITIVE_RULE_FIELDS:
+        for item in mapping.get(field) or ():
+            if isinstance(item, Mapping):
+                _collect_secret(None, [item.get('args'), item.get('loop')], texts)
+    values.update(text for text in texts if len(text) >= SENSITIVE_RULE_MIN_TEXT and not text.isdigit())
+
+
 def _collect_nested(value, values):
     if isinstance(value, Mapping):
+        _collect_sensitive_rule(value, values)
         secret_pair = _is_secret_pair(value)
         for key, item in value.items():
             if is_secret_name(key) or secret_pair and key == 'value':

@@ -168,7 +168,7 @@ def limit_errors(name, value, limit=None):
     return []
 
 
-def _did_you_mean(word, choices):
+def did_you_mean(word, choices):
     close = difflib.get_close_matches(str(word), sorted(choices), n=1)
     return ' (did you mean %r?)' % close[0] if close else ''
 
@@ -197,13 +197,13 @@ def step_errors(option, steps, kind):
             continue
         for key in sorted(set(step) - set(required) - set(optional), key=str):
             errors.append('%s has the unknown key %r%s; a %s step has only %s.' % (
-                where, key, _did_you_mean(key, required + optional), kind, ', '.join(required + optional)))
+                where, key, did_you_mean(key, required + optional), kind, ', '.join(required + optional)))
         for key in required:
             if key not in step:
                 errors.append('%s lacks %r: every %s step needs %s.' % (where, key, kind, example))
         if 'interface' in step and step['interface'] not in interfaces:
             errors.append('%s.interface %r is not an interface of %s steps%s; use one of %s.' % (
-                where, step['interface'], kind, _did_you_mean(step['interface'], interfaces), ', '.join(interfaces)))
+                where, step['interface'], kind, did_you_mean(step['interface'], interfaces), ', '.join(interfaces)))
         if 'step' in step and not (isinstance(step['step'], str) and step['step']):
             errors.append('%s.step must be the name of a step, such as erase_devices_metadata; got %s.'
                           % (where, _type_name(step['step'])))
@@ -244,7 +244,7 @@ def config_drive_errors(option, config_drive):
     errors = []
     for key in sorted(set(config_drive) - set(CONFIG_DRIVE_KEYS), key=str):
         errors.append('%s has the unknown key %r%s; Ironic builds a config drive from %s only.' % (
-            option, key, _did_you_mean(key, CONFIG_DRIVE_KEYS), ', '.join(CONFIG_DRIVE_KEYS)))
+            option, key, did_you_mean(key, CONFIG_DRIVE_KEYS), ', '.join(CONFIG_DRIVE_KEYS)))
     for key in ('meta_data', 'network_data', 'vendor_data'):
         if config_drive.get(key) is not None and not isinstance(config_drive[key], Mapping):
             errors.append('%s.%s must be a dictionary, got %s.' % (option, key, _type_name(config_drive[key])))

@@ -62,6 +62,9 @@ FEATURE_MIN_VERSION = {
 RUNBOOK_MIN_VERSION = (1, 92)
 RUNBOOK_TRAITS_VERSION = (1, 112)
 
+# Inspection rules (/v1/inspection_rules): conditions on the inventory an inspection found, and actions on the node.
+INSPECTION_RULE_MIN_VERSION = (1, 96)
+
 # The inventory inspection stored (GET /v1/nodes/{node}/inventory).
 INVENTORY_MIN_VERSION = (1, 81)
 
@@ -547,6 +550,33 @@ class IronicClient(object):
     def delete_runbook(self, ident):
         self.require('runbooks', RUNBOOK_MIN_VERSION)
         self.request('DELETE', '/runbooks/%s' % ident)
+
+    # -- inspection rules --------------------------------------------------------------------
+
+    def list_inspection_rules(self):
+        """Every inspection rule Ironic's API holds, with its conditions and actions (None for a sensitive rule's),
+        following Ironic's pagination. Built-in rules (Ironic's [inspection_rules]built_in_rules file) are not in it."""
+        self.require('inspection rules', INSPECTION_RULE_MIN_VERSION)
+        params = {'detail': 'true', 'limit': PAGE_LIMIT}
+        rules = []
+        while True:
+            page = self.request('GET', '/inspection_rules', params=params)
+            rules.extend(page.get('inspection_rules', []))
+            if not page.get('next') or not page.get('inspection_rules'):
+                return rules
+            params['marker'] = page['inspection_rules'][-1]['uuid']
+
+    def create_inspection_rule(self, body):
+        self.require('inspection rules', INSPECTION_RULE_MIN_VERSION)
+        return self.request('POST', '/inspection_rules', body=body)
+
+    def update_inspection_rule(self, uuid, patch):
+        self.require('inspection rules', INSPECTION_RULE_MIN_VERSION)
+        return self.request('PATCH', '/inspection_rules/%s' % uuid, body=patch)
+
+    def delete_inspection_rule(self, uuid):
+        self.require('inspection rules', INSPECTION_RULE_MIN_VERSION)
+        self.request('DELETE', '/inspection_rules/%s' % uuid)
 
     # -- hardware configuration --------------------------------------------------------------
 

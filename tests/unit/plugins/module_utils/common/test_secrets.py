@@ -194,6 +194,25 @@ def test_a_setting_named_like_a_secret_has_a_secret_value():
     assert secrets.no_log_values(settings) == {'bios-pw'}
 
 
+def test_a_value_set_at_a_secret_path_is_secret():
+    actions = {'actions': [{'op': 'set-attribute', 'args': {'path': '/driver_info/ipmi_password', 'value': 'ipmi-pw'}},
+                           {'op': 'set-attribute', 'args': {'path': '/properties/rack', 'value': 'r1'}}]}
+    assert secrets.masked(actions)['actions'][0]['args'] == {'path': '/driver_info/ipmi_password', 'value': MASK}
+    assert secrets.masked(actions)['actions'][1]['args']['value'] == 'r1'
+    assert secrets.no_log_values(actions) == {'ipmi-pw'}
+
+
+def test_the_texts_in_the_arguments_of_a_sensitive_inspection_rule_are_secret():
+    rule = {'sensitive': True, 'conditions': [{'op': 'eq', 'args': {'values': ['{inventory[bmc_address]}', 2]}}],
+            'actions': [{'op': 'set-attribute', 'args': {'path': '/extra/note', 'value': 'hidden-text'}},
+                        {'op': 'log', 'args': {'msg': '{item}'}, 'loop': ['loop-item', 'ab']}]}
+    found = secrets.no_log_values(rule)
+    assert {'{inventory[bmc_address]}', '/extra/note', 'hidden-text', 'loop-item'} <= found
+    assert not {'2', 'ab', 'eq', 'set-attribute', 'log'} & found  # short texts and numbers would mask every output
+    assert secrets.no_log_values({'rules': [rule]}) == found
+    assert secrets.no_log_values(dict(rule, sensitive=False)) == set()
+
+
 def test_mask_text_masks_secret_values_quoted_in_ironics_free_text():
     last_error = ("node does not support this clean step: {'interface': 'deploy', 'step': 'x', "
                   "'args': {'admin_password': 'pw-1', \"api_token\": \"tk \\\" 2\"}}; ipmitool -P x password=pw-3 -U admin")
