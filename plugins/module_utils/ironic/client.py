@@ -62,6 +62,9 @@ FEATURE_MIN_VERSION = {
 RUNBOOK_MIN_VERSION = (1, 92)
 RUNBOOK_TRAITS_VERSION = (1, 112)
 
+# Deploy templates (/v1/deploy_templates): deploy steps a node runs when its instance_info traits name the template.
+DEPLOY_TEMPLATE_MIN_VERSION = (1, 55)
+
 # The inventory inspection stored (GET /v1/nodes/{node}/inventory).
 INVENTORY_MIN_VERSION = (1, 81)
 
@@ -547,6 +550,28 @@ class IronicClient(object):
     def delete_runbook(self, ident):
         self.require('runbooks', RUNBOOK_MIN_VERSION)
         self.request('DELETE', '/runbooks/%s' % ident)
+
+    # -- deploy templates --------------------------------------------------------------------
+
+    def find_deploy_template(self, ident):
+        """The deploy template with that name or UUID (name, steps, extra), or None."""
+        self.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
+        try:
+            return self.request('GET', '/deploy_templates/%s' % ident)
+        except NotFound:
+            return None
+
+    def create_deploy_template(self, body):
+        self.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
+        return self.request('POST', '/deploy_templates', body=body)
+
+    def update_deploy_template(self, ident, patch):
+        self.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
+        return self.request('PATCH', '/deploy_templates/%s' % ident, body=patch)
+
+    def delete_deploy_template(self, ident):
+        self.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
+        self.request('DELETE', '/deploy_templates/%s' % ident)
 
     # -- hardware configuration --------------------------------------------------------------
 

@@ -27,8 +27,8 @@ ONE_NODE = {
     'baremetal_power': ('node', 'name'),
     'baremetal_provision_state': ('node', 'name'),
 }
-# Modules whose name is not a node's: baremetal_runbook's is the runbook's.
-NOT_A_NODE = ('baremetal_runbook',)
+# Modules whose name is not a node's: baremetal_runbook's is the runbook's, baremetal_deploy_template's the template's.
+NOT_A_NODE = ('baremetal_runbook', 'baremetal_deploy_template')
 
 
 def module(name):
