@@ -78,6 +78,7 @@ RUN = {
     ('roles/ironic_standalone/README.md', 'playbook'),
     ('docs/credential-rotation.md', 'playbook'),
     ('docs/moving-a-node.md', 'tasks'),
+    ('docs/migrating-from-openstack-cloud.md', 'tasks'),
 }
 
 
@@ -437,3 +438,31 @@ def test_the_move_between_two_ironic_instances_keeps_the_workload(make_ironic, r
         stream.seek(bmc_mark)
         assert 'ComputerSystem.Reset' not in stream.read()
     assert bmc.password not in output
+
+
+def test_the_migration_page_from_openstack_cloud_runs_in_a_play(ironic, nodes, redfish_bmc, clouds, tmp_path):
+    """docs/migrating-from-openstack-cloud.md's tasks (this collection's, not openstack.cloud's), in one play:
+    rack3-node01 enrolled from its Redfish BMC to manageable, rack3-node02 deployed, powered off, undeployed and
+    inspected, the node of a MAC address read, a deploy template declared."""
+    bmc = redfish_bmc()
+    nodes('available', name='rack3-node02')
+    (tmp_path / 'migrated.yml').write_text(with_bmc(wrap(claim('docs/migrating-from-openstack-cloud.md', 'tasks')),
+                                                    bmc), encoding='utf-8')
+    try:
+        rc, output = ansible(['ansible-playbook', 'migrated.yml'], tmp_path, clouds,
+                             extra_vars={'vault_bmc_password': bmc.password})
+
+        assert rc == 0, output
+        enrolled = ironic.api('GET', '/nodes/rack3-node01')
+        assert (enrolled['driver'], enrolled['provision_state'], enrolled['properties']['memory_mb']) == (
+            'redfish', 'manageable', 65536)
+        moved = ironic.api('GET', '/nodes/rack3-node02')
+        assert (moved['provision_state'], moved['power_state']) == ('manageable', 'power off')
+        assert moved['inspection_finished_at'] is not None
+        template = ironic.api('GET', '/deploy_templates/CUSTOM_HYPERTHREADING_OFF')
+        assert [(step['interface'], step['step'], step['priority']) for step in template['steps']] == [
+            ('bios', 'apply_configuration', 150)]
+        assert bmc.password not in output
+    finally:
+        delete_nodes(ironic, ['rack3-node01'])
+        ironic.api('DELETE', '/deploy_templates/CUSTOM_HYPERTHREADING_OFF', expect=None)
