@@ -36,8 +36,7 @@ attributes:
 options:
   name:
     description:
-      - The template's name, a trait (C(CUSTOM_) followed by capitals, digits and underscores, or a standard trait),
-        or the UUID of an existing template.
+      - The template's name, a trait (C(CUSTOM_) followed by capitals, digits and underscores, or a standard trait).
       - One of O(name) and O(templates) is required.
     type: str
   state:
@@ -70,7 +69,7 @@ options:
     elements: dict
     suboptions:
       name:
-        description: The template's name (a trait) or UUID.
+        description: The template's name, a trait.
         type: str
         required: true
       steps:
