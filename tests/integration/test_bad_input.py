@@ -33,6 +33,9 @@ STEP = {'interface': 'deploy', 'step': 'erase_devices_metadata'}
 DEPLOY_STEP = {'interface': 'deploy', 'step': 'write_image', 'args': {}, 'priority': 80}
 REDFISH = {'redfish_address': 'http://127.0.0.1:9', 'redfish_password': 'bad-input-secret'}
 FLEET_NODE = {'name': NEW, 'driver': 'fake-hardware'}
+DT = 'baremetal_deploy_template'
+NEW_TEMPLATE = 'CUSTOM_BAD_INPUT_NEW'  # never created
+DEPLOY_TEMPLATE_STEP = {'interface': 'bios', 'step': 'apply_configuration', 'priority': 150, 'args': {'settings': []}}
 
 CASES = [
     # -- baremetal_provision_state ------------------------------------------------------------------------
@@ -217,6 +220,23 @@ CASES = [
     Case('inventory', 'host_address naming a secret key of instance_info',
          {'host_address': 'instance_info:image_pull_secret'},
          ["host_address names instance_info key 'image_pull_secret', which is named like a secret"]),
+    # -- baremetal_deploy_template ------------------------------------------------------------------------
+    Case(DT, 'name that is not a trait', {'name': 'hyperthreading-off', 'steps': [DEPLOY_TEMPLATE_STEP]},
+         ["name 'hyperthreading-off' must be a trait: CUSTOM_ followed by capitals, digits and underscores"]),
+    Case(DT, 'step with a negative priority', {'name': NEW_TEMPLATE, 'steps': [dict(DEPLOY_TEMPLATE_STEP, priority=-1)]},
+         ['steps[0].priority must be a whole number, 0 or more.']),
+    Case(DT, 'step without its priority', {'name': NEW_TEMPLATE, 'steps': [{'interface': 'bios', 'step': 'x'}]},
+         ["steps[0] lacks 'priority': every deploy template step needs interface, step, priority."]),
+    Case(DT, 'the same step twice', {'name': NEW_TEMPLATE, 'steps': [DEPLOY_TEMPLATE_STEP, DEPLOY_TEMPLATE_STEP]},
+         ['steps has bios.apply_configuration 2 times; a deploy template may have each step of an interface only '
+          'once.']),
+    Case(DT, 'a new template without steps', {'name': NEW_TEMPLATE},
+         ['deploy template %s does not exist yet: give its steps to create it.' % NEW_TEMPLATE]),
+    Case(DT, 'name and templates together', {'name': NEW_TEMPLATE, 'templates': [{'name': NEW_TEMPLATE}]},
+         ['mutually exclusive: name|templates']),
+    Case(DT, 'a template declared twice in templates',
+         {'templates': [{'name': NEW_TEMPLATE, 'steps': [DEPLOY_TEMPLATE_STEP]}, {'name': NEW_TEMPLATE, 'state': 'absent'}]},
+         ['templates names %s 2 times; declare each template once.' % NEW_TEMPLATE]),
     # -- the roles ----------------------------------------------------------------------------------------
     Case('role:fleet', 'concurrency of zero (refused before any node is enrolled)',
          {'fleet_nodes': [FLEET_NODE], 'fleet_concurrency': 0}, ['fleet_concurrency must be at least 1, got 0.']),
@@ -304,6 +324,7 @@ def test_bad_input_fails_naming_the_problem_and_changes_nothing(case, nodes, iro
         assert part in message, message[-3000:]
     assert ironic.write_requests_since(mark) == []
     assert ironic.api('GET', '/nodes/%s' % NEW, expect=(404,)) is not None
+    assert ironic.api('GET', '/deploy_templates/%s' % NEW_TEMPLATE, expect=(404,)) is not None
     after = ironic.api('GET', '/nodes/%s' % nodes['enrolled_uuid'])
     assert after['provision_state'] == before['provision_state'] == 'enroll'
     assert after['updated_at'] == before['updated_at']

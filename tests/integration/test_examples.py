@@ -34,6 +34,7 @@ What the test changes, and nothing else:
 
 from __future__ import annotations
 
+import base64
 import glob
 import json
 import os
@@ -41,6 +42,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 import uuid
 
@@ -77,6 +79,8 @@ RUN = {
     ('roles/ironic_standalone/README.md', 'playbook'),
     ('docs/credential-rotation.md', 'playbook'),
     ('docs/inspection-rules.md', 'tasks'),
+    ('docs/moving-a-node.md', 'tasks'),
+    ('docs/migrating-from-openstack-cloud.md', 'tasks'),
 }
 
 
@@ -387,3 +391,101 @@ def test_the_credential_rotation_example_rotates_the_password_of_rack2(make_iron
     assert rc == 0, output
     assert '"msg": [\n        "rack2-node01",\n        "rack2-node02"\n    ]' in output, output
     assert new not in output and old not in output
+
+
+def power_on(bmc, index=0):
+    """Power system ``index`` on at the BMC itself, as the running workload has it."""
+    system = '%s/redfish/v1/Systems/%s' % (bmc.address, bmc.system_ids[index])
+    request = urllib.request.Request(system + '/Actions/ComputerSystem.Reset', method='POST',
+                                     data=json.dumps({'ResetType': 'On'}).encode(),
+                                     headers={'Content-Type': 'application/json'})
+    credentials = base64.b64encode(('admin:%s' % bmc.password).encode()).decode()
+    request.add_unredirected_header('Authorization', 'Basic ' + credentials)
+    with urllib.request.urlopen(request, timeout=10):
+        pass
+    deadline = time.monotonic() + 60  # the emulator applies a power change 1 to 11 s later, as hardware does
+    while bmc.power_state(index) != 'On' and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert bmc.power_state(index) == 'On'
+
+
+def test_the_move_between_two_ironic_instances_keeps_the_workload(make_ironic, redfish_bmc, tmp_path):
+    """docs/moving-a-node.md's tasks, in one play, between two Ironic processes (each its own port and database):
+    rack1-node07, deployed on old-ironic, is detached there without an undeploy, then enrolled on new-ironic and
+    adopted as active with the same instance_info; nobody touches its power."""
+    old, new = make_ironic(cloud_name='old-ironic'), make_ironic(cloud_name='new-ironic')
+    old.start()
+    new.start()
+    bmc = redfish_bmc()
+    power_on(bmc)
+    tasks = claim('docs/moving-a-node.md', 'tasks')
+    image = re.search(r'image_source: (\S+)', tasks[1]).group(1)
+    raw = RawIronic(old)
+    node = raw.api('POST', '/nodes', {'name': 'rack1-node07', 'driver': 'fake-hardware',
+                                      'instance_info': {'image_source': image}})
+    raw.api('POST', '/ports', {'address': '52:54:00:12:34:56', 'node_uuid': node['uuid']})
+    raw.verb(node['uuid'], 'manage')
+    raw.verb(node['uuid'], 'provide')
+    assert raw.verb(node['uuid'], 'active')['provision_state'] == 'active'
+    old.api('PUT', '/nodes/%s/states/power' % node['uuid'], {'target': 'power on'})  # the fake deploy leaves it unset
+    deadline = time.monotonic() + 60
+    while old.api('GET', '/nodes/%s' % node['uuid'])['power_state'] != 'power on' and time.monotonic() < deadline:
+        time.sleep(0.2)
+    before = old.api('GET', '/nodes/%s' % node['uuid'])
+    assert before['power_state'] == 'power on'
+    clouds_yaml = write_clouds(tmp_path / 'clouds.yaml', {'old-ironic': old, 'new-ironic': new})
+    (tmp_path / 'move.yml').write_text(with_bmc(wrap(tasks), bmc), encoding='utf-8')
+    old_mark, new_mark = old.log_mark(), new.log_mark()
+    bmc_mark = os.path.getsize(bmc.log_path)
+
+    rc, output = ansible(['ansible-playbook', 'move.yml'], tmp_path, clouds_yaml,
+                         extra_vars={'vault_bmc_password': bmc.password})
+
+    assert rc == 0, output
+    assert 'left in active, maintenance set first: True' in output, output
+    # The old Ironic never undeployed: no provision-state request at all, only maintenance and the delete.
+    assert [(request.method, request.path) for request in old.write_requests_since(old_mark)] == [
+        ('PUT', '/v1/nodes/%s/maintenance' % node['uuid']), ('DELETE', '/v1/nodes/%s' % node['uuid'])]
+    assert old.api('GET', '/nodes/rack1-node07', expect=(404,))
+    # The new Ironic adopted it: active, with the same instance_info, without any power request.
+    moved = new.api('GET', '/nodes/rack1-node07')
+    assert (moved['driver'], moved['provision_state'], moved['power_state']) == ('redfish', 'active', 'power on')
+    assert moved['instance_info'] == before['instance_info']
+    written = [(request.method, request.path) for request in new.write_requests_since(new_mark)]
+    assert [path for _method, path in written if path.endswith('/states/provision')] == [
+        '/v1/nodes/%s/states/provision' % moved['uuid']] * 2  # manage, adopt
+    assert not [path for _method, path in written if '/states/power' in path], written
+    # The server kept running: the BMC was never asked to reset or power off.
+    assert bmc.power_state() == 'On'
+    with open(bmc.log_path, encoding='utf-8') as stream:
+        stream.seek(bmc_mark)
+        assert 'ComputerSystem.Reset' not in stream.read()
+    assert bmc.password not in output
+
+
+def test_the_migration_page_from_openstack_cloud_runs_in_a_play(ironic, nodes, redfish_bmc, clouds, tmp_path):
+    """docs/migrating-from-openstack-cloud.md's tasks (this collection's, not openstack.cloud's), in one play:
+    rack3-node01 enrolled from its Redfish BMC to manageable, rack3-node02 deployed, powered off, undeployed and
+    inspected, the node of a MAC address read, a deploy template declared."""
+    bmc = redfish_bmc()
+    nodes('available', name='rack3-node02')
+    (tmp_path / 'migrated.yml').write_text(with_bmc(wrap(claim('docs/migrating-from-openstack-cloud.md', 'tasks')),
+                                                    bmc), encoding='utf-8')
+    try:
+        rc, output = ansible(['ansible-playbook', 'migrated.yml'], tmp_path, clouds,
+                             extra_vars={'vault_bmc_password': bmc.password})
+
+        assert rc == 0, output
+        enrolled = ironic.api('GET', '/nodes/rack3-node01')
+        assert (enrolled['driver'], enrolled['provision_state'], enrolled['properties']['memory_mb']) == (
+            'redfish', 'manageable', 65536)
+        moved = ironic.api('GET', '/nodes/rack3-node02')
+        assert (moved['provision_state'], moved['power_state']) == ('manageable', 'power off')
+        assert moved['inspection_finished_at'] is not None
+        template = ironic.api('GET', '/deploy_templates/CUSTOM_HYPERTHREADING_OFF')
+        assert [(step['interface'], step['step'], step['priority']) for step in template['steps']] == [
+            ('bios', 'apply_configuration', 150)]
+        assert bmc.password not in output
+    finally:
+        delete_nodes(ironic, ['rack3-node01'])
+        ironic.api('DELETE', '/deploy_templates/CUSTOM_HYPERTHREADING_OFF', expect=None)

@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import collections
 import difflib
 import re
 import uuid
@@ -45,6 +46,8 @@ STEP_INTERFACES = {
     'service': _STEP_INTERFACES + ('network',),
     # A runbook's steps (ironic.api.controllers.v1.utils RUNBOOK_STEP_SCHEMA: CLEANING_INTERFACE_PRIORITY).
     'runbook': _STEP_INTERFACES,
+    # A deploy template's steps (DEPLOY_STEP_SCHEMA: DEPLOYING_INTERFACE_PRIORITY).
+    'deploy template': _STEP_INTERFACES,
 }
 
 # The keys of one step (Ironic's _STEPS_SCHEMA and DEPLOY_STEP_SCHEMA), required first.
@@ -53,6 +56,8 @@ _STEP_KEYS = {
     'deploy': (('interface', 'step', 'args', 'priority'), ()),
     'service': (('interface', 'step'), ('args', 'order', 'execute_on_child_nodes', 'limit_child_node_execution')),
     'runbook': (('interface', 'step', 'order'), ('args',)),
+    # Ironic requires args too; an empty dictionary is sent for a step declared without them.
+    'deploy template': (('interface', 'step', 'priority'), ('args',)),
 }
 
 # The options holding steps, and their kind.
@@ -218,6 +223,14 @@ def step_errors(option, steps, kind):
         if 'limit_child_node_execution' in step and not isinstance(step['limit_child_node_execution'], list):
             errors.append('%s.limit_child_node_execution must be a list of node names or UUIDs.' % where)
     return errors
+
+
+def duplicate_step_errors(option, steps, what):
+    """Ironic's duplicate_steps: a runbook or a deploy template has each step of an interface once."""
+    counted = collections.Counter((step.get('interface'), step.get('step')) for step in steps if isinstance(step, Mapping))
+    return ['%s has %s.%s %d times; a %s may have each step of an interface only once.' % (
+        option, interface, step, count, what)
+        for (interface, step), count in sorted(counted.items(), key=str) if count > 1]
 
 
 def _is_count(value):

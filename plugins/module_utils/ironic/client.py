@@ -64,6 +64,8 @@ RUNBOOK_TRAITS_VERSION = (1, 112)
 
 # Inspection rules (/v1/inspection_rules): conditions on the inventory an inspection found, and actions on the node.
 INSPECTION_RULE_MIN_VERSION = (1, 96)
+# Deploy templates (/v1/deploy_templates): deploy steps a node runs when its instance_info traits name the template.
+DEPLOY_TEMPLATE_MIN_VERSION = (1, 55)
 
 # The inventory inspection stored (GET /v1/nodes/{node}/inventory).
 INVENTORY_MIN_VERSION = (1, 81)
@@ -577,6 +579,27 @@ class IronicClient(object):
     def delete_inspection_rule(self, uuid):
         self.require('inspection rules', INSPECTION_RULE_MIN_VERSION)
         self.request('DELETE', '/inspection_rules/%s' % uuid)
+    # -- deploy templates --------------------------------------------------------------------
+
+    def find_deploy_template(self, ident):
+        """The deploy template with that name or UUID (name, steps, extra), or None."""
+        self.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
+        try:
+            return self.request('GET', '/deploy_templates/%s' % ident)
+        except NotFound:
+            return None
+
+    def create_deploy_template(self, body):
+        self.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
+        return self.request('POST', '/deploy_templates', body=body)
+
+    def update_deploy_template(self, ident, patch):
+        self.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
+        return self.request('PATCH', '/deploy_templates/%s' % ident, body=patch)
+
+    def delete_deploy_template(self, ident):
+        self.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
+        self.request('DELETE', '/deploy_templates/%s' % ident)
 
     # -- hardware configuration --------------------------------------------------------------
 

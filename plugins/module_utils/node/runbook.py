@@ -8,15 +8,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import collections
 import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import (
+    duplicate_step_errors, raise_errors, step_errors)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
     RUNBOOK_MIN_VERSION, RUNBOOK_TRAITS_VERSION, version_string)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import raise_errors, step_errors
 
 # The fields a declaration may set besides its name and traits, as Ironic patches them.
 PATCHED_FIELDS = ('steps', 'public', 'owner', 'extra', 'description')
@@ -57,7 +57,7 @@ def declaration_errors(params, version):
         return errors
     if params.get('steps') is not None:
         errors.extend(step_errors('steps', params['steps'], 'runbook'))
-        errors.extend(_duplicate_errors(params['steps']))
+        errors.extend(duplicate_step_errors('steps', params['steps'], 'runbook'))
     for trait in params.get('traits') or ():
         if not TRAIT.match(trait):
             errors.append('traits: %r is not a trait: write CUSTOM_ followed by capitals, digits and underscores.'
@@ -65,13 +65,6 @@ def declaration_errors(params, version):
     if params.get('public') and params.get('owner'):
         errors.append('owner and public: true do not go together: Ironic keeps no owner for a public runbook.')
     return errors
-
-
-def _duplicate_errors(steps):
-    # Ironic's duplicate_steps: each interface and step once.
-    counted = collections.Counter((step.get('interface'), step.get('step')) for step in steps if isinstance(step, dict))
-    return ['steps has %s.%s %d times; a runbook may have each step of an interface only once.' % (interface, step, count)
-            for (interface, step), count in sorted(counted.items(), key=str) if count > 1]
 
 
 def normalized_steps(steps):

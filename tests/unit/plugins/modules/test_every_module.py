@@ -27,8 +27,8 @@ ONE_NODE = {
     'baremetal_power': ('node', 'name'),
     'baremetal_provision_state': ('node', 'name'),
 }
-# Modules whose name is not a node's: baremetal_runbook's is the runbook's, baremetal_inspection_rule's the rule's.
-NOT_A_NODE = ('baremetal_runbook', 'baremetal_inspection_rule')
+# Modules whose name is not a node's but the runbook's, the rule's or the template's.
+NOT_A_NODE = ('baremetal_runbook', 'baremetal_inspection_rule', 'baremetal_deploy_template')
 # Modules that read every node and name none: neither node nor name.
 EVERY_NODE = ('baremetal_fleet_report',)
 
