@@ -421,21 +421,13 @@ def check_declarations(declarations):
             problems.append((declaration, 'state: absent deletes the node, so it cannot also declare %s; drop %s or '
                                           'declare state: present.' % (', '.join(stated), ', '.join(stated))))
         problems.extend((declaration, message) for message in _keep_workload_problems(declaration))
-        problems.extend((declaration, message) for message in _absent_wiring_problems(declaration))
+        problems.extend((declaration, message) for message in wiring.absent_problems(declaration))
         for port in declaration.declared.get('ports') or ():
             other = addresses.setdefault(port['address'], declaration)
             if other is not declaration:
                 problems.append((declaration, 'port %s is also declared by %s; a MAC address belongs to one node.'
                                  % (port['address'], other.label)))
     return problems + wiring.bulk_problems(declarations)
-
-
-def _absent_wiring_problems(declaration):
-    declared = [field for field in ('port_groups', 'virtual_media') if field in declaration.declared]
-    if declaration.state != 'absent' or not declared:
-        return []
-    return ['state: absent deletes the node with its port groups and ports, so it cannot also declare %s; drop it or '
-            'declare state: present.' % ' and '.join(declared)]
 
 
 def _keep_workload_problems(declaration):

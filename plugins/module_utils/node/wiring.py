@@ -55,6 +55,15 @@ def bulk_problems(declarations):
     return port_groups.bulk_problems(declarations)
 
 
+def absent_problems(declaration):
+    """A node declared absent is deleted with its port groups: it cannot declare them, nor virtual media."""
+    declared = [field for field in ('port_groups', 'virtual_media') if field in declaration.declared]
+    if declaration.state != 'absent' or not declared:
+        return []
+    return ['state: absent deletes the node with its port groups and ports, so it cannot also declare %s; drop it or '
+            'declare state: present.' % ' and '.join(declared)]
+
+
 def read_fields(declarations):
     """The node fields read besides the record's: network_data where declared (it may be large)."""
     return ('network_data',) if any('network_data' in declaration.declared for declaration in declarations) else ()

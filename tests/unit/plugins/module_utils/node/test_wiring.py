@@ -42,7 +42,7 @@ class Client(object):
         raise AssertionError('unexpected %s %s' % (method, path))
 
 
-def planned(params, node=NODE, ports=()):
+def planned(params, node, ports=()):
     declaration = Declaration('node0', declared=declared_record(params))
     change = Change(declaration, node, list(ports), False)
     client = Client()
@@ -51,14 +51,14 @@ def planned(params, node=NODE, ports=()):
 
 
 def test_nothing_is_read_for_a_node_that_declares_no_wiring():
-    change, client = planned({'ports': [{'address': MAC}]}, ports=[{'uuid': 'p', 'address': MAC}])
+    change, client = planned({'ports': [{'address': MAC}]}, NODE, ports=[{'uuid': 'p', 'address': MAC}])
     assert change.wiring is None and client.sent == [] and not change.changed
 
 
 def test_declared_groups_and_media_are_read_planned_and_in_the_diff_with_the_url_password_masked():
     change, client = planned({'port_groups': [{'name': 'bond0'}], 'ports': [{'address': MAC, 'port_group': 'bond0'}],
                               'virtual_media': [{'device_type': 'cdrom', 'image_url': URL}]},
-                             ports=[{'uuid': 'p', 'address': MAC, 'portgroup_uuid': None}])
+                             NODE, ports=[{'uuid': 'p', 'address': MAC, 'portgroup_uuid': None}])
     assert change.changed
     assert client.sent == [('GET', '/portgroups'), ('GET', '/nodes/node-uuid/vmedia'), ('GET', '/portgroups/bond0')]
     assert change.diff['before']['port_groups'] == [] and change.diff['after']['port_groups'][0]['ports'] == [MAC]
@@ -69,11 +69,11 @@ def test_declared_groups_and_media_are_read_planned_and_in_the_diff_with_the_url
 
 def test_a_group_name_another_node_has_is_a_problem_before_any_write():
     with pytest.raises(wiring.WiringError, match='port group name taken is taken by port group g9 of node other-node'):
-        planned({'port_groups': [{'name': 'taken'}]})
+        planned({'port_groups': [{'name': 'taken'}]}, NODE)
 
 
 def test_a_node_being_created_reads_nothing_of_itself():
     change, client = planned({'driver': 'fake-hardware', 'port_groups': [{'name': 'bond0'}],
-                              'virtual_media': [{'device_type': 'cdrom', 'image_url': URL}]}, node=None)
+                              'virtual_media': [{'device_type': 'cdrom', 'image_url': URL}]}, None)
     assert client.sent == [('GET', '/portgroups/bond0')]
     assert change.wiring.media.attach and [group['name'] for group in change.wiring.groups.create] == ['bond0']
