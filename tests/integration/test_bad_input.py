@@ -143,8 +143,8 @@ CASES = [
     Case(NODE, 'network_data without its lists', {'name': NEW, 'driver': 'fake-hardware',
                                                   'network_data': {'links': []}},
          ['network_data lacks networks, services']),
-    Case(NODE, 'virtual media from an ftp URL', {'name': '{enrolled}', 'virtual_media': [
-        {'device_type': 'cdrom', 'image_url': 'ftp://127.0.0.1/boot.iso'}]},
+    Case(NODE, 'virtual media from an ftp URL',
+         {'name': '{enrolled}', 'virtual_media': [{'device_type': 'cdrom', 'image_url': 'ftp://127.0.0.1/boot.iso'}]},
          ['virtual_media[0].image_url ftp://127.0.0.1/boot.iso is not a URL Ironic attaches']),
     Case(NODE, 'virtual media without its image', {'name': '{enrolled}', 'virtual_media': [{'device_type': 'cdrom'}]},
          ['virtual_media[0] needs image_url']),

@@ -241,8 +241,9 @@ def node_changes(node, declared, send_secrets):
                 before[field] = field_before
                 after[field] = field_after
         elif field == 'network_data':
-            if network_data.operations(node.get(field), wanted):
-                operations.extend(network_data.operations(node.get(field), wanted))
+            field_operations = network_data.operations(node.get(field), wanted)
+            if field_operations:
+                operations.extend(field_operations)
                 before[field], after[field] = node.get(field) or {}, wanted
         elif node.get(field) != wanted:
             operations.append({'op': 'replace', 'path': _pointer(field), 'value': wanted})
