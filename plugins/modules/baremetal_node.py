@@ -17,7 +17,7 @@ description:
   - Only what the task names is managed. A field left out is not touched. In the dictionary fields
     (O(driver_info), O(properties), O(extra), O(instance_info)) the keys given are set, a key given as
     null is removed, and the keys not mentioned are left alone, so what inspection fills in is kept.
-    O(ports) and O(traits), when given, are made exactly the list given.
+    O(ports), O(port_groups) and O(traits), when given, are made exactly the list given.
   - A new node is left in the V(enroll) provision state, unless the task declares O(provision_state).
   - Besides its record, one task may declare the node whole, its O(provision_state), O(maintenance) and O(power),
     brought about by the engines of M(baremetal.lifecycle.baremetal_provision_state),
@@ -58,8 +58,9 @@ attributes:
   diff_mode:
     support: full
     description:
-      - Shows the fields, keys, traits and ports that change, before and after, with secrets masked, and in the same
-        diff per node C(provision_state), C(maintenance), C(maintenance_reason) and C(power_state) where declared.
+      - Shows the fields, keys, traits, ports, port groups (with their ports), network data and virtual media that
+        change, before and after, with secrets masked, and in the same diff per node C(provision_state),
+        C(maintenance), C(maintenance_reason) and C(power_state) where declared.
 options:
   name:
     description:
@@ -75,7 +76,8 @@ options:
     description:
       - Many nodes declared in one task. Each element takes the options that declare one node, O(name)
         (required), O(uuid), O(driver), O(driver_info), O(validate_driver_info), O(properties),
-        O(resource_class), O(interfaces), O(ports), O(traits), O(extra), O(instance_info),
+        O(resource_class), O(interfaces), O(ports), O(port_groups), O(network_data), O(virtual_media), O(traits),
+        O(extra), O(instance_info),
         O(conductor_group), O(shard), O(owner), O(lessee), O(description), O(automated_clean), O(protected),
         O(protected_reason), O(retired), O(retired_reason), O(disable_power_off), and O(state).
       - It may also declare its node's O(provision_state), O(maintenance), O(maintenance_reason) and O(power), and
@@ -170,6 +172,66 @@ options:
           local_link_connection:
             description: The switch port it is cabled to.
             type: dict
+          port_group:
+            version_added: 0.4.0
+            description: The port group the port belongs to, as O(ports[].port_group).
+            type: str
+      port_groups:
+        version_added: 0.4.0
+        description: The node's port groups, as O(port_groups).
+        type: list
+        elements: dict
+        suboptions:
+          name:
+            description: The name of the port group.
+            type: str
+            required: true
+          address:
+            description: The MAC address of the bond.
+            type: str
+          mode:
+            description: The bonding mode.
+            type: str
+          properties:
+            description: The bond's properties.
+            type: dict
+          standalone_ports_supported:
+            description: Whether its ports may also be used alone.
+            type: bool
+          physical_network:
+            description: The physical network of its ports.
+            type: str
+          category:
+            description: A free-form category.
+            type: str
+      network_data:
+        version_added: 0.4.0
+        description: The node's network_data, as O(network_data).
+        type: dict
+      virtual_media:
+        version_added: 0.4.0
+        description: The node's virtual media, as O(virtual_media).
+        type: list
+        elements: dict
+        suboptions:
+          device_type:
+            description: The virtual device.
+            type: str
+            required: true
+            choices: [cdrom, disk, floppy]
+          image_url:
+            description: The image to insert.
+            type: str
+          download_source:
+            description: Who downloads the image, as O(virtual_media[].download_source).
+            type: str
+            default: http
+            choices: [http, local]
+          state:
+            description: V(present) inserts the image, V(absent) ejects the device.
+            type: str
+            default: present
+            choices: [present, absent]
       traits:
         description: The node's traits.
         type: list
@@ -377,6 +439,118 @@ options:
         description:
           - The switch port it is cabled to, with C(switch_id), C(port_id) and optionally C(switch_info).
         type: dict
+      port_group:
+        version_added: 0.4.0
+        description:
+          - The name of the port group (bond) the port belongs to, declared in O(port_groups) or, when O(port_groups)
+            is not given, one the node has. An empty string takes the port out of its group. Not given, the port
+            stays in the group it is in, unless that group is deleted.
+          - Ironic API 1.24 (the port's C(portgroup_uuid)). Ironic changes a port's group only in V(enroll),
+            V(manageable), V(inspecting) or in maintenance.
+        type: str
+  port_groups:
+    version_added: 0.4.0
+    description:
+      - The node's port groups (bonds), matched by name, made exactly this list; a port group of the node not listed
+        is deleted, once its ports have left it (an empty list deletes them all). When not given, port groups are not
+        touched. Ports join a group with O(ports[].port_group).
+      - The order Ironic needs is kept. The ports are written first, then the port groups are created and updated,
+        then ports leave and join groups, and the groups no longer declared are deleted last.
+      - Port groups need Ironic API 1.23, their O(port_groups[].mode) and O(port_groups[].properties) 1.26,
+        O(port_groups[].physical_network) 1.102 and O(port_groups[].category) 1.103. On an older API, declaring one
+        fails before anything is written, naming the version.
+      - A name another node's port group has (names are unique across Ironic), or one given twice, fails the task
+        before anything is written.
+      - Deleting the node (O(state=absent)) deletes its port groups with it.
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description:
+          - The name of the port group; letters, digits, C(.), C(_), C(~) and C(-), not a UUID. It identifies the
+            group; the module never renames one.
+        type: str
+        required: true
+      address:
+        description:
+          - The MAC address of the bond, six hexadecimal octets separated by colons. Case does not matter.
+        type: str
+      mode:
+        description:
+          - The bonding mode, for example V(active-backup) or V(802.3ad). Not given on creation, Ironic's
+            C([DEFAULT]default_portgroup_mode) applies.
+        type: str
+      properties:
+        description:
+          - The bond's properties, for example C(miimon) or C(xmit_hash_policy). Replaced whole when given.
+        type: dict
+      standalone_ports_supported:
+        description:
+          - Whether the group's ports may also be used alone (Ironic's default is V(true)).
+        type: bool
+      physical_network:
+        description:
+          - The physical network the group's ports are connected to (Ironic API 1.102).
+        type: str
+      category:
+        description:
+          - A free-form category of the port group (Ironic API 1.103), at most 80 characters.
+        type: str
+  network_data:
+    version_added: 0.4.0
+    description:
+      - The node's static network configuration for its ramdisk, in the OpenStack C(network_data.json) format with
+        C(links), C(networks) and C(services) (Ironic API 1.66; on an older API it fails before anything is written).
+      - Declared whole, the value given replaces the node's; an empty dictionary clears it. Not given, it is left alone.
+      - Its shape (the three lists) is checked before anything is sent; Ironic checks the rest against its schema
+        when it is written.
+    type: dict
+  virtual_media:
+    version_added: 0.4.0
+    description:
+      - Images inserted in the virtual devices of the node's BMC, one entry per device. A device not listed is left
+        alone (Ironic inserts images of its own to boot a node by virtual media).
+      - Needs a management interface that has virtual media (V(redfish) and its relatives) and Ironic API 1.93.
+        Ironic attaches and detaches from API 1.89, but shows what is attached only from 1.93, and the module
+        compares that with the declaration before it writes; on an older API the task fails before anything is
+        written.
+      - Ironic attaches and detaches in the background; the module reads what the BMC shows until the image is
+        inserted (or ejected), at most 10 minutes per device, and fails with the node's C(last_error) when Ironic
+        reports a failure.
+      - A URL's password (C(http://user:password@host/image.iso)) is masked in results, diffs and messages.
+    type: list
+    elements: dict
+    suboptions:
+      device_type:
+        description:
+          - The virtual device, V(cdrom), V(disk) (a USB stick) or V(floppy). A BMC without such a device fails the
+            task before anything is written.
+        type: str
+        required: true
+        choices: [cdrom, disk, floppy]
+      image_url:
+        description:
+          - The image to insert, an C(http), C(https), C(nfs), C(cifs) or C(smb) URL. Required unless
+            O(virtual_media[].state=absent).
+        type: str
+      download_source:
+        description:
+          - V(http) gives the URL to the BMC, which downloads the image itself; the image the BMC shows is compared
+            with O(virtual_media[].image_url).
+          - V(local) has the conductor download the image and serve its copy to the BMC, from its C([deploy]http_url)
+            (C(nfs), C(cifs) and C(smb) URLs cannot be). An image of Ironic's copy for the device counts as inserted,
+            so a new O(virtual_media[].image_url) is not seen; eject the device (V(absent)) to change it.
+          - Ironic 39.0 never passes the source on to its conductor, which then always copies the image as with
+            V(local), whatever is given here.
+        type: str
+        default: http
+        choices: [http, local]
+      state:
+        description:
+          - V(present) inserts the image (replacing another one), V(absent) ejects the device.
+        type: str
+        default: present
+        choices: [present, absent]
   traits:
     description:
       - The node's traits, standard ones or custom ones starting with C(CUSTOM_). The node gets exactly this list.
@@ -743,6 +917,42 @@ EXAMPLES = r'''
     concurrency: 4
   register: rack3
 
+- name: Bond two ports of a node, give its ramdisk a static address, and insert a boot ISO in its virtual CD
+  baremetal.lifecycle.baremetal_node:
+    name: rack1-node07
+    port_groups:
+      - name: rack1-node07-bond0
+        address: "52:54:00:12:34:56"
+        mode: 802.3ad
+        properties:
+          miimon: "100"
+        standalone_ports_supported: false
+    ports:
+      - address: "52:54:00:12:34:56"
+        port_group: rack1-node07-bond0
+      - address: "52:54:00:12:34:57"
+        port_group: rack1-node07-bond0
+    network_data:
+      links:
+        - {id: bond0, type: bond, bond_links: [port0, port1], ethernet_mac_address: "52:54:00:12:34:56"}
+        - {id: port0, type: phy, ethernet_mac_address: "52:54:00:12:34:56"}
+        - {id: port1, type: phy, ethernet_mac_address: "52:54:00:12:34:57"}
+      networks:
+        - {id: provisioning, type: ipv4, link: bond0, ip_address: 192.0.2.7, netmask: 255.255.255.0,
+           network_id: provisioning}
+      services: []
+    virtual_media:
+      - device_type: cdrom
+        image_url: http://127.0.0.1:8080/images/rescue.iso
+
+- name: Eject the ISO again, and take the ramdisk's static addressing away
+  baremetal.lifecycle.baremetal_node:
+    name: rack1-node07
+    network_data: {}
+    virtual_media:
+      - device_type: cdrom
+        state: absent
+
 - name: Protect a deployed node from being torn down, saying why
   baremetal.lifecycle.baremetal_node:
     name: rack1-node07
@@ -795,6 +1005,10 @@ node:
     - C(disable_power_off) (Ironic API 1.95) and C(health) (Ironic API 1.109, the hardware's health as the BMC reports it)
       are absent where Ironic is older.
     - Null when the node does not exist after the task, and in check mode when it would be created.
+    - C(port_groups), when the task declares O(port_groups) or a port's O(ports[].port_group), the node's port groups,
+      each with the MAC addresses of its ports.
+    - C(virtual_media), when the task declares O(virtual_media), the image each declared device holds (null when
+      none), URL passwords masked.
   returned: always
   type: dict
   sample:
@@ -828,6 +1042,10 @@ node:
     interfaces: {boot: redfish-virtual-media, power: redfish, management: redfish}
     ports: [{address: '52:54:00:12:34:56', pxe_enabled: true, physical_network: provisioning,
              local_link_connection: {switch_id: 'aa:bb:cc:dd:ee:ff', port_id: Ethernet1/7}}]
+    port_groups: [{name: rack1-node07-bond0, address: '52:54:00:12:34:56', mode: 802.3ad, properties: {miimon: '100'},
+                   standalone_ports_supported: false, physical_network: null, category: null,
+                   ports: ['52:54:00:12:34:56', '52:54:00:12:34:57']}]
+    virtual_media: {cdrom: 'http://127.0.0.1:8080/images/rescue.iso'}
 created:
   description: Whether the node was (or in check mode would be) created.
   returned: when O(state=present)
@@ -1000,6 +1218,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import OPTION_SPEC
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DECLARABLE_STATES, POWER_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_node_name
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.virtual_media import DEVICE_TYPES, DOWNLOAD_SOURCES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import WAVE_SPEC
 
 # The options that declare one node: the module's own, or those of each element of nodes.
@@ -1015,6 +1234,23 @@ RECORD_SPEC = dict(
         pxe_enabled=dict(type='bool'),
         physical_network=dict(type='str'),
         local_link_connection=dict(type='dict'),
+        port_group=dict(type='str'),
+    )),
+    port_groups=dict(type='list', elements='dict', options=dict(
+        name=dict(type='str', required=True),
+        address=dict(type='str'),
+        mode=dict(type='str'),
+        properties=dict(type='dict'),
+        standalone_ports_supported=dict(type='bool'),
+        physical_network=dict(type='str'),
+        category=dict(type='str'),
+    )),
+    network_data=dict(type='dict'),
+    virtual_media=dict(type='list', elements='dict', options=dict(
+        device_type=dict(type='str', required=True, choices=list(DEVICE_TYPES)),
+        image_url=dict(type='str'),
+        download_source=dict(type='str', default='http', choices=list(DOWNLOAD_SOURCES)),
+        state=dict(type='str', default='present', choices=['present', 'absent']),
     )),
     traits=dict(type='list', elements='str'),
     extra=dict(type='dict'),

@@ -165,3 +165,27 @@ def test_a_rollout_stops_once_its_failures_are_over_the_budget(ironic, run_playb
     assert not log.exists()  # the check never ran: the wave failed first
     assert [ironic.api('GET', '/nodes/%s' % node['uuid'])['provision_state'] for node in nodes] == (
         ['manageable', 'enroll', 'enroll', 'enroll'])
+
+
+def test_port_groups_and_network_data_of_a_fleet_file_reach_ironic_and_a_rerun_changes_nothing(ironic, run_playbook):
+    tag = uuid.uuid4().hex[:6]
+    name, mac = 'role-wired-%s' % tag, '52:54:00:%s:%s:%s' % (tag[0:2], tag[2:4], tag[4:6])
+    node = {'name': name, 'driver': 'fake-hardware', 'provision_state': 'enroll',
+            'port_groups': [{'name': 'bond-%s' % tag, 'mode': '802.3ad'}],
+            'ports': [{'address': mac, 'port_group': 'bond-%s' % tag}],
+            'network_data': {'links': [{'id': 'port0', 'type': 'phy', 'ethernet_mac_address': mac}],
+                             'networks': [], 'services': []}}
+    try:
+        rc, output = converge(run_playbook, [node])
+        assert rc == 0, output
+        group = ironic.api('GET', '/portgroups/bond-%s' % tag)
+        assert group['mode'] == '802.3ad'
+        assert ironic.api('GET', '/ports?address=%s&fields=portgroup_uuid' % mac)['ports'][0]['portgroup_uuid'] == \
+            group['uuid']
+        assert ironic.api('GET', '/nodes/%s' % name)['network_data'] == node['network_data']
+        mark = ironic.log_mark()
+        rc, output = converge(run_playbook, [node])
+        assert rc == 0, output
+        assert ironic.write_requests_since(mark) == []
+    finally:
+        ironic.api('DELETE', '/nodes/%s' % name, expect=None)

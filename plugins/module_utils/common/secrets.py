@@ -314,7 +314,7 @@ def no_log_values(params, argument_spec=None):
     """Every secret value held in module arguments, for Ansible to scrub from all output (no_log_values).
 
     A top-level option counts by its name, unless its spec says no_log: false (update_secrets, client_key);
-    inside dictionaries and lists, every key counts by its name. A secret key gives all the values under it,
+    inside dictionaries and lists, every key counts by its name; in any text, the password of a URL is secret. A secret key gives all the values under it,
     except a config drive dictionary, whose keys count one by one. Besides each value, the escaped forms an
     error message may quote (JSON, Python repr) are returned. Works on raw arguments of any type.
     """
@@ -361,6 +361,9 @@ def _collect_nested(value, values):
     elif isinstance(value, (list, tuple)):
         for item in value:
             _collect_nested(item, values)
+    elif isinstance(value, str) and '@' in value:
+        # The password of a URL an option holds (an image's, a BMC's: http://user:password@host).
+        values.update(match.group('password') for match in _URL_PASSWORD.finditer(value))
 
 
 def _collect_secret(key, value, values):

@@ -55,6 +55,16 @@ FEATURE_MIN_VERSION = {
     'runbook': (1, 92),
     'disable_power_off': (1, 95),
     'health': (1, 109),
+    # A node's port groups (bonds), their fields, and a port's group (node/port_groups.py).
+    'port_groups': (1, 23),
+    'port_group': (1, 24),
+    'port group mode': (1, 26),
+    'port group properties': (1, 26),
+    'port group physical_network': (1, 102),
+    'port group category': (1, 103),
+    'network_data': (1, 66),
+    # Attached from 1.89, but read (what a declaration is compared with) only from 1.93.
+    'virtual_media': (1, 93),
 }
 
 # Runbooks (/v1/runbooks); from 1.112 their traits say which nodes may run them, any name goes, and they have a

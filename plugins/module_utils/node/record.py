@@ -16,6 +16,8 @@ import functools
 import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import driver_info
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import network_data
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
@@ -31,7 +33,11 @@ INTERFACES = ('bios', 'boot', 'console', 'deploy', 'firmware', 'inspect', 'manag
 DICT_FIELDS = ('driver_info', 'properties', 'extra', 'instance_info')
 
 SCALAR_FIELDS = ('driver', 'resource_class', 'conductor_group', 'shard', 'owner', 'lessee', 'description',
-                 'automated_clean', 'protected', 'protected_reason', 'retired', 'retired_reason', 'disable_power_off')
+                 'automated_clean', 'protected', 'protected_reason', 'retired', 'retired_reason', 'disable_power_off',
+                 'network_data')
+
+# Declared fields that have their own requests rather than a place in the node's JSON patch or POST body.
+SEPARATE_FIELDS = ('ports', 'traits') + wiring.WIRING_FIELDS
 
 # A reason field and the flag it needs: Ironic refuses the reason while the flag is false, and clears it
 # when the flag is cleared.
@@ -66,6 +72,7 @@ def required_features(declared):
     features = set(_feature_of(field) for field in declared if field != 'ports')
     for port in declared.get('ports') or ():
         features.update(attribute for attribute in PORT_ATTRIBUTES if port.get(attribute) is not None)
+    features.update(wiring.required_features(declared))
     return sorted(feature for feature in features if feature in FEATURE_MIN_VERSION)
 
 
@@ -85,6 +92,7 @@ def declared_record(params):
             declared[interface_field(name)] = value
     if params.get('ports') is not None:
         declared['ports'] = [normalized_port(port) for port in params['ports']]
+    declared.update(wiring.declared_wiring(params))
     return declared
 
 
@@ -100,7 +108,7 @@ def normalized_port(port):
 
 def check_declaration(declared, validate_driver_info=True):
     """What can be checked before asking Ironic anything. Raises NodeError listing every problem."""
-    errors = _port_errors(declared.get('ports'))
+    errors = _port_errors(declared.get('ports')) + wiring.declaration_errors(declared)
     for trait in declared.get('traits') or ():
         if not TRAIT_NAME.match(str(trait)):
             errors.append("trait %r is not a trait name: custom traits are CUSTOM_ followed by A-Z, 0-9 and _ "
@@ -224,7 +232,7 @@ def node_changes(node, declared, send_secrets):
     operations, before, after = [], {}, {}
     for field in sorted(declared):
         wanted = declared[field]
-        if field in ('ports', 'traits'):
+        if field in SEPARATE_FIELDS:
             continue
         if field in DICT_FIELDS:
             field_operations, field_before, field_after = dict_field_changes(field, node.get(field), wanted, send_secrets)
@@ -232,6 +240,11 @@ def node_changes(node, declared, send_secrets):
                 operations.extend(field_operations)
                 before[field] = field_before
                 after[field] = field_after
+        elif field == 'network_data':
+            field_operations = network_data.operations(node.get(field), wanted)
+            if field_operations:
+                operations.extend(field_operations)
+                before[field], after[field] = node.get(field) or {}, wanted
         elif node.get(field) != wanted:
             operations.append({'op': 'replace', 'path': _pointer(field), 'value': wanted})
             before[field] = node.get(field)
@@ -291,7 +304,7 @@ def creation_body(declared, name, uuid):
     if uuid:
         body['uuid'] = uuid
     for field, value in declared.items():
-        if field in ('ports', 'traits'):
+        if field in SEPARATE_FIELDS:
             continue
         if field in DICT_FIELDS:
             value = dict((key, item) for key, item in value.items() if item is not None)
@@ -409,12 +422,13 @@ def check_declarations(declarations):
             problems.append((declaration, 'state: absent deletes the node, so it cannot also declare %s; drop %s or '
                                           'declare state: present.' % (', '.join(stated), ', '.join(stated))))
         problems.extend((declaration, message) for message in _keep_workload_problems(declaration))
+        problems.extend((declaration, message) for message in wiring.absent_problems(declaration))
         for port in declaration.declared.get('ports') or ():
             other = addresses.setdefault(port['address'], declaration)
             if other is not declaration:
                 problems.append((declaration, 'port %s is also declared by %s; a MAC address belongs to one node.'
                                  % (port['address'], other.label)))
-    return problems
+    return problems + wiring.bulk_problems(declarations)
 
 
 def _keep_workload_problems(declaration):
@@ -438,6 +452,8 @@ def refusal(declarations, problems):
 
 class Change(object):
     """What one declared node needs, computed in memory from the Snapshot; apply() makes the writes."""
+
+    wiring = None  # its port groups and virtual media (node/wiring.py, plan), when it declares any
 
     def __init__(self, declaration, node, ports, send_secrets):
         self.declaration = declaration
@@ -469,7 +485,7 @@ class Change(object):
 
     @property
     def changed(self):
-        return self.node is None or bool(self.operations or self.traits is not None or self.ports)
+        return self.node is None or bool(self.operations or self.traits is not None or self.ports or self.wiring)
 
 
 def _record_diff(before, after):

@@ -15,20 +15,21 @@ __metaclass__ = type
 from contextlib import contextmanager
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.bmc_check import verified
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
     FEATURE_MIN_VERSION, NODE_SUMMARY_FIELDS, AnswerLost, IronicError)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
-    INTERFACES, PORT_ATTRIBUTES, UPDATE_SECRETS_ALWAYS, VIEW_FIELDS, Change, NodeError, check_declarations,
+    INTERFACES, PORT_ATTRIBUTES, SEPARATE_FIELDS, UPDATE_SECRETS_ALWAYS, VIEW_FIELDS, Change, NodeError, check_declarations,
     check_driver_info, check_flags, interface_field, node_changes, node_view, refusal, required_features)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import is_at_rest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, Target, converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DELETE_ALLOWED_STATES
 
-PORT_FIELDS = ('uuid', 'address', 'node_uuid') + PORT_ATTRIBUTES
+PORT_FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid') + PORT_ATTRIBUTES
 
 
 def read_fields(declarations):
@@ -36,7 +37,7 @@ def read_fields(declarations):
     fields = NODE_SUMMARY_FIELDS + VIEW_FIELDS + tuple(interface_field(name) for name in INTERFACES)
     if any('instance_info' in declaration.declared for declaration in declarations):
         fields += ('instance_info',)
-    return fields
+    return fields + wiring.read_fields(declarations)
 
 
 class Snapshot(object):
@@ -103,6 +104,7 @@ def check_change(snapshot, declaration, send_secrets):
             raise NodeError("MAC %s is already used by port %s of node %s. Remove that port (or the node) first, "
                             "or correct the address." % (port['address'], owner['uuid'],
                                                          other.get('name') or owner['node_uuid']))
+    change.wiring = wiring.plan(client, declared, node, change)
     return change
 
 
@@ -114,7 +116,7 @@ def plan_changes(client, declarations, send_secrets):
     for declaration in declarations:
         try:
             changes.append(check_change(snapshot, declaration, send_secrets))
-        except (NodeError, IronicError) as exc:
+        except (NodeError, IronicError, wiring.WiringError) as exc:
             problems.append((declaration, str(exc)))
     return changes, problems
 
@@ -142,15 +144,15 @@ def apply_change(client, change, check_mode, verify_bmc=True):
     write that changes a BMC secret is followed by a check that Ironic can use it (_bmc_check).
     """
     result = {'name': change.declaration.name, 'changed': change.changed, 'created': change.node is None,
-              'node': None if change.node is None else node_view(change.node, change.current_ports),
+              'node': None if change.node is None else wiring.view(change.wiring, node_view(change.node, change.current_ports)),
               'diff': change.diff, 'bmc_verified': None}
     if not change.changed or check_mode:
         return result
     try:
         node, ports = _create(client, change) if change.node is None else _update(client, change)
+        result['node'] = wiring.apply(client, change.wiring, node, ports, node_view)
     except BaremetalError as exc:
         raise NodeError(str(exc), dict(result, **exc.result))
-    result['node'] = node_view(node, ports)
     return verified(client, change, node, result) if verify_bmc else result
 
 
@@ -209,7 +211,7 @@ def _is_record_sent(node, body, declared):
     if body.get('uuid') and node['uuid'] != body['uuid']:
         return False
     record = dict((field, value) for field, value in declared.items()
-                  if field not in ('ports', 'traits', 'owner'))
+                  if field not in SEPARATE_FIELDS + ('owner',))
     return not node_changes(node, record, send_secrets=False)[0]
 
 

@@ -191,3 +191,16 @@ def test_a_node_the_defaults_cannot_plan_is_left_to_the_provision_task():
     records = {'nodes': [{'name': 'plain', 'created': False, 'changed': False, 'node': node('plain', 'active')}]}
     # Undeploying destroys a workload: refused without allow_destructive, which only the task knows.
     assert fleet_moves(plan, records) == [{'node': 'plain', 'state': 'manageable'}]
+
+
+def test_port_groups_network_data_and_virtual_media_pass_through_to_the_records_and_are_checked():
+    wired = {'name': 'wired', 'driver': 'fake-hardware',
+             'port_groups': [{'name': 'wired-bond0', 'mode': '802.3ad', 'properties': {'miimon': '100'}}],
+             'ports': [{'address': '52:54:00:00:00:07', 'port_group': 'wired-bond0'}],
+             'network_data': {'links': [], 'networks': [], 'services': []},
+             'virtual_media': [{'device_type': 'cdrom', 'image_url': 'http://127.0.0.1:8080/boot.iso'}]}
+    plan = fleet_plan([wired], SCHEMA)
+    assert plan['errors'] == [] and plan['records'] == [wired]
+    bad = dict(wired, virtual_media=[{'device_type': 'dvd'}], port_groups=[{'name': 'bond 0'}])
+    errors = ' '.join(fleet_plan([bad], SCHEMA)['errors'])
+    assert 'virtual_media[0].device_type' in errors and 'port_groups[0].name' in errors

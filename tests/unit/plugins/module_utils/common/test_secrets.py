@@ -182,6 +182,12 @@ def test_secret_values_finds_every_secret_of_module_arguments():
         assert public not in values
 
 
+def test_the_password_of_a_url_an_option_holds_is_a_secret_value():
+    params = {'virtual_media': [{'device_type': 'cdrom', 'image_url': 'http://reader:Zq-p@ss@127.0.0.1:8080/boot.iso'}],
+              'instance_info': {'image_source': 'http://127.0.0.1:9/i.img'}}
+    assert secrets.no_log_values(params) == {'Zq-p@ss'}
+
+
 def test_secret_values_takes_a_config_drive_text_whole_and_survives_raw_arguments():
     assert 'H4sIAAAA' in secrets.no_log_values({'config_drive': 'H4sIAAAA'})
     assert secrets.no_log_values({'driver_info': 'not a dict', 'nodes': 5, 'auth': None}) == set()

@@ -1,0 +1,157 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Virtual media declared on a node: an image inserted in a virtual device of its BMC, or none (state absent).
+
+A device the task does not name is left alone (Ironic itself inserts images to boot a node by virtual media). What
+the BMC shows is read once (API 1.93) and compared: with image_download_source http the BMC reads the image from its
+URL, which it shows; with local Ironic copies the image and the BMC shows Ironic's copy, named for the device and the
+node, so an image of that name counts as inserted (Ironic 39 copies whatever the source: its conductor is never told
+it). Ironic attaches and detaches in the background: each is followed
+by reads until the BMC shows it, or the node's last_error says why not.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked, masked_text
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.wait import Backoff, Deadline
+
+# Ironic's device types, and the Redfish media types that serve each (a DVD drive takes a CD image).
+MEDIA_TYPES = {'cdrom': ('CD', 'DVD'), 'floppy': ('Floppy',), 'disk': ('USBStick',)}
+DEVICE_TYPES = tuple(sorted(MEDIA_TYPES))
+DOWNLOAD_SOURCES = ('http', 'local')
+# What Ironic takes as an image URL, and those its conductor cannot download itself (download_source local).
+URL_SCHEMES = ('http', 'https', 'nfs', 'cifs', 'smb')
+REMOTE_ONLY_SCHEMES = ('nfs', 'cifs', 'smb')
+
+# How long an attach or a detach may take before the task gives up on it.
+MEDIA_TIMEOUT = 600
+
+
+class VirtualMediaError(BaremetalError):
+    """Ironic could not attach or detach an image, or the BMC has no such device."""
+
+
+def declared_media(params):
+    """The declared devices (None: virtual media left alone)."""
+    if params.get('virtual_media') is None:
+        return None
+    return [dict(device_type=medium['device_type'], state=medium.get('state') or 'present',
+                 image_url=medium.get('image_url'), download_source=medium.get('download_source') or 'http')
+            for medium in params['virtual_media']]
+
+
+def declaration_errors(media):
+    errors, seen = [], set()
+    for index, medium in enumerate(media or ()):
+        option = 'virtual_media[%d]' % index
+        if medium['device_type'] in seen:
+            errors.append('%s.device_type %s is listed twice; a device holds one image. Remove the duplicate.'
+                          % (option, medium['device_type']))
+        seen.add(medium['device_type'])
+        if medium['state'] == 'absent':
+            continue
+        url = medium['image_url']
+        scheme = url.split('://', 1)[0].lower() if url and '://' in url else None
+        if not url:
+            errors.append('%s needs image_url, the image to insert (state: absent ejects the device instead).' % option)
+        elif scheme not in URL_SCHEMES:
+            errors.append('%s.image_url %s is not a URL Ironic attaches: use one of %s.'
+                          % (option, masked_text(url), ', '.join('%s://' % name for name in URL_SCHEMES)))
+        elif medium['download_source'] == 'local' and scheme in REMOTE_ONLY_SCHEMES:
+            errors.append('%s.image_url is a %s URL, which the conductor cannot download: set download_source: http.'
+                          % (option, scheme))
+    return errors
+
+
+def published_name(device_type, node_uuid):
+    """The name Ironic gives its copy of an image it serves itself (download_source local)."""
+    return '%s-%s.%s' % (device_type, node_uuid, 'iso' if device_type == 'cdrom' else 'img')
+
+
+def inserted_image(media, device_type):
+    """The image inserted in the device (None: nothing), and whether the BMC has such a device at all."""
+    devices = [entry for entry in media if set(entry.get('media_types') or ()) & set(MEDIA_TYPES[device_type])]
+    images = [entry.get('image') for entry in devices if entry.get('inserted') and entry.get('image')]
+    return (images[0] if images else None), bool(devices)
+
+
+def shows(medium, image, node_uuid):
+    """Whether the inserted image is the declared one: its URL, or Ironic's copy for the device (download_source
+    local; and whatever the source on Ironic 39, whose conductor is never told the source and always copies)."""
+    if image is None:
+        return False
+    return image == medium['image_url'] or image.rstrip('/').rsplit('/', 1)[-1] == published_name(
+        medium['device_type'], node_uuid)
+
+
+class MediaPlan(object):
+    """What makes the node's virtual media as declared (pure): media is what Ironic read from the BMC (None for a
+    node being created, which has nothing inserted)."""
+
+    def __init__(self, declared, media, node_uuid):
+        self.attach, self.detach, self.missing = [], [], []
+        self.before, self.after = {}, {}
+        for medium in declared:
+            device = medium['device_type']
+            image, offered = inserted_image(media, device) if media is not None else (None, True)
+            if not offered:
+                self.missing.append(device)
+            self.before[device] = image
+            if medium['state'] == 'absent':
+                self.after[device] = None
+                if image is not None:
+                    self.detach.append(device)
+            elif shows(medium, image, node_uuid):
+                self.after[device] = image
+            else:
+                self.after[device] = medium['image_url']
+                self.attach.append(medium)
+
+    def __bool__(self):
+        return bool(self.attach or self.detach)
+
+    def problems(self, offered):
+        """The devices the BMC does not offer, naming those it does (offered: the media read)."""
+        if not self.missing:
+            return []
+        kinds = sorted(set(kind for entry in offered or () for kind in entry.get('media_types') or ()))
+        return ['the BMC offers no virtual media device for %s (its media types: %s); leave it out of virtual_media.'
+                % (', '.join(self.missing), ', '.join(kinds) or 'none')]
+
+
+def media_view(media, devices):
+    """The declared devices as results show them: {device type: the image inserted, or None}, URL passwords masked."""
+    return masked(dict((device, inserted_image(media, device)[0]) for device in devices))
+
+
+def apply_plan(client, plan, node_uuid, timeout=MEDIA_TIMEOUT):
+    """Detach, then attach, each followed by reads until the BMC shows it. Returns the media as last read."""
+    media = None
+    for device in plan.detach:
+        api.detach_virtual_media(client, node_uuid, device)
+        media = _wait(client, node_uuid, timeout, 'detaching %s' % device,
+                      lambda read, device=device: inserted_image(read, device)[0] is None)
+    for medium in plan.attach:
+        api.attach_virtual_media(client, node_uuid, medium['device_type'], medium['image_url'], medium['download_source'])
+        media = _wait(client, node_uuid, timeout, 'attaching %s' % medium['device_type'],
+                      lambda read, medium=medium: shows(medium, inserted_image(read, medium['device_type'])[0], node_uuid))
+    return media
+
+
+def _wait(client, node_uuid, timeout, doing, done):
+    """Read until done(media); a last_error on the node (which the request cleared) says Ironic failed."""
+    deadline, backoff = Deadline(timeout), Backoff()
+    while True:
+        media = api.virtual_media(client, node_uuid)
+        if done(media):
+            return media
+        last_error = client.get_node(node_uuid, ('last_error',)).get('last_error')
+        if last_error:
+            raise VirtualMediaError('Ironic failed %s: %s' % (doing, masked_text(last_error)))
+        if not deadline.pause(backoff):
+            raise VirtualMediaError('%s took more than %d s: the BMC still shows %s. Look at the BMC, then rerun.'
+                                    % (doing, timeout, masked(media)))

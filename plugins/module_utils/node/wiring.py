@@ -1,0 +1,150 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What a node declaration says of the node's wiring and boot media beside its record: its port groups and the
+group of each port (node/port_groups.py), its virtual media (node/virtual_media.py), and the checks of its network_data
+(node/network_data.py; network_data itself is a field of the record).
+
+The record's code (node/record.py, node/writer.py) hands each node here at the same points as its own parts: the
+declaration, the checks before anything is read, the reads and checks before the first write (a Wiring per node,
+its changes in the node's diff), and the writes, after those of the record and its ports.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import network_data
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+
+# Declared fields that are not fields of the node record: each has its own requests.
+WIRING_FIELDS = ('port_groups', 'port_memberships', 'virtual_media')
+
+
+class WiringError(BaremetalError):
+    """A port group or virtual media declaration Ironic would refuse."""
+
+
+def declared_wiring(params):
+    """The wiring fields a task (or an element of nodes) declares."""
+    declared = {}
+    groups = port_groups.declared_groups(params)
+    if groups is not None:
+        declared['port_groups'] = groups
+    memberships = port_groups.declared_memberships(params)
+    if memberships:
+        declared['port_memberships'] = memberships
+    media = virtual_media.declared_media(params)
+    if media is not None:
+        declared['virtual_media'] = media
+    return declared
+
+
+def declaration_errors(declared):
+    return (port_groups.declaration_errors(declared) + virtual_media.declaration_errors(declared.get('virtual_media'))
+            + network_data.declaration_errors(declared))
+
+
+def required_features(declared):
+    return port_groups.required_features(declared)
+
+
+def bulk_problems(declarations):
+    return port_groups.bulk_problems(declarations)
+
+
+def absent_problems(declaration):
+    """A node declared absent is deleted with its port groups: it cannot declare them, nor virtual media."""
+    declared = [field for field in ('port_groups', 'virtual_media') if field in declaration.declared]
+    if declaration.state != 'absent' or not declared:
+        return []
+    return ['state: absent deletes the node with its port groups and ports, so it cannot also declare %s; drop it or '
+            'declare state: present.' % ' and '.join(declared)]
+
+
+def read_fields(declarations):
+    """The node fields read besides the record's: network_data where declared (it may be large)."""
+    return ('network_data',) if any('network_data' in declaration.declared for declaration in declarations) else ()
+
+
+class Wiring(object):
+    """One node's port groups and virtual media: read (for an existing node), checked, and planned."""
+
+    def __init__(self, client, declared, node, ports, port_changes):
+        uuid = node['uuid'] if node else None
+        self.groups = self.media = None
+        self.media_read = None
+        if port_groups.manages(declared):
+            current = api.list_port_groups(client, uuid) if node else []
+            self.groups = port_groups.GroupPlan(declared, current, ports, port_changes)
+        if declared.get('virtual_media') is not None:
+            self.media_read = api.virtual_media(client, uuid) if node else None
+            self.media = virtual_media.MediaPlan(declared['virtual_media'], self.media_read, uuid)
+        problems = []
+        if self.groups is not None:
+            problems.extend(port_groups.check_plan(client, self.groups, uuid))
+        if self.media is not None:
+            problems.extend(self.media.problems(self.media_read))
+        if problems:
+            raise WiringError(' '.join(problems))
+
+    def __bool__(self):
+        return bool(self.groups or self.media)
+
+    def diff(self):
+        """(before, after) of what changes."""
+        before, after = {}, {}
+        if self.groups:
+            before['port_groups'], after['port_groups'] = self.groups.before, self.groups.after
+        if self.media:
+            before['virtual_media'] = dict((device, image) for device, image in self.media.before.items()
+                                           if self.media.after[device] != image)
+            after['virtual_media'] = dict((device, self.media.after[device]) for device in before['virtual_media'])
+        return before, after
+
+    def view(self):
+        """The wiring as read, for the node's view."""
+        view = {}
+        if self.groups is not None:
+            view['port_groups'] = self.groups.before
+        if self.media is not None:
+            view['virtual_media'] = virtual_media.masked(self.media.before)
+        return view
+
+
+def plan(client, declared, node, change):
+    """The node's Wiring, its changes added to the record's Change and diff; None when it declares none."""
+    if not (port_groups.manages(declared) or declared.get('virtual_media') is not None):
+        return None
+    wiring = Wiring(client, declared, node, change.current_ports, change.ports)
+    before, after = wiring.diff()
+    change.diff['before'].update(virtual_media.masked(before))
+    change.diff['after'].update(virtual_media.masked(after))
+    return wiring
+
+
+def view(wiring, node_view):
+    return dict(node_view, **wiring.view()) if wiring is not None else node_view
+
+
+def apply(client, wiring, node, ports, view_of):
+    """Write the wiring after the record; returns the node's view (view_of(node, ports) with the wiring). A failure
+    carries the view of the node as far as it went."""
+    if wiring is None:
+        return view_of(node, ports)
+    shown = view_of(node, ports)
+    try:
+        if wiring.groups is not None:
+            groups, ports = (port_groups.apply_plan(client, wiring.groups, node['uuid'], ports) if wiring.groups
+                             else (wiring.groups.current, ports))
+            shown = dict(view_of(node, ports), port_groups=port_groups.groups_view(groups, ports))
+        if wiring.media is not None:
+            media = virtual_media.apply_plan(client, wiring.media, node['uuid']) if wiring.media else wiring.media_read
+            if media is None:  # a node just created: what its BMC shows now
+                media = api.virtual_media(client, node['uuid'])
+            shown['virtual_media'] = virtual_media.media_view(media, list(wiring.media.after))
+    except BaremetalError as exc:
+        raise WiringError(str(exc), dict(exc.result, node=shown))
+    return shown
