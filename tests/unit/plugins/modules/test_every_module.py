@@ -27,8 +27,8 @@ ONE_NODE = {
     'baremetal_power': ('node', 'name'),
     'baremetal_provision_state': ('node', 'name'),
 }
-# Modules whose name is not a node's: baremetal_runbook's is the runbook's.
-NOT_A_NODE = ('baremetal_runbook',)
+# Modules whose name is not a node's: baremetal_runbook's is the runbook's, baremetal_allocation's the allocation's.
+NOT_A_NODE = ('baremetal_allocation', 'baremetal_runbook')
 
 
 def module(name):
@@ -65,7 +65,12 @@ def test_a_module_that_names_one_node_takes_node_and_name_and_documents_both(nam
         assert result.validated_parameters[option] == 'rack1-node07'
 
 
+# baremetal_allocation's node is not its name either: the active node an allocation is recorded for (a backfill).
+OTHER_NODE = ('baremetal_allocation',)
+
+
 @pytest.mark.parametrize('name', NOT_A_NODE)
-def test_a_module_whose_name_is_not_a_node_takes_no_node(name):
-    assert 'node' not in module(name).ARGUMENT_SPEC
+def test_a_module_whose_name_is_not_a_node_takes_node_only_for_another_node(name):
+    assert ('node' in module(name).ARGUMENT_SPEC) == (name in OTHER_NODE)
     assert not module(name).ARGUMENT_SPEC['name'].get('aliases')
+    assert not (module(name).ARGUMENT_SPEC.get('node') or {}).get('aliases')
