@@ -91,7 +91,7 @@ def allocation_diff(before, after):
     diff = DifferenceTracker()
     for field in VIEW_FIELDS:
         if field not in ('uuid', 'state', 'last_error'):
-            diff.add(field, before.get(field, ABSENT) if before else ABSENT, after.get(field, ABSENT) if after else ABSENT)
+            diff.add(field, (before or {}).get(field, ABSENT), (after or {}).get(field, ABSENT))
     return diff.diff()
 
 

@@ -153,8 +153,13 @@ def _convert(key, host):
 
 
 def _words(node):
-    return '%s: %s' % (node.name, ', '.join(path + (' (%s)' % why if why else '') if path else why
-                                             for path, why in node.problems))
+    return '%s: %s' % (node.name, ', '.join(_problem_words(path, why) for path, why in node.problems))
+
+
+def _problem_words(path, why):
+    if not path:
+        return why
+    return path + (' (%s)' % why if why else '')
 
 
 def from_bifrost(inventory):
@@ -178,5 +183,4 @@ def from_bifrost(inventory):
     if not troubled:
         return fleet, None
     return [], ('The Bifrost inventory has keys the role cannot map: %s. Remove them from the file, or describe '
-                'those nodes in the role\'s own format (fleet_format: fleet).' % '; '.join(_words(node)
-                                                                                          for node in troubled))
+                "those nodes in the role's own format (fleet_format: fleet)." % '; '.join(map(_words, troubled)))
