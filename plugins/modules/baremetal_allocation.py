@@ -17,9 +17,9 @@ description:
     is then reserved for the allocation (its C(instance_uuid) is the allocation's UUID) until the allocation is
     deleted.
   - The allocation is kept by its O(name). A second run with the same declaration finds it, keeps the same node,
-    and writes nothing. Ironic does not change an allocation's O(resource_class), O(traits) or O(owner) once
-    created: a declaration that differs there fails, naming the difference, before any write. O(extra) is updated
-    in place (API 1.57).
+    and writes nothing. Ironic does not change an allocation's O(resource_class), O(traits) or O(owner) after
+    creating it, so a declaration that differs there fails, naming the difference, before any write. O(extra) is
+    updated in place (API 1.57).
   - The module waits, up to O(timeout) seconds, for the conductor to pick the node. When no node matches, the task
     fails with Ironic's reason (C(last_error)); the failed allocation is kept in state C(error), and the next run
     deletes it and asks again.

@@ -127,3 +127,31 @@ def test_an_older_api_refuses_the_option_naming_the_version_before_any_write(iro
     assert result['failed']
     assert '%s needs Ironic API %s or newer; this server supports up to %s' % (option, needed, older) in result['msg']
     assert ironic.write_requests_since(mark) == []
+
+
+ROLE = '''
+- name: Converge a fleet and its allocations
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: baremetal.lifecycle.fleet
+'''
+
+
+def test_the_fleet_role_asks_for_its_allocations_and_a_rerun_keeps_them(ironic, run_playbook, pool):
+    tag, (plain, gpu) = pool
+    fleet = [{'name': node['name'], 'driver': 'fake-hardware', 'resource_class': node['resource_class'],
+              'traits': node['traits']} for node in (plain, gpu)]
+    allocations = [{'name': 'role-gpu-%s' % tag.lower(), 'resource_class': gpu['resource_class'],
+                    'traits': ['CUSTOM_GPU_%s' % tag]},
+                   {'name': 'role-any-%s' % tag.lower(), 'resource_class': plain['resource_class']}]
+    rc, output = run_playbook(ROLE, {'fleet_nodes': fleet, 'fleet_allocations': allocations})
+    assert rc == 0, output
+    shown = '"msg": "role-gpu-%s: %s; role-any-%s: %s"' % (tag.lower(), gpu['name'], tag.lower(), plain['name'])
+    assert shown in output, output
+    assert ironic.api('GET', '/allocations/role-gpu-%s' % tag.lower())['node_uuid'] == gpu['uuid']
+
+    mark = ironic.log_mark()
+    rc, output = run_playbook(ROLE, {'fleet_nodes': fleet, 'fleet_allocations': allocations})
+    assert rc == 0, output
+    assert ironic.write_requests_since(mark) == []
