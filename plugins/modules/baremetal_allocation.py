@@ -176,8 +176,8 @@ api_calls:
   sample: 3
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._allocation import ensure_allocation
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._module import BaremetalModule
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.allocation import ensure_allocation
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 
 ARGUMENT_SPEC = dict(
     name=dict(type='str', required=True),

@@ -11,7 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import NotFound
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NotFound
 
 ALLOCATIONS_VERSION = (1, 52)
 

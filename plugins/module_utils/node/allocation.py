@@ -3,7 +3,7 @@
 """Declare an allocation: one node of a resource class with some traits, kept by name.
 
 Checking a declaration and comparing it with Ironic's allocation are pure; ensure_allocation reads, checks
-everything, then writes, and waits for the conductor's pick with the collection's one waiter (_wait).
+everything, then writes, and waits for the conductor's pick with the collection's one waiter (engine/wait.py).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -12,16 +12,16 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._diff import ABSENT, DifferenceTracker
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic import version_string
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._ironic_allocations import (
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import version_string
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.allocations import (
     ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION, create_allocation, delete_allocation, find_allocation,
     update_allocation)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._node_record import trait_errors
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._secrets import masked_text
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._validate import name_errors, raise_errors
-from ansible_collections.baremetal.lifecycle.plugins.module_utils._wait import Backoff, Deadline
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import trait_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import name_errors, raise_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.wait import Backoff, Deadline
 
 # What an allocation looks like in results and diffs.
 VIEW_FIELDS = ('uuid', 'name', 'state', 'node_uuid', 'resource_class', 'traits', 'candidate_nodes', 'owner', 'extra',
