@@ -118,8 +118,8 @@ def test_a_backfill_records_the_allocation_of_an_active_node_whose_release_is_re
 
 @pytest.mark.parametrize('option, value, needed, older', [
     ('owner', 'project-a', '1.60', '1.59'), ('node', 'any-node', '1.58', '1.57')])
-def test_an_older_api_refuses_the_option_naming_the_version_before_any_write(ironic, run_module, option, value,
-                                                                            needed, older):
+def test_an_older_api_refuses_the_option_naming_the_version_before_any_write(
+        ironic, run_module, option, value, needed, older):
     mark = ironic.log_mark()
     with FaultProxy(ironic.port, answer=playing_ironic_api(older)) as proxy:
         result = run_module('baremetal_allocation', name='old-%s' % uuid.uuid4().hex[:8], resource_class='any',

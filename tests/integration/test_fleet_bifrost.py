@@ -95,8 +95,7 @@ def test_a_bifrost_inventory_is_enrolled_kept_in_sync_and_a_rerun_writes_nothing
         rc, output = run_playbook(PLAYBOOK, {'fleet_file': str(path)})
         assert rc == 0, output
         assert ironic.api('GET', '/nodes/%s' % b)['properties']['memory_mb'] == '65536'
-        assert [address for address, _ in ports_of(ironic, b)] == ['52:54:%s:03' % _octets(tag),
-                                                                 '52:54:%s:04' % _octets(tag)]
+        assert [port[0] for port in ports_of(ironic, b)] == ['52:54:%s:03' % _octets(tag), '52:54:%s:04' % _octets(tag)]
         writes = ironic.write_requests_since(mark)
         b_uuid = ironic.api('GET', '/nodes/%s' % b)['uuid']
         assert sorted((request.method, request.path) for request in writes) == [

@@ -101,8 +101,8 @@ def test_every_key_it_cannot_map_is_named_in_one_message_and_no_node_is_returned
 
 
 def test_the_same_key_with_the_same_value_in_a_section_is_fine():
-    (node,), error = from_bifrost({'n': {'driver': 'ipmi', 'driver_info': {'ipmi_address': 'a',
-                                                                          'power': {'ipmi_address': 'a'}}}})
+    driver_info = {'ipmi_address': 'a', 'power': {'ipmi_address': 'a'}}
+    (node,), error = from_bifrost({'n': {'driver': 'ipmi', 'driver_info': driver_info}})
     assert error is None
     assert node['driver_info'] == {'ipmi_address': 'a'}
 
