@@ -24,6 +24,7 @@ from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_errors import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import PlanError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, plan_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import step_word
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bifrost import from_bifrost
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import wave_length
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._compat import VAULT_TYPE, decrypted, vault_value, with_vault
 
@@ -31,6 +32,7 @@ from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._compat import
 MAINTENANCE_FIELDS = ('maintenance', 'maintenance_reason')
 PROVISION_FIELDS = ('provision_state',)
 HARDWARE_FIELDS = ('bios_settings', 'raid', 'firmware')
+FORMATS = ('fleet', 'bifrost')
 ROLE_FIELDS = frozenset(MAINTENANCE_FIELDS + PROVISION_FIELDS + HARDWARE_FIELDS)
 
 _Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
@@ -106,16 +108,25 @@ def _read_yaml(text):
                                              getattr(exc, 'problem', None) or exc))
 
 
-def fleet_plan(fleet, schema, settings=None, provision_state='available'):
+def fleet_plan(fleet, schema, settings=None, provision_state='available', fleet_format='fleet'):
     """The node lists of the role's tasks, or the errors of the fleet description (then every list is empty).
 
-    fleet is the list of nodes, or the text of a YAML file holding it. provision_state is the state of the nodes
-    that declare none.
+    fleet is the list of nodes, or the text of a YAML file holding it; with fleet_format bifrost, a Bifrost inventory
+    (a mapping of node name to node) or its text, mapped to the list first. provision_state is the state of the
+    nodes that declare none.
     """
     nodes = _read(fleet)
+    plan = {'errors': [], 'records': [], 'maintenance': [], 'provision': [], 'hardware': []}
+    if fleet_format not in FORMATS:
+        raise AnsibleFilterError('baremetal.lifecycle.fleet_plan: fleet_format must be one of %s, got %r.'
+                                 % (', '.join(FORMATS), fleet_format))
+    if fleet_format == 'bifrost':
+        nodes, error = from_bifrost(nodes)
+        if error:
+            plan['errors'].append(error)
+            return plan
     # The validator reads the schema at every node: an Ansible container (from_json's) costs 1 s at 1,000 nodes.
-    plan = {'errors': fleet_errors(nodes, _plain(schema), settings), 'records': [], 'maintenance': [], 'provision': [],
-            'hardware': []}
+    plan['errors'] = fleet_errors(nodes, _plain(schema), settings)
     if plan['errors']:
         return plan
     for node in nodes:

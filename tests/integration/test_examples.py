@@ -10,7 +10,8 @@ Each fenced ```yaml block is one example, classified by its shape (``kind``):
   (README.md's ``nodes.ironic.yml``), run with ``-i`` and a ``--limit`` to the test's nodes (the session's Ironic
   holds other tests' nodes, which an example must not move: that is what ``--limit`` is for);
 - ``inventory``: a ``plugin: baremetal.lifecycle.ironic`` file, read with ``ansible-inventory --list``;
-- ``fleet``: a fleet file, written as ``fleet.yml`` beside the playbooks of the same page, which read it.
+- ``fleet``: a fleet file, written as ``fleet.yml`` beside the playbooks of the same page, which read it;
+- ``bifrost``: a Bifrost inventory (a mapping of node name to node), written as ``baremetal.yml`` likewise.
 
 A block that cannot run (it needs real servers) is marked right before it with
 ``<!-- example: not-run (the reason) -->``; ``test_every_example_is_run_or_marked`` fails for any other block that
@@ -81,6 +82,7 @@ RUN = {
     ('docs/inspection-rules.md', 'tasks'),
     ('docs/moving-a-node.md', 'tasks'),
     ('docs/migrating-from-openstack-cloud.md', 'tasks'),
+    ('docs/moving-from-bifrost.md', 'bifrost'), ('docs/moving-from-bifrost.md', 'playbook'),
 }
 
 
@@ -93,6 +95,8 @@ def pages():
 def kind_of(data):
     if isinstance(data, dict) and str(data.get('plugin', '')).endswith('.ironic'):
         return 'inventory'
+    if isinstance(data, dict) and data and all(isinstance(item, dict) and 'driver' in item for item in data.values()):
+        return 'bifrost'
     if isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
         if all('hosts' in item for item in data):
             return 'playbook' if all(item['hosts'] == 'localhost' for item in data) else 'inventory-playbook'
@@ -342,6 +346,37 @@ def test_the_fleet_role_converges_the_vault_encrypted_fleet_file(ironic, redfish
                 for node in (ironic.api('GET', '/nodes/%s' % name) for name in names)] == [
             ('redfish', 'manageable', False), ('fake-hardware', 'available', False), ('fake-hardware', 'enroll', True)]
         assert FLEET_BMC_PASSWORD not in output
+    finally:
+        delete_nodes(ironic, names)
+
+
+def test_the_bifrost_inventory_is_enrolled_and_a_second_run_writes_nothing(ironic, redfish_bmc, clouds, tmp_path):
+    """docs/moving-from-bifrost.md: the role reads the Bifrost inventory, flattens its legacy driver_info, maps its
+    nics and properties, and a second run writes nothing."""
+    bmc = redfish_bmc(password=FLEET_BMC_PASSWORD)
+    (inventory,) = claim('docs/moving-from-bifrost.md', 'bifrost')
+    (playbook,) = claim('docs/moving-from-bifrost.md', 'playbook')
+    (tmp_path / 'baremetal.yml').write_text(with_bmc(inventory, bmc), encoding='utf-8')
+    (tmp_path / 'site.yml').write_text(playbook, encoding='utf-8')
+    names = list(yaml.safe_load(inventory))
+    try:
+        rc, output = ansible(['ansible-playbook', 'site.yml'], tmp_path, clouds)
+
+        assert rc == 0, output
+        redfish, legacy = (ironic.api('GET', '/nodes/%s' % name) for name in names)
+        assert (redfish['driver'], redfish['provision_state']) == ('redfish', 'manageable')
+        assert redfish['properties']['memory_mb'] == '65536'
+        assert redfish['extra'] == {'ipv4_address': '192.0.2.21', 'host_groups': ['compute']}
+        assert legacy['driver_info'] == {'deploy_kernel': 'http://192.0.2.1:8080/ipa.kernel',
+                                         'deploy_ramdisk': 'http://192.0.2.1:8080/ipa.initramfs'}
+        assert [port['address'] for port in ironic.api('GET', '/ports?node=%s' % names[1])['ports']] == [
+            '52:54:00:22:00:01']
+        assert FLEET_BMC_PASSWORD not in output
+
+        mark = ironic.log_mark()
+        rc, output = ansible(['ansible-playbook', 'site.yml'], tmp_path, clouds)
+        assert rc == 0, output
+        assert ironic.write_requests_since(mark) == []
     finally:
         delete_nodes(ironic, names)
 

@@ -134,7 +134,7 @@ def mac_errors(option, address):
 def check_node_name(option, name):
     """A node name to create or look up by name: Ironic refuses UUID-like names, so such a name would find
     (and change) the node that has that UUID instead."""
-    raise_errors(_name_errors(option, name))
+    raise_errors(name_errors(option, name))
 
 
 def raise_errors(errors):
@@ -273,13 +273,15 @@ def _key_errors(option, record):
             "Rename the key." % (option, key) for key in sorted(record, key=str) if not PATCHABLE_KEY.match(str(key))]
 
 
-def _name_errors(option, name):
+def name_errors(option, name, what='node'):
+    """Problems of the name of an Ironic resource (a node, an allocation): Ironic's logical names, never a UUID."""
     if not isinstance(name, str) or not _LOGICAL_NAME.match(name):
-        return ["%s %s is not a node name Ironic accepts: use 1 to 255 letters, digits, '.', '_', '~' or '-'."
-                % (option, _quoted(name))]
+        return ["%s %s is not a%s %s name Ironic accepts: use 1 to 255 letters, digits, '.', '_', '~' or '-'."
+                % (option, _quoted(name), 'n' if what[0] in 'aeiou' else '', what)]
     if is_uuid_like(name):
-        return ['%s %s is a UUID, and Ironic node names cannot be UUIDs: give the name of the node (to choose the '
-                'UUID of a new node, set uuid as well).' % (option, name)]
+        return ['%s %s is a UUID, and Ironic %s names cannot be UUIDs: give the name of the %s%s.'
+                % (option, name, what, what,
+                   ' (to choose the UUID of a new node, set uuid as well)' if what == 'node' else '')]
     return []
 
 
@@ -287,7 +289,7 @@ def ident_errors(option, ident):
     """Problems of a node name or UUID used to find a node."""
     if is_uuid_like(ident):
         return []
-    return _name_errors(option, ident)
+    return name_errors(option, ident)
 
 
 def nodes_errors(option, nodes):
@@ -303,7 +305,7 @@ def nodes_errors(option, nodes):
             key = 'node' if 'node' in entry else 'name'
             ident = entry.get(key)
             where += '.' + key
-            check = ident_errors if key == 'node' else _name_errors
+            check = ident_errors if key == 'node' else name_errors
         else:
             ident = entry
         if isinstance(ident, int) and not isinstance(ident, bool):

@@ -106,14 +106,17 @@ def normalized_port(port):
     return entry
 
 
+def trait_errors(traits):
+    """Problems of trait names (of a node, or of the nodes an allocation asks for)."""
+    return ["trait %r is not a trait name: custom traits are CUSTOM_ followed by A-Z, 0-9 and _ (for example "
+            "CUSTOM_GPU_A100); the others are os-traits names such as HW_CPU_X86_AVX2." % (trait,)
+            for trait in traits or () if not TRAIT_NAME.match(str(trait))]
+
+
 def check_declaration(declared, validate_driver_info=True):
     """What can be checked before asking Ironic anything. Raises NodeError listing every problem."""
     errors = _port_errors(declared.get('ports')) + wiring.declaration_errors(declared)
-    for trait in declared.get('traits') or ():
-        if not TRAIT_NAME.match(str(trait)):
-            errors.append("trait %r is not a trait name: custom traits are CUSTOM_ followed by A-Z, 0-9 and _ "
-                          "(for example CUSTOM_GPU_A100); the others are os-traits names such as HW_CPU_X86_AVX2."
-                          % (trait,))
+    errors.extend(trait_errors(declared.get('traits')))
     for field in DICT_FIELDS:
         for key in sorted(declared.get(field) or {}):
             if not PATCHABLE_KEY.match(str(key)):

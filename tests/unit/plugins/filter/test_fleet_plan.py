@@ -7,6 +7,7 @@ import os
 import re
 
 import pytest
+import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_plan import (
@@ -204,3 +205,49 @@ def test_port_groups_network_data_and_virtual_media_pass_through_to_the_records_
     bad = dict(wired, virtual_media=[{'device_type': 'dvd'}], port_groups=[{'name': 'bond 0'}])
     errors = ' '.join(fleet_plan([bad], SCHEMA)['errors'])
     assert 'virtual_media[0].device_type' in errors and 'port_groups[0].name' in errors
+BIFROST_YAML = '''
+edge-01:
+  uuid: "00000000-0000-4000-8000-0000000000e1"
+  driver: fake-hardware
+  nics:
+    - mac: "52:54:00:e1:00:01"
+  properties: {cpu_arch: x86_64, ram: "8192", disk_size: "100", cpus: "4"}
+  ipv4_address: 192.0.2.51
+edge-02:
+  driver: fake-hardware
+'''
+
+
+@pytest.mark.parametrize('fleet', [BIFROST_YAML, json.dumps(yaml.safe_load(BIFROST_YAML))],
+                         ids=['yaml text', 'json text'])
+def test_a_bifrost_inventory_is_mapped_then_split(fleet):
+    plan = fleet_plan(fleet, SCHEMA, provision_state='manageable', fleet_format='bifrost')
+    assert plan['errors'] == []
+    assert plan['records'] == [
+        {'name': 'edge-01', 'uuid': '00000000-0000-4000-8000-0000000000e1', 'driver': 'fake-hardware',
+         'ports': [{'address': '52:54:00:e1:00:01'}],
+         'properties': {'cpu_arch': 'x86_64', 'memory_mb': '8192', 'local_gb': '100', 'cpus': '4'},
+         'extra': {'ipv4_address': '192.0.2.51'}},
+        {'name': 'edge-02', 'driver': 'fake-hardware'}]
+    assert plan['provision'] == [{'node': 'edge-01', 'state': 'manageable'}, {'node': 'edge-02', 'state': 'manageable'}]
+
+
+def test_a_bifrost_inventory_with_keys_it_cannot_map_gives_one_error_and_no_list():
+    plan = fleet_plan(BIFROST_YAML + '  host_vars: {a: 1}\n  nics: [{mac: "52:54:00:e1:00:02", vlan: 3}]\n', SCHEMA,
+                      fleet_format='bifrost')
+    assert plan == {'errors': ["The Bifrost inventory has keys the role cannot map: edge-02: host_vars, nics[0].vlan. "
+                               "Remove them from the file, or describe those nodes in the role's own format "
+                               "(fleet_format: fleet)."],
+                    'records': [], 'maintenance': [], 'provision': [], 'hardware': []}
+
+
+def test_a_mapped_bifrost_inventory_is_validated_as_the_roles_own_format():
+    plan = fleet_plan({'bad': {'driver': 'fake-hardware', 'nics': [{'mac': 'not-a-mac'}]}}, SCHEMA,
+                      fleet_format='bifrost')
+    assert plan['records'] == []
+    assert any(error.startswith('fleet[0] (bad): ports[0].address: must match') for error in plan['errors']), plan
+
+
+def test_an_unknown_fleet_format_is_refused():
+    with pytest.raises(AnsibleFilterError, match='fleet_format must be one of fleet, bifrost'):
+        fleet_plan([], SCHEMA, fleet_format='metal3')

@@ -27,8 +27,8 @@ ONE_NODE = {
     'baremetal_power': ('node', 'name'),
     'baremetal_provision_state': ('node', 'name'),
 }
-# Modules whose name is not a node's but the runbook's, the rule's or the template's.
-NOT_A_NODE = ('baremetal_runbook', 'baremetal_inspection_rule', 'baremetal_deploy_template')
+# Modules whose name is not a node's but the runbook's, the rule's, the template's or the allocation's.
+NOT_A_NODE = ('baremetal_runbook', 'baremetal_inspection_rule', 'baremetal_deploy_template', 'baremetal_allocation')
 # Modules that read every node and name none: neither node nor name.
 EVERY_NODE = ('baremetal_fleet_report',)
 
@@ -67,10 +67,15 @@ def test_a_module_that_names_one_node_takes_node_and_name_and_documents_both(nam
         assert result.validated_parameters[option] == 'rack1-node07'
 
 
+# baremetal_allocation's node is not its name either: the active node an allocation is recorded for (a backfill).
+OTHER_NODE = ('baremetal_allocation',)
+
+
 @pytest.mark.parametrize('name', NOT_A_NODE)
-def test_a_module_whose_name_is_not_a_node_takes_no_node(name):
-    assert 'node' not in module(name).ARGUMENT_SPEC
+def test_a_module_whose_name_is_not_a_node_takes_node_only_for_another_node(name):
+    assert ('node' in module(name).ARGUMENT_SPEC) == (name in OTHER_NODE)
     assert not module(name).ARGUMENT_SPEC['name'].get('aliases')
+    assert not (module(name).ARGUMENT_SPEC.get('node') or {}).get('aliases')
 
 
 @pytest.mark.parametrize('name', EVERY_NODE)

@@ -1,0 +1,200 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Declare an allocation: one node of a resource class with some traits, kept by name.
+
+Checking a declaration and comparing it with Ironic's allocation are pure; ensure_allocation reads, checks
+everything, then writes, and waits for the conductor's pick with the collection's one waiter (engine/wait.py).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import version_string
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.allocations import (
+    ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION, create_allocation, delete_allocation, find_allocation,
+    update_allocation)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import trait_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import name_errors, raise_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.wait import Backoff, Deadline
+
+# What an allocation looks like in results and diffs.
+VIEW_FIELDS = ('uuid', 'name', 'state', 'node_uuid', 'resource_class', 'traits', 'candidate_nodes', 'owner', 'extra',
+               'last_error')
+# Fields Ironic sets when the allocation is created and never changes.
+FIXED_FIELDS = ('resource_class', 'traits', 'owner')
+NODE_FIELDS = ('uuid', 'name', 'provision_state', 'maintenance', 'resource_class')
+
+
+class AllocationError(BaremetalError):
+    """A declaration Ironic would refuse, or an allocation that failed or did not finish."""
+
+
+def declaration_errors(params, version):
+    """Every problem of a declaration, for this API version, before anything is read or written."""
+    errors = name_errors('name', params['name'], 'allocation')
+    for option, minimum in sorted(ALLOCATION_FIELD_VERSION.items()):
+        if params.get(option) is not None and version < minimum:
+            errors.append('%s needs Ironic API %s or newer; this server supports up to %s. Upgrade Ironic or leave '
+                          '%s out.' % (option, version_string(minimum), version_string(version), option))
+    if params['state'] == 'absent':
+        return errors
+    errors.extend(trait_errors(params.get('traits')))
+    if not params.get('resource_class') and not params.get('node'):
+        errors.append('resource_class is required to ask for a node: Ironic picks an available node of that class. '
+                      '(To record an allocation for a node already deployed, give node instead.)')
+    if params.get('node') and params.get('candidate_nodes') and params['node'] not in params['candidate_nodes']:
+        errors.append('node %s is not among candidate_nodes: leave candidate_nodes out, or name the node there.'
+                      % params['node'])
+    return errors
+
+
+def allocation_view(allocation):
+    return dict((field, allocation.get(field)) for field in VIEW_FIELDS if field in allocation)
+
+
+def node_view(node):
+    """The allocated node in results: its name and UUID (None while no node is allocated)."""
+    return {'uuid': node['uuid'], 'name': node.get('name')} if node else None
+
+
+def fixed_differences(current, params, node):
+    """What the declaration asks that the existing allocation cannot become (Ironic does not change those fields
+    after creating it), each as words."""
+    differences = []
+    for field in FIXED_FIELDS:
+        wanted, held = params.get(field), current.get(field)
+        if field == 'traits':
+            wanted, held = sorted(wanted) if wanted is not None else None, sorted(held or [])
+        if wanted is not None and wanted != held:
+            differences.append('%s is %r, not %r' % (field, held, wanted))
+    candidates = params.get('candidate_nodes')
+    if candidates and node and not set(candidates) & set((node['uuid'], node.get('name'))):
+        differences.append('its node %s is not among candidate_nodes' % (node.get('name') or node['uuid']))
+    if params.get('node') and node and params['node'] not in (node['uuid'], node.get('name')):
+        differences.append('its node is %s, not %s' % (node.get('name') or node['uuid'], params['node']))
+    return differences
+
+
+def request_body(params):
+    """The body of the POST that asks for the declared allocation."""
+    return dict((field, params[field]) for field in ('name', 'resource_class', 'traits', 'candidate_nodes', 'owner',
+                                                     'extra', 'node') if params.get(field) is not None)
+
+
+def allocation_diff(before, after):
+    diff = DifferenceTracker()
+    for field in VIEW_FIELDS:
+        if field not in ('uuid', 'state', 'last_error'):
+            diff.add(field, (before or {}).get(field, ABSENT), (after or {}).get(field, ABSENT))
+    return diff.diff()
+
+
+def _node(client, ident):
+    return client.find_node(ident, NODE_FIELDS) if ident else None
+
+
+def _settled(client, allocation, deadline):
+    """The allocation once the conductor has picked a node or failed (state no longer allocating), or as last seen
+    when the deadline passes."""
+    backoff = Backoff()
+    while allocation.get('state') == 'allocating' and deadline.pause(backoff):
+        allocation = find_allocation(client, allocation['uuid']) or dict(allocation, state=None)
+    return allocation
+
+
+def _result(changed, allocation, node, before):
+    view = allocation_view(allocation) if allocation else None
+    return {'changed': changed, 'allocation': view, 'node': node_view(node),
+            'diff': allocation_diff(before and allocation_view(before), view)}
+
+
+def _release(client, params, current, check_mode):
+    if current is None:
+        return {'changed': False, 'allocation': None, 'node': None, 'diff': allocation_diff(None, None)}
+    node = _node(client, current.get('node_uuid'))
+    if node and node['provision_state'] == 'active' and not node['maintenance']:
+        raise AllocationError('allocation %s holds node %s, which is active: Ironic releases the node of an active '
+                              'workload only in maintenance. Undeploy it first (baremetal.lifecycle.'
+                              'baremetal_provision_state state: available), or set maintenance on it. Nothing was '
+                              'changed.' % (params['name'], node.get('name') or node['uuid']),
+                              {'changed': False, 'allocation': allocation_view(current), 'node': node_view(node)})
+    if not check_mode:
+        delete_allocation(client, current['uuid'])
+    return _result(True, None, node, current)
+
+
+def _backfilled_node(client, params):
+    node = _node(client, params['node'])
+    if node is None:
+        raise AllocationError('node %s does not exist: name an active node to record an allocation for it.'
+                              % params['node'])
+    if node['provision_state'] != 'active':
+        raise AllocationError('node %s is %s: an allocation is recorded for (backfilled on) an active node only. '
+                              'Leave node out to let Ironic pick an available one.'
+                              % (params['node'], node['provision_state']))
+    return node
+
+
+def _failure(params, allocation, timeout):
+    if allocation.get('state') == 'allocating':
+        return ('allocation %s is still allocating after %d s: raise timeout, or look at the conductor log.'
+                % (params['name'], timeout))
+    reason = masked_text(allocation.get('last_error') or 'nothing').rstrip('.')
+    return ('allocation %s failed; Ironic says: %s. A node matches when it is available, not in maintenance, with '
+            'a power state Ironic knows, of resource class %s, with every trait asked for%s. The failed allocation is '
+            'kept (in state error): a rerun asks again, state: absent deletes it.'
+            % (params['name'], reason, allocation.get('resource_class') or params.get('resource_class'),
+               ', and among candidate_nodes' if params.get('candidate_nodes') else ''))
+
+
+def ensure_allocation(client, params, check_mode, clock=time.monotonic, sleep=time.sleep):
+    """Create, keep, update or delete the allocation named params['name'] as declared; the module result
+    (changed, allocation, node, diff). Everything is checked before the first write."""
+    client.require('allocations', ALLOCATIONS_VERSION)
+    raise_errors(declaration_errors(params, client.version))
+    deadline = Deadline(params['timeout'], clock, sleep)
+    current = find_allocation(client, params['name'])
+    if params['state'] == 'absent':
+        return _release(client, params, current, check_mode)
+    if current is not None and current['state'] == 'allocating':
+        current = _settled(client, current, deadline)  # asked by an earlier run that did not wait it out
+        if current.get('state') == 'allocating':
+            raise AllocationError(_failure(params, current, params['timeout']), _result(False, current, None, current))
+    if current is not None and current['state'] != 'error':
+        return _keep(client, params, current, check_mode)
+    node = _backfilled_node(client, params) if params.get('node') else None
+    planned = dict(request_body(params), state='allocating', node_uuid=node and node['uuid'])
+    if check_mode:
+        return _result(True, planned, node, current)
+    if current is not None:
+        delete_allocation(client, current['uuid'])  # failed before: ask again
+    allocation = _settled(client, create_allocation(client, request_body(params)), deadline)
+    node = _node(client, allocation.get('node_uuid'))
+    result = _result(True, allocation, node, current)
+    if allocation.get('state') != 'active':
+        raise AllocationError(_failure(params, allocation, params['timeout']), result)
+    return result
+
+
+def _keep(client, params, current, check_mode):
+    node = _node(client, current.get('node_uuid'))
+    differences = fixed_differences(current, params, node)
+    if differences:
+        raise AllocationError('allocation %s exists, and Ironic cannot change it as declared: %s. Release it first '
+                              '(state: absent), or declare it as it is. Nothing was changed.'
+                              % (params['name'], '; '.join(differences)),
+                              {'changed': False, 'allocation': allocation_view(current), 'node': node_view(node)})
+    extra = params.get('extra')
+    if extra is None or extra == (current.get('extra') or {}):
+        return _result(False, current, node, current)
+    client.require('updating an allocation', ALLOCATION_FIELD_VERSION['updating an allocation'])
+    after = dict(current, extra=extra)
+    if not check_mode:
+        after = update_allocation(client, current['uuid'], [{'op': 'replace', 'path': '/extra', 'value': extra}])
+    return _result(True, after, node, current)
