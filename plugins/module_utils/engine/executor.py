@@ -44,7 +44,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client 
     AnswerLost, Busy, IronicError, Unreachable, summarize_node, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.wait import Backoff, Deadline
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 
 # Seconds a transient state may go without a conductor's lock and without progress before the node
 # counts as stranded. A working conductor holds the lock for the whole of a non-wait transient state.
@@ -166,7 +166,7 @@ class Executor(object):
         self.stranded_grace = stranded_grace
         self.clock = clock
         self.timeout = timeout
-        self.deadline = Deadline(timeout, clock, sleep)
+        self.wait = Wait(timeout, clock=clock, sleep=sleep)
         self.concurrency = max(1, concurrency)
         # How many nodes may move at once now: concurrency, lowered while Ironic answers Busy (the latest answer).
         self.limit = self.concurrency
@@ -496,7 +496,7 @@ class Executor(object):
         for job, node in jobs:
             self._observe(job, node, check_mode)
         jobs = [job for job, _node in jobs]
-        backoff = Backoff()
+        self.wait.reset()
         unreachable_since = [None]
         while True:
             moving = sum(1 for job in jobs if job.stage == MOVING)
@@ -506,14 +506,14 @@ class Executor(object):
                     break
                 if self._start_next(job, wait):
                     moving += 1
-                    backoff.reset()
+                    self.wait.reset()
                 elif job.stage == READY:
                     # Busy: Ironic takes no more now; as many as move now may move until one comes to rest.
                     self.limit = max(1, moving)
                     self.progress.node(job.label, job.node.get('provision_state'), HELD_BACK)
                     break
             watched = [job for job in jobs if job.stage == WAITING or job.stage == MOVING]
-            if not (watched or any(job.stage == READY for job in jobs)) or not self.deadline.pause(backoff):
+            if not (watched or any(job.stage == READY for job in jobs)) or not self.wait.pause():
                 break
             if not watched:
                 continue
@@ -535,7 +535,7 @@ class Executor(object):
                 if node.get('target_provision_state') is None and job.node.get('target_provision_state'):
                     # A node came to rest: others the conductor works through alongside it are about to, so
                     # look again soon rather than after the back-off grown while they all moved.
-                    backoff.reset()
+                    self.wait.reset()
                 self._observe(job, node, check_mode, conductors)
         self._time_out([job for job in jobs if job.stage != DONE])
         return jobs

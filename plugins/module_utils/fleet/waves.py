@@ -22,6 +22,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 
 # The options of every module that changes nodes in bulk (plugins/doc_fragments/node_selection.py WAVES).
 WAVE_SPEC = dict(
@@ -130,13 +131,14 @@ def run_in_waves(read_nodes, items, run_batch, wave_size, wave_pause=0, max_fail
     progress = progress or Progress()
     failed = sum(1 for result in planned if result.get('error'))
     budget = len(changing) + failed
+    pause = Wait(initial=wave_pause, factor=1, cap=wave_pause, sleep=sleep)
     for number, wave in enumerate(waves, 1):
         if over_budget(failed, budget, max_fail_percentage):
             for index in (index for later in waves[number - 1:] for index in later):
                 results[index].update(changed=False, error=None)
             break
         if number > 1 and wave_pause:
-            sleep(wave_pause)
+            pause.pause()
         members = [_label(results[index], str(index)) for index in wave]
         progress.wave(number, len(waves), members, 0, failed)
         try:

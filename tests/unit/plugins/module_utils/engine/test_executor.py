@@ -22,7 +22,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client 
     AnswerLost, Busy, IronicError, Unreachable)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, issue_step, plan_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
 
