@@ -13,7 +13,7 @@ import time
 
 import pytest
 from dedicated import kill, result_of, spawn, spawn_with, start_module
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.executor import STRANDED_GRACE
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import STRANDED_GRACE
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_MAX_DELAY
 
 NODES = 10

@@ -3,7 +3,7 @@
 """Converge nodes to declared provision states: look up, then each node rests, is planned and moves.
 
 Shared by baremetal_provision_state (one node or a fleet) and baremetal_node (state: absent).
-Planning (plan_node) and issuing a step (issue_step) live here; the executor only calls them.
+Planning (plan_node) and issuing a step (issue_step) live here; the scheduler only calls them.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,7 +17,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.executor import Executor, Job
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import Job
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import FEATURE_MIN_VERSION
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
 
@@ -287,11 +288,11 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
         return steps
 
     found_by_uuid = dict((node['uuid'], node) for node in found.values())
-    executor = Executor(client, timeout, concurrency=concurrency, plan=plan, issue_step=issue_step,
-                        abort_on_timeout=abort_on_timeout)
+    scheduler = Scheduler(client, timeout, concurrency=concurrency, plan=plan, issue_step=issue_step,
+                          abort_on_timeout=abort_on_timeout)
     jobs = [(Job(found[target.ident], target.state, target.options), found[target.ident])
             for target in targets if target.ident in found]
-    executor.run(jobs, wait=wait, check_mode=check_mode)
+    scheduler.run(jobs, wait=wait, check_mode=check_mode)
     errors = [no_node_message([ident], client) for ident in missing]
     return [job for job, _node in jobs], errors
 
@@ -323,7 +324,7 @@ def set_instance_info(client, uuid, instance_info):
     """PATCH the keys of instance_info that differ from what Ironic holds when the step is sent.
 
     It reads instance_info first, as the steps before it may have changed it; so it is sent again after a lost
-    answer (see Executor._took_effect), sending only what is still missing.
+    answer (see Scheduler._took_effect), sending only what is still missing.
     """
     patch = instance_info_patch(client.get_node(uuid, ('instance_info',)), instance_info)
     if patch:

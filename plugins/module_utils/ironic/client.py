@@ -246,7 +246,7 @@ class IronicClient(object):
         """One HTTP exchange with bounded, jittered retries for locks, 503 and dropped connections.
 
         replay=False: a lost answer raises AnswerLost even for a PUT. retry_busy=False: a 503 raises Busy at once,
-        for a caller that has other work to do meanwhile (the executor sends the step again later).
+        for a caller that has other work to do meanwhile (the scheduler sends the step again later).
         """
         waiting = Wait(initial=RETRY_BASE_DELAY, factor=2, cap=RETRY_MAX_DELAY, jitter=1.0, sleep=time.sleep)
         for attempt in range(1, RETRY_ATTEMPTS + 1):
