@@ -23,12 +23,29 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states 
 
 PROGRESS_FILE_ENV = 'BAREMETAL_LIFECYCLE_PROGRESS_FILE'
 
+# The Progress of the task this process runs, by the file it writes to (task_progress).
+_TASKS = {}
+_TASKS_LOCK = threading.Lock()
+
+
+def task_progress():
+    """The one Progress of the task this process runs (a module process runs one task), made at its first report.
+
+    Every stage of the task (the provision moves, power actions, waves) reports to it, on one clock: the seconds of
+    its lines count from the task's first report, whichever stage writes them.
+    """
+    path = os.environ.get(PROGRESS_FILE_ENV)
+    with _TASKS_LOCK:
+        if path not in _TASKS:
+            _TASKS[path] = Progress(path)
+        return _TASKS[path]
+
 
 class Progress(object):
-    """Where a task reports its nodes' motion."""
+    """Where a task reports its nodes' motion: made by task_progress; tests give their own path and clock."""
 
-    def __init__(self, path=None, clock=time.monotonic):
-        self._path = path if path is not None else os.environ.get(PROGRESS_FILE_ENV)
+    def __init__(self, path, clock=time.monotonic):
+        self._path = path  # None: no viewer reads the lines, none is written
         self._clock = clock
         self._started = clock()
         self._last = {}

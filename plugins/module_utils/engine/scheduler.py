@@ -26,7 +26,7 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, planner, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter)
@@ -50,7 +50,7 @@ class Scheduler(object):
     def __init__(self, client, timeout, concurrency=1, plan=None, issue_step=None, abort_on_timeout=False,
                  stranded_grace=STRANDED_GRACE, progress=None, clock=time.monotonic, sleep=time.sleep):
         self.client = client
-        self.progress = progress or Progress(clock=clock)
+        self.progress = progress or task_progress()
         self.plan = plan
         self.sender = Sender(client, issue_step, clock, self.progress)
         self.abort_on_timeout = abort_on_timeout

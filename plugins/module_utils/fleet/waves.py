@@ -20,7 +20,7 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 
@@ -128,7 +128,7 @@ def run_in_waves(read_nodes, items, run_batch, wave_size, wave_pause=0, max_fail
     results = [dict(result, wave=wave_of.get(index), started=False) for index, result in enumerate(planned)]
     if check_mode or not waves:
         return results, waves
-    progress = progress or Progress()
+    progress = progress or task_progress()
     failed = sum(1 for result in planned if result.get('error'))
     budget = len(changing) + failed
     pause = Wait(initial=wave_pause, factor=1, cap=wave_pause, sleep=sleep)

@@ -16,7 +16,7 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import NODE_FLAGS, POWER_ACTIONS, POWER_OFF_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
@@ -68,7 +68,7 @@ def ensure_power(client, node, declared, timeout, check_mode, progress=None, clo
         raise PowerError("node %s has disable_power_off set: it must never be powered off, and Ironic refuses '%s'. "
                          "Reboot it instead, or clear the flag with %s." % (_label(node), target, NODE_FLAGS['disable_power_off'].clear),
                          {'changed': False, 'node': summarize_node(node)})
-    progress = progress or Progress(clock=clock)
+    progress = progress or task_progress()
     waiting = Wait(timeout, clock=clock, sleep=sleep)
     # A power action already under way decides the state we start from.
     node = _settle(client, node, waiting, progress, 'earlier %s' % node.get('target_power_state'))
