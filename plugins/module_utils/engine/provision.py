@@ -13,7 +13,7 @@ __metaclass__ = type
 import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes, no_node_message
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
@@ -164,7 +164,7 @@ def plan_node(node, target, options, release=None):
         elif options.retired:
             flags['retired'] = options.retired_reason
             if target in states.UNRETIRABLE_STATES:
-                raise planner.PlanError("retired: true and state: %s: Ironic never makes a retired node %s. Declare "
+                raise graph.PlanError("retired: true and state: %s: Ironic never makes a retired node %s. Declare "
                                         "state: manageable to retire it." % (target, target))
     steps = planner.plan(node['provision_state'], target, allow_destructive=options.allow_destructive,
                          adopt=options.adopt, actions=required, optional_actions=optional, unhold=options.unhold,
@@ -172,18 +172,18 @@ def plan_node(node, target, options, release=None):
                          fault=node.get('fault'), clear_fault=options.clear_fault, release=release)
     rescue = next((step for step in steps if step.verb == 'rescue'), None)
     if options.rescue_password is None and rescue is not None:
-        raise planner.PlanError("The plan rescues the node (%s); set rescue_password (the password of the rescue "
+        raise graph.PlanError("The plan rescues the node (%s); set rescue_password (the password of the rescue "
                                 "user).%s" % (', '.join('%s to %s' % (step.verb, step.landing) for step in steps),
                                               planner.missing_ways_out(rescue.source, release)))
     reader = next((index for index, step in enumerate(steps) if step.verb in INSTANCE_INFO_VERBS), None)
     if reader is not None and instance_info_patch(node, options.instance_info):
         source = steps[reader].source
-        steps.insert(reader, planner.Step(states.SET_INSTANCE_INFO, source, source))
+        steps.insert(reader, graph.Step(states.SET_INSTANCE_INFO, source, source))
     if retiring:
-        index = retired_step_index(planner.normalize_state(node['provision_state']), steps, options.retired)
-        current = planner.normalize_state(node['provision_state'])
+        index = retired_step_index(graph.normalize_state(node['provision_state']), steps, options.retired)
+        current = graph.normalize_state(node['provision_state'])
         state = steps[index].source if index < len(steps) else (steps[-1].landing if steps else current)
-        steps.insert(index, planner.Step(states.SET_RETIRED, state, state))
+        steps.insert(index, graph.Step(states.SET_RETIRED, state, state))
     return steps
 
 
@@ -203,7 +203,7 @@ def retired_patch(node, retired, retired_reason):
     """
     is_retired = node.get('retired') if retired is None else retired
     if retired_reason and not is_retired:
-        raise planner.PlanError('retired_reason is only kept while retired is true, and the node is not retired: set '
+        raise graph.PlanError('retired_reason is only kept while retired is true, and the node is not retired: set '
                                 'retired: true as well.')
     operations = []
     if retired is not None and bool(node.get('retired')) != retired:

@@ -24,7 +24,7 @@ __metaclass__ = type
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, planner, states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
@@ -35,7 +35,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client 
 
 # Ironic's safe ways out of a stranded state (states.STRANDED_WAY_OUT), as steps.
 STRANDED_WAY_OUT = dict(
-    (state, planner.Step(verb, state, next(destination for source, event, destination in states.TRANSITIONS
+    (state, graph.Step(verb, state, next(destination for source, event, destination in states.TRANSITIONS
                                            if (source, event) == (state, states.VERBS[verb]))))
     for state, verb in states.STRANDED_WAY_OUT.items())
 
@@ -70,8 +70,8 @@ class Scheduler(object):
     def _at_rest(self, job, node):
         """Whether the node rests; an unknown state fails the job (the job is then DONE)."""
         try:
-            return planner.is_at_rest(node['provision_state'], node.get('target_provision_state'))
-        except planner.PlanError as exc:
+            return graph.is_at_rest(node['provision_state'], node.get('target_provision_state'))
+        except graph.PlanError as exc:
             job.fail(str(exc))
             return False
 
@@ -80,7 +80,7 @@ class Scheduler(object):
         job.node = summarize_node(node)
         try:
             steps = self.plan(job, node)
-        except (planner.PlanError, IronicError) as exc:
+        except (graph.PlanError, IronicError) as exc:
             job.fail(str(exc))
             return
         job.plan = job.plan[:job.issued] + list(steps)

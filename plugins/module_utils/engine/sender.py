@@ -11,7 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
     AnswerLost, Busy, IronicError, summarize_node)
 
@@ -99,7 +99,7 @@ class Sender(object):
         if why_not:
             return ' %s, so it was left moving.' % why_not
         try:
-            self.issue_step(self.client, job.uuid, planner.Step('abort', state, None), job.options)
+            self.issue_step(self.client, job.uuid, graph.Step('abort', state, None), job.options)
         except IronicError as exc:
             return " Aborting it failed: %s" % exc
         job.started = True

@@ -18,7 +18,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner, states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import MOVING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError, Unreachable
 
@@ -119,7 +119,7 @@ class Waiter(object):
         suspicious = False
         for job in jobs:
             node = nodes.get(job.uuid)
-            if node is None or planner.kind(node['provision_state']) != states.TRANSIENT:
+            if node is None or graph.kind(node['provision_state']) != states.TRANSIENT:
                 job.still = None
                 continue
             progress = signature(node)
@@ -131,7 +131,7 @@ class Waiter(object):
     def stranded(self, job, node):
         """True once the node sat in a non-wait transient state with no lock and no progress for the grace."""
         state = node['provision_state']
-        if (planner.kind(state) != states.TRANSIENT or state in WAIT_STATES or 'reservation' not in node
+        if (graph.kind(state) != states.TRANSIENT or state in WAIT_STATES or 'reservation' not in node
                 or node.get('reservation')):
             job.quiet = None
             return False

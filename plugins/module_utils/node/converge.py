@@ -20,7 +20,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
@@ -46,7 +46,7 @@ def out_of_maintenance(node):
 def move_needed(node, declaration):
     """Whether the node must move to rest in its declared provision_state: it is moving, or at rest with a plan as
     planned out of maintenance. Raises PlanError when no acceptable plan reaches it."""
-    if not planner.is_at_rest(node['provision_state'], node.get('target_provision_state')):
+    if not graph.is_at_rest(node['provision_state'], node.get('target_provision_state')):
         return True
     return bool(plan_node(out_of_maintenance(node), declaration.states['provision_state'], declaration.options))
 

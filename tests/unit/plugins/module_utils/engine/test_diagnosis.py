@@ -6,7 +6,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import Step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import Step
 
 
 def test_every_reason_no_conductor_takes_a_node_over_is_worded():

@@ -7,11 +7,11 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient, IronicError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import PlanError, Step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError, Step
 
 
 def node(state, **fields):
@@ -85,7 +85,7 @@ def test_an_action_is_asked_for_by_its_option_and_sends_its_request_fields(actio
     target = (action.targets or ('manageable',))[0]
     assert options.actions(node('manageable'), target) == ([action.name], [])
     assert provision.Options().actions(node('manageable'), target) == ([], [])
-    step = planner.action_step(action, action.runs_from[0], action.runs_from[0])
+    step = graph.action_step(action, action.runs_from[0], action.runs_from[0])
     assert sorted(options.arguments(step.verb, step.action)) == sorted(action.request_fields)
 
 

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import ConductorWatch
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.diagnosis import HELD_BACK
@@ -122,7 +122,7 @@ class FakeIronic(object):
         if verb in self.refuse:
             node.update(maintenance=True, maintenance_reason=self.refuse[verb])
             raise IronicError('node %s is in maintenance' % uuid, 400)
-        entered = planner.events(self.release).get((node['provision_state'], states.VERBS[verb]))
+        entered = graph.events(self.release).get((node['provision_state'], states.VERBS[verb]))
         if entered is None:
             raise IronicError('cannot %s from %s' % (verb, node['provision_state']), 400)
         landing = states.LANDING_OVERRIDES.get((node['provision_state'], verb))

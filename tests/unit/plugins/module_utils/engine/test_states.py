@@ -12,7 +12,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import action_step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import action_step
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import CLIENT_MAX_VERSION
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import NODE_STEP_METHODS, Options
 
