@@ -12,6 +12,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
+    ACTIONS, DESTRUCTIVE_VERBS, DISK_CLEANING_VERBS, REBOOTING_VERBS, step_word)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 
 _EVENTS_BY_RELEASE = {}
@@ -73,18 +75,18 @@ class Step(object):
 
     @property
     def destructive(self):
-        return self.action.destructive if self.action else self.verb in states.DESTRUCTIVE_VERBS
+        return self.action.destructive if self.action else self.verb in DESTRUCTIVE_VERBS
 
     @property
     def cleans_disks(self):
-        return self.action.cleans_disks if self.action else self.verb in states.DISK_CLEANING_VERBS
+        return self.action.cleans_disks if self.action else self.verb in DISK_CLEANING_VERBS
 
     @property
     def reboots(self):
-        return self.action.reboots if self.action else self.verb in states.REBOOTING_VERBS
+        return self.action.reboots if self.action else self.verb in REBOOTING_VERBS
 
     def as_dict(self):
-        shown = {'verb': self.verb, 'name': states.step_word(self.verb), 'from': self.source, 'to': self.landing,
+        shown = {'verb': self.verb, 'name': step_word(self.verb), 'from': self.source, 'to': self.landing,
                  'cleans_disks': self.cleans_disks, 'destructive': self.destructive, 'reboots': self.reboots}
         if self.action:
             shown['action'] = self.action.name
@@ -138,7 +140,7 @@ EDGES = _move_edges()
 
 # One (action, Step) per in-place action and state it runs from: what the docs draw beside EDGES.
 ACTION_EDGES = tuple((action, action_step(action, source, landing(source, action.verb)))
-                     for action in states.ACTIONS for source in action.runs_from)
+                     for action in ACTIONS for source in action.runs_from)
 _EDGES_BY_LANDS = {((), None): EDGES}
 
 

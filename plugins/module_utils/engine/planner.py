@@ -15,13 +15,17 @@ __metaclass__ = type
 
 import heapq
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
+
+    ACTIONS, ACTIONS_BY_NAME, CLEAR_FAULT)
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import (
     EVENTS, PlanError, Step, action_step, edges, kind, landing, normalize_state)
 
 def _verb_of(event):
     """The API verb that sends ``event``, or None (the conductor's own events: done, fail, wait, hold...)."""
-    return next((verb for verb in states.MOVE_VERBS + tuple(action.verb for action in states.ACTIONS)
+    return next((verb for verb in states.MOVE_VERBS + tuple(action.verb for action in ACTIONS)
                  if states.VERBS[verb] == event),
                 None)
 
@@ -35,7 +39,7 @@ def missing_ways_out(state, release):
         return ''
     sentence = ' %s.' % '; '.join("'%s' out of '%s' exists from Ironic %s, and this server is older"
                                   % (verb, state, states.release_name(since)) for since, verb in missing)
-    actions = ['%s (%s)' % (action.name, action.option) for action in states.ACTIONS if state in action.runs_from]
+    actions = ['%s (%s)' % (action.name, action.option) for action in ACTIONS if state in action.runs_from]
     if actions:
         sentence += " From '%s' this server still takes %s." % (state, ' or '.join(actions))
     return sentence
@@ -163,7 +167,7 @@ def _action_step(state, action, policy):
 def _compose(state, target, names, policy):
     """The named actions in table order, each reached by the shortest path, then the path to target."""
     steps = []
-    for action in states.ACTIONS:
+    for action in ACTIONS:
         if action.name in names:
             steps += _action_step(state, action, policy)
             state = steps[-1].landing
@@ -200,7 +204,7 @@ def _maintenance_steps(current, flags, fault, clear_fault):
             "to move it until maintenance is cleared. Set clear_fault: true to let this task clear it and go on, or "
             "clear it with %s and run this task again." % (
                 fault, states.FAULTS.get(fault, 'see last_error'), reason, states.NODE_FLAGS['maintenance'].clear))
-    return [Step(states.CLEAR_FAULT, current, current)]
+    return [Step(CLEAR_FAULT, current, current)]
 
 
 def plan(current, target, allow_destructive=False, adopt=False, actions=(), optional_actions=(), unhold=False,
@@ -224,10 +228,10 @@ def plan(current, target, allow_destructive=False, adopt=False, actions=(), opti
     if adopt and target != 'active':
         raise PlanError("adopt: true only applies to state: active, not '%s'." % target)
     requested = set(actions) | set(optional_actions)
-    for action in states.ACTIONS:
+    for action in ACTIONS:
         if action.name in requested and action.targets and target not in action.targets:
             accepted = []
-            for row in states.ACTIONS:
+            for row in ACTIONS:
                 accepted += [state for state in row.targets or () if row.option == action.option and state not in accepted]
             raise PlanError("%s needs state: %s, not '%s': declare that state, or leave %s out."
                             % (action.option, ' or '.join(accepted), target, action.option))
@@ -239,7 +243,7 @@ def plan(current, target, allow_destructive=False, adopt=False, actions=(), opti
     if kind(current) == states.HOLD:
         steps, state = _hold_steps(current, unhold, held_target)
         requested = set(name for name in requested
-                        if not _resumed_by_unhold(states.ACTIONS_BY_NAME[name], current, state))
+                        if not _resumed_by_unhold(ACTIONS_BY_NAME[name], current, state))
     required = [name for name in actions if name in requested]
     body = _compose(state, target, required, policy)
     optional = [name for name in optional_actions if name in requested and name not in required]

@@ -7,7 +7,7 @@ a file in the module's environment and shows each line as it arrives. Without th
 action plugin in front of the module: async, a connection other than local) nothing is written.
 One JSON line per node and change of state or step, never more: the viewer keeps time itself and
 says what each node is still doing while nothing changes. Steps are named in the user's words
-(states.step_word: deploy, not 'active').
+(actions.step_word: deploy, not 'active').
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,7 +19,7 @@ import os
 import threading
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import step_word
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import step_word
 
 PROGRESS_FILE_ENV = 'BAREMETAL_LIFECYCLE_PROGRESS_FILE'
 

@@ -24,6 +24,7 @@ __metaclass__ = type
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import DONE_WHEN_ANSWERED
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
@@ -96,7 +97,7 @@ class Scheduler(object):
             if not self.sender.issue(job, step):
                 job.issued -= 1
                 return False
-            if step.verb not in states.DONE_WHEN_ANSWERED:
+            if step.verb not in DONE_WHEN_ANSWERED:
                 job.stage = MOVING if wait else DONE
                 return True
             job.transitions[-1].update(to=step.landing, seconds=self._seconds(job))

@@ -8,6 +8,10 @@ __metaclass__ = type
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
+
+    ACTIONS, ACTIONS_BY_NAME, CLEAR_FAULT)
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 
@@ -24,7 +28,7 @@ def events_of(release):
 
 # Events the conductor fires by itself on the way to success.
 SUCCESS_EVENTS = ('done', 'wait', 'resume', 'clean', 'manage')
-ACTION_NAMES = [action.name for action in states.ACTIONS]
+ACTION_NAMES = [action.name for action in ACTIONS]
 # Where a hold resumes to: the node's target_provision_state (a manual clean's hold goes back to manageable).
 HELD_TARGETS = {'clean hold': ('available', 'manageable'), 'deploy hold': ('active',), 'service hold': ('active',)}
 
@@ -55,7 +59,7 @@ def assert_valid(steps, current, target, allow_destructive=False, adopt=False, f
             refused.update(states.NODE_FLAGS[flag].refuses)
     for index, step in enumerate(steps):
         assert step.source == state
-        if step.verb == states.CLEAR_FAULT:
+        if step.verb == CLEAR_FAULT:
             assert index == 0 and clear_fault and 'maintenance' in flags and step.landing == step.source
             continue
         assert (step.source, states.VERBS[step.verb]) in events, (step, release)
@@ -68,13 +72,13 @@ def assert_valid(steps, current, target, allow_destructive=False, adopt=False, f
         state = step.landing
     assert state == target
     if 'maintenance' in flags and steps:
-        assert steps[0].verb == states.CLEAR_FAULT
+        assert steps[0].verb == CLEAR_FAULT
 
 
 def action_steps(steps, name):
-    action = states.ACTIONS_BY_NAME[name]
+    action = ACTIONS_BY_NAME[name]
     return [step for step in steps if step.verb == action.verb and step.source in action.runs_from
-            and (step.action or states.ACTIONS_BY_NAME[step.verb]) is action]
+            and (step.action or ACTIONS_BY_NAME[step.verb]) is action]
 
 
 requests = st.fixed_dictionaries({
@@ -103,10 +107,10 @@ def test_every_plan_is_valid_in_ironics_machine_safe_and_skips_no_action(current
     assert_valid(steps, current, target, request['allow_destructive'], request['adopt'], request['flags'],
                  request['clear_fault'], request['release'])
     if current in HOLDS:
-        assert request['unhold'] and [step.verb for step in steps if step.verb != states.CLEAR_FAULT][0] == 'unhold'
+        assert request['unhold'] and [step.verb for step in steps if step.verb != CLEAR_FAULT][0] == 'unhold'
     resumed = steps and steps[0].verb == 'unhold' or (len(steps) > 1 and steps[1].verb == 'unhold')
     for name in request['actions']:
-        action = states.ACTIONS_BY_NAME[name]
+        action = ACTIONS_BY_NAME[name]
         ran = action_steps(steps, name)
         done_on_the_way = any(step.verb in action.done_by for step in steps)
         # every asked-for action runs once, unless a step on the way does its work or the unhold finishes it

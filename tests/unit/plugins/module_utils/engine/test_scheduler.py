@@ -24,7 +24,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
     AnswerLost, Busy, IronicError, Unreachable)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, issue_step, plan_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, plan_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import issue_step
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
