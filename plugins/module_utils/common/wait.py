@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Waiting: the one primitive of everything that waits -- a deadline on a monotonic clock, backed-off pauses, a sleep.
+"""The one waiting primitive (Wait), used by everything that waits for Ironic: a deadline on a monotonic clock,
+backed-off pauses and a sleep.
 
 Provision moves (engine/scheduler.py), power actions (node/power.py), the transport's retries (ironic/client.py) and
 the pause between two waves (fleet/waves.py) all wait with a Wait, each with its own pace: one backoff scheme, a

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Waiting on moving nodes: many nodes share each poll, and each node not at rest is judged by a table of predicates.
+"""The waiter of moving nodes (Waiter), polling many at once and judging each not at rest by a table of predicates.
 
 A node that nobody is moving is told apart from a node that is moving: a transient state whose conductor holds no
 lock (no ``reservation``) and makes no progress (``provision_updated_at`` and the current step unchanged) for
