@@ -30,12 +30,8 @@ class Wait(object):
 
     def __init__(self, timeout=None, initial=POLL_INITIAL_DELAY, factor=POLL_BACKOFF, cap=POLL_MAX_DELAY, jitter=0.0,
                  clock=time.monotonic, sleep=time.sleep):
-        self.initial = initial
-        self.factor = factor
-        self.cap = cap
-        self.jitter = jitter
-        self.clock = clock
-        self.sleep = sleep
+        self.initial, self.factor, self.cap, self.jitter = initial, factor, cap, jitter
+        self.clock, self.sleep = clock, sleep
         self.at = None if timeout is None else clock() + timeout
         self.delay = initial
 
