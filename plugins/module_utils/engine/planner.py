@@ -23,6 +23,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import (
     EVENTS, PlanError, Step, action_step, edges, kind, landing, normalize_state)
 
+
 def _verb_of(event):
     """The API verb that sends ``event``, or None (the conductor's own events: done, fail, wait, hold...)."""
     return next((verb for verb in states.MOVE_VERBS + tuple(action.verb for action in ACTIONS)

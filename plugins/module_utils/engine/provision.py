@@ -83,6 +83,7 @@ def _node_option_type(spec):
 NODE_OPTION_TYPES = dict((name, _node_option_type(spec)) for name, spec in OPTION_SPEC.items()
                          if name not in TASK_WIDE_OPTIONS)
 
+
 class Options(object):
     """How to get there: the task's options, or one node's own where a nodes: element overrides them."""
 
@@ -157,7 +158,7 @@ def plan_node(node, target, options, release=None):
             flags['retired'] = options.retired_reason
             if target in states.UNRETIRABLE_STATES:
                 raise graph.PlanError("retired: true and state: %s: Ironic never makes a retired node %s. Declare "
-                                        "state: manageable to retire it." % (target, target))
+                                      "state: manageable to retire it." % (target, target))
     steps = planner.plan(node['provision_state'], target, allow_destructive=options.allow_destructive,
                          adopt=options.adopt, actions=required, optional_actions=optional, unhold=options.unhold,
                          held_target=node.get('target_provision_state'), flags=flags,
@@ -165,8 +166,8 @@ def plan_node(node, target, options, release=None):
     rescue = next((step for step in steps if step.verb == 'rescue'), None)
     if options.rescue_password is None and rescue is not None:
         raise graph.PlanError("The plan rescues the node (%s); set rescue_password (the password of the rescue "
-                                "user).%s" % (', '.join('%s to %s' % (step.verb, step.landing) for step in steps),
-                                              planner.missing_ways_out(rescue.source, release)))
+                              "user).%s" % (', '.join('%s to %s' % (step.verb, step.landing) for step in steps),
+                                            planner.missing_ways_out(rescue.source, release)))
     reader = next((index for index, step in enumerate(steps) if step.verb in INSTANCE_INFO_VERBS), None)
     if reader is not None and instance_info_patch(node, options.instance_info):
         source = steps[reader].source

@@ -37,7 +37,7 @@ def retired_patch(node, retired, retired_reason):
     is_retired = node.get('retired') if retired is None else retired
     if retired_reason and not is_retired:
         raise graph.PlanError('retired_reason is only kept while retired is true, and the node is not retired: set '
-                                'retired: true as well.')
+                              'retired: true as well.')
     operations = []
     if retired is not None and bool(node.get('retired')) != retired:
         operations.append({'op': 'add', 'path': '/retired', 'value': retired})

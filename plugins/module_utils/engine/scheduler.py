@@ -37,7 +37,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client 
 # Ironic's safe ways out of a stranded state (states.STRANDED_WAY_OUT), as steps.
 STRANDED_WAY_OUT = dict(
     (state, graph.Step(verb, state, next(destination for source, event, destination in states.TRANSITIONS
-                                           if (source, event) == (state, states.VERBS[verb]))))
+                                         if (source, event) == (state, states.VERBS[verb]))))
     for state, verb in states.STRANDED_WAY_OUT.items())
 
 
