@@ -16,9 +16,7 @@ __metaclass__ = type
 import heapq
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
-
     ACTIONS, ACTIONS_BY_NAME, CLEAR_FAULT)
-
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import (
     EVENTS, PlanError, Step, action_step, edges, kind, landing, normalize_state)

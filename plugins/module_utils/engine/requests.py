@@ -12,9 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
-
     CLEAR_FAULT, SET_INSTANCE_INFO, SET_RETIRED)
-
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import FEATURE_MIN_VERSION
 

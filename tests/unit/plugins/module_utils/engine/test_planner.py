@@ -9,9 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
-
     ACTIONS, ACTIONS_BY_NAME, CLEAR_FAULT)
-
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 

@@ -8,7 +8,6 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import ACTIONS
-
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision, requests
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states

@@ -12,9 +12,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
-
     ACTIONS, DESTRUCTIVE_VERBS, DISK_CLEANING_VERBS, DONE_WHEN_ANSWERED, ERASE_STEPS, MOVE_REQUEST_FIELDS, REBOOTING_VERBS, REQUEST_FIELDS)
-
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import action_step
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import CLIENT_MAX_VERSION
