@@ -29,7 +29,7 @@ def edge_label(step):
     return step.verb + (' *' if step.cleans_disks else '')
 
 
-def render_dot(states, planner):
+def render_dot(states, graph):
     """The DOT source of the planner's graph: states at rest as boxes, each verb a plan may issue as an arrow."""
     lines = [
         'digraph state_graph {',
@@ -48,8 +48,8 @@ def render_dot(states, planner):
         elif kind == states.STABLE:
             fill = DECLARABLE_FILL if state in states.DECLARABLE_STATES else OTHER_STABLE_FILL
             lines.append('    %s [fillcolor="%s"];' % (_quoted(state), fill))
-    drawn = [(step, '', 'dashed') for step in planner.EDGES]
-    drawn += [(step, ' (%s)' % action.option, 'dotted') for action, step in planner.ACTION_EDGES]
+    drawn = [(step, '', 'dashed') for step in graph.EDGES]
+    drawn += [(step, ' (%s)' % action.option, 'dotted') for action, step in graph.ACTION_EDGES]
     for step, asked_by, line in drawn:
         label = edge_label(step) + asked_by
         if step.destructive:
@@ -74,7 +74,7 @@ def draw(dot):
 
 
 if __name__ == '__main__':
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner, states
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
     with open(OUTPUT, 'w') as handle:
-        handle.write(draw(render_dot(states, planner)))
+        handle.write(draw(render_dot(states, graph)))
     print('wrote %s' % OUTPUT)

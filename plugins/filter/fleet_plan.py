@@ -21,9 +21,9 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_errors import fleet_errors
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import PlanError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, plan_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import step_word
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import step_word
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bifrost import from_bifrost
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import wave_length
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._compat import VAULT_TYPE, decrypted, vault_value, with_vault

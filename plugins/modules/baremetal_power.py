@@ -161,7 +161,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk imp
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import declared_power, ensure_power
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import POWER_ACTIONS
 
 ARGUMENT_SPEC = dict(
@@ -174,7 +174,7 @@ ARGUMENT_SPEC = dict(
 def main_logic(module):
     params = module.params
 
-    progress = Progress()
+    progress = task_progress()
 
     def apply(node, settings, check_mode):
         return ensure_power(module.client, node, settings['state'], params['timeout'], check_mode, progress)

@@ -19,7 +19,7 @@ from dedicated import result_of, start_module
 HEARTBEAT_TIMEOUT = 5
 # Ironic's own defaults, which the role shortens: a BMC that refuses connections is retried this long.
 REDFISH_DEFAULTS = {'connection_attempts': 5, 'connection_retry_interval': 4}
-# Longer than the engine's grace for a node without progress (_executor.SUSPECT_AFTER, STRANDED_GRACE).
+# Longer than the engine's grace for a node without progress (engine/waiter.py SUSPECT_AFTER, STRANDED_GRACE).
 BMC_STOPPED_SECONDS = 35
 
 

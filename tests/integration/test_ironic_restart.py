@@ -13,8 +13,8 @@ import time
 
 import pytest
 from dedicated import kill, result_of, spawn, spawn_with, start_module
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.executor import STRANDED_GRACE
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.wait import POLL_MAX_DELAY
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import STRANDED_GRACE
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_MAX_DELAY
 
 NODES = 10
 CLEAN_SECONDS = 8  # [fake] vendor_delay: the fake vendor's clean step (log_passthrough) sleeps this long

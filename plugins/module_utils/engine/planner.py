@@ -2,9 +2,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Plan the steps that take a node from its provision state to a declared stable state.
 
-Pure functions, no I/O. The graph is derived from ``_states``: an edge is an API verb issued
-from a state at rest (stable or failed) and the state it lands in once the conductor has
-followed the transient states on success. In-place actions (inspect, clean, rebuild, service)
+Pure functions, no I/O. The graph it searches is engine/graph.py's, derived from the state table. In-place actions (inspect, clean, rebuild, service)
 come from the ACTIONS table: a plan is the path to the state an action runs from, the action,
 and the path on to the declared state. Node flags (maintenance, retired, protected) remove or
 redirect edges as the NODE_FLAGS table says. A plan uses only the edges the server's Ironic release
@@ -17,147 +15,16 @@ __metaclass__ = type
 
 import heapq
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
+    ACTIONS, ACTIONS_BY_NAME, CLEAR_FAULT)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-
-_EVENTS_BY_RELEASE = {}
-
-
-def events(release=None):
-    """(state, event) -> the state it enters, on a server of ``release`` (None: the newest)."""
-    if release not in _EVENTS_BY_RELEASE:
-        _EVENTS_BY_RELEASE[release] = dict(((source, event), destination)
-                                           for source, event, destination in states.transitions(release))
-    return _EVENTS_BY_RELEASE[release]
-
-
-EVENTS = events()
-AT_REST_KINDS = (states.STABLE, states.FAILED)
-
-
-class PlanError(BaremetalError):
-    """No acceptable path exists; the message says why and what to change."""
-
-
-def kind(state):
-    return states.STATES[state][0]
-
-
-def normalize_state(state):
-    """Map the pre-Kilo 'no state' to available; reject states this table does not know."""
-    if state in states.LEGACY_STATE_ALIASES:
-        return states.LEGACY_STATE_ALIASES[state]
-    if state not in states.STATES:
-        raise PlanError("Ironic reported provision state %r, which this collection does not know; "
-                        "upgrade baremetal.lifecycle or move the node by hand." % (state,))
-    return state
-
-
-def is_at_rest(provision_state, target_provision_state):
-    """True when the conductor will not move the node any further by itself."""
-    state = normalize_state(provision_state)
-    if kind(state) == states.TRANSIENT:
-        return False
-    # A stable state with a target is the instant between an accepted request and its first transition.
-    return kind(state) != states.STABLE or target_provision_state is None
-
-
-class Step(object):
-    """One step of a plan: an API verb (or clear_fault) from a state, and where the node rests after it.
-
-    action: the ACTIONS row of an in-place action named otherwise than its verb (a runbook runs by 'clean' or
-    'service'), whose row says what the step sends and does; None for every other step.
-    """
-
-    __slots__ = ('verb', 'source', 'landing', 'action')
-
-    def __init__(self, verb, source, landing, action=None):
-        self.verb = verb
-        self.source = source
-        self.landing = landing
-        self.action = action
-
-    @property
-    def destructive(self):
-        return self.action.destructive if self.action else self.verb in states.DESTRUCTIVE_VERBS
-
-    @property
-    def cleans_disks(self):
-        return self.action.cleans_disks if self.action else self.verb in states.DISK_CLEANING_VERBS
-
-    @property
-    def reboots(self):
-        return self.action.reboots if self.action else self.verb in states.REBOOTING_VERBS
-
-    def as_dict(self):
-        shown = {'verb': self.verb, 'name': states.step_word(self.verb), 'from': self.source, 'to': self.landing,
-                 'cleans_disks': self.cleans_disks, 'destructive': self.destructive, 'reboots': self.reboots}
-        if self.action:
-            shown['action'] = self.action.name
-        return shown
-
-    def _key(self):
-        return self.verb, self.source, self.landing, self.action and self.action.name
-
-    def __eq__(self, other):
-        return isinstance(other, Step) and self._key() == other._key()
-
-    def __hash__(self):
-        return hash(self._key())
-
-    def __repr__(self):
-        named = ', %r' % self.action.name if self.action else ''
-        return 'Step(%r, %r -> %r%s)' % (self.verb, self.source, self.landing, named)
-
-
-def action_step(action, source, landing):
-    """The Step of an in-place action: a row named after its verb needs no mention (its verb says it all)."""
-    return Step(action.verb, source, landing, action if action.name != action.verb else None)
-
-
-def landing(source, verb, lands=None, release=None):
-    """Where ``verb`` issued in ``source`` leaves the node at rest on success; None if Ironic refuses it there."""
-    entered = events(release).get((source, states.VERBS[verb]))
-    if entered is None:
-        return None
-    override = (lands or {}).get(verb) or states.LANDING_OVERRIDES.get((source, verb))
-    if override:
-        return override
-    return entered if kind(entered) != states.TRANSIENT else states.STATES[entered][1]
-
-
-def _move_edges(lands=None, release=None):
-    """Every (from, verb) a path may use between different resting states, with its landing state."""
-    edges = []
-    for source, (source_kind, _target) in states.STATES.items():
-        if source_kind not in AT_REST_KINDS:
-            continue
-        for verb in states.MOVE_VERBS:
-            destination = landing(source, verb, lands, release)
-            if destination is not None and destination != source:
-                edges.append(Step(verb, source, destination))
-    return tuple(edges)
-
-
-# The graph of a node without flags: what the docs draw.
-EDGES = _move_edges()
-
-# One (action, Step) per in-place action and state it runs from: what the docs draw beside EDGES.
-ACTION_EDGES = tuple((action, action_step(action, source, landing(source, action.verb)))
-                     for action in states.ACTIONS for source in action.runs_from)
-_EDGES_BY_LANDS = {((), None): EDGES}
-
-
-def _edges(lands, release):
-    key = (tuple(sorted(lands.items())), release)
-    if key not in _EDGES_BY_LANDS:
-        _EDGES_BY_LANDS[key] = _move_edges(lands, release)
-    return _EDGES_BY_LANDS[key]
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import (
+    EVENTS, PlanError, Step, action_step, edges, kind, landing, normalize_state)
 
 
 def _verb_of(event):
     """The API verb that sends ``event``, or None (the conductor's own events: done, fail, wait, hold...)."""
-    return next((verb for verb in states.MOVE_VERBS + tuple(action.verb for action in states.ACTIONS)
+    return next((verb for verb in states.MOVE_VERBS + tuple(action.verb for action in ACTIONS)
                  if states.VERBS[verb] == event),
                 None)
 
@@ -171,7 +38,7 @@ def missing_ways_out(state, release):
         return ''
     sentence = ' %s.' % '; '.join("'%s' out of '%s' exists from Ironic %s, and this server is older"
                                   % (verb, state, states.release_name(since)) for since, verb in missing)
-    actions = ['%s (%s)' % (action.name, action.option) for action in states.ACTIONS if state in action.runs_from]
+    actions = ['%s (%s)' % (action.name, action.option) for action in ACTIONS if state in action.runs_from]
     if actions:
         sentence += " From '%s' this server still takes %s." % (state, ' or '.join(actions))
     return sentence
@@ -217,7 +84,7 @@ def _shortest(source, goals, policy):
     order = dict((verb, index) for index, verb in enumerate(states.MOVE_VERBS))
     queue = [((0, 0, ()), source, ())]
     settled = set()
-    edges = _edges(policy.lands, policy.release)
+    graph = edges(policy.lands, policy.release)
     while queue:
         cost, state, path = heapq.heappop(queue)
         if state in goals:
@@ -225,7 +92,7 @@ def _shortest(source, goals, policy):
         if state in settled:
             continue
         settled.add(state)
-        for step in edges:
+        for step in graph:
             if step.source != state or step.landing in settled or not policy.allows(step):
                 continue
             step_cost = (cost[0] + 1, cost[1] + int(step.cleans_disks), cost[2] + (order[step.verb],))
@@ -299,7 +166,7 @@ def _action_step(state, action, policy):
 def _compose(state, target, names, policy):
     """The named actions in table order, each reached by the shortest path, then the path to target."""
     steps = []
-    for action in states.ACTIONS:
+    for action in ACTIONS:
         if action.name in names:
             steps += _action_step(state, action, policy)
             state = steps[-1].landing
@@ -336,7 +203,7 @@ def _maintenance_steps(current, flags, fault, clear_fault):
             "to move it until maintenance is cleared. Set clear_fault: true to let this task clear it and go on, or "
             "clear it with %s and run this task again." % (
                 fault, states.FAULTS.get(fault, 'see last_error'), reason, states.NODE_FLAGS['maintenance'].clear))
-    return [Step(states.CLEAR_FAULT, current, current)]
+    return [Step(CLEAR_FAULT, current, current)]
 
 
 def plan(current, target, allow_destructive=False, adopt=False, actions=(), optional_actions=(), unhold=False,
@@ -360,10 +227,10 @@ def plan(current, target, allow_destructive=False, adopt=False, actions=(), opti
     if adopt and target != 'active':
         raise PlanError("adopt: true only applies to state: active, not '%s'." % target)
     requested = set(actions) | set(optional_actions)
-    for action in states.ACTIONS:
+    for action in ACTIONS:
         if action.name in requested and action.targets and target not in action.targets:
             accepted = []
-            for row in states.ACTIONS:
+            for row in ACTIONS:
                 accepted += [state for state in row.targets or () if row.option == action.option and state not in accepted]
             raise PlanError("%s needs state: %s, not '%s': declare that state, or leave %s out."
                             % (action.option, ' or '.join(accepted), target, action.option))
@@ -375,7 +242,7 @@ def plan(current, target, allow_destructive=False, adopt=False, actions=(), opti
     if kind(current) == states.HOLD:
         steps, state = _hold_steps(current, unhold, held_target)
         requested = set(name for name in requested
-                        if not _resumed_by_unhold(states.ACTIONS_BY_NAME[name], current, state))
+                        if not _resumed_by_unhold(ACTIONS_BY_NAME[name], current, state))
     required = [name for name in actions if name in requested]
     body = _compose(state, target, required, policy)
     optional = [name for name in optional_actions if name in requested and name not in required]

@@ -7,7 +7,7 @@ a file in the module's environment and shows each line as it arrives. Without th
 action plugin in front of the module: async, a connection other than local) nothing is written.
 One JSON line per node and change of state or step, never more: the viewer keeps time itself and
 says what each node is still doing while nothing changes. Steps are named in the user's words
-(states.step_word: deploy, not 'active').
+(actions.step_word: deploy, not 'active').
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,16 +19,33 @@ import os
 import threading
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import step_word
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import step_word
 
 PROGRESS_FILE_ENV = 'BAREMETAL_LIFECYCLE_PROGRESS_FILE'
 
+# The Progress of the task this process runs, by the file it writes to (task_progress).
+_TASKS = {}
+_TASKS_LOCK = threading.Lock()
+
+
+def task_progress():
+    """The one Progress of the task this process runs (a module process runs one task), made at its first report.
+
+    Every stage of the task (the provision moves, power actions, waves) reports to it, on one clock: the seconds of
+    its lines count from the task's first report, whichever stage writes them.
+    """
+    path = os.environ.get(PROGRESS_FILE_ENV)
+    with _TASKS_LOCK:
+        if path not in _TASKS:
+            _TASKS[path] = Progress(path)
+        return _TASKS[path]
+
 
 class Progress(object):
-    """Where a task reports its nodes' motion."""
+    """Where a task reports its nodes' motion: made by task_progress; tests give their own path and clock."""
 
-    def __init__(self, path=None, clock=time.monotonic):
-        self._path = path if path is not None else os.environ.get(PROGRESS_FILE_ENV)
+    def __init__(self, path, clock=time.monotonic):
+        self._path = path  # None: no viewer reads the lines, none is written
         self._clock = clock
         self._started = clock()
         self._last = {}

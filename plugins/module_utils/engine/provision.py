@@ -3,7 +3,7 @@
 """Converge nodes to declared provision states: look up, then each node rests, is planned and moves.
 
 Shared by baremetal_provision_state (one node or a fleet) and baremetal_node (state: absent).
-Planning (plan_node) and issuing a step (issue_step) live here; the executor only calls them.
+Planning (plan_node) lives here, what a step sends in engine/requests.py; the scheduler only calls them.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -13,12 +13,16 @@ __metaclass__ = type
 import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes, no_node_message
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
+    ACTIONS, ERASE_STEPS, REQUEST_FIELDS, SET_INSTANCE_INFO, SET_RETIRED)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.executor import Executor, Job
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import FEATURE_MIN_VERSION
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import Job
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import (
+    check_requests, instance_info_patch, issue_step, retired_patch)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
 
 # Verbs that read instance_info: deploying writes the image it names; adoption validates it.
@@ -36,7 +40,7 @@ INSPECTION_CHOICES = (SKIP, ONCE, ALWAYS)
 FINISHED_AT = {'inspect': 'inspection_finished_at'}
 
 # Every option of Options, as the argument spec baremetal_provision_state takes it with. An in-place action is
-# asked for by its option (states.ACTIONS), and sends its request fields (states.REQUEST_FIELDS) from the
+# asked for by its option (ACTIONS), and sends its request fields (REQUEST_FIELDS) from the
 # options of the same name.
 OPTION_SPEC = dict(
     adopt=dict(type='bool', default=False),
@@ -51,7 +55,7 @@ OPTION_SPEC = dict(
     rescue_password=dict(type='str', no_log=True),
     rebuild=dict(type='bool', default=False),
     runbook=dict(type='str'),
-    erase=dict(type='str', choices=sorted(states.ERASE_STEPS)),
+    erase=dict(type='str', choices=sorted(ERASE_STEPS)),
     retired=dict(type='bool'),
     retired_reason=dict(type='str'),
     allow_destructive=dict(type='bool', default=False),
@@ -62,7 +66,7 @@ FIELD_OPTIONS = {'configdrive': 'config_drive'}
 
 # The request of an action whose fields are not options of the same name: erase sends the clean step it names.
 ACTION_REQUESTS = {
-    'erase': lambda options: {'clean_steps': [dict(states.ERASE_STEPS[options.erase])]},
+    'erase': lambda options: {'clean_steps': [dict(ERASE_STEPS[options.erase])]},
 }
 
 # Options that may carry a secret are task-wide only: Ansible hides them there.
@@ -78,16 +82,6 @@ def _node_option_type(spec):
 # Options a nodes: element may set for its own node, and what each must be.
 NODE_OPTION_TYPES = dict((name, _node_option_type(spec)) for name, spec in OPTION_SPEC.items()
                          if name not in TASK_WIDE_OPTIONS)
-
-# How issue_step sends the steps that are not provision verbs.
-NODE_STEP_METHODS = {
-    states.CLEAR_FAULT: lambda client, uuid, options: client.unset_maintenance(uuid),
-    states.SET_INSTANCE_INFO: lambda client, uuid, options: set_instance_info(client, uuid, options.instance_info),
-    states.SET_RETIRED: lambda client, uuid, options: set_retired(client, uuid, options.retired, options.retired_reason),
-}
-
-# The node field a step that is not a provision verb writes, where the API has not always had it.
-NODE_STEP_FIELDS = {states.SET_RETIRED: 'retired'}
 
 
 class Options(object):
@@ -113,11 +107,11 @@ class Options(object):
         """Extra fields of the provision request of verb, or of the in-place action (an ACTIONS row) a step runs."""
         if action is not None and action.name in ACTION_REQUESTS:
             return ACTION_REQUESTS[action.name](self)
-        fields = action.request_fields if action is not None else states.REQUEST_FIELDS.get(verb, ())
+        fields = action.request_fields if action is not None else REQUEST_FIELDS.get(verb, ())
         return dict((field, getattr(self, FIELD_OPTIONS.get(field, field))) for field in fields)
 
     def actions(self, node, target):
-        """The in-place actions (states.ACTIONS names) asked for this node: (every time, only if harmless).
+        """The in-place actions (ACTIONS names) asked for this node: (every time, only if harmless).
 
         An option asks for its action when set (steps, true, always); inspection: once asks for it only for a node
         never inspected, and only where that needs no destructive step. An option several rows answer (runbook)
@@ -126,8 +120,8 @@ class Options(object):
         """
         required = []
         optional = []
-        for action in states.ACTIONS:
-            rows = [row for row in states.ACTIONS if row.option == action.option]
+        for action in ACTIONS:
+            rows = [row for row in ACTIONS if row.option == action.option]
             if len(rows) > 1 and target not in action.targets and any(target in row.targets for row in rows):
                 continue
             value = getattr(self, action.option)
@@ -163,26 +157,26 @@ def plan_node(node, target, options, release=None):
         elif options.retired:
             flags['retired'] = options.retired_reason
             if target in states.UNRETIRABLE_STATES:
-                raise planner.PlanError("retired: true and state: %s: Ironic never makes a retired node %s. Declare "
-                                        "state: manageable to retire it." % (target, target))
+                raise graph.PlanError("retired: true and state: %s: Ironic never makes a retired node %s. Declare "
+                                      "state: manageable to retire it." % (target, target))
     steps = planner.plan(node['provision_state'], target, allow_destructive=options.allow_destructive,
                          adopt=options.adopt, actions=required, optional_actions=optional, unhold=options.unhold,
                          held_target=node.get('target_provision_state'), flags=flags,
                          fault=node.get('fault'), clear_fault=options.clear_fault, release=release)
     rescue = next((step for step in steps if step.verb == 'rescue'), None)
     if options.rescue_password is None and rescue is not None:
-        raise planner.PlanError("The plan rescues the node (%s); set rescue_password (the password of the rescue "
-                                "user).%s" % (', '.join('%s to %s' % (step.verb, step.landing) for step in steps),
-                                              planner.missing_ways_out(rescue.source, release)))
+        raise graph.PlanError("The plan rescues the node (%s); set rescue_password (the password of the rescue "
+                              "user).%s" % (', '.join('%s to %s' % (step.verb, step.landing) for step in steps),
+                                            planner.missing_ways_out(rescue.source, release)))
     reader = next((index for index, step in enumerate(steps) if step.verb in INSTANCE_INFO_VERBS), None)
     if reader is not None and instance_info_patch(node, options.instance_info):
         source = steps[reader].source
-        steps.insert(reader, planner.Step(states.SET_INSTANCE_INFO, source, source))
+        steps.insert(reader, graph.Step(SET_INSTANCE_INFO, source, source))
     if retiring:
-        index = retired_step_index(planner.normalize_state(node['provision_state']), steps, options.retired)
-        current = planner.normalize_state(node['provision_state'])
+        index = retired_step_index(graph.normalize_state(node['provision_state']), steps, options.retired)
+        current = graph.normalize_state(node['provision_state'])
         state = steps[index].source if index < len(steps) else (steps[-1].landing if steps else current)
-        steps.insert(index, planner.Step(states.SET_RETIRED, state, state))
+        steps.insert(index, graph.Step(SET_RETIRED, state, state))
     return steps
 
 
@@ -193,40 +187,6 @@ def retired_step_index(current, steps, retired):
         return 0
     sources = [step.source for step in steps] + [steps[-1].landing if steps else current]
     return next(index for index, source in enumerate(sources) if source not in states.UNRETIRABLE_STATES)
-
-
-def retired_patch(node, retired, retired_reason):
-    """JSON patch operations that make the node's retired flag and reason what the task declares (None: as it is).
-
-    Ironic forgets the reason when a node is unretired, and keeps one only on a retired node.
-    """
-    is_retired = node.get('retired') if retired is None else retired
-    if retired_reason and not is_retired:
-        raise planner.PlanError('retired_reason is only kept while retired is true, and the node is not retired: set '
-                                'retired: true as well.')
-    operations = []
-    if retired is not None and bool(node.get('retired')) != retired:
-        operations.append({'op': 'add', 'path': '/retired', 'value': retired})
-    if retired_reason is not None and is_retired and node.get('retired_reason') != retired_reason:
-        operations.append({'op': 'add', 'path': '/retired_reason', 'value': retired_reason})
-    return operations
-
-
-def issue_step(client, uuid, step, options):
-    """Send the request that starts one step of a plan."""
-    if step.verb in NODE_STEP_METHODS:
-        NODE_STEP_METHODS[step.verb](client, uuid, options)
-        return
-    client.set_provision_state(uuid, step.verb, **options.arguments(step.verb, step.action))
-
-
-def check_requests(client, steps, options):
-    """IronicError, before the first step is sent, when the server's API is too old for a later one."""
-    for step in steps:
-        if step.verb in NODE_STEP_FIELDS:
-            client.require(NODE_STEP_FIELDS[step.verb], FEATURE_MIN_VERSION[NODE_STEP_FIELDS[step.verb]])
-        elif step.verb not in NODE_STEP_METHODS:
-            client.require_provision_request(step.verb, options.arguments(step.verb, step.action))
 
 
 def learned_by_inspection(client, uuid, transitions):
@@ -247,20 +207,6 @@ def provision_diff(result, check_mode):
     start = result['plan'][0]['from'] if result['plan'] else node['provision_state']
     end = (result['plan'][-1]['to'] if result['plan'] else start) if check_mode else node['provision_state']
     return DifferenceTracker().add('provision_state', start, end).diff()
-
-
-def instance_info_patch(node, instance_info):
-    """JSON patch operations that make node.instance_info agree with the given keys (null removes)."""
-    current = node.get('instance_info') or {}
-    operations = []
-    for key, value in sorted((instance_info or {}).items()):
-        path = '/instance_info/%s' % key
-        if value is None:
-            if key in current:
-                operations.append({'op': 'remove', 'path': path})
-        elif current.get(key) != value:
-            operations.append({'op': 'add', 'path': path, 'value': value})
-    return operations
 
 
 def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False, found=None):
@@ -287,11 +233,11 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
         return steps
 
     found_by_uuid = dict((node['uuid'], node) for node in found.values())
-    executor = Executor(client, timeout, concurrency=concurrency, plan=plan, issue_step=issue_step,
-                        abort_on_timeout=abort_on_timeout)
+    scheduler = Scheduler(client, timeout, concurrency=concurrency, plan=plan, issue_step=issue_step,
+                          abort_on_timeout=abort_on_timeout)
     jobs = [(Job(found[target.ident], target.state, target.options), found[target.ident])
             for target in targets if target.ident in found]
-    executor.run(jobs, wait=wait, check_mode=check_mode)
+    scheduler.run(jobs, wait=wait, check_mode=check_mode)
     errors = [no_node_message([ident], client) for ident in missing]
     return [job for job, _node in jobs], errors
 
@@ -317,22 +263,3 @@ def provision_results(client, targets, check_mode=False, **converging):
         result['diff'] = provision_diff(result, check_mode)
         results.append(result)
     return results
-
-
-def set_instance_info(client, uuid, instance_info):
-    """PATCH the keys of instance_info that differ from what Ironic holds when the step is sent.
-
-    It reads instance_info first, as the steps before it may have changed it; so it is sent again after a lost
-    answer (see Executor._took_effect), sending only what is still missing.
-    """
-    patch = instance_info_patch(client.get_node(uuid, ('instance_info',)), instance_info)
-    if patch:
-        client.update_node(uuid, patch)
-
-
-def set_retired(client, uuid, retired, retired_reason):
-    """PATCH the node's retired flag and reason where they differ from what Ironic holds when the step is sent
-    (read first, like set_instance_info, so that a step sent again after a lost answer sends only what is missing)."""
-    patch = retired_patch(client.get_node(uuid, ('retired', 'retired_reason')), retired, retired_reason)
-    if patch:
-        client.update_node(uuid, patch)

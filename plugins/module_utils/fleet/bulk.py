@@ -117,7 +117,7 @@ SELECTION_SPEC = dict((name, dict(type='str')) for name in sorted(SELECTION_FILT
 
 # How many nodes a module that moves them (baremetal_provision_state, baremetal_hardware) lets move at once: the
 # task sends one request at a time whatever it is, and Ironic answers a step past its own limits with HTTP 503, which
-# the executor takes as back-pressure (engine/executor.py). 100 moved 100 nodes as fast as every node at once (bench/).
+# the executor takes as back-pressure (engine/scheduler.py). 100 moved 100 nodes as fast as every node at once (bench/).
 MOVING_CONCURRENCY_SPEC = dict(concurrency=dict(type='int', default=100))
 
 # The option naming one node to find, by name or UUID: node, or name, whichever word the user reaches for

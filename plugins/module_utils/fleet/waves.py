@@ -20,8 +20,9 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 
 # The options of every module that changes nodes in bulk (plugins/doc_fragments/node_selection.py WAVES).
 WAVE_SPEC = dict(
@@ -127,16 +128,17 @@ def run_in_waves(read_nodes, items, run_batch, wave_size, wave_pause=0, max_fail
     results = [dict(result, wave=wave_of.get(index), started=False) for index, result in enumerate(planned)]
     if check_mode or not waves:
         return results, waves
-    progress = progress or Progress()
+    progress = progress or task_progress()
     failed = sum(1 for result in planned if result.get('error'))
     budget = len(changing) + failed
+    pause = Wait(initial=wave_pause, factor=1, cap=wave_pause, sleep=sleep)
     for number, wave in enumerate(waves, 1):
         if over_budget(failed, budget, max_fail_percentage):
             for index in (index for later in waves[number - 1:] for index in later):
                 results[index].update(changed=False, error=None)
             break
         if number > 1 and wave_pause:
-            sleep(wave_pause)
+            pause.pause()
         members = [_label(results[index], str(index)) for index in wave]
         progress.wave(number, len(waves), members, 0, failed)
         try:

@@ -11,7 +11,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
-import random
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
@@ -19,6 +18,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conduct
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.http import ConnectionFailed, Session, TLSRefused
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import public_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 
 # The newest microversion this collection was written and tested against.
 CLIENT_MAX_VERSION = (1, 115)
@@ -261,9 +261,9 @@ class IronicClient(object):
         """One HTTP exchange with bounded, jittered retries for locks, 503 and dropped connections.
 
         replay=False: a lost answer raises AnswerLost even for a PUT. retry_busy=False: a 503 raises Busy at once,
-        for a caller that has other work to do meanwhile (the executor sends the step again later).
+        for a caller that has other work to do meanwhile (the scheduler sends the step again later).
         """
-        delay = RETRY_BASE_DELAY
+        waiting = Wait(initial=RETRY_BASE_DELAY, factor=2, cap=RETRY_MAX_DELAY, jitter=1.0, sleep=time.sleep)
         for attempt in range(1, RETRY_ATTEMPTS + 1):
             self.api_calls += 1
             try:
@@ -298,8 +298,7 @@ class IronicClient(object):
                     raise error('Ironic refused %s %s (HTTP %d): %s' % (
                         method, url[len(self.endpoint):], response.status_code, message), response.status_code,
                         message)
-            time.sleep(delay * (0.5 + random.random()))
-            delay = min(delay * 2, RETRY_MAX_DELAY)
+            waiting.pause()
         raise AssertionError('unreachable')
 
     def _send_authenticated(self, method, url, **kwargs):

@@ -20,7 +20,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
@@ -29,7 +29,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import declared_maintenance, ensure_maintenance
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.writer import ensure_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import declared_power, ensure_power
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, plan_node, provision_results
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import POWER_ACTIONS
@@ -46,7 +46,7 @@ def out_of_maintenance(node):
 def move_needed(node, declaration):
     """Whether the node must move to rest in its declared provision_state: it is moving, or at rest with a plan as
     planned out of maintenance. Raises PlanError when no acceptable plan reaches it."""
-    if not planner.is_at_rest(node['provision_state'], node.get('target_provision_state')):
+    if not graph.is_at_rest(node['provision_state'], node.get('target_provision_state')):
         return True
     return bool(plan_node(out_of_maintenance(node), declaration.states['provision_state'], declaration.options))
 
@@ -233,7 +233,7 @@ def ensure_whole_nodes(client, declarations, update_secrets, check_mode, concurr
     moving = [course for course in courses if not course.failed and course.states['provision_state'] is not None]
     if moving:
         _provision_stage(client, moving, check_mode, timeout, concurrency)
-    progress = Progress()
+    progress = task_progress()
     each(_power_stage(client, check_mode, timeout, progress),
          [course for course in courses if not course.failed and course.states['power'] is not None])
     each(_maintenance_stage(client, check_mode, True, _restored_reason),

@@ -15,7 +15,7 @@ __metaclass__ = type
 import difflib
 import re
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes, no_node_message
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
@@ -340,7 +340,7 @@ def target_for(node, declaration, steps):
     Raises HardwareError, naming the option or the state to change, when this node cannot take them.
     """
     label = _label(node)
-    state = planner.normalize_state(node['provision_state'])
+    state = graph.normalize_state(node['provision_state'])
     if declaration.apply == 'servicing':
         if state != SERVICING_STATE:
             raise HardwareError("node %s: apply: servicing changes an active node, but this node is '%s'. "
@@ -422,7 +422,7 @@ def prepare(client, node, declaration):
     """Read one node's hardware and work out its changes and steps; raises HardwareError, writing nothing."""
     current = read(client, node, declaration)
     label = _label(node)
-    if not planner.is_at_rest(node['provision_state'], node.get('target_provision_state')):
+    if not graph.is_at_rest(node['provision_state'], node.get('target_provision_state')):
         raise HardwareError("node %s is still moving ('%s'); run again once it rests." % (label, node['provision_state']))
     problems = check_bios(declaration.bios_settings, current['bios'])
     if problems:
@@ -433,7 +433,7 @@ def prepare(client, node, declaration):
     if steps and declaration.apply != 'never':
         try:
             target = target_for(node, declaration, steps)
-        except planner.PlanError as exc:
+        except graph.PlanError as exc:
             raise HardwareError('node %s: %s' % (label, exc))
     return {'label': label, 'node': node, 'declaration': declaration, 'changes': changes, 'steps': steps,
             'shown_steps': shown_steps(steps, declaration, current['bios']), 'target': target,

@@ -16,10 +16,10 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import NODE_FLAGS, POWER_ACTIONS, POWER_OFF_ACTIONS
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.wait import Backoff, Deadline
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 
 # Reboots are actions, not states: doing one is always a change.
 REBOOTS = ('rebooted', 'soft_rebooted')
@@ -35,14 +35,14 @@ class PowerError(BaremetalError):
     """The power action failed or did not finish; result holds the node as last seen."""
 
 
-def _settle(client, node, deadline, progress, step):
-    """The node once target_power_state is null, or as last seen when the deadline passes; progress hears of
+def _settle(client, node, waiting, progress, step):
+    """The node once target_power_state is null, or as last seen when the wait's deadline passes; progress hears of
     the node in each power state while the action (step) runs, and once at rest."""
-    backoff = Backoff()
+    waiting.reset()
     while True:
         moving = bool(node.get('target_power_state'))
         progress.node(_label(node), node.get('power_state') or 'unknown', step if moving else None)
-        if not (moving and deadline.pause(backoff)):
+        if not (moving and waiting.pause()):
             return node
         node = client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
 
@@ -68,10 +68,10 @@ def ensure_power(client, node, declared, timeout, check_mode, progress=None, clo
         raise PowerError("node %s has disable_power_off set: it must never be powered off, and Ironic refuses '%s'. "
                          "Reboot it instead, or clear the flag with %s." % (_label(node), target, NODE_FLAGS['disable_power_off'].clear),
                          {'changed': False, 'node': summarize_node(node)})
-    progress = progress or Progress(clock=clock)
-    deadline = Deadline(timeout, clock, sleep)
+    progress = progress or task_progress()
+    waiting = Wait(timeout, clock=clock, sleep=sleep)
     # A power action already under way decides the state we start from.
-    node = _settle(client, node, deadline, progress, 'earlier %s' % node.get('target_power_state'))
+    node = _settle(client, node, waiting, progress, 'earlier %s' % node.get('target_power_state'))
     if node.get('target_power_state'):
         raise PowerError("node %s: an earlier power action to '%s' is still running after %d s. Raise timeout or "
                          "look at the conductor log." % (_label(node), node['target_power_state'], timeout),
@@ -84,8 +84,8 @@ def ensure_power(client, node, declared, timeout, check_mode, progress=None, clo
     soft = declared in SOFT_ACTIONS
     client.set_power_state(node['uuid'], target, timeout=timeout if soft else None)
     if soft:
-        deadline.extend(SOFT_VERDICT_GRACE)
-    node = _settle(client, client.get_node(node['uuid'], NODE_SUMMARY_FIELDS), deadline, progress, target)
+        waiting.extend(SOFT_VERDICT_GRACE)
+    node = _settle(client, client.get_node(node['uuid'], NODE_SUMMARY_FIELDS), waiting, progress, target)
     result['node'] = summarize_node(node)
     if node.get('target_power_state'):
         if soft:

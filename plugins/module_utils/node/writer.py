@@ -24,7 +24,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
     INTERFACES, PORT_ATTRIBUTES, SEPARATE_FIELDS, UPDATE_SECRETS_ALWAYS, VIEW_FIELDS, Change, NodeError, check_declarations,
     check_driver_info, check_flags, interface_field, node_changes, node_view, refusal, required_features)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import is_at_rest
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import is_at_rest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, Target, converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DELETE_ALLOWED_STATES

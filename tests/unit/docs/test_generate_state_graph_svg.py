@@ -6,7 +6,7 @@ import importlib.util
 import os
 from xml.etree import ElementTree
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner, states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 SVG = '{http://www.w3.org/2000/svg}'
@@ -33,15 +33,15 @@ def _drawn(kind):
 
 def test_picture_was_drawn_from_the_current_table():
     embedded = PICTURE.find("%smetadata[@id='%s']" % (SVG, GENERATOR.SOURCE_ID)).text.lstrip('\n')
-    assert embedded == GENERATOR.render_dot(states, planner), 'the table changed: run make docs'
+    assert embedded == GENERATOR.render_dot(states, graph), 'the table changed: run make docs'
 
 
 def test_picture_shows_every_state_at_rest_and_every_planned_verb():
     at_rest = [state for state, (kind, _target) in states.STATES.items() if kind in (states.STABLE, states.FAILED)]
     assert _drawn('node') == collections.Counter((state, state) for state in at_rest)
-    expected = [('%s->%s' % (step.source, step.landing), GENERATOR.edge_label(step)) for step in planner.EDGES]
+    expected = [('%s->%s' % (step.source, step.landing), GENERATOR.edge_label(step)) for step in graph.EDGES]
     expected += [('%s->%s' % (step.source, step.landing), '%s (%s)' % (GENERATOR.edge_label(step), action.option))
-                 for action, step in planner.ACTION_EDGES]
+                 for action, step in graph.ACTION_EDGES]
     assert _drawn('edge') == collections.Counter(expected)
 
 
@@ -57,7 +57,7 @@ class _Action(object):
 
 
 class _Table(object):
-    """A small table in the shape of states and planner, to see each rule of the drawing on its own."""
+    """A small table in the shape of states and graph, to see each rule of the drawing on its own."""
     STABLE, FAILED, TRANSIENT = states.STABLE, states.FAILED, states.TRANSIENT
     STATES = {'enroll': (STABLE, None), 'cleaning': (TRANSIENT, 'available'), 'available': (STABLE, None),
               'quarantine': (STABLE, None), 'clean failed': (FAILED, 'available')}

@@ -8,7 +8,9 @@ __metaclass__ = type
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
+    ACTIONS, ACTIONS_BY_NAME, CLEAR_FAULT)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 
 AT_REST = sorted(state for state, (kind, _target) in states.STATES.items() if kind in (states.STABLE, states.FAILED))
@@ -24,7 +26,7 @@ def events_of(release):
 
 # Events the conductor fires by itself on the way to success.
 SUCCESS_EVENTS = ('done', 'wait', 'resume', 'clean', 'manage')
-ACTION_NAMES = [action.name for action in states.ACTIONS]
+ACTION_NAMES = [action.name for action in ACTIONS]
 # Where a hold resumes to: the node's target_provision_state (a manual clean's hold goes back to manageable).
 HELD_TARGETS = {'clean hold': ('available', 'manageable'), 'deploy hold': ('active',), 'service hold': ('active',)}
 
@@ -48,14 +50,14 @@ def lands_in(source, verb, events=None):
 
 def assert_valid(steps, current, target, allow_destructive=False, adopt=False, flags=(), clear_fault=False, release=None):
     events = events_of(release)
-    state = planner.normalize_state(current)
+    state = graph.normalize_state(current)
     refused = set()
     for flag in flags:
         if states.NODE_FLAGS[flag].refuses != states.ALL_VERBS:
             refused.update(states.NODE_FLAGS[flag].refuses)
     for index, step in enumerate(steps):
         assert step.source == state
-        if step.verb == states.CLEAR_FAULT:
+        if step.verb == CLEAR_FAULT:
             assert index == 0 and clear_fault and 'maintenance' in flags and step.landing == step.source
             continue
         assert (step.source, states.VERBS[step.verb]) in events, (step, release)
@@ -68,13 +70,13 @@ def assert_valid(steps, current, target, allow_destructive=False, adopt=False, f
         state = step.landing
     assert state == target
     if 'maintenance' in flags and steps:
-        assert steps[0].verb == states.CLEAR_FAULT
+        assert steps[0].verb == CLEAR_FAULT
 
 
 def action_steps(steps, name):
-    action = states.ACTIONS_BY_NAME[name]
+    action = ACTIONS_BY_NAME[name]
     return [step for step in steps if step.verb == action.verb and step.source in action.runs_from
-            and (step.action or states.ACTIONS_BY_NAME[step.verb]) is action]
+            and (step.action or ACTIONS_BY_NAME[step.verb]) is action]
 
 
 requests = st.fixed_dictionaries({
@@ -97,16 +99,16 @@ def test_every_plan_is_valid_in_ironics_machine_safe_and_skips_no_action(current
     held_target = data.draw(st.sampled_from(HELD_TARGETS[current])) if current in HOLDS else None
     try:
         steps = planner.plan(current, target, held_target=held_target, **request)
-    except planner.PlanError as exc:
+    except graph.PlanError as exc:
         assert str(exc)
         return
     assert_valid(steps, current, target, request['allow_destructive'], request['adopt'], request['flags'],
                  request['clear_fault'], request['release'])
     if current in HOLDS:
-        assert request['unhold'] and [step.verb for step in steps if step.verb != states.CLEAR_FAULT][0] == 'unhold'
+        assert request['unhold'] and [step.verb for step in steps if step.verb != CLEAR_FAULT][0] == 'unhold'
     resumed = steps and steps[0].verb == 'unhold' or (len(steps) > 1 and steps[1].verb == 'unhold')
     for name in request['actions']:
-        action = states.ACTIONS_BY_NAME[name]
+        action = ACTIONS_BY_NAME[name]
         ran = action_steps(steps, name)
         done_on_the_way = any(step.verb in action.done_by for step in steps)
         # every asked-for action runs once, unless a step on the way does its work or the unhold finishes it
@@ -166,7 +168,7 @@ def test_the_ways_out_a_release_lacks_are_named_with_the_release_that_has_them()
 def test_refusal_names_the_destructive_step_and_the_option(current, target):
     try:
         steps = planner.plan(current, target)
-    except planner.PlanError as exc:
+    except graph.PlanError as exc:
         message = str(exc)
         assert 'allow_destructive: true' in message
         assert 'deleted' in message or 'rebuild' in message
@@ -289,7 +291,7 @@ def test_each_step_is_named_in_the_words_of_the_progress_lines_beside_its_api_ve
      ["fault 'service failure'", 'step failed', 'clear_fault: true', 'baremetal_maintenance maintenance: false']),
 ])
 def test_refusals_say_why_and_what_to_do(current, target, options, words):
-    with pytest.raises(planner.PlanError) as caught:
+    with pytest.raises(graph.PlanError) as caught:
         planner.plan(current, target, **options)
     for word in words:
         assert word in str(caught.value)
@@ -304,4 +306,4 @@ def test_refusals_say_why_and_what_to_do(current, target, options, words):
     (None, None, True),
 ])
 def test_at_rest(provision_state, target_provision_state, at_rest):
-    assert planner.is_at_rest(provision_state, target_provision_state) is at_rest
+    assert graph.is_at_rest(provision_state, target_provision_state) is at_rest

@@ -7,7 +7,8 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import PROGRESS_FILE_ENV, Progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import PROGRESS_FILE_ENV, Progress, task_progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 
 
 class Clock(object):
@@ -46,14 +47,14 @@ def test_one_line_per_node_and_change_of_state_or_step(tmp_path):
 def test_the_file_comes_from_the_environment_the_action_plugin_sets(tmp_path, monkeypatch):
     path = tmp_path / 'from-env'
     monkeypatch.setenv(PROGRESS_FILE_ENV, str(path))
-    Progress().node('n1', 'active')
+    task_progress().node('n1', 'active')
     assert records(str(path)) == [{'node': 'n1', 'state': 'active', 'step': None, 'seconds': 0.0}]
 
 
 def test_without_an_action_plugin_nothing_is_written(tmp_path, monkeypatch):
     monkeypatch.delenv(PROGRESS_FILE_ENV, raising=False)
     monkeypatch.chdir(tmp_path)
-    progress = Progress()
+    progress = task_progress()
     progress.start(3)
     progress.node('n1', 'cleaning', 'provide')
     assert list(tmp_path.iterdir()) == []
@@ -66,3 +67,12 @@ def test_steps_are_named_in_the_users_words(tmp_path):
     progress.node('n2', 'deleting', 'deleted')
     progress.node('n3', 'cleaning', 'provide')
     assert [record['step'] for record in records(path)] == ['deploy', 'undeploy', 'provide']
+
+
+def test_every_stage_of_a_task_reports_to_its_one_progress_on_one_clock(tmp_path, monkeypatch):
+    path = tmp_path / 'task'
+    monkeypatch.setenv(PROGRESS_FILE_ENV, str(path))
+    progress = task_progress()
+    assert task_progress() is progress and Scheduler(None, 60).progress is progress
+    monkeypatch.setenv(PROGRESS_FILE_ENV, str(tmp_path / 'another-task'))
+    assert task_progress() is not progress

@@ -7,11 +7,12 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import ACTIONS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision, requests
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient, IronicError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import PlanError, Step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError, Step
 
 
 def node(state, **fields):
@@ -78,14 +79,14 @@ ASKING = {'clean_steps': [{'interface': 'vendor', 'step': 'x'}], 'service_steps'
           'rebuild': True, 'inspection': 'always', 'runbook': 'CUSTOM_FIRMWARE', 'erase': 'metadata'}
 
 
-@pytest.mark.parametrize('action', states.ACTIONS, ids=lambda action: action.name)
+@pytest.mark.parametrize('action', ACTIONS, ids=lambda action: action.name)
 def test_an_action_is_asked_for_by_its_option_and_sends_its_request_fields(action):
     assert action.option in provision.NODE_OPTION_TYPES  # a nodes: element may ask for it too
     options = provision.Options(**{action.option: ASKING[action.option]})
     target = (action.targets or ('manageable',))[0]
     assert options.actions(node('manageable'), target) == ([action.name], [])
     assert provision.Options().actions(node('manageable'), target) == ([], [])
-    step = planner.action_step(action, action.runs_from[0], action.runs_from[0])
+    step = graph.action_step(action, action.runs_from[0], action.runs_from[0])
     assert sorted(options.arguments(step.verb, step.action)) == sorted(action.request_fields)
 
 
@@ -116,17 +117,17 @@ def test_a_runbook_on_an_api_older_than_1_92_is_refused_naming_both_versions():
     options = provision.Options(runbook='CUSTOM_FIRMWARE')
     steps = provision.plan_node(node('manageable'), 'manageable', options)
     with pytest.raises(IronicError) as caught:
-        provision.check_requests(IronicAt((1, 91)), steps, options)
+        requests.check_requests(IronicAt((1, 91)), steps, options)
     assert 'runbook needs Ironic API 1.92 or newer; this server supports up to 1.91' in str(caught.value)
-    provision.check_requests(IronicAt((1, 92)), steps, options)
+    requests.check_requests(IronicAt((1, 92)), steps, options)
 
 
 def test_retiring_on_an_api_older_than_1_61_is_refused_before_any_step():
     options = provision.Options(retired=True)
     steps = provision.plan_node(node('manageable'), 'manageable', options)
     with pytest.raises(IronicError, match=r'retired needs Ironic API 1\.61 or newer; this server supports up to 1\.60'):
-        provision.check_requests(IronicAt((1, 60)), steps, options)
-    provision.check_requests(IronicAt((1, 61)), steps, options)
+        requests.check_requests(IronicAt((1, 60)), steps, options)
+    requests.check_requests(IronicAt((1, 61)), steps, options)
 
 
 def IronicAt(version):  # pylint: disable=invalid-name
@@ -184,11 +185,11 @@ def test_retiring_refuses_what_ironic_would():
 
 
 def test_retired_patch_sets_only_what_differs():
-    assert provision.retired_patch({'retired': False}, True, 'eol') == [
+    assert requests.retired_patch({'retired': False}, True, 'eol') == [
         {'op': 'add', 'path': '/retired', 'value': True}, {'op': 'add', 'path': '/retired_reason', 'value': 'eol'}]
-    assert provision.retired_patch({'retired': True, 'retired_reason': 'eol'}, True, 'eol') == []
-    assert provision.retired_patch({'retired': True, 'retired_reason': 'eol'}, None, None) == []
-    assert provision.retired_patch({'retired': True, 'retired_reason': 'eol'}, False, None) == [
+    assert requests.retired_patch({'retired': True, 'retired_reason': 'eol'}, True, 'eol') == []
+    assert requests.retired_patch({'retired': True, 'retired_reason': 'eol'}, None, None) == []
+    assert requests.retired_patch({'retired': True, 'retired_reason': 'eol'}, False, None) == [
         {'op': 'add', 'path': '/retired', 'value': False}]
 
 
@@ -290,9 +291,9 @@ def test_issue_step_sends_a_verb_with_its_fields_or_the_request_of_a_node_step()
     client = RecordingClient()
     steps = [{'interface': 'vendor', 'step': 'log_passthrough'}]
     options = provision.Options(service_steps=steps)
-    provision.issue_step(client, 'u1', Step('service', 'active', 'active'), options)
-    provision.issue_step(client, 'u1', Step('clear_fault', 'service failed', 'service failed'), options)
-    provision.issue_step(client, 'u1', Step('manage', 'enroll', 'manageable'), options)
+    requests.issue_step(client, 'u1', Step('service', 'active', 'active'), options)
+    requests.issue_step(client, 'u1', Step('clear_fault', 'service failed', 'service failed'), options)
+    requests.issue_step(client, 'u1', Step('manage', 'enroll', 'manageable'), options)
     assert client.calls == [('provision', 'u1', 'service', {'service_steps': steps}),
                             ('unset_maintenance', 'u1'), ('provision', 'u1', 'manage', {})]
 
@@ -301,13 +302,13 @@ def test_set_instance_info_reads_what_ironic_holds_and_sends_only_the_keys_that_
     client = RecordingClient()
     step = Step('set_instance_info', 'available', 'available')
     options = provision.Options(instance_info=dict(IMAGE, image_checksum='kept'))
-    provision.issue_step(client, 'u1', step, options)
-    provision.issue_step(client, 'u1', step, options)  # sent again (after a lost answer): nothing is missing
+    requests.issue_step(client, 'u1', step, options)
+    requests.issue_step(client, 'u1', step, options)  # sent again (after a lost answer): nothing is missing
     assert client.calls == [
         ('get_node', 'u1', ('instance_info',)),
         ('update_node', 'u1', [{'op': 'add', 'path': '/instance_info/image_source', 'value': IMAGE['image_source']}]),
         ('get_node', 'u1', ('instance_info',))]
-    provision.check_requests(OldIronic('http://127.0.0.1:9'), [step], options)  # not a provision request
+    requests.check_requests(OldIronic('http://127.0.0.1:9'), [step], options)  # not a provision request
 
 
 class OldIronic(IronicClient):
@@ -321,8 +322,8 @@ def test_a_plan_the_api_is_too_old_for_is_refused_before_its_first_step():
     assert verbs(steps) == ['active', 'service']
     with pytest.raises(IronicError, match=r"the 'service' verb needs Ironic API 1\.87 or newer; this server supports "
                                           r"up to 1\.86"):
-        provision.check_requests(OldIronic('http://127.0.0.1:9'), steps, options)
-    provision.check_requests(OldIronic('http://127.0.0.1:9'), steps[:1], options)
+        requests.check_requests(OldIronic('http://127.0.0.1:9'), steps, options)
+    requests.check_requests(OldIronic('http://127.0.0.1:9'), steps[:1], options)
 
 
 def test_what_inspection_learned_is_returned_without_secrets():

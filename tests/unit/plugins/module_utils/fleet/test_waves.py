@@ -108,7 +108,7 @@ def run(fleet, size, **options):
 
     pauses = []
     results, waves = run_in_waves(fleet.read_nodes, list(range(len(fleet.nodes))), fleet.run_batch, size,
-                                  progress=Lines(), sleep=pauses.append, **options)
+                                  progress=Lines(None), sleep=pauses.append, **options)
     return results, waves, pauses, progress_lines
 
 

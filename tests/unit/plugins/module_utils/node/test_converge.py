@@ -8,7 +8,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import co
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
     Declaration, check_declarations, declarations_from_params)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import PlanError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options
 
 LANDING = {'manage': 'manageable', 'provide': 'available', 'active': 'active', 'deleted': 'available'}

@@ -12,7 +12,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware as hw
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.planner import Step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import Step
 
 REGISTRY = {
     'ProcTurboMode': {'name': 'ProcTurboMode', 'value': 'Enabled', 'attribute_type': 'Enumeration',
@@ -195,7 +195,7 @@ def test_cleaning_refuses_other_states(state, words):
 
 
 def test_a_node_in_maintenance_is_refused_before_any_write():
-    with pytest.raises(hw.planner.PlanError, match='replacing DIMM'):
+    with pytest.raises(hw.graph.PlanError, match='replacing DIMM'):
         hw.target_for(node(maintenance=True, maintenance_reason='replacing DIMM'), hw.Declaration(), BIOS_STEP)
 
 

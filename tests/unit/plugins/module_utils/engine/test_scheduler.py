@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Executor edge cases that a real Ironic cannot produce on demand: slow conductors, timeouts, many nodes.
+"""Scheduler edge cases that a real Ironic cannot produce on demand: slow conductors, timeouts, many nodes.
 
 The fake conductor moves a node along the table's success path one transient state per tick.
 Everything users rely on is also tested against the real Ironic in tests/integration.
@@ -13,16 +13,20 @@ import json
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import ConductorWatch
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.executor import (
-    HELD_BACK, Executor, Job, STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.diagnosis import HELD_BACK
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import Job
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
+    STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
     AnswerLost, Busy, IronicError, Unreachable)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, issue_step, plan_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, plan_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import issue_step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
 
@@ -119,7 +123,7 @@ class FakeIronic(object):
         if verb in self.refuse:
             node.update(maintenance=True, maintenance_reason=self.refuse[verb])
             raise IronicError('node %s is in maintenance' % uuid, 400)
-        entered = planner.events(self.release).get((node['provision_state'], states.VERBS[verb]))
+        entered = graph.events(self.release).get((node['provision_state'], states.VERBS[verb]))
         if entered is None:
             raise IronicError('cannot %s from %s' % (verb, node['provision_state']), 400)
         landing = states.LANDING_OVERRIDES.get((node['provision_state'], verb))
@@ -201,10 +205,10 @@ class FakeIronic(object):
         return dict((uuid, dict(self.nodes[uuid])) for uuid in last_seen if uuid in self.nodes)
 
 
-def executor(fake, timeout=60, **kwargs):
+def scheduler(fake, timeout=60, **kwargs):
     def plan(job, node):
         return plan_node(node, job.target, job.options, fake.release)
-    return Executor(fake, timeout, plan=plan, issue_step=issue_step, clock=fake.clock, sleep=fake.sleep, **kwargs)
+    return Scheduler(fake, timeout, plan=plan, issue_step=issue_step, clock=fake.clock, sleep=fake.sleep, **kwargs)
 
 
 def jobs_for(fake, target, uuids=None, options=None):
@@ -213,7 +217,7 @@ def jobs_for(fake, target, uuids=None, options=None):
 
 
 def run(fake, target, timeout=60, wait=True, check_mode=False, **kwargs):
-    return executor(fake, timeout, **kwargs).run(jobs_for(fake, target), wait=wait, check_mode=check_mode)
+    return scheduler(fake, timeout, **kwargs).run(jobs_for(fake, target), wait=wait, check_mode=check_mode)
 
 
 def test_walks_a_node_through_every_step_and_records_transitions():
@@ -308,7 +312,7 @@ def test_a_failed_service_goes_back_to_active_by_abort_from_ironic_32_and_by_res
     assert "From 'service failed' this server still takes service (service_steps) or service runbook (runbook)." in job.error
 
     old.nodes['n1'].update(provision_state='service failed', target_provision_state=None)
-    job, = executor(old).run(jobs_for(old, 'active', options=Options(rescue_password='pw')))
+    job, = scheduler(old).run(jobs_for(old, 'active', options=Options(rescue_password='pw')))
     assert job.error is None and job.node['provision_state'] == 'active'
     assert [verb for _at, _uuid, verb in old.requests] == ['rescue', 'unrescue']
 
@@ -333,7 +337,7 @@ def test_a_node_ironic_is_busy_for_while_none_of_the_tasks_moves_is_sent_again_l
     fake.nodes['others']['since'] = 30 - fake.tick  # someone else's clean, done at 30 s
     fake.add('n1', 'manageable')
     path = str(tmp_path / 'progress')
-    job, = executor(fake, timeout=120, progress=Progress(path, fake.clock)).run(jobs_for(fake, 'available', ['n1']))
+    job, = scheduler(fake, timeout=120, progress=Progress(path, fake.clock)).run(jobs_for(fake, 'available', ['n1']))
     assert job.error is None and job.node['provision_state'] == 'available'
     with open(path) as stream:
         steps = [json.loads(line).get('step') for line in stream]
@@ -429,7 +433,7 @@ def test_a_node_deleted_while_waiting_is_reported_at_once():
     fake = FakeIronic(tick=1000)
     fake.add('gone', 'manageable')
     fake.add('stays', 'manageable')
-    executor_ = executor(fake, timeout=3600, concurrency=2)
+    scheduler_ = scheduler(fake, timeout=3600, concurrency=2)
     jobs = jobs_for(fake, 'available')
     original = fake.poll_nodes
 
@@ -440,7 +444,7 @@ def test_a_node_deleted_while_waiting_is_reported_at_once():
 
     fake.poll_nodes = poll_then_delete
     fake.tick = 30
-    executor_.run(jobs)
+    scheduler_.run(jobs)
     gone, stays = [job for job, _node in jobs]
     assert 'deleted while the task waited on it' in gone.error and "'cleaning'" in gone.error
     assert stays.error is None
@@ -579,7 +583,7 @@ IMAGE = {'image_source': 'http://127.0.0.1:9/image.qcow2', 'old_key': None}
 def deploying_with_instance_info(fake):
     fake.add('n1', 'manageable')
     fake.nodes['n1']['instance_info'] = {'old_key': 'stale', 'image_checksum': 'kept'}
-    return executor(fake).run(jobs_for(fake, 'active', options=Options(instance_info=IMAGE)), wait=True)
+    return scheduler(fake).run(jobs_for(fake, 'active', options=Options(instance_info=IMAGE)), wait=True)
 
 
 def test_instance_info_is_set_by_a_step_of_the_plan_that_waits_for_nothing():
@@ -600,7 +604,7 @@ def test_instance_info_is_set_by_a_step_of_the_plan_that_waits_for_nothing():
 def test_instance_info_is_planned_in_check_mode_and_not_set():
     fake = FakeIronic()
     fake.add('n1', 'available')
-    job, = executor(fake).run(jobs_for(fake, 'active', options=Options(instance_info=IMAGE)), check_mode=True)
+    job, = scheduler(fake).run(jobs_for(fake, 'active', options=Options(instance_info=IMAGE)), check_mode=True)
     assert [step.verb for step in job.plan] == ['set_instance_info', 'active']
     assert fake.requests == [] and not job.result()['changed']
 
@@ -608,7 +612,7 @@ def test_instance_info_is_planned_in_check_mode_and_not_set():
 def test_without_wait_the_instance_info_is_set_and_the_first_verb_issued():
     fake = FakeIronic()
     fake.add('n1', 'available')
-    job, = executor(fake).run(jobs_for(fake, 'active', options=Options(instance_info=IMAGE)), wait=False)
+    job, = scheduler(fake).run(jobs_for(fake, 'active', options=Options(instance_info=IMAGE)), wait=False)
     assert [(t['verb'], t['to']) for t in job.transitions] == [('set_instance_info', 'available'), ('active', None)]
     assert fake.nodes['n1']['provision_state'] == 'deploying' and fake.polls == []
 

@@ -1,0 +1,56 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One node's way to its declared state (a Job), and where it is on the way (its stage)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
+
+# Where a job is: waiting for its node to rest, planned and waiting for a slot, moving, or finished.
+WAITING, READY, MOVING, DONE = 'waiting', 'ready', 'moving', 'done'
+
+
+class Job(object):
+    """One node's way to its declared state, and what happened on the way."""
+
+    def __init__(self, node, target, options):
+        self.node = summarize_node(node)
+        self.uuid = node['uuid']
+        self.target = target  # the declared stable state
+        self.options = options  # provision.Options: how this node gets there
+        self.plan = []  # every step planned, in order; issued ones first
+        self.issued = 0  # how many steps of the plan were issued
+        self.transitions = []
+        self.error = None
+        self.stage = WAITING
+        self.started = False  # a request that changes the node was sent
+        self.step_started = None
+        self.quiet = None  # (progress signature, when first seen) while no conductor holds the node
+        self.retry = None  # a step cut short by a stranded conductor, run again once the node rests
+        self.still = None  # (progress signature, when first seen) of a node not at rest
+        self.takeover = None  # the dead conductor (from IronicClient.conductors) Ironic must take the node over from
+        self.holder = None  # the conductor holding the node when the conductors were last read (None: none held it)
+        self.holders = {}  # conductor -> the state it was last seen holding the node in, since the step was sent
+
+    @property
+    def remaining(self):
+        return self.plan[self.issued:]
+
+    @property
+    def label(self):
+        return self.node.get('name') or self.uuid
+
+    def fail(self, message):
+        self.error = 'node %s: %s' % (self.label, message)
+        self.stage = DONE
+
+    def result(self):
+        return {
+            'node': self.node,
+            'plan': [step.as_dict() for step in self.plan],
+            'transitions': self.transitions,
+            'error': self.error,
+            'changed': self.started,
+        }

@@ -1,0 +1,94 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What each step of a plan sends to Ironic: a provision verb with its arguments, or a node write (clearing a fault,
+instance_info, the retired flag), and whether the server takes them all before the first is sent.
+
+A node write reads the node first and sends only what differs, so a step sent again after a lost answer sends only
+what is still missing.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
+    CLEAR_FAULT, SET_INSTANCE_INFO, SET_RETIRED)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import FEATURE_MIN_VERSION
+
+# How issue_step sends the steps that are not provision verbs.
+NODE_STEP_METHODS = {
+    CLEAR_FAULT: lambda client, uuid, options: client.unset_maintenance(uuid),
+    SET_INSTANCE_INFO: lambda client, uuid, options: set_instance_info(client, uuid, options.instance_info),
+    SET_RETIRED: lambda client, uuid, options: set_retired(client, uuid, options.retired, options.retired_reason),
+}
+
+# The node field a step that is not a provision verb writes, where the API has not always had it.
+NODE_STEP_FIELDS = {SET_RETIRED: 'retired'}
+
+
+def retired_patch(node, retired, retired_reason):
+    """JSON patch operations that make the node's retired flag and reason what the task declares (None: as it is).
+
+    Ironic forgets the reason when a node is unretired, and keeps one only on a retired node.
+    """
+    is_retired = node.get('retired') if retired is None else retired
+    if retired_reason and not is_retired:
+        raise graph.PlanError('retired_reason is only kept while retired is true, and the node is not retired: set '
+                              'retired: true as well.')
+    operations = []
+    if retired is not None and bool(node.get('retired')) != retired:
+        operations.append({'op': 'add', 'path': '/retired', 'value': retired})
+    if retired_reason is not None and is_retired and node.get('retired_reason') != retired_reason:
+        operations.append({'op': 'add', 'path': '/retired_reason', 'value': retired_reason})
+    return operations
+
+
+def issue_step(client, uuid, step, options):
+    """Send the request that starts one step of a plan."""
+    if step.verb in NODE_STEP_METHODS:
+        NODE_STEP_METHODS[step.verb](client, uuid, options)
+        return
+    client.set_provision_state(uuid, step.verb, **options.arguments(step.verb, step.action))
+
+
+def check_requests(client, steps, options):
+    """IronicError, before the first step is sent, when the server's API is too old for a later one."""
+    for step in steps:
+        if step.verb in NODE_STEP_FIELDS:
+            client.require(NODE_STEP_FIELDS[step.verb], FEATURE_MIN_VERSION[NODE_STEP_FIELDS[step.verb]])
+        elif step.verb not in NODE_STEP_METHODS:
+            client.require_provision_request(step.verb, options.arguments(step.verb, step.action))
+
+
+def instance_info_patch(node, instance_info):
+    """JSON patch operations that make node.instance_info agree with the given keys (null removes)."""
+    current = node.get('instance_info') or {}
+    operations = []
+    for key, value in sorted((instance_info or {}).items()):
+        path = '/instance_info/%s' % key
+        if value is None:
+            if key in current:
+                operations.append({'op': 'remove', 'path': path})
+        elif current.get(key) != value:
+            operations.append({'op': 'add', 'path': path, 'value': value})
+    return operations
+
+
+def set_instance_info(client, uuid, instance_info):
+    """PATCH the keys of instance_info that differ from what Ironic holds when the step is sent.
+
+    It reads instance_info first, as the steps before it may have changed it; so it is sent again after a lost
+    answer (see Scheduler._took_effect), sending only what is still missing.
+    """
+    patch = instance_info_patch(client.get_node(uuid, ('instance_info',)), instance_info)
+    if patch:
+        client.update_node(uuid, patch)
+
+
+def set_retired(client, uuid, retired, retired_reason):
+    """PATCH the node's retired flag and reason where they differ from what Ironic holds when the step is sent
+    (read first, like set_instance_info, so that a step sent again after a lost answer sends only what is missing)."""
+    patch = retired_patch(client.get_node(uuid, ('retired', 'retired_reason')), retired, retired_reason)
+    if patch:
+        client.update_node(uuid, patch)

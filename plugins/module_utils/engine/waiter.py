@@ -1,0 +1,173 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The waiter of moving nodes (Waiter), polling many at once and judging each not at rest by a table of predicates.
+
+A node that nobody is moving is told apart from a node that is moving: a transient state whose conductor holds no
+lock (no ``reservation``) and makes no progress (``provision_updated_at`` and the current step unchanged) for
+STRANDED_GRACE seconds is stranded. That happens when a conductor dies in the middle of a step: on restart Ironic
+fails at most ``[conductor]periodic_max_workers`` such nodes per state and leaves the others where they are.
+
+With several conductors, a node reserved by a conductor that is dead (Ironic reports it so, and the task saw
+heartbeats recorded: ironic/conductors.py; an Ironic on SQLite records none, and its reading is never believed) is
+neither moving nor stranded: it waits for a live conductor to take it over once the dead one missed
+``[conductor]heartbeat_timeout``, if a live conductor serves the node's conductor group (Ironic's hash ring is per
+group). Which conductors are alive is read only while a node makes no progress, at most once per poll round.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import MOVING
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError, Unreachable
+
+# Seconds a transient state may go without a conductor's lock and without progress before the node
+# counts as stranded. A working conductor holds the lock for the whole of a non-wait transient state.
+STRANDED_GRACE = 20.0
+
+# Seconds a transient node may go without progress before the task asks which conductors are alive.
+SUSPECT_AFTER = 10.0
+
+# Seconds of consecutive failed polls (Ironic restarting) the wait rides out before giving up.
+UNREACHABLE_GRACE = 60.0
+
+# Wait states: the conductor waits for the ramdisk to call back and holds no lock meanwhile, so
+# they are never judged stranded (Ironic's own call-back timeouts end them). The newest Ironic can abort each.
+WAIT_STATES = frozenset(source for source, event, _destination in states.TRANSITIONS
+                        if event == 'abort' and states.STATES[source][0] == states.TRANSIENT)
+
+# What a node not at rest shows (Waiter.judge).
+TAKEOVER, ABANDONED, STRANDED, MOVES = 'takeover', 'abandoned', 'stranded', 'moves'
+
+
+def signature(node):
+    """What changes while a conductor works on a node."""
+    return (node.get('provision_state'), node.get('provision_updated_at'), repr(node.get('clean_step')),
+            repr(node.get('deploy_step')), repr(node.get('service_step')))
+
+
+def no_takeover(node, dead, conductors):
+    """Why Ironic never takes the node over from the dead conductor that reserved it (a key of
+    diagnosis.NO_TAKEOVER), or None when it will. Only a live conductor of the node's conductor group takes it
+    over: Ironic's hash ring is per group."""
+    if node['provision_state'] not in states.TAKEOVER_STATES:
+        return 'state'
+    if not dead['taken_over']:
+        return 'port'
+    group = node.get('conductor_group') or ''
+    if not any(c.get('alive') and (c.get('conductor_group') or '') == group for c in conductors.values()):
+        return 'group'
+    return None
+
+
+def _awaits_takeover(waiter, job, node, dead):
+    return job.takeover is not None
+
+
+def _abandoned(waiter, job, node, dead):
+    return dead is not None
+
+
+def _stranded(waiter, job, node, dead):
+    return waiter.stranded(job, node)
+
+
+# What a node not at rest shows: the first verdict whose predicate holds, else MOVES. A predicate takes the waiter,
+# the job, the node as polled and the dead conductor that holds it (None: none, or the conductors were not read).
+VERDICTS = ((TAKEOVER, _awaits_takeover), (ABANDONED, _abandoned), (STRANDED, _stranded))
+
+
+class Waiter(object):
+    """Polls the nodes of many jobs within one Wait (common/wait.py), and judges the nodes not at rest."""
+
+    def __init__(self, client, waiting, stranded_grace=STRANDED_GRACE):
+        self.client = client
+        self.clock = waiting.clock
+        self.stranded_grace = stranded_grace
+        self._unreachable_since = None
+
+    def poll(self, jobs):
+        """The latest view of each job's node (a missing one was deleted), or None while Ironic is unreachable;
+        raises Unreachable once it stayed so for UNREACHABLE_GRACE."""
+        try:
+            nodes = self.client.poll_nodes(dict((job.uuid, job.node) for job in jobs))
+        except Unreachable:
+            self._unreachable_since = self._unreachable_since or self.clock()
+            if self.clock() - self._unreachable_since >= UNREACHABLE_GRACE:
+                raise
+            return None
+        self._unreachable_since = None
+        return nodes
+
+    def read_conductors(self):
+        """The conductors by name ({} when they cannot be read: the nodes are then judged without them)."""
+        try:
+            return self.client.conductors()
+        except IronicError:
+            return {}
+
+    def dead_conductors(self, conductors):
+        """The dead conductors among IronicClient.conductors() (read now when None), each once, by name."""
+        if conductors is None:
+            conductors = self.read_conductors()
+        dead = dict((c['hostname'], c) for c in conductors.values() if c['dead'])
+        return [dead[name] for name in sorted(dead)]
+
+    def suspicious(self, jobs, nodes):
+        """Whether a node not at rest made no progress for SUSPECT_AFTER (or waits for a takeover)."""
+        suspicious = False
+        for job in jobs:
+            node = nodes.get(job.uuid)
+            if node is None or graph.kind(node['provision_state']) != states.TRANSIENT:
+                job.still = None
+                continue
+            progress = signature(node)
+            if job.still is None or job.still[0] != progress:
+                job.still = (progress, self.clock())
+            suspicious = suspicious or job.takeover is not None or self.clock() - job.still[1] >= SUSPECT_AFTER
+        return suspicious
+
+    def stranded(self, job, node):
+        """True once the node sat in a non-wait transient state with no lock and no progress for the grace."""
+        state = node['provision_state']
+        if (graph.kind(state) != states.TRANSIENT or state in WAIT_STATES or 'reservation' not in node
+                or node.get('reservation')):
+            job.quiet = None
+            return False
+        progress = signature(node)
+        if job.quiet is None or job.quiet[0] != progress:
+            job.quiet = (progress, self.clock())
+            return False
+        return self.clock() - job.quiet[1] >= self.stranded_grace
+
+    def judge(self, job, node, conductors):
+        """What a polled node not at rest shows: (verdict, the dead conductor holding it, why none takes it over).
+
+        conductors: IronicClient.conductors(), read this round, or None. A takeover found is kept on the job until
+        the node rests: the takeover releases the node, then fails it under a live conductor."""
+        state = node['provision_state']
+        if node.get('reservation') and job.stage == MOVING:
+            job.holders[node['reservation']] = state
+        dead = None
+        if conductors is not None and state not in WAIT_STATES:
+            job.holder = conductors.get(node.get('reservation') or '')
+            dead = job.holder if job.holder is not None and job.holder['dead'] else None
+        reason = no_takeover(node, dead, conductors) if dead is not None else None
+        if dead is not None:
+            job.takeover = dead if reason is None else None
+        verdict = next((verdict for verdict, holds in VERDICTS if holds(self, job, node, dead)), MOVES)
+        return verdict, dead, reason
+
+    def taken_over_from(self, job, node):
+        """The dead conductor that held the node during its failed step, when a live one could take it over, else
+        None: Ironic may take the node over and fail it between two polls, before the task saw its conductor dead."""
+        if not job.holders:
+            return None
+        conductors = self.read_conductors()
+        for name, state in sorted(job.holders.items()):
+            holder = conductors.get(name)
+            if (holder is not None and holder['dead']
+                    and no_takeover(dict(node, provision_state=state), holder, conductors) is None):
+                return holder
+        return None

@@ -1,0 +1,75 @@
+# -*- coding: utf-8 -*-
+"""The waiter's table of predicates: what a polled node that is not at rest shows, first verdict first."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import waiter
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import MOVING, Job
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
+    ABANDONED, MOVES, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter)
+
+
+class Clock(object):
+    now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def conductor(name, alive, group='', taken_over=True):
+    return {'hostname': name, 'alive': alive, 'dead': not alive, 'conductor_group': group,
+            'taken_over': taken_over, 'updated_at': 'then'}
+
+
+def judged(node, conductors=None, clock=None, job=None):
+    clock = clock or Clock()
+    job = job or Job(dict(node, uuid='u1'), 'available', Options())
+    job.stage = MOVING
+    return Waiter(None, Wait(60, clock=clock, sleep=None)).judge(job, dict(node, uuid='u1'), conductors), job
+
+
+def test_a_node_a_dead_conductor_holds_awaits_the_takeover_by_a_live_one_of_its_group():
+    conductors = {'c1': conductor('c1', False, 'g'), 'c2': conductor('c2', True, 'g')}
+    (verdict, dead, reason), job = judged({'provision_state': 'cleaning', 'reservation': 'c1',
+                                           'conductor_group': 'g'}, conductors)
+    assert (verdict, dead['hostname'], reason) == (TAKEOVER, 'c1', None)
+    assert job.takeover is dead and job.holders == {'c1': 'cleaning'}
+
+
+@pytest.mark.parametrize('node, alive_group, taken_over, reason', [
+    ({'provision_state': 'inspecting'}, 'g', True, 'state'),
+    ({'provision_state': 'cleaning'}, 'g', False, 'port'),
+    ({'provision_state': 'cleaning'}, 'other', True, 'group'),
+])
+def test_a_node_no_other_conductor_takes_over_is_abandoned_and_says_why(node, alive_group, taken_over, reason):
+    conductors = {'c1': conductor('c1', False, 'g', taken_over), 'c2': conductor('c2', True, alive_group)}
+    (verdict, dead, why), job = judged(dict(node, reservation='c1', conductor_group='g'), conductors)
+    assert (verdict, dead['hostname'], why) == (ABANDONED, 'c1', reason) and job.takeover is None
+
+
+def test_a_node_without_lock_or_progress_is_stranded_once_the_grace_passed():
+    clock = Clock()
+    node = {'provision_state': 'cleaning', 'reservation': None, 'provision_updated_at': 't'}
+    (verdict, _dead, _why), job = judged(node, clock=clock)
+    assert verdict == MOVES
+    clock.now = STRANDED_GRACE
+    assert judged(node, clock=clock, job=job)[0][0] == STRANDED
+
+
+def test_a_wait_state_is_never_stranded_nor_judged_by_its_holder():
+    clock = Clock()
+    node = {'provision_state': 'clean wait', 'reservation': None}
+    job = judged(node, clock=clock)[1]
+    clock.now = 10 * STRANDED_GRACE
+    assert judged(node, {'c1': conductor('c1', False)}, clock=clock, job=job)[0][0] == MOVES
+    assert 'clean wait' in waiter.WAIT_STATES and job.holder is None
+
+
+def test_a_takeover_comes_before_stranded_in_the_table():
+    assert [verdict for verdict, _holds in waiter.VERDICTS] == [TAKEOVER, ABANDONED, STRANDED]
