@@ -21,7 +21,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.allocat
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import trait_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import name_errors, raise_errors
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.wait import Backoff, Deadline
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 
 # What an allocation looks like in results and diffs.
 VIEW_FIELDS = ('uuid', 'name', 'state', 'node_uuid', 'resource_class', 'traits', 'candidate_nodes', 'owner', 'extra',
@@ -99,11 +99,11 @@ def _node(client, ident):
     return client.find_node(ident, NODE_FIELDS) if ident else None
 
 
-def _settled(client, allocation, deadline):
+def _settled(client, allocation, wait):
     """The allocation once the conductor has picked a node or failed (state no longer allocating), or as last seen
-    when the deadline passes."""
-    backoff = Backoff()
-    while allocation.get('state') == 'allocating' and deadline.pause(backoff):
+    when the wait's deadline passes."""
+    wait.reset()
+    while allocation.get('state') == 'allocating' and wait.pause():
         allocation = find_allocation(client, allocation['uuid']) or dict(allocation, state=None)
     return allocation
 
@@ -158,12 +158,12 @@ def ensure_allocation(client, params, check_mode, clock=time.monotonic, sleep=ti
     (changed, allocation, node, diff). Everything is checked before the first write."""
     client.require('allocations', ALLOCATIONS_VERSION)
     raise_errors(declaration_errors(params, client.version))
-    deadline = Deadline(params['timeout'], clock, sleep)
+    wait = Wait(params['timeout'], clock=clock, sleep=sleep)
     current = find_allocation(client, params['name'])
     if params['state'] == 'absent':
         return _release(client, params, current, check_mode)
     if current is not None and current['state'] == 'allocating':
-        current = _settled(client, current, deadline)  # asked by an earlier run that did not wait it out
+        current = _settled(client, current, wait)  # asked by an earlier run that did not wait it out
         if current.get('state') == 'allocating':
             raise AllocationError(_failure(params, current, params['timeout']), _result(False, current, None, current))
     if current is not None and current['state'] != 'error':
@@ -174,7 +174,7 @@ def ensure_allocation(client, params, check_mode, clock=time.monotonic, sleep=ti
         return _result(True, planned, node, current)
     if current is not None:
         delete_allocation(client, current['uuid'])  # failed before: ask again
-    allocation = _settled(client, create_allocation(client, request_body(params)), deadline)
+    allocation = _settled(client, create_allocation(client, request_body(params)), wait)
     node = _node(client, allocation.get('node_uuid'))
     result = _result(True, allocation, node, current)
     if allocation.get('state') != 'active':

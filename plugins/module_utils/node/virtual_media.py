@@ -17,7 +17,7 @@ __metaclass__ = type
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked, masked_text
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.wait import Backoff, Deadline
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 
 # Ironic's device types, and the Redfish media types that serve each (a DVD drive takes a CD image).
 MEDIA_TYPES = {'cdrom': ('CD', 'DVD'), 'floppy': ('Floppy',), 'disk': ('USBStick',)}
@@ -144,7 +144,7 @@ def apply_plan(client, plan, node_uuid, timeout=MEDIA_TIMEOUT):
 
 def _wait(client, node_uuid, timeout, doing, done):
     """Read until done(media); a last_error on the node (which the request cleared) says Ironic failed."""
-    deadline, backoff = Deadline(timeout), Backoff()
+    wait = Wait(timeout)
     while True:
         media = api.virtual_media(client, node_uuid)
         if done(media):
@@ -152,6 +152,6 @@ def _wait(client, node_uuid, timeout, doing, done):
         last_error = client.get_node(node_uuid, ('last_error',)).get('last_error')
         if last_error:
             raise VirtualMediaError('Ironic failed %s: %s' % (doing, masked_text(last_error)))
-        if not deadline.pause(backoff):
+        if not wait.pause():
             raise VirtualMediaError('%s took more than %d s: the BMC still shows %s. Look at the BMC, then rerun.'
                                     % (doing, timeout, masked(media)))

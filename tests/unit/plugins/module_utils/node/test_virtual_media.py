@@ -106,7 +106,7 @@ class Client(object):
 
 
 def test_an_attach_is_read_until_the_bmc_shows_it(monkeypatch):
-    monkeypatch.setattr(virtual_media.Deadline, 'pause', lambda self, backoff: True)
+    monkeypatch.setattr(virtual_media.Wait, 'pause', lambda self: True)
     client = Client(after=2)
     shown = virtual_media.apply_plan(client, virtual_media.MediaPlan(media(image_url=URL), [CD], NODE), NODE)
     assert client.writes == [('POST', '/nodes/%s/vmedia' % NODE,
@@ -116,7 +116,7 @@ def test_an_attach_is_read_until_the_bmc_shows_it(monkeypatch):
 
 
 def test_a_detach_is_read_until_the_device_is_empty(monkeypatch):
-    monkeypatch.setattr(virtual_media.Deadline, 'pause', lambda self, backoff: True)
+    monkeypatch.setattr(virtual_media.Wait, 'pause', lambda self: True)
     client = Client(after=1)
     plan = virtual_media.MediaPlan(media(state='absent'), [inserted(CD, URL)], NODE)
     virtual_media.apply_plan(client, plan, NODE)
@@ -124,7 +124,7 @@ def test_a_detach_is_read_until_the_device_is_empty(monkeypatch):
 
 
 def test_a_failure_ironic_reports_fails_with_its_last_error_masked(monkeypatch):
-    monkeypatch.setattr(virtual_media.Deadline, 'pause', lambda self, backoff: True)
+    monkeypatch.setattr(virtual_media.Wait, 'pause', lambda self: True)
     client = Client(after=99, last_error='Could not attach device cdrom: %s unreachable' % URL)
     with pytest.raises(virtual_media.VirtualMediaError) as caught:
         virtual_media.apply_plan(client, virtual_media.MediaPlan(media(image_url=URL), [CD], NODE), NODE)
@@ -133,7 +133,7 @@ def test_a_failure_ironic_reports_fails_with_its_last_error_masked(monkeypatch):
 
 
 def test_an_attach_never_shown_ends_at_the_deadline(monkeypatch):
-    monkeypatch.setattr(virtual_media.Deadline, 'pause', lambda self, backoff: False)
+    monkeypatch.setattr(virtual_media.Wait, 'pause', lambda self: False)
     with pytest.raises(virtual_media.VirtualMediaError, match='attaching cdrom took more than 5 s'):
         virtual_media.apply_plan(Client(after=99), virtual_media.MediaPlan(media(image_url=URL), [CD], NODE), NODE,
                                  timeout=5)
