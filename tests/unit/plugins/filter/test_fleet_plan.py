@@ -205,6 +205,8 @@ def test_port_groups_network_data_and_virtual_media_pass_through_to_the_records_
     bad = dict(wired, virtual_media=[{'device_type': 'dvd'}], port_groups=[{'name': 'bond 0'}])
     errors = ' '.join(fleet_plan([bad], SCHEMA)['errors'])
     assert 'virtual_media[0].device_type' in errors and 'port_groups[0].name' in errors
+
+
 BIFROST_YAML = '''
 edge-01:
   uuid: "00000000-0000-4000-8000-0000000000e1"
