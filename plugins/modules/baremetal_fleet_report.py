@@ -177,7 +177,7 @@ import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.drift import check_fleet
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.report import build_report, read_fleet
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import version_string
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import version_string
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 
 ARGUMENT_SPEC = dict(

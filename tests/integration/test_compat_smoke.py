@@ -1,13 +1,12 @@
 # -*- coding: utf-8 -*-
 """What the smoke suite (``pytest -m smoke``, run against every supported Ironic release by ``make test-compat``)
 needs beyond the tests marked smoke elsewhere: a node's whole provisioning life, and the recovery from
-``service failed``, whose way out differs per release (``_states.TRANSITION_SINCE``).
+``service failed``, whose way out differs per release (``capabilities.TRANSITION_SINCE``).
 """
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import client as _ironic
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 from nodes import RawIronic
 
 pytestmark = pytest.mark.smoke
@@ -26,7 +25,7 @@ def raw(ironic):
 
 @pytest.fixture(scope='module')
 def release(ironic):
-    return states.release_for_api(_ironic.parse_version(ironic.server_version))
+    return capabilities.release_for_api(capabilities.parse_version(ironic.server_version))
 
 
 def steps_of(result):
@@ -70,7 +69,7 @@ def test_a_failed_service_is_recovered_the_way_the_servers_release_allows(ironic
     assert failed['node']['maintenance'] is faulted
     assert failed['node']['fault'] == ('service failure' if faulted else None)
 
-    if release >= states.TRANSITION_SINCE[('service failed', 'abort', 'active')]:
+    if release >= capabilities.TRANSITION_SINCE[('service failed', 'abort', 'active')]:
         recovered = run_module('baremetal_provision_state', node=node, state='active', clear_fault=True)
         assert not recovered.get('failed'), recovered.get('msg')
         assert steps_of(recovered) == [('clear_fault', 'service failed', 'service failed'),

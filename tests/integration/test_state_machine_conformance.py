@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import client as _ironic
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from nodes import RawIronic
 
@@ -36,12 +36,12 @@ def test_transitions_are_exactly_ironics(machine):
 
 @pytest.mark.smoke
 def test_the_release_read_from_the_api_version_uses_no_edge_the_installed_ironic_lacks(ironic, machine):
-    api = _ironic.parse_version(machine['max_version'])
+    api = capabilities.parse_version(machine['max_version'])
     assert ironic.server_version == machine['max_version']
-    derived = states.release_for_api(api)
-    assert states.OLDER_RELEASE < derived <= installed_release(machine)
+    derived = capabilities.release_for_api(api)
+    assert capabilities.OLDER_RELEASE < derived <= installed_release(machine)
     assert set(states.transitions(derived)) <= set(tuple(edge) for edge in machine['transitions'])
-    assert dict(states.RELEASE_API_VERSIONS).get(installed_release(machine)) == api, (
+    assert dict(capabilities.RELEASE_API_VERSIONS).get(installed_release(machine)) == api, (
         'RELEASE_API_VERSIONS does not list Ironic %s with its API %s' % (machine['release'], machine['max_version']))
 
 
@@ -59,7 +59,9 @@ def test_verbs_and_their_minimum_versions_are_ironics(machine):
     assert states.VERBS['rebuild'] == 'rebuild'  # the API accepts it as an event of its own
     # Ironic keys MIN_VERB_VERSIONS by VERBS[verb]: 'undeploy' appears under its event, 'delete'.
     by_verb = dict(('undeploy' if key == 'delete' else key, (1, minor)) for key, minor in machine['verb_min_minor'].items())
-    assert by_verb == states.VERB_MIN_VERSION
+    ours = capabilities.VERB_MIN_VERSION
+    assert by_verb == dict((verb, version) for verb, version in ours.items() if version != capabilities.BASE_VERSION)
+    assert set(ours) == set(states.VERBS)
 
 
 def test_states_a_node_is_deleted_from_are_ironics(machine):
@@ -71,8 +73,8 @@ def test_faults_are_ironics(machine):
 
 
 def test_inventory_and_service_step_versions_are_ironics(machine):
-    assert _ironic.INVENTORY_MIN_VERSION == (1, machine['inventory_minor'])
-    assert _ironic.FEATURE_MIN_VERSION['service_steps'] == (1, machine['service_minor'])
+    assert capabilities.INVENTORY_MIN_VERSION == (1, machine['inventory_minor'])
+    assert capabilities.FEATURE_MIN_VERSION['service_steps'] == (1, machine['service_minor'])
 
 
 # Where to put a node to try each verb a flag refuses; the flag itself is set with a PATCH.

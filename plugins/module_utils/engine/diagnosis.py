@@ -15,15 +15,12 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import READY, WAITING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     UNREACHABLE_GRACE, WAIT_STATES)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError, version_string
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import DEPLOY_WAIT_ABORT_VERSION, version_string
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import unproven_death
 
 # How many of a node's latest history events a timeout reports.
 HISTORY_EVENTS = 5
-
-# Aborting 'wait call-back' needs this API version (ironic/api/controllers/v1/utils.py allow_deploy_abort), which
-# came with the edge in Ironic 35.0 (states.TRANSITION_SINCE).
-DEPLOY_WAIT_ABORT_VERSION = (1, 110)
 
 # What the progress says of a node Ironic took no more of (Busy): it waits for room.
 HELD_BACK = 'held back: Ironic takes no more nodes at once for now'

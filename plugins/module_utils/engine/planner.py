@@ -18,6 +18,7 @@ import heapq
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
     ACTIONS, ACTIONS_BY_NAME, CLEAR_FAULT)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import (
     EVENTS, PlanError, Step, action_step, edges, kind, landing, normalize_state)
 
@@ -32,12 +33,13 @@ def _verb_of(event):
 def missing_ways_out(state, release):
     """A sentence naming the requests out of ``state`` that newer Ironic releases take and this server's
     release does not ('' when there are none), with the actions that still run from there."""
-    missing = sorted((since, _verb_of(event)) for (source, event, _destination), since in states.TRANSITION_SINCE.items()
+    missing = sorted((since, _verb_of(event))
+                     for (source, event, _destination), since in capabilities.TRANSITION_SINCE.items()
                      if source == state and release is not None and since > release and _verb_of(event))
     if not missing:
         return ''
     sentence = ' %s.' % '; '.join("'%s' out of '%s' exists from Ironic %s, and this server is older"
-                                  % (verb, state, states.release_name(since)) for since, verb in missing)
+                                  % (verb, state, capabilities.release_name(since)) for since, verb in missing)
     actions = ['%s (%s)' % (action.name, action.option) for action in ACTIONS if state in action.runs_from]
     if actions:
         sentence += " From '%s' this server still takes %s." % (state, ' or '.join(actions))
@@ -214,7 +216,7 @@ def plan(current, target, allow_destructive=False, adopt=False, actions=(), opti
     ACTIONS run only where they can run without adding a destructive step. unhold: a node in a hold may be resumed
     (held_target is where it then rests: the node's target_provision_state). flags: the node's set
     NODE_FLAGS with their reasons; fault: the fault Ironic recorded, which clear_fault lets the plan clear.
-    release: the server's Ironic release (states.release_for_api), whose edges the plan uses; None: the newest.
+    release: the server's Ironic release (capabilities.release_for_api), whose edges the plan uses; None: the newest.
     Raises PlanError when no acceptable path exists.
     """
     current = normalize_state(current)

@@ -14,7 +14,7 @@ __metaclass__ = type
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
     CLEAR_FAULT, SET_INSTANCE_INFO, SET_RETIRED)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import FEATURE_MIN_VERSION
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import FEATURE_MIN_VERSION
 
 # How issue_step sends the steps that are not provision verbs.
 NODE_STEP_METHODS = {

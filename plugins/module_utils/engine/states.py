@@ -5,8 +5,8 @@
 This is the single source of the state graph. The planner derives its stable-state
 graph from it, the docs draw their picture from it, and a conformance test compares
 TRANSITIONS edge for edge with ``ironic.common.state_machine.machine``. TRANSITIONS is the
-newest release's machine; TRANSITION_SINCE says from which release an edge exists, and
-RELEASE_API_VERSIONS tells the release of a server from its API version.
+newest release's machine; ironic/capabilities.py says from which release an edge exists
+(TRANSITION_SINCE) and which API version each verb needs (VERB_MIN_VERSION).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,6 +14,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import collections
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 
 # Kinds of state.
 STABLE = 'stable'  # rests until an API request moves it
@@ -55,6 +57,9 @@ STATES = {
     'service hold': (HOLD, 'active'),
 }
 
+# The states the conductor moves a node on from by itself.
+TRANSIENT_STATES = frozenset(state for state, (kind, _target) in STATES.items() if kind == TRANSIENT)
+
 # Before Kilo an available node had no provision state at all.
 LEGACY_STATE_ALIASES = {None: 'available', 'none': 'available', 'noop': 'available'}
 
@@ -76,22 +81,6 @@ VERBS = {
     'unhold': 'unhold',
     'service': 'service',
     'rebuild': 'rebuild',
-}
-
-# Lowest API microversion that accepts each verb (ironic/api/controllers/v1/utils.py MIN_VERB_VERSIONS).
-VERB_MIN_VERSION = {
-    'manage': (1, 4),
-    'provide': (1, 4),
-    'inspect': (1, 6),
-    'abort': (1, 13),
-    'clean': (1, 15),
-    'adopt': (1, 17),
-    'rescue': (1, 38),
-    'unrescue': (1, 38),
-    'unhold': (1, 85),
-    'service': (1, 87),
-    'deploy': (1, 73),
-    'undeploy': (1, 73),
 }
 
 # Moves: the verbs the planner may choose to carry a node from one resting state to another, in the
@@ -242,87 +231,11 @@ TRANSITIONS = (
     ('service failed', 'abort', 'active'),
 )
 
-# Ironic releases, oldest first, each with the newest API microversion it serves (ironic/common/release_mappings.py;
-# a point release not listed there serves its x.0's). The collection supports 2024.1 (Ironic 24.1) and newer.
-SUPPORTED_RELEASE = (24, 1)
-RELEASE_API_VERSIONS = (
-    ((24, 1), (1, 90)),  # 2024.1
-    ((25, 0), (1, 91)),
-    ((26, 0), (1, 91)),
-    ((26, 1), (1, 93)),  # 2024.2
-    ((27, 0), (1, 94)),
-    ((28, 0), (1, 95)),
-    ((29, 0), (1, 96)),  # 2025.1
-    ((29, 1), (1, 96)),
-    ((30, 0), (1, 99)),
-    ((31, 0), (1, 99)),
-    ((32, 0), (1, 101)),  # 2025.2
-    ((32, 1), (1, 101)),
-    ((33, 0), (1, 104)),
-    ((34, 0), (1, 109)),
-    ((35, 0), (1, 111)),  # 2026.1
-    ((35, 1), (1, 111)),
-    ((36, 0), (1, 112)),
-    ((37, 0), (1, 112)),
-    ((38, 0), (1, 113)),
-    ((39, 0), (1, 115)),  # 2026.2
-)
-
-# Edges of TRANSITIONS that older releases lack -> the first Ironic release that has it (read in each release's
-# ironic/common/states.py or state_machine.py). Every other edge is in every supported release. No new API version
-# marks these, except 'wait call-back' abort (API 1.110).
-TRANSITION_SINCE = {
-    ('service failed', 'delete', 'deleting'): (29, 0),
-    ('service wait', 'delete', 'deleting'): (29, 1),
-    ('service failed', 'abort', 'active'): (32, 0),
-    ('service failed', 'hold', 'service hold'): (32, 0),
-    ('service failed', 'wait', 'service wait'): (32, 0),
-    ('service hold', 'fail', 'service failed'): (32, 0),
-    ('wait call-back', 'abort', 'deploy failed'): (35, 0),
-}
-
-
-# The release of a server older than every release listed: it has none of the edges of TRANSITION_SINCE.
-OLDER_RELEASE = (0, 0)
-
-
-def release_for_api(api_version):
-    """The oldest release a server whose newest API microversion is ``api_version`` can be (OLDER_RELEASE before
-    the first release listed).
-
-    Releases that serve the same API cannot be told apart: the oldest of them is taken, so that an edge is only
-    used where the server certainly has it.
-    """
-    release, release_api = OLDER_RELEASE, None
-    for candidate, candidate_api in RELEASE_API_VERSIONS:
-        if candidate_api > api_version:
-            break
-        if candidate_api != release_api:
-            release, release_api = candidate, candidate_api
-    return release
-
-
-def release_name(release):
-    return '%d.%d' % release
-
-
-def describe_server(api_version):
-    """The server in words, from its newest API microversion: 'Ironic 29.0 or 29.1 (API 1.96)'."""
-    api = '%d.%d' % api_version
-    exact = [release_name(release) for release, release_api in RELEASE_API_VERSIONS if release_api == api_version]
-    if exact:
-        return 'Ironic %s (API %s)' % (' or '.join(exact), api)
-    if release_for_api(api_version) == OLDER_RELEASE:
-        return 'Ironic older than %s (API %s), which this collection does not support' % (
-            release_name(SUPPORTED_RELEASE), api)
-    newest = max(candidate for candidate, release_api in RELEASE_API_VERSIONS if release_api <= api_version)
-    return 'Ironic newer than %s (API %s)' % (release_name(newest), api)
-
-
 def transitions(release=None):
-    """The edges of TRANSITIONS a server of ``release`` has (None: the newest release, every edge)."""
-    return tuple(edge for edge in TRANSITIONS
-                 if release is None or edge not in TRANSITION_SINCE or TRANSITION_SINCE[edge] <= release)
+    """The edges of TRANSITIONS a server of ``release`` (capabilities.release_for_api) has (None: the newest
+    release, every edge)."""
+    since = capabilities.TRANSITION_SINCE
+    return tuple(edge for edge in TRANSITIONS if release is None or edge not in since or since[edge] <= release)
 
 
 # States in which Ironic deletes a node record without moving it first (ironic/common/states.py).

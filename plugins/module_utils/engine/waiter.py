@@ -91,7 +91,7 @@ class Waiter(object):
         """The latest view of each job's node (a missing one was deleted), or None while Ironic is unreachable;
         raises Unreachable once it stayed so for UNREACHABLE_GRACE."""
         try:
-            nodes = self.client.poll_nodes(dict((job.uuid, job.node) for job in jobs))
+            nodes = self.client.poll_nodes(dict((job.uuid, job.node) for job in jobs), states.TRANSIENT_STATES)
         except Unreachable:
             self._unreachable_since = self._unreachable_since or self.clock()
             if self.clock() - self._unreachable_since >= UNREACHABLE_GRACE:

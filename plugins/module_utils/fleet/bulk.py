@@ -19,9 +19,9 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import SELECTION_FILTERS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import (
-    SELECTION_FILTERS, find_nodes, no_node_message, select_nodes)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes, no_node_message, select_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import WAVE_SPEC, over_budget, run_in_waves
 
 

@@ -19,8 +19,10 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware import version_key
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
+    HARDWARE_MIN_VERSION, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
-    HARDWARE_MIN_VERSION, NODE_SUMMARY_FIELDS, NotFound, version_string, view_fields)
+    NODE_SUMMARY_FIELDS, NotFound, view_fields)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import public_node
 
 # The version of the report's shape (fleet-report.schema.json); a change that breaks a reader raises it.

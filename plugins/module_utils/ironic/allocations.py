@@ -11,16 +11,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NotFound
 
-ALLOCATIONS_VERSION = (1, 52)
-
-# What needs a newer API than the allocations themselves: the option, or the request, that needs it.
-ALLOCATION_FIELD_VERSION = {
-    'updating an allocation': (1, 57),
-    'node': (1, 58),
-    'owner': (1, 60),
-}
 
 
 def find_allocation(client, ident):

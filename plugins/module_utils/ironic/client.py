@@ -13,72 +13,17 @@ __metaclass__ = type
 import json
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
+    CLIENT_MAX_VERSION, CONDUCTORS_VERSION, FEATURE_MIN_VERSION, HARDWARE_MIN_VERSION, HISTORY_VERSION,
+    INVENTORY_MIN_VERSION, POLL_PROGRESS_FIELDS, RUNBOOK_MIN_VERSION, RUNBOOK_TRAITS_VERSION, VERB_MIN_VERSION,
+    INSPECTION_RULE_MIN_VERSION, DEPLOY_TEMPLATE_MIN_VERSION,
+    parse_version, too_old, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import ConductorWatch
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.http import ConnectionFailed, Session, TLSRefused
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
-
-# The newest microversion this collection was written and tested against.
-CLIENT_MAX_VERSION = (1, 115)
-
-# Lowest microversion for request fields and parameters beyond the verbs themselves.
-FEATURE_MIN_VERSION = {
-    'clean_steps': (1, 15),
-    'pxe_enabled': (1, 19),
-    'local_link_connection': (1, 19),
-    'resource_class': (1, 21),
-    'power_timeout': (1, 27),
-    'interfaces': (1, 31),
-    'storage_interface': (1, 33),
-    'physical_network': (1, 34),
-    'traits': (1, 37),
-    'rescue_password': (1, 38),
-    'rescue_interface': (1, 38),
-    'bios_interface': (1, 40),
-    'reset_interfaces': (1, 45),
-    'conductor_group': (1, 46),
-    'automated_clean': (1, 47),
-    'protected': (1, 48),
-    'protected_reason': (1, 48),
-    'owner': (1, 50),
-    'description': (1, 51),
-    'a config_drive dictionary': (1, 56),
-    'retired': (1, 61),
-    'retired_reason': (1, 61),
-    'lessee': (1, 65),
-    'deploy_steps': (1, 69),
-    'shard': (1, 82),
-    'firmware_interface': (1, 86),
-    'service_steps': (1, 87),
-    'runbook': (1, 92),
-    'disable_power_off': (1, 95),
-    'health': (1, 109),
-    # A node's port groups (bonds), their fields, and a port's group (node/port_groups.py).
-    'port_groups': (1, 23),
-    'port_group': (1, 24),
-    'port group mode': (1, 26),
-    'port group properties': (1, 26),
-    'port group physical_network': (1, 102),
-    'port group category': (1, 103),
-    'network_data': (1, 66),
-    # Attached from 1.89, but read (what a declaration is compared with) only from 1.93.
-    'virtual_media': (1, 93),
-}
-
-# Runbooks (/v1/runbooks); from 1.112 their traits say which nodes may run them, any name goes, and they have a
-# description.
-RUNBOOK_MIN_VERSION = (1, 92)
-RUNBOOK_TRAITS_VERSION = (1, 112)
-
-# Inspection rules (/v1/inspection_rules): conditions on the inventory an inspection found, and actions on the node.
-INSPECTION_RULE_MIN_VERSION = (1, 96)
-# Deploy templates (/v1/deploy_templates): deploy steps a node runs when its instance_info traits name the template.
-DEPLOY_TEMPLATE_MIN_VERSION = (1, 55)
-
-# The inventory inspection stored (GET /v1/nodes/{node}/inventory).
-INVENTORY_MIN_VERSION = (1, 81)
 
 # What a node looks like in results: never driver_info or instance_info (they hold secrets).
 # fault, retired and protected say why Ironic may refuse a verb (see states.NODE_FLAGS);
@@ -101,16 +46,6 @@ SQLITE_LOCKED = 'database is locked'
 # a JSON patch may not apply twice. For those, AnswerLost: the caller re-reads and goes on from there.
 REPLAYED_METHODS = ('GET', 'HEAD', 'PUT', 'DELETE')
 
-# What a poll reads beyond the summary: whether a conductor holds the node (which one), its progress, and its
-# conductor group (only a live conductor of that group takes it over). Not the node's conductor field: a list asking
-# for it fails (HTTP 500 on Ironic 39), and it names the conductor the hash ring maps the node to, never one Ironic
-# already reports dead.
-POLL_PROGRESS_FIELDS = (('reservation', (1, 8)), ('provision_updated_at', (1, 8)), ('clean_step', (1, 8)),
-                        ('deploy_step', (1, 44)), ('service_step', (1, 87)), ('conductor_group', (1, 46)))
-
-# The conductors (GET /v1/conductors) and whether each is alive.
-CONDUCTORS_VERSION = (1, 49)
-
 # A poll of nodes in one transient state lists them with a filter when this many of ours are in it.
 POLL_LIST_MIN_NODES = 2
 
@@ -118,27 +53,6 @@ POLL_LIST_MIN_NODES = 2
 # a node costs Ironic a fraction of reading it alone (Ironic 39 on SQLite: 100 nodes listed in 31 ms, one GET 7 ms),
 # and a node that just came to rest is in no list of a transient state, so the other way reads it alone.
 POLL_LIST_ALL_RATIO = 10
-
-# Node history (GET /v1/nodes/{node}/history).
-HISTORY_VERSION = (1, 78)
-
-# Lowest microversion for reading and recording BIOS, RAID and firmware configuration. Firmware components have their
-# vendor, model and serial_number from 1.114 (Ironic adds them by itself).
-HARDWARE_MIN_VERSION = {
-    'target_raid_config': (1, 12),
-    'BIOS settings': (1, 40),
-    'the BIOS registry': (1, 74),
-    'firmware components': (1, 86),
-}
-
-# What baremetal_node_info reads beside each node when its option of that name asks (one GET per node each), and
-# the lowest microversion of each; BIOS settings have their registry's attributes from 'the BIOS registry' on.
-NODE_FACET_VERSION = {
-    'history': HISTORY_VERSION,
-    'inventory': INVENTORY_MIN_VERSION,
-    'firmware': HARDWARE_MIN_VERSION['firmware components'],
-    'bios': HARDWARE_MIN_VERSION['BIOS settings'],
-}
 
 
 class IronicError(BaremetalError):
@@ -169,15 +83,6 @@ class AnswerLost(IronicError):
 
     Callers re-read what the write was meant to change and go on from what Ironic reports.
     """
-
-
-def version_string(version):
-    return '%d.%d' % version
-
-
-def parse_version(text):
-    major, minor = text.split('.')
-    return int(major), int(minor)
 
 
 def _error_message(response):
@@ -332,17 +237,15 @@ class IronicClient(object):
 
     @property
     def release(self):
-        """The Ironic release the server is at least (states.release_for_api): which state machine edges it has."""
-        return states.release_for_api(self.server_version)
+        """The Ironic release the server is at least (capabilities.release_for_api): which state machine edges it has."""
+        return capabilities.release_for_api(self.server_version)
 
     def describe_server(self):
-        return states.describe_server(self.server_version)
+        return capabilities.describe_server(self.server_version)
 
     def require(self, feature, version):
         if self.version < version:
-            raise IronicError('%s needs Ironic API %s or newer; this server supports up to %s. Upgrade Ironic '
-                              'or leave %s out.' % (feature, version_string(version), version_string(self.version),
-                                                    feature))
+            raise IronicError(too_old(feature, version, self.version))
 
     def supports(self, version):
         return self.version >= version
@@ -445,13 +348,14 @@ class IronicClient(object):
         params = {'fields': 'hostname,conductor_group,alive,updated_at', 'limit': PAGE_LIMIT}
         return self._conductor_watch.read(self.request('GET', '/conductors', params=params).get('conductors', []))
 
-    def poll_nodes(self, last_seen):
+    def poll_nodes(self, last_seen, transient_states):
         """The latest view of the given nodes ({uuid: node as last seen}); a node that is gone is left out.
 
         Reads in proportion to the nodes in play, not to the size of Ironic. When Ironic holds at most
-        POLL_LIST_ALL_RATIO nodes per node in play, one list reads them all. Otherwise nodes last seen in the same transient
-        state are listed with a provision_state filter (one request for all of them); a node not in that
-        list any more, or alone in its state, is read with its own GET.
+        POLL_LIST_ALL_RATIO nodes per node in play, one list reads them all. Otherwise nodes last seen in the same
+        one of ``transient_states`` (where the conductor moves a node on by itself: a resting state may hold most of
+        Ironic) are listed with a provision_state filter (one request for all of them); a node not in that list any
+        more, or alone in its state, is read with its own GET.
         """
         if len(last_seen) > 1 and self.node_count is not None and self.node_count <= POLL_LIST_ALL_RATIO * len(last_seen):
             return dict((node['uuid'], node) for node in self.list_nodes(fields=self.poll_fields)
@@ -462,7 +366,7 @@ class IronicClient(object):
         latest = {}
         alone = []
         for state, uuids in by_state.items():
-            if len(uuids) < POLL_LIST_MIN_NODES or states.STATES.get(state, (None,))[0] != states.TRANSIENT:
+            if len(uuids) < POLL_LIST_MIN_NODES or state not in transient_states:
                 alone.extend(uuids)
                 continue
             wanted = set(uuids)
@@ -492,9 +396,7 @@ class IronicClient(object):
 
     def require_provision_request(self, verb, arguments):
         """IronicError when this server's API is too old for the verb or one of its arguments."""
-        minimum = states.VERB_MIN_VERSION.get(verb)
-        if minimum:
-            self.require("the '%s' verb" % verb, minimum)
+        self.require("the '%s' verb" % verb, VERB_MIN_VERSION[verb])
         for name, value in arguments.items():
             # A config drive given as a dictionary is built by Ironic; older versions only take an image.
             feature = 'a config_drive dictionary' if name == 'configdrive' and isinstance(value, dict) else name

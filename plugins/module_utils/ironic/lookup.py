@@ -6,15 +6,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import SELECTION_FILTERS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import PAGE_LIMIT
-
-# Filters of GET /v1/nodes a selection may use, with the API version each needs.
-SELECTION_FILTERS = {
-    'resource_class': (1, 21),
-    'conductor_group': (1, 46),
-    'owner': (1, 50),
-    'shard': (1, 82),
-}
 
 
 def selection_filters(client, selection):

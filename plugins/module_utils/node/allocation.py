@@ -14,10 +14,10 @@ import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import version_string
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
+    ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.allocations import (
-    ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION, create_allocation, delete_allocation, find_allocation,
-    update_allocation)
+    create_allocation, delete_allocation, find_allocation, update_allocation)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import trait_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import name_errors, raise_errors

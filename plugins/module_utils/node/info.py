@@ -9,7 +9,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_FACET_VERSION, view_fields
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import NODE_FACET_VERSION
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import view_fields
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked, public_node
 
 

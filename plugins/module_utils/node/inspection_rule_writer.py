@@ -17,7 +17,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import raise_errors
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import INSPECTION_RULE_MIN_VERSION
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import INSPECTION_RULE_MIN_VERSION
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import inspection_rule as rules
 
 # What a rule looks like in results (its name is Ironic's description).

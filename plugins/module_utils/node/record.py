@@ -22,7 +22,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import FEATURE_MIN_VERSION, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import FEATURE_MIN_VERSION
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import NODE_OPTION_TYPES, Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import PATCHABLE_KEY, mac_errors, normalized_mac
 

@@ -13,19 +13,16 @@ import re
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
+    RUNBOOK_MIN_VERSION, RUNBOOK_OPTION_MIN_VERSION, RUNBOOK_TRAITS_VERSION, too_old, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import (
     duplicate_step_errors, raise_errors, step_errors)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
-    RUNBOOK_MIN_VERSION, RUNBOOK_TRAITS_VERSION, version_string)
 
 # The fields a declaration may set besides its name and traits, as Ironic patches them.
 PATCHED_FIELDS = ('steps', 'public', 'owner', 'extra', 'description')
 
 # What a runbook looks like in results.
 VIEW_FIELDS = ('uuid', 'name', 'steps', 'public', 'owner', 'extra', 'traits', 'description', 'disable_ramdisk')
-
-# Options the server's API must be this new for (the API before 1.112 has no runbook traits or description).
-OPTION_MIN_VERSION = {'traits': RUNBOOK_TRAITS_VERSION, 'description': RUNBOOK_TRAITS_VERSION}
 
 # Ironic's TRAITS_SCHEMA: a custom trait, or a standard one (os-traits' names: capitals, digits, underscores).
 TRAIT = re.compile(r'^(CUSTOM_[A-Z0-9_]+|[A-Z][A-Z0-9_]*)$')
@@ -49,10 +46,9 @@ def declaration_errors(params, version):
                           'the runbook when it carries that trait.' % ((name,) + versions))
     elif not NAME.match(name):
         errors.append('name %r may only hold letters, digits and - . _ ~ (at most 255).' % name)
-    for option, minimum in sorted(OPTION_MIN_VERSION.items()):
+    for option, minimum in sorted(RUNBOOK_OPTION_MIN_VERSION.items()):
         if params.get(option) is not None and version < minimum:
-            errors.append('%s needs Ironic API %s or newer; this server supports up to %s. Upgrade Ironic or leave '
-                          '%s out.' % (option, version_string(minimum), version_string(version), option))
+            errors.append(too_old(option, minimum, version))
     if params['state'] == 'absent':
         return errors
     if params.get('steps') is not None:

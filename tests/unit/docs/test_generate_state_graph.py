@@ -5,6 +5,7 @@ import importlib.util
 import os
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import actions, graph, states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -16,4 +17,4 @@ def test_state_graph_doc_is_generated_from_the_table():
     spec.loader.exec_module(generator)
     with open(os.path.join(ROOT, 'docs', 'state-graph.md')) as handle:
         committed = handle.read()
-    assert committed == generator.render(states, actions, graph), 'run: python3 docs/generate_state_graph.py'
+    assert committed == generator.render(states, actions, graph, capabilities), 'run: python3 docs/generate_state_graph.py'

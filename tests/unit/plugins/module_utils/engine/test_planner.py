@@ -12,12 +12,13 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions
     ACTIONS, ACTIONS_BY_NAME, CLEAR_FAULT)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 
 AT_REST = sorted(state for state, (kind, _target) in states.STATES.items() if kind in (states.STABLE, states.FAILED))
 HOLDS = sorted(state for state, (kind, _target) in states.STATES.items() if kind == states.HOLD)
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
 # The newest release (None) and each release from which an edge exists, and the oldest supported one.
-RELEASES = [None] + sorted(set(states.TRANSITION_SINCE.values()) | {states.SUPPORTED_RELEASE})
+RELEASES = [None] + sorted(set(capabilities.TRANSITION_SINCE.values()) | {capabilities.SUPPORTED_RELEASE})
 
 
 def events_of(release):
@@ -154,7 +155,7 @@ def test_the_ways_out_a_release_lacks_are_named_with_the_release_that_has_them()
     assert planner.missing_ways_out('service failed', None) == ''
     assert planner.missing_ways_out('service failed', (32, 0)) == ''
     assert planner.missing_ways_out('clean failed', (24, 1)) == ''
-    assert planner.missing_ways_out('service failed', states.OLDER_RELEASE) == planner.missing_ways_out(
+    assert planner.missing_ways_out('service failed', capabilities.OLDER_RELEASE) == planner.missing_ways_out(
         'service failed', (24, 1))
     assert planner.missing_ways_out('service failed', (29, 0)) == (
         " 'abort' out of 'service failed' exists from Ironic 32.0, and this server is older."

@@ -15,6 +15,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import ConductorWatch
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.diagnosis import HELD_BACK
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import Job
@@ -103,10 +104,10 @@ class FakeIronic(object):
 
     @property
     def release(self):
-        return states.release_for_api(self.server_version)
+        return capabilities.release_for_api(self.server_version)
 
     def describe_server(self):
-        return states.describe_server(self.server_version)
+        return capabilities.describe_server(self.server_version)
 
     def supports(self, version):
         return self.version >= version
@@ -195,7 +196,7 @@ class FakeIronic(object):
                 node['target_provision_state'] = None
                 node['reservation'] = None
 
-    def poll_nodes(self, last_seen):
+    def poll_nodes(self, last_seen, transient_states):
         if self.unreachable_until is not None and self.now < self.unreachable_until:
             raise Unreachable('connection refused')
         self.polls.append((self.now, sorted(last_seen)))
@@ -437,10 +438,10 @@ def test_a_node_deleted_while_waiting_is_reported_at_once():
     jobs = jobs_for(fake, 'available')
     original = fake.poll_nodes
 
-    def poll_then_delete(last_seen):
+    def poll_then_delete(last_seen, transient_states):
         if fake.now > 10:
             fake.nodes.pop('gone', None)
-        return original(last_seen)
+        return original(last_seen, transient_states)
 
     fake.poll_nodes = poll_then_delete
     fake.tick = 30
@@ -808,10 +809,10 @@ def test_a_takeover_is_still_awaited_while_the_conductor_taking_over_holds_the_n
     killed_in_its_first_clean(fake, 'n1')
     polled = fake.poll_nodes
 
-    def locked_by_the_conductor_taking_over(last_seen):
+    def locked_by_the_conductor_taking_over(last_seen, transient_states):
         if fake.died and fake.now >= fake.died['c1'] + fake.HEARTBEAT_TIMEOUT + 10 and 'n1' in fake.orphans:
             fake.nodes['n1']['reservation'] = 'conductor'
-        return polled(last_seen)
+        return polled(last_seen, transient_states)
 
     fake.poll_nodes = locked_by_the_conductor_taking_over
     job, = run(fake, 'available', timeout=3600)

@@ -15,7 +15,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions
     ACTIONS, DESTRUCTIVE_VERBS, DISK_CLEANING_VERBS, DONE_WHEN_ANSWERED, ERASE_STEPS, MOVE_REQUEST_FIELDS, REBOOTING_VERBS, REQUEST_FIELDS)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import action_step
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import CLIENT_MAX_VERSION
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import NODE_STEP_METHODS
 
@@ -102,39 +102,13 @@ def test_every_way_out_of_a_stranded_state_is_an_edge_of_ironics_machine_to_a_re
 
 
 def test_every_edge_with_a_release_is_an_edge_of_the_newest_machine_after_the_oldest_supported_release():
-    assert set(states.TRANSITION_SINCE) <= set(states.TRANSITIONS)
-    releases = [release for release, _api in states.RELEASE_API_VERSIONS]
-    for since in states.TRANSITION_SINCE.values():
-        assert states.SUPPORTED_RELEASE < since and since in releases
+    assert set(capabilities.TRANSITION_SINCE) <= set(states.TRANSITIONS)
+    releases = [release for release, _api in capabilities.RELEASE_API_VERSIONS]
+    for since in capabilities.TRANSITION_SINCE.values():
+        assert capabilities.SUPPORTED_RELEASE < since and since in releases
     assert states.transitions() == states.transitions(releases[-1]) == states.TRANSITIONS
-    assert not set(states.TRANSITION_SINCE) & set(states.transitions(states.SUPPORTED_RELEASE))
-
-
-def test_releases_are_in_order_and_the_newest_serves_the_newest_api_the_client_speaks():
-    assert states.RELEASE_API_VERSIONS == tuple(sorted(states.RELEASE_API_VERSIONS))
-    assert [api for _release, api in states.RELEASE_API_VERSIONS] == sorted(api for _release, api in states.RELEASE_API_VERSIONS)
-    assert states.RELEASE_API_VERSIONS[0][0] == states.SUPPORTED_RELEASE
-    assert states.RELEASE_API_VERSIONS[-1][1] == CLIENT_MAX_VERSION
-
-
-@pytest.mark.parametrize('api, release, words', [
-    ((1, 90), (24, 1), 'Ironic 24.1 (API 1.90)'),
-    ((1, 91), (25, 0), 'Ironic 25.0 or 26.0 (API 1.91)'),
-    ((1, 93), (26, 1), 'Ironic 26.1 (API 1.93)'),
-    # 29.0 and 29.1 serve the same API: the older one is taken, so 29.1's edges are not relied on
-    ((1, 96), (29, 0), 'Ironic 29.0 or 29.1 (API 1.96)'),
-    ((1, 97), (29, 0), 'Ironic newer than 29.1 (API 1.97)'),
-    ((1, 101), (32, 0), 'Ironic 32.0 or 32.1 (API 1.101)'),
-    ((1, 110), (34, 0), 'Ironic newer than 34.0 (API 1.110)'),
-    ((1, 111), (35, 0), 'Ironic 35.0 or 35.1 (API 1.111)'),
-    ((1, 115), (39, 0), 'Ironic 39.0 (API 1.115)'),
-    ((1, 120), (39, 0), 'Ironic newer than 39.0 (API 1.120)'),
-    ((1, 89), states.OLDER_RELEASE, 'Ironic older than 24.1 (API 1.89), which this collection does not support'),
-])
-def test_a_servers_release_follows_from_its_newest_api_version(api, release, words):
-    assert states.release_for_api(api) == release
-    assert states.describe_server(api) == words
+    assert not set(capabilities.TRANSITION_SINCE) & set(states.transitions(capabilities.SUPPORTED_RELEASE))
 
 
 def test_a_server_older_than_every_release_listed_has_none_of_the_newer_edges():
-    assert states.transitions(states.OLDER_RELEASE) == states.transitions(states.SUPPORTED_RELEASE)
+    assert states.transitions(capabilities.OLDER_RELEASE) == states.transitions(capabilities.SUPPORTED_RELEASE)

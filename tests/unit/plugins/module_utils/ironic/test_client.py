@@ -13,9 +13,13 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import client as _ironic
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
     POLL_LIST_ALL_RATIO, AnswerLost, Busy, IronicClient, IronicError, Unreachable)
+
+# The states a poll may list nodes by (the engine passes those the conductor moves a node on from).
+TRANSIENT_STATES = frozenset(('cleaning', 'deploying'))
 
 
 def ironic_error(message):
@@ -369,7 +373,8 @@ def test_polls_read_in_proportion_to_the_nodes_in_play(server):
     server.on('GET', '/v1/nodes/d', (404, ironic_error('Node d could not be found.')))
     client = IronicClient(server.endpoint)
     latest = client.poll_nodes({'a': {'provision_state': 'cleaning'}, 'b': {'provision_state': 'cleaning'},
-                                'c': {'provision_state': 'deploying'}, 'd': {'provision_state': 'manageable'}})
+                                'c': {'provision_state': 'deploying'}, 'd': {'provision_state': 'manageable'}},
+                               TRANSIENT_STATES)
     assert sorted(latest) == ['a', 'b', 'c']  # d is gone
     paths = [request[1] for request in server.requests[1:]]
     lists = [path for path in paths if path.startswith('/v1/nodes?')]
@@ -386,7 +391,8 @@ def test_polls_list_everything_while_ironic_holds_at_most_the_ratio_of_nodes_per
     _nodes, complete = client.list_nodes(fields=('uuid',), first=held + 1)
     assert complete and client.node_count == held
     # Both were just sent a verb from a stable state: neither is in a list of a transient state.
-    latest = client.poll_nodes({'u0': {'provision_state': 'enroll'}, 'u1': {'provision_state': 'enroll'}})
+    latest = client.poll_nodes({'u0': {'provision_state': 'enroll'}, 'u1': {'provision_state': 'enroll'}},
+                               TRANSIENT_STATES)
     assert sorted(latest) == ['u0', 'u1']
     polls = [request[1].split('?')[0] for request in server.requests[2:]]
     assert polls == (['/v1/nodes'] if lists_all else ['/v1/nodes/u0', '/v1/nodes/u1'])
@@ -485,7 +491,7 @@ def test_the_servers_release_is_read_from_its_newest_api_version_with_one_reques
     try:
         client = IronicClient(server.endpoint)
         assert (client.version, client.release, client.describe_server()) == (version, release, words)
-        assert client.server_version == _ironic.parse_version(max_version) and client.api_calls == 1
+        assert client.server_version == capabilities.parse_version(max_version) and client.api_calls == 1
     finally:
         server.close()
 

@@ -16,7 +16,7 @@ from ansible.module_utils import basic
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import client as _ironic
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import record as node_utils
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_node
@@ -384,7 +384,7 @@ def test_disable_power_off_is_declared_and_needs_the_api_that_has_it():
     declared = node_utils.declared_record(params(name='n1', disable_power_off=True))
     assert declared['disable_power_off'] is True
     assert 'disable_power_off' in node_utils.required_features(declared)
-    assert _ironic.FEATURE_MIN_VERSION['disable_power_off'] == (1, 95)
+    assert capabilities.FEATURE_MIN_VERSION['disable_power_off'] == (1, 95)
 
 
 def test_keep_workload_goes_to_absent_elements_unless_they_set_their_own_and_is_refused_where_it_means_nothing():
