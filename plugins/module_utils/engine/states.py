@@ -231,6 +231,7 @@ TRANSITIONS = (
     ('service failed', 'abort', 'active'),
 )
 
+
 def transitions(release=None):
     """The edges of TRANSITIONS a server of ``release`` (capabilities.release_for_api) has (None: the newest
     release, every edge)."""

@@ -15,7 +15,6 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabil
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NotFound
 
 
-
 def find_allocation(client, ident):
     """The allocation with that name or UUID, or None."""
     client.require('allocations', ALLOCATIONS_VERSION)
