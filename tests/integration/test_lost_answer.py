@@ -14,8 +14,8 @@ import time
 import pytest
 from proxy import FaultProxy
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
-    AnswerLost, IronicClient, Unreachable)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Unreachable
 
 PROVISION = '/states/provision'
 

@@ -16,7 +16,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job imp
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     UNREACHABLE_GRACE, WAIT_STATES)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import DEPLOY_WAIT_ABORT_VERSION, version_string
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import unproven_death
 
 # How many of a node's latest history events a timeout reports.

@@ -31,8 +31,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progres
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
-    IronicError, Unreachable, summarize_node)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, Unreachable
 
 # Ironic's safe ways out of a stranded state (states.STRANDED_WAY_OUT), as steps.
 STRANDED_WAY_OUT = dict(

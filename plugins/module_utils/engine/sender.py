@@ -12,8 +12,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
-    AnswerLost, Busy, IronicError, summarize_node)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError
 
 
 class Sender(object):

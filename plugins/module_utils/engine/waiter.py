@@ -20,7 +20,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import MOVING
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError, Unreachable
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, Unreachable
 
 # Seconds a transient state may go without a conductor's lock and without progress before the node
 # counts as stranded. A working conductor holds the lock for the whole of a non-wait transient state.

@@ -21,8 +21,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware import version_key
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     HARDWARE_MIN_VERSION, version_string)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
-    NODE_SUMMARY_FIELDS, NotFound, view_fields)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, view_fields
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import NotFound
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import public_node
 
 # The version of the report's shape (fleet-report.schema.json); a change that breaks a reader raises it.

@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NotFound
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import NotFound
 
 
 def find_allocation(client, ident):

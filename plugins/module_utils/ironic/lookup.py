@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import SELECTION_FILTERS
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import PAGE_LIMIT
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import PAGE_LIMIT
 
 
 def selection_filters(client, selection):
@@ -38,7 +38,7 @@ def find_nodes(client, idents, fields):
 
     Reads in proportion to the idents, not to the size of Ironic: one GET for one ident; for more, one list
     of twice as many nodes as asked for and, when Ironic holds more than that, a GET for each ident that list
-    did not hold. When the list held every node, client.node_count says how many Ironic holds.
+    did not hold. When the list held every node, it records how many Ironic holds (client.count_nodes).
     """
     if not idents:
         return {}, []
@@ -50,6 +50,8 @@ def find_nodes(client, idents, fields):
         nodes, complete = client.list_nodes(fields=fields), True
     else:
         nodes, complete = client.list_nodes(fields=fields, first=probe)
+    if complete:
+        client.count_nodes(nodes)
     by_ident = {}
     for node in nodes:
         by_ident[node['uuid']] = node

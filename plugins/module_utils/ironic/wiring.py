@@ -9,7 +9,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import FEATURE_MIN_VERSION
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import PAGE_LIMIT, NotFound
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import PAGE_LIMIT
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import NotFound
 
 # The fields of a port group a declaration manages, each with the feature (a row of FEATURE_MIN_VERSION) that
 # brought it; None: there since port groups.

@@ -17,7 +17,7 @@ import functools
 import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import AnswerLost, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import is_uuid_like, mac_errors, normalized_mac
 
 GROUP_ATTRIBUTES = tuple(field for field, _feature in api.GROUP_FIELD_FEATURES)

@@ -20,7 +20,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.paralle
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import FEATURE_MIN_VERSION
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, AnswerLost, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
     INTERFACES, PORT_ATTRIBUTES, SEPARATE_FIELDS, UPDATE_SECRETS_ALWAYS, VIEW_FIELDS, Change, NodeError, check_declarations,
     check_driver_info, check_flags, interface_field, node_changes, node_view, refusal, required_features)

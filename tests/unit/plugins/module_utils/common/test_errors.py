@@ -12,7 +12,8 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import errors as _errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError, MissingLibrary, import_library
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import AnswerLost, IronicError, NotFound
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
+    AnswerLost, IronicError, NotFound)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import PowerError

@@ -11,7 +11,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision, requests
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError, Step
 
 

@@ -22,7 +22,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job imp
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
     AnswerLost, Busy, IronicError, Unreachable)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, plan_node

@@ -22,7 +22,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk imp
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import (
     find_nodes, no_node_message, selection_filters)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient, IronicError, NotFound
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, NotFound
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import PORT_ATTRIBUTES, Declaration
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.writer import plan_changes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, Target, converge
@@ -93,6 +94,9 @@ class FakeClient(object):
     def list_nodes(self, fields=None, first=None, **filters):
         self.requests.append(('list', filters))
         return (self.nodes[:first], len(self.nodes) <= first) if first else self.nodes
+
+    def count_nodes(self, nodes):
+        return nodes
 
     def find_node(self, ident, fields=None):
         self.requests.append(('get', ident))

@@ -10,7 +10,8 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.report import (
     build_report, capacity, firmware_groups, read_fleet)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 
 from ..ironic.test_client import ScriptedIronic
 

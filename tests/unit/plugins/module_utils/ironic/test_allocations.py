@@ -8,7 +8,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import allocations
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError, NotFound
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, NotFound
 
 
 class Recorder(object):

@@ -15,8 +15,10 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import client as _ironic
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import (
-    POLL_LIST_ALL_RATIO, AnswerLost, Busy, IronicClient, IronicError, Unreachable)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import transport as _transport
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import POLL_LIST_ALL_RATIO, IronicClient
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
+    AnswerLost, Busy, IronicError, Unreachable)
 
 # The states a poll may list nodes by (the engine passes those the conductor moves a node on from).
 TRANSIENT_STATES = frozenset(('cleaning', 'deploying'))
@@ -71,7 +73,7 @@ class ScriptedIronic(object):
 
 @pytest.fixture
 def server(monkeypatch):
-    monkeypatch.setattr(_ironic, 'RETRY_BASE_DELAY', 0.001)
+    monkeypatch.setattr(_transport, 'RETRY_BASE_DELAY', 0.001)
     scripted = ScriptedIronic()
     yield scripted
     scripted.close()
@@ -116,7 +118,7 @@ def test_retries_are_bounded_and_end_with_ironics_message(server):
     with pytest.raises(IronicError) as caught:
         client.get_node('n1')
     assert 'HTTP 503' in str(caught.value) and 'No free conductor workers available' in str(caught.value)
-    assert client.api_calls == 1 + _ironic.RETRY_ATTEMPTS
+    assert client.api_calls == 1 + _transport.RETRY_ATTEMPTS
 
 
 # What Ironic answers when SQLite's lock outlasts a write it does not retry itself: the OperationalError's text,
@@ -143,8 +145,8 @@ def test_a_database_locked_at_every_attempt_gives_up_saying_why_without_the_sql(
     assert str(caught.value) == (
         "Ironic refused POST /v1/nodes (HTTP 500): (sqlite3.OperationalError) database is locked, %d times in a row: "
         "Ironic's SQLite database cannot take this many writes at once. Lower concurrency, or run Ironic on MySQL "
-        "or PostgreSQL." % _ironic.RETRY_ATTEMPTS)
-    assert caught.value.status == 500 and client.api_calls == 1 + _ironic.RETRY_ATTEMPTS
+        "or PostgreSQL." % _transport.RETRY_ATTEMPTS)
+    assert caught.value.status == 500 and client.api_calls == 1 + _transport.RETRY_ATTEMPTS
 
 
 @pytest.mark.parametrize('status, message', [
@@ -208,7 +210,7 @@ def test_a_config_drive_dictionary_needs_the_version_that_builds_it():
 def sleeps(monkeypatch):
     """The delays the client slept before trying again, none of them slept."""
     slept = []
-    monkeypatch.setattr(_ironic.time, 'sleep', slept.append)
+    monkeypatch.setattr(_transport.time, 'sleep', slept.append)
     return slept
 
 
@@ -241,7 +243,7 @@ def test_after_a_first_answer_a_refused_connection_is_a_restart_and_is_waited_fo
         if len(slept) == 2:
             restarted.append(ScriptedIronic(port=first.port))
             restarted[0].on('GET', '/v1/nodes/n1', (200, {'uuid': 'n1'}))
-    monkeypatch.setattr(_ironic.time, 'sleep', sleep_while_ironic_restarts)
+    monkeypatch.setattr(_transport.time, 'sleep', sleep_while_ironic_restarts)
     try:
         assert client.get_node('n1') == {'uuid': 'n1'}
     finally:
@@ -259,7 +261,7 @@ def test_after_a_first_answer_a_refused_write_is_retried_then_unreachable_in_pla
         client.set_provision_state('n1', 'manage')  # nothing was sent: safe to try again, and it was
     assert str(caught.value) == ('cannot reach Ironic at %s: Connection refused. Check that the endpoint is right and '
                                  'the service is running.' % gone.endpoint)
-    assert client.api_calls == 1 + _ironic.RETRY_ATTEMPTS and len(sleeps) == _ironic.RETRY_ATTEMPTS - 1
+    assert client.api_calls == 1 + _transport.RETRY_ATTEMPTS and len(sleeps) == _transport.RETRY_ATTEMPTS - 1
 
 
 def test_list_follows_pagination_with_a_marker(server):
@@ -324,7 +326,7 @@ def test_no_stored_inventory_is_said_in_ironics_own_words(server):
 
 def test_a_node_gone_is_no_missing_inventory(server):
     server.on('GET', '/v1/nodes/n1/inventory', (404, ironic_error('Node n1 could not be found.')))
-    with pytest.raises(_ironic.NotFound, match='Node n1 could not be found'):
+    with pytest.raises(_transport.NotFound, match='Node n1 could not be found'):
         IronicClient(server.endpoint).stored_inventory('n1')
 
 
@@ -389,7 +391,9 @@ def test_polls_list_everything_while_ironic_holds_at_most_the_ratio_of_nodes_per
         server.on('GET', '/v1/nodes/%s' % node['uuid'], (200, node))
     client = IronicClient(server.endpoint)
     _nodes, complete = client.list_nodes(fields=('uuid',), first=held + 1)
-    assert complete and client.node_count == held
+    assert complete and client.node_count is None  # a list learns nothing by itself: its caller says what it read
+    client.count_nodes(_nodes)
+    assert client.node_count == held
     # Both were just sent a verb from a stable state: neither is in a list of a transient state.
     latest = client.poll_nodes({'u0': {'provision_state': 'enroll'}, 'u1': {'provision_state': 'enroll'}},
                                TRANSIENT_STATES)

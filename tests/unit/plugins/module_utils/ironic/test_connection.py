@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import client as _ironic, connection as _connection
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import config as _config, connection as _connection, transport as _transport
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.connection import client_from_params
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 
@@ -49,7 +49,7 @@ def clean_environment(monkeypatch, tmp_path):
     for name in list(os.environ):
         if name.startswith('OS_') or name in ('REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'):
             monkeypatch.delenv(name)
-    monkeypatch.setattr(_connection, 'CONFIG_DIRS', (str(tmp_path / 'nowhere'),))
+    monkeypatch.setattr(_config, 'CONFIG_DIRS', (str(tmp_path / 'nowhere'),))
 
 
 def write_clouds(tmp_path, monkeypatch, clouds):
@@ -366,7 +366,7 @@ def test_the_clouds_cacert_and_client_certificate_are_used(serve, authorities, t
 
 
 def test_without_the_client_certificate_the_server_refuses(serve, authorities, monkeypatch):
-    monkeypatch.setattr(_ironic, 'RETRY_BASE_DELAY', 0.001)  # the refusal looks like a dropped connection
+    monkeypatch.setattr(_transport, 'RETRY_BASE_DELAY', 0.001)  # the refusal looks like a dropped connection
     right = authorities[0]
     server = serve(tls=tls_context(right, client_ca=right.ca))
     with pytest.raises(BaremetalError, match='refused the TLS client certificate, or wanted one|cannot reach Ironic'):

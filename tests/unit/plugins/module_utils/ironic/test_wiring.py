@@ -9,7 +9,8 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 
 
 class Client(IronicClient):

@@ -9,7 +9,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import allocation
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError, NotFound
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, NotFound
 
 NODE = {'uuid': 'n-1', 'name': 'gpu-01', 'provision_state': 'available', 'maintenance': False,
         'resource_class': 'gpu'}

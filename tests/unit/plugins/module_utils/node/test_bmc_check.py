@@ -11,7 +11,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import bmc_check
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError, Unreachable
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, Unreachable
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import Change, Declaration, NodeError
 
 NODE = {'uuid': 'u-1', 'name': 'rack1-node07', 'driver': 'redfish',

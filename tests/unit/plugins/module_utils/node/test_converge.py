@@ -5,7 +5,8 @@ same against a real Ironic is tested in tests/integration/test_node_whole.py."""
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import converge
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
     Declaration, check_declarations, declarations_from_params)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError

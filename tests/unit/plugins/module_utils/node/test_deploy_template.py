@@ -9,7 +9,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import deploy_template as template
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 
 STEP = {'interface': 'deploy', 'step': 'deploy', 'priority': 150}
 

@@ -7,7 +7,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.info import FACETS, asked_facets, node_entry
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import MASK
 

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import inspection_rule_writer as writer
 
 TRAIT = {'op': 'add-trait', 'args': {'name': 'CUSTOM_X'}}

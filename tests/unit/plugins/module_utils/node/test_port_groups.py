@@ -10,7 +10,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import AnswerLost
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
     Declaration, PortChanges, check_declarations, declared_record, required_features)
 

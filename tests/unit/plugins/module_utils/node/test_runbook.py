@@ -9,7 +9,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import runbook
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 
 STEP = {'interface': 'vendor', 'step': 'log_passthrough', 'order': 1}
 

@@ -9,7 +9,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NotFound
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import NotFound
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import Change, Declaration, declared_record
 
 MAC = '52:54:00:00:00:01'

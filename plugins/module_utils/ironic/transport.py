@@ -1,0 +1,155 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The transport to Ironic: one HTTP exchange, its errors, and the retries that make it safe to send again.
+
+Locks, HTTP 503 and dropped connections are retried with bounded, jittered backoff; a write whose answer was lost
+is never sent again blindly (AnswerLost: the caller re-reads). The session below it (ironic/http.py) opens the
+connections; the auth session above it (ironic/session.py) adds the token and the microversion.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import time
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.http import ConnectionFailed, Session, TLSRefused
+
+RETRY_ATTEMPTS = 8
+RETRY_BASE_DELAY = 0.1
+RETRY_MAX_DELAY = 5.0
+# What SQLite says when a write waited for another past its timeout; Ironic answers HTTP 500 with it.
+SQLITE_LOCKED = 'database is locked'
+# Requests sent again when their answer is lost: reading, PUTs that set a value, DELETE. A provision
+# verb is a transition, not a value: sent twice, Ironic refuses the second. A POST could create twice and
+# a JSON patch may not apply twice. For those, AnswerLost: the caller re-reads and goes on from there.
+REPLAYED_METHODS = ('GET', 'HEAD', 'PUT', 'DELETE')
+
+
+class IronicError(BaremetalError):
+    """An error answer from Ironic, or no answer at all."""
+
+    def __init__(self, message, status=None, reason=None):
+        super(IronicError, self).__init__(message)
+        self.status = status
+        self.reason = reason  # Ironic's own words, without the request they answer
+
+
+class NotFound(IronicError):
+    pass
+
+
+class Unreachable(IronicError):
+    """No connection to Ironic could be made: nothing was sent, so trying again later is safe."""
+
+
+class Busy(IronicError):
+    """Ironic takes no more of this work for now (HTTP 503): its concurrent action limit
+    ([conductor]max_concurrent_clean, max_concurrent_deploy) is reached, or no conductor worker is free. Nothing was
+    done; the same request may be sent again once some of that work is over."""
+
+
+class AnswerLost(IronicError):
+    """A write was sent but its answer never came: Ironic may or may not have applied it.
+
+    Callers re-read what the write was meant to change and go on from what Ironic reports.
+    """
+
+
+def _error_message(response):
+    """Ironic wraps its message as JSON inside JSON: {"error_message": "{\"faultstring\": ...}"}."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip() or response.reason
+    message = body.get('error_message', body) if isinstance(body, dict) else body
+    if isinstance(message, dict) and isinstance(message.get('error'), dict):
+        message = message['error']  # the auth middlewares' shape: {"error": {"message": ..., "code": 401}}
+    if isinstance(message, str):
+        try:
+            message = json.loads(message)
+        except ValueError:
+            return message
+    if isinstance(message, dict):
+        return message.get('faultstring') or message.get('message') or str(message)
+    return str(message)
+
+
+def _is_locked(status, message):
+    # 409 also means "name or MAC already taken"; only a lock is worth waiting for.
+    return (status == 409 and 'locked' in message.lower()) or _is_database_locked(status, message)
+
+
+def _is_database_locked(status, message):
+    # SQLite refused a write made at the same time as another: the statement failed, so its transaction was
+    # rolled back and wrote nothing. Ironic waits out most such locks itself; this is one it let through.
+    return status == 500 and SQLITE_LOCKED in message
+
+
+def _first_line(message):
+    # A database error goes on with its SQL and parameters, which may quote driver_info.
+    return message.split('\n', 1)[0]
+
+
+class Transport(object):
+    """HTTP exchanges with one Ironic endpoint, each retried where that is safe; api_calls counts the requests."""
+
+    def __init__(self, endpoint, session=None, timeout=60):
+        """session: an http.Session carrying TLS settings and basic auth (see ironic/connection.py)."""
+        self.endpoint = endpoint.rstrip('/')
+        if self.endpoint.endswith('/v1'):
+            self.endpoint = self.endpoint[:-3]
+        self.timeout = timeout
+        self.api_calls = 0
+        self._session = session if session is not None else Session()
+        self._session.headers['Accept'] = 'application/json'
+        # Until Ironic has answered once, a refused connection means nothing listens at the endpoint; after, that
+        # Ironic is restarting, which is worth waiting for.
+        self._answered = False
+
+    def _send(self, method, url, body=None, params=None, headers=None, replay=True, retry_busy=True):
+        """One HTTP exchange with bounded, jittered retries for locks, 503 and dropped connections.
+
+        replay=False: a lost answer raises AnswerLost even for a PUT. retry_busy=False: a 503 raises Busy at once,
+        for a caller that has other work to do meanwhile (the scheduler sends the step again later).
+        """
+        waiting = Wait(initial=RETRY_BASE_DELAY, factor=2, cap=RETRY_MAX_DELAY, jitter=1.0, sleep=time.sleep)
+        for attempt in range(1, RETRY_ATTEMPTS + 1):
+            self.api_calls += 1
+            try:
+                response = self._session.request(method, url, body=body, params=params, headers=headers,
+                                                 timeout=self.timeout)
+            except TLSRefused as exc:
+                raise IronicError('request to Ironic at %s failed: %s' % (self.endpoint, exc))
+            except ConnectionFailed as exc:
+                if not self._answered and exc.refused:
+                    raise Unreachable('cannot reach Ironic at %s: nothing listens there (connection refused). Check the '
+                                      'endpoint option, or the cloud chosen with cloud or OS_CLOUD, and that Ironic is '
+                                      'running.' % self.endpoint)
+                # A write that may have reached the server is not sent again (it could apply twice):
+                # the caller re-reads and goes on from what Ironic reports.
+                if exc.sent and not (replay and method in REPLAYED_METHODS):
+                    raise AnswerLost('the answer to %s %s was lost: %s' % (method, url[len(self.endpoint):], exc))
+                if attempt == RETRY_ATTEMPTS:
+                    raise Unreachable('cannot reach Ironic at %s: %s. Check that the endpoint is right and '
+                                      'the service is running.' % (self.endpoint, exc))
+            else:
+                self._answered = True
+                if response.status_code < 400:
+                    return response
+                message = _error_message(response)
+                retryable = (response.status_code == 503 and retry_busy) or _is_locked(response.status_code, message)
+                if not retryable or attempt == RETRY_ATTEMPTS:
+                    if _is_database_locked(response.status_code, message):
+                        message = ("%s, %d times in a row: Ironic's SQLite database cannot take this many writes at "
+                                   "once. Lower concurrency, or run Ironic on MySQL or PostgreSQL."
+                                   % (_first_line(message), RETRY_ATTEMPTS))
+                    error = {404: NotFound, 503: Busy}.get(response.status_code, IronicError)
+                    raise error('Ironic refused %s %s (HTTP %d): %s' % (
+                        method, url[len(self.endpoint):], response.status_code, message), response.status_code,
+                        message)
+            waiting.pause()
+        raise AssertionError('unreachable')
