@@ -9,7 +9,8 @@ IRONIC_MASKED_FIELDS. In free text, the value that follows a secret-named key is
 text gives it (masked_text), and so is the password of a URL. Every node view, every text that quotes Ironic
 (``last_error``, ``maintenance_reason``, error messages), every diff and every module result leaves the
 collection through this module; every secret an argument holds goes to Ansible's ``no_log_values``. No other
-file holds a rule of what is secret: a new secret-bearing name is one change to ``_SECRET_NAME``.
+file holds a rule of what is secret: a new secret-bearing name is one change to ``_SECRET_NAME``. (How free text
+is read for keys and values, whatever its shape, is common/free_text.py; it asks this module what is secret.)
 """
 
 from __future__ import absolute_import, division, print_function
@@ -20,6 +21,8 @@ import functools
 import json
 import re
 from collections.abc import Mapping
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.free_text import FreeText
 
 MASK = '********'
 
@@ -142,27 +145,17 @@ def _masked_value(key, value):
     return MASK
 
 
-# Free text names a secret in many shapes: a log line (ipmi_password: x), a command line (--password x,
-# password=x), a Python repr or JSON ({'password': 'x'}, {"password": "x"}), YAML, JSON quoted inside JSON
-# ({\"password\": \"x\"}). Each is read as one key, one separator and one value: a key named like a secret,
-# bare or quoted (a quote may be escaped: \' \" \\"); then ':' or '=' (spaces around allowed), or the spaces
-# after a --flag; then one value, scanned by _value_end: quoted (up to the same quote, escapes inside), a
-# bracketed list or dictionary (whole), or a bare word.
-_KEY = re.compile(
-    r'''(?P<open>\\*['"])(?P<quoted>[^'"\\\n]{1,100})(?P=open)'''
-    r'''|(?<![\w-])(?:(?P<flag>-+)(?P<option>\w[\w.-]*)|(?P<bare>\w[\w-]*))(?P<close>\\*['"])?''')
-_SEPARATOR = re.compile(r'[ \t]*(?:=>|[:=]{1,2})[ \t]*')
-_FLAG_SEPARATOR = re.compile(r'[ \t]+')
-_QUOTE = re.compile(r'''\\*['"]''')
-_WORD_PARTS = re.compile(r'[_.-]+|(?<=[a-z])(?=[A-Z])')
-# A bare value ends at a space, a comma, a semicolon, an ampersand (a URL query), a closing bracket or a
-# quote (escaped or not): "password=x, then", "{password: x}", "'password=x'".
-_BARE_VALUE = re.compile(r'''(?:[^\s,;&)\]}'"\\]|\\+(?![\\'"]))+''')
-# A setting quoted as a pair ({'name': 'AdminPassword', 'value': 'x'}): the text before its value key.
-_PAIR_NAME = re.compile(r'''name\\*['"]?[ \t]*[:=][ \t]*\\*['"]?(?P<name>[^'"\\{},\n]{1,100})\\*['"]?\s*,\s*\\*['"]?$''')
 # The password of a URL's user information: http://admin:password@127.0.0.1:8000 (a BMC or an image server);
 # up to the last @ before the host, as a URL parser reads http://admin:p@ss@host.
 _URL_PASSWORD = re.compile(r'(?P<prefix>\b[a-zA-Z][\w+.-]*://[^:/@\s]*:)(?P<password>[^/\s"<>]+)@')
+
+
+def _ends_in_secret(word):
+    """Whether a word ends in a secret's name (SetupToken, ipmi_password), as _SECRET_NAME reads it."""
+    return any(match.end() == len(word) for match in _SECRET_NAME.finditer(word))
+
+
+_FREE_TEXT = FreeText(is_secret_name, _ends_in_secret, _CONFIG_DRIVE_NAME.match, MASK)
 
 
 def masked_text(text):
@@ -175,125 +168,8 @@ def masked_text(text):
     if not isinstance(text, str):
         return text
     if _SECRET_NAME.search(text):
-        text = _masked_items(text)
+        text = _FREE_TEXT.masked(text)
     return _masked_url_passwords(text)
-
-
-def _masked_items(text):
-    parts = []
-    done = position = 0
-    while True:
-        key = _KEY.search(text, position)
-        if key is None:
-            break
-        start = _value_start(text, key)
-        if start is None:
-            # A quoted text that is no secret key may hold one (a quote opening a phrase): read inside it.
-            position = key.start() + len(key.group('open')) if key.group('open') else key.end()
-            continue
-        if text[start] == '{' and _CONFIG_DRIVE_NAME.match(_key_name(key)):
-            position = start  # a config drive dictionary is judged key by key, as no_log_values judges it
-            continue
-        end, shown = _value_end(text, start)
-        parts.append(text[done:start])
-        parts.append(shown)
-        done = position = end
-    parts.append(text[done:])
-    return ''.join(parts)
-
-
-def _key_name(key):
-    return key.group('quoted') or key.group('option') or key.group('bare')
-
-
-def _value_start(text, key):
-    """Where the value of a secret-named key begins, or None when key is no such key (or has no value)."""
-    name = _key_name(key)
-    if not (is_secret_name(name) or name.lower() == 'value' and _after_secret_name(text, key.start())):
-        return None
-    separator = _SEPARATOR.match(text, key.end())
-    if separator is None and key.group('flag') and not key.group('close'):
-        separator = _FLAG_SEPARATOR.match(text, key.end())
-    if separator is None or separator.end() == len(text) or text[separator.end()] in '\n\r':
-        return None
-    if key.group('bare') and '=' not in separator.group() and not _names_a_secret(text, key):
-        return None
-    return separator.end()
-
-
-def _names_a_secret(text, key):
-    """Whether a bare word before a colon is a secret-named key (ipmi_password: x, X-Auth-Token: x, SetupToken: x).
-
-    A colon also ends a label (node rack-secrets-01: ...) or a field path (bios_settings.AdminPassword: ...) that
-    this collection's own messages write before prose: a key is a word whose last part names a secret (the last
-    of its parts split at _ - and capitals), not a word after a dot.
-    """
-    name = key.group('bare')
-    if key.start() and text[key.start() - 1] == '.':
-        return False
-    last = _WORD_PARTS.split(name)[-1]
-    return is_secret_name(last) or any(match.end() == len(name) for match in _SECRET_NAME.finditer(name))
-
-
-def _after_secret_name(text, position):
-    """Whether a value key follows the name of a secret setting: {'name': 'AdminPassword', 'value': ...}."""
-    pair = _PAIR_NAME.search(text[max(0, position - 200):position])
-    return pair is not None and is_secret_name(pair.group('name'))
-
-
-def _value_end(text, start):
-    """(end, shown): where the value that begins at start ends, and what is shown instead.
-
-    A quoted value ends at its own quote preceded by exactly as many backslashes as opened it (an escaped quote
-    or a backslash before the quote reads as more of the value: masking too much only hides); a list or a
-    dictionary at its closing bracket, quotes inside skipped; a bare value at a space, a comma or a bracket. A
-    value that never ends runs to the end of the text.
-    """
-    opening = _QUOTE.match(text, start)
-    if opening:
-        close = _closing_quote(text, opening.end(), opening.group())
-        if close is None:
-            return len(text), opening.group() + MASK
-        return close, opening.group() + MASK + opening.group()
-    if text[start] in '{[':
-        return _bracket_end(text, start), MASK
-    bare = _BARE_VALUE.match(text, start)
-    return (bare.end(), MASK) if bare else (start, '')
-
-
-def _closing_quote(text, position, quote):
-    """The end of the quote (as opened, with its backslashes) that closes a quoted text, from position; or None."""
-    while True:
-        index = text.find(quote, position)
-        if index < 0:
-            return None
-        if len(quote) == 1 and text.startswith(quote, index + 1):
-            position = index + 2  # a quote doubled, as YAML and CSV escape it: 'it''s'
-        elif text[index - 1] == '\\':
-            position = index + 1  # an escaped quote, or a backslash before it
-        else:
-            return index + len(quote)
-
-
-def _bracket_end(text, start):
-    depth = 0
-    position = start
-    while position < len(text):
-        quote = _QUOTE.match(text, position)
-        if quote:
-            close = _closing_quote(text, quote.end(), quote.group())
-            if close is None:
-                return len(text)
-            position = close
-            continue
-        if text[position] in '{[':
-            depth += 1
-        elif text[position] in '}]':
-            depth -= 1
-            if depth == 0:
-                return position + 1
-        position += 1
-    return len(text)
 
 
 def _masked_url_passwords(text):

@@ -12,8 +12,8 @@ __metaclass__ = type
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import (
-    duplicate_step_errors, raise_errors, step_errors)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.steps import duplicate_step_errors, step_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import raise_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import DEPLOY_TEMPLATE_MIN_VERSION
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import TRAIT_NAME
 

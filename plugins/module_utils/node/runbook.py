@@ -15,8 +15,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     RUNBOOK_MIN_VERSION, RUNBOOK_OPTION_MIN_VERSION, RUNBOOK_TRAITS_VERSION, too_old, version_string)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import (
-    duplicate_step_errors, raise_errors, step_errors)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.steps import duplicate_step_errors, step_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import raise_errors
 
 # The fields a declaration may set besides its name and traits, as Ironic patches them.
 PATCHED_FIELDS = ('steps', 'public', 'owner', 'extra', 'description')
