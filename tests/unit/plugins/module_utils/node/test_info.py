@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""What baremetal_node_info adds to each node, over real HTTP against the scripted Ironic of test__ironic."""
+"""What baremetal_node_info adds to each node, over real HTTP against the scripted Ironic of ironic/scripted.py."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -12,7 +12,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transpo
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.info import FACETS, asked_facets, node_entry
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import MASK
 
-from ..ironic.test_client import ScriptedIronic, ironic_error
+from ..ironic.scripted import ScriptedIronic, ironic_error
 
 NODE = {'uuid': 'n1', 'name': 'rack1-node07', 'provision_state': 'manageable'}
 LINKS = [{'href': 'http://127.0.0.1/v1/nodes/n1/bios/x', 'rel': 'self'}]

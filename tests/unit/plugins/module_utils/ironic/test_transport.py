@@ -1,0 +1,180 @@
+# -*- coding: utf-8 -*-
+"""The transport over real HTTP against a scripted server on loopback: answers Ironic gives only under load or while
+it restarts (503, node or database locked, refused connections), and lost answers."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import socket
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import transport as _transport
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError, Unreachable
+
+from .scripted import ScriptedIronic, ironic_error
+
+
+def test_503_and_node_locked_are_retried_then_succeed(server):
+    server.on('PUT', '/v1/nodes/n1/states/power',
+              (503, ironic_error('No free conductor workers available')),
+              (409, ironic_error('Node n1 is locked by host c1, please retry after the current operation is completed.')),
+              (202, None))
+    client = IronicClient(server.endpoint)
+    client.set_power_state('n1', 'power on')
+    assert [request[0] for request in server.requests] == ['GET', 'PUT', 'PUT', 'PUT']
+    assert client.api_calls == 4
+
+
+CONCURRENT_ACTION_LIMIT = ('Unable to process request at this time. The concurrent action limit for cleaning has been '
+                           'reached. Please contact your administrator and try again later.')
+
+
+def test_a_provision_verb_ironic_is_too_busy_for_is_busy_at_once_for_the_executor_to_send_later(server):
+    server.on('PUT', '/v1/nodes/n1/states/provision', (503, ironic_error(CONCURRENT_ACTION_LIMIT)), (202, None))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(Busy) as caught:
+        client.set_provision_state('n1', 'provide')
+    assert 'HTTP 503' in str(caught.value) and 'concurrent action limit for cleaning' in str(caught.value)
+    assert [request[0] for request in server.requests] == ['GET', 'PUT']
+
+
+def test_a_locked_node_is_retried_for_a_provision_verb_too(server):
+    server.on('PUT', '/v1/nodes/n1/states/provision',
+              (409, ironic_error('Node n1 is locked by host c1, please retry after the current operation is completed.')),
+              (202, None))
+    client = IronicClient(server.endpoint)
+    client.set_provision_state('n1', 'provide')
+    assert [request[0] for request in server.requests] == ['GET', 'PUT', 'PUT']
+
+
+def test_retries_are_bounded_and_end_with_ironics_message(server):
+    server.on('GET', '/v1/nodes/n1', (503, ironic_error('No free conductor workers available')))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(IronicError) as caught:
+        client.get_node('n1')
+    assert 'HTTP 503' in str(caught.value) and 'No free conductor workers available' in str(caught.value)
+    assert client.api_calls == 1 + _transport.RETRY_ATTEMPTS
+
+
+# What Ironic answers when SQLite's lock outlasts a write it does not retry itself: the OperationalError's text,
+# with the statement and its parameters (here a BMC password).
+DATABASE_LOCKED = ("(sqlite3.OperationalError) database is locked\n"
+                   "[SQL: UPDATE nodes SET driver_info=? WHERE nodes.id = ?]\n"
+                   "[parameters: ('{\"redfish_password\": \"s3cret\"}', 7)]\n"
+                   "(Background on this error at: https://sqlalche.me/e/20/e3q8)")
+
+
+def test_a_locked_sqlite_database_is_retried_then_succeeds(server):
+    server.on('PATCH', '/v1/nodes/n1', (500, ironic_error(DATABASE_LOCKED)), (500, ironic_error(DATABASE_LOCKED)),
+              (200, {'uuid': 'n1'}))
+    client = IronicClient(server.endpoint)
+    assert client.update_node('n1', [{'op': 'add', 'path': '/extra/a', 'value': 1}]) == {'uuid': 'n1'}
+    assert [request[0] for request in server.requests] == ['GET', 'PATCH', 'PATCH', 'PATCH']
+
+
+def test_a_database_locked_at_every_attempt_gives_up_saying_why_without_the_sql(server):
+    server.on('POST', '/v1/nodes', (500, ironic_error(DATABASE_LOCKED)))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(IronicError) as caught:
+        client.create_node({'driver': 'fake-hardware'})
+    assert str(caught.value) == (
+        "Ironic refused POST /v1/nodes (HTTP 500): (sqlite3.OperationalError) database is locked, %d times in a row: "
+        "Ironic's SQLite database cannot take this many writes at once. Lower concurrency, or run Ironic on MySQL "
+        "or PostgreSQL." % _transport.RETRY_ATTEMPTS)
+    assert caught.value.status == 500 and client.api_calls == 1 + _transport.RETRY_ATTEMPTS
+
+
+@pytest.mark.parametrize('status, message', [
+    (409, 'A port with MAC address 52:54:00:00:00:01 already exists.'),  # a conflict that waiting cannot fix
+    (400, 'The requested action "active" can not be performed on node "n1" while it is in state "enroll".'),
+    (500, "cannot access local variable 'auto_lessee' where it is not associated with a value"),
+    (500, '(sqlite3.IntegrityError) UNIQUE constraint failed: nodes.name'),  # a database error that is no lock
+])
+def test_other_errors_fail_at_once_with_ironics_message(server, status, message):
+    server.on('PUT', '/v1/nodes/n1/states/provision', (status, ironic_error(message)), (202, None))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(IronicError) as caught:
+        client.set_provision_state('n1', 'active')
+    assert str(caught.value) == 'Ironic refused PUT /v1/nodes/n1/states/provision (HTTP %d): %s' % (status, message)
+    assert client.api_calls == 2
+
+
+def closed_loopback_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]  # nothing listens on it once the socket is closed
+
+
+def test_a_refused_connection_before_any_answer_fails_at_once_saying_nothing_listens(sleeps):
+    endpoint = 'http://127.0.0.1:%d' % closed_loopback_port()
+    client = IronicClient(endpoint)
+    with pytest.raises(Unreachable) as caught:
+        client.get_node('n1')
+    assert str(caught.value) == (
+        'cannot reach Ironic at %s: nothing listens there (connection refused). Check the endpoint option, or the '
+        'cloud chosen with cloud or OS_CLOUD, and that Ironic is running.' % endpoint)
+    assert client.api_calls == 1 and sleeps == []
+
+
+def test_after_a_first_answer_a_refused_connection_is_a_restart_and_is_waited_for(monkeypatch):
+    first = ScriptedIronic()
+    client = IronicClient(first.endpoint)
+    assert client.version == (1, 115)
+    first.close()
+    slept, restarted = [], []
+
+    def sleep_while_ironic_restarts(delay):
+        slept.append(delay)
+        if len(slept) == 2:
+            restarted.append(ScriptedIronic(port=first.port))
+            restarted[0].on('GET', '/v1/nodes/n1', (200, {'uuid': 'n1'}))
+    monkeypatch.setattr(_transport.time, 'sleep', sleep_while_ironic_restarts)
+    try:
+        assert client.get_node('n1') == {'uuid': 'n1'}
+    finally:
+        for server in restarted:
+            server.close()
+    assert client.api_calls == 4 and len(slept) == 2  # GET /, two refused GETs, the answered one
+
+
+def test_after_a_first_answer_a_refused_write_is_retried_then_unreachable_in_plain_words(sleeps):
+    gone = ScriptedIronic()
+    client = IronicClient(gone.endpoint)
+    assert client.version == (1, 115)
+    gone.close()
+    with pytest.raises(Unreachable) as caught:
+        client.set_provision_state('n1', 'manage')  # nothing was sent: safe to try again, and it was
+    assert str(caught.value) == ('cannot reach Ironic at %s: Connection refused. Check that the endpoint is right and '
+                                 'the service is running.' % gone.endpoint)
+    assert client.api_calls == 1 + _transport.RETRY_ATTEMPTS and len(sleeps) == _transport.RETRY_ATTEMPTS - 1
+
+
+def test_a_lost_answer_to_a_provision_verb_is_not_sent_again(server):
+    server.on('PUT', '/v1/nodes/n1/states/provision', (None, None))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(AnswerLost):
+        client.set_provision_state('n1', 'manage')
+    assert [request[:2] for request in server.requests[1:]] == [('PUT', '/v1/nodes/n1/states/provision')]
+
+
+@pytest.mark.parametrize('method, path, call', [
+    ('POST', '/v1/nodes', lambda client: client.create_node({'driver': 'fake-hardware'})),
+    ('PATCH', '/v1/nodes/n1', lambda client: client.update_node('n1', [{'op': 'remove', 'path': '/extra/a'}])),
+])
+def test_a_lost_answer_to_a_post_or_patch_is_not_sent_again(server, method, path, call):
+    server.on(method, path, (None, None))
+    with pytest.raises(AnswerLost):
+        call(IronicClient(server.endpoint))
+    assert len([request for request in server.requests if request[0] == method]) == 1
+
+
+def test_a_lost_answer_to_a_read_or_a_value_put_is_sent_again(server):
+    server.on('GET', '/v1/nodes/n1', (None, None), (200, {'uuid': 'n1'}))
+    server.on('PUT', '/v1/nodes/n1/maintenance', (None, None), (202, None))
+    client = IronicClient(server.endpoint)
+    assert client.get_node('n1') == {'uuid': 'n1'}
+    client.set_maintenance('n1', 'reason')
+    assert [request[0] for request in server.requests[1:]] == ['GET', 'GET', 'PUT', 'PUT']
