@@ -95,7 +95,10 @@ SELECTION_FILTERS = {
     'shard': (1, 82),
 }
 
-# What a poll reads beyond the node summary, with the version of each (see IronicClient.poll_fields).
+# What a poll reads beyond the node summary, with the version of each (see IronicClient.poll_fields): whether a
+# conductor holds the node (which one), its progress, and its conductor group (only a live conductor of that group
+# takes it over). Not the node's conductor field: a list asking for it fails (HTTP 500 on Ironic 39), and it names the
+# conductor the hash ring maps the node to, never one Ironic already reports dead.
 POLL_PROGRESS_FIELDS = (('reservation', (1, 8)), ('provision_updated_at', (1, 8)), ('clean_step', (1, 8)),
                         ('deploy_step', (1, 44)), ('service_step', (1, 87)), ('conductor_group', (1, 46)))
 

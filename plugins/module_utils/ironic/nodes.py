@@ -60,7 +60,8 @@ class NodeEndpoints(object):
     def list_nodes(self, fields=None, first=None, **filters):
         """All nodes matching the filters, following Ironic's pagination.
 
-        first=N reads only the first N nodes: returns (nodes, whether that was all of them).
+        first=N reads only the first N nodes: returns (nodes, whether that was all of them). A list records nothing of
+        how many nodes Ironic holds: a caller that read every node says so (IronicClient.count_nodes).
         """
         params = dict((key, value) for key, value in filters.items() if value is not None)
         if params.get('conductor_group'):
