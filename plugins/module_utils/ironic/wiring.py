@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The requests for what wires and boots a node besides its ports: port groups (/v1/portgroups) and virtual media
 (/v1/nodes/{node}/vmedia). Only these functions know those URLs; each one says which API it needs
-(ironic/client.py, FEATURE_MIN_VERSION)."""
+(ironic/capabilities.py, FEATURE_MIN_VERSION)."""
 
 from __future__ import absolute_import, division, print_function
 

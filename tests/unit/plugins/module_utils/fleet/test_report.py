@@ -13,7 +13,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.report i
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 
-from ..ironic.test_client import ScriptedIronic
+from ..ironic.scripted import ScriptedIronic
 
 
 def node(name, state='available', rc='gold', **fields):
