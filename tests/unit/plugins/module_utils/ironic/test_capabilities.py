@@ -11,7 +11,7 @@ import types
 import pytest
 import yaml
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import actions, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 
 
@@ -58,13 +58,13 @@ def module_options():
     return taken
 
 
-def missing_rows(table, caps, taken):
-    """What a verb or in-place action row of the state table lacks: its capability rows (the verb's version, each
+def missing_rows(verbs, table, caps, taken):
+    """What a verb (engine/states.VERBS) or in-place action row (engine/actions.py) of the state table lacks: its capability rows (the verb's version, each
     request field's), its option in the argument spec of the module that takes it, and that option's docs in every
     module whose argument spec takes it."""
     missing = []
     fields = dict(table.MOVE_REQUEST_FIELDS)
-    for verb in table.VERBS:
+    for verb in verbs:
         if verb not in caps.VERB_MIN_VERSION:
             missing.append('verb %s: no row in capabilities.VERB_MIN_VERSION' % verb)
     for action in table.ACTIONS:
@@ -87,7 +87,7 @@ def missing_rows(table, caps, taken):
 
 
 def test_every_verb_and_action_has_its_capability_row_its_option_and_its_docs():
-    assert missing_rows(states, capabilities, module_options()) == []
+    assert missing_rows(states.VERBS, actions, capabilities, module_options()) == []
 
 
 def without(mapping, key):
@@ -95,19 +95,19 @@ def without(mapping, key):
 
 
 def test_a_row_missing_anywhere_is_named():
-    action = states.ACTIONS_BY_NAME['service']
+    action = actions.ACTIONS_BY_NAME['service']
     taken = module_options()
     spec, documented = taken[ACTIONS_MODULE]
     caps = types.SimpleNamespace(VERB_MIN_VERSION=without(capabilities.VERB_MIN_VERSION, 'service'),
                                  FEATURE_MIN_VERSION=without(capabilities.FEATURE_MIN_VERSION, 'service_steps'))
-    assert missing_rows(states, caps, taken) == [
+    assert missing_rows(states.VERBS, actions, caps, taken) == [
         'verb service: no row in capabilities.VERB_MIN_VERSION',
         'action service: its verb service has no row in capabilities.VERB_MIN_VERSION',
         'action service runbook: its verb service has no row in capabilities.VERB_MIN_VERSION',
         'service: its request field service_steps has no row in capabilities.FEATURE_MIN_VERSION']
     undocumented = dict(taken, **{ACTIONS_MODULE: (spec, without(documented, action.option))})
-    assert missing_rows(states, capabilities, undocumented) == [
+    assert missing_rows(states.VERBS, actions, capabilities, undocumented) == [
         'action service: %s takes its option service_steps and does not document it' % ACTIONS_MODULE]
     untaken = dict(taken, **{ACTIONS_MODULE: (without(spec, action.option), documented)})
-    assert missing_rows(states, capabilities, untaken) == [
+    assert missing_rows(states.VERBS, actions, capabilities, untaken) == [
         'action service: its option service_steps is not in the argument spec of %s' % ACTIONS_MODULE]
