@@ -258,15 +258,10 @@ api_calls:
   sample: 9
 '''
 
-import time
-
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk import (
-    MOVING_CONCURRENCY_SPEC, NODE_SELECTION_SPEC, exit_with_results, run_items, targets_from_elements)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import select_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware, hardware_declaration as declared
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import (
+    MOVING_CONCURRENCY_SPEC, NODE_SELECTION_SPEC, run, targets)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
-
-DECLARATION_KEYS = ('bios_settings', 'raid', 'firmware', 'apply', 'allow_destructive', 'allow_reboot')
 
 ARGUMENT_SPEC = dict(
     bios_settings=dict(type='dict'),
@@ -277,7 +272,7 @@ ARGUMENT_SPEC = dict(
         url=dict(type='str', required=True),
         wait=dict(type='int'),
     )),
-    apply=dict(type='str', default='cleaning', choices=list(hardware.APPLY_MODES)),
+    apply=dict(type='str', default='cleaning', choices=list(declared.APPLY_MODES)),
     allow_destructive=dict(type='bool', default=False),
     allow_reboot=dict(type='bool', default=False),
     timeout=dict(type='int', default=3600),
@@ -285,47 +280,19 @@ ARGUMENT_SPEC = dict(
 ARGUMENT_SPEC.update(NODE_SELECTION_SPEC, **MOVING_CONCURRENCY_SPEC)
 
 
-def _firmware(entries):
-    """Firmware entries without the keys Ansible's suboptions fill with null."""
-    if entries is None:
-        return None
-    return [dict((key, value) for key, value in entry.items() if value is not None) if isinstance(entry, dict)
-            else entry for entry in entries]
-
-
-def declaration(settings):
-    values = dict(settings, firmware=_firmware(settings['firmware']))
-    return hardware.Declaration(**values)
-
-
-# What each per-node option of a nodes element must be; the rest of its checks are hardware.check_shape's.
-ELEMENT_TYPES = dict(bios_settings=dict, raid=dict, firmware=list, apply=tuple(hardware.APPLY_MODES),
-                     allow_destructive=bool, allow_reboot=bool)
-
-
-def requests_from_params(module):
-    params = module.params
-    task = dict((key, params[key]) for key in DECLARATION_KEYS)
-    if params['node'] is not None:
-        return [(params['node'], declaration(task))]
-    if params['select'] is not None:
-        return [(node['uuid'], declaration(task)) for node in select_nodes(module.client, params['select'], ('uuid',))]
-    return [(element.ident, declaration(element.settings))
-            for element in targets_from_elements(params['nodes'], task, ELEMENT_TYPES)]
-
-
 def main_logic(module):
     params = module.params
-    started = time.monotonic()
+    task = dict((key, params[key]) for key in declared.DECLARATION_KEYS)
+    nodes = targets(module.client, params, task, declared.ELEMENT_TYPES, fields=hardware.HARDWARE_NODE_FIELDS)
+    for target in nodes:
+        target.item = declared.declaration_of(target.settings)
+    declared.check_shapes([(target.ident, target.item) for target in nodes])
 
-    def run_batch(batch, check_mode):
-        return hardware.configure(module.client, batch, check_mode=check_mode, timeout=params['timeout'],
-                                  concurrency=params['concurrency'])
+    def act(batch, check_mode):
+        return hardware.configure(module.client, [(target.node, target.item) for target in batch],
+                                  check_mode=check_mode, timeout=params['timeout'], concurrency=params['concurrency'])
 
-    results, waves = run_items(module, requests_from_params(module), run_batch)
-    labels = [result['node'].get('name') or result['node']['uuid'] for result in results]
-    exit_with_results(module, results, labels, started, params['node'] is not None,
-                      max_fail_percentage=params['max_fail_percentage'], waves=waves)
+    module.finish(run(module, nodes, act, hardware.HARDWARE_NODE_FIELDS, by_node=True))
 
 
 def main():

@@ -169,7 +169,8 @@ api_calls:
   sample: 3
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk import NODE_SELECTION_SPEC, run_module
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import (
+    NODE_SELECTION_SPEC, each_node, run, targets)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import (
     STATES, declared_maintenance, ensure_maintenance, node_maintenance, task_maintenance)
@@ -187,13 +188,15 @@ def main_logic(module):
     params = module.params
     task = task_maintenance(params)
 
-    def apply(node, settings, check_mode):
-        return ensure_maintenance(module.client, node, node_maintenance(settings, task), settings['reason'], check_mode)
+    def apply(target, check_mode):
+        return ensure_maintenance(module.client, target.node, node_maintenance(target.settings, task),
+                                  target.settings['reason'], check_mode)
 
     # An element's maintenance and state default to none, so that either one of them overrides the task's.
-    run_module(module, {'maintenance': None, 'state': None, 'reason': params['reason']},
-               {'maintenance': bool, 'state': tuple(STATES), 'reason': str}, NODE_SUMMARY_FIELDS, apply,
-               declared=lambda settings: declared_maintenance(node_maintenance(settings, task)))
+    nodes = targets(module.client, params, {'maintenance': None, 'state': None, 'reason': params['reason']},
+                    {'maintenance': bool, 'state': tuple(STATES), 'reason': str}, fields=NODE_SUMMARY_FIELDS)
+    module.finish(run(module, nodes, each_node(apply, params['concurrency']), NODE_SUMMARY_FIELDS,
+                      declared=lambda target: declared_maintenance(node_maintenance(target.settings, task))))
 
 
 def main():

@@ -1205,16 +1205,12 @@ api_calls:
   sample: 3
 '''
 
-import time
-
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk import (
-    SELECTION_SPEC, exit_with_results, run_items)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import select_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import SELECTION_SPEC, run, targets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_info import require_validator
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.converge import declared_health, ensure_whole_nodes
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
-    ELEMENT_PROVISION_OPTIONS, INTERFACES, PROVISION_OPTIONS, declarations_from_params)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import ELEMENT_PROVISION_OPTIONS, PROVISION_OPTIONS, declarations_of
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import INTERFACES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import OPTION_SPEC
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DECLARABLE_STATES, POWER_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_node_name
@@ -1308,27 +1304,25 @@ def main_logic(module):
     params = module.params
     if params['name'] is not None:
         check_node_name('name', params['name'])
-    started = time.monotonic()
-    selected = None if params['select'] is None else select_nodes(module.client, params['select'], ('uuid', 'name'))
-    declarations = declarations_from_params(params, selected)
-    for declaration in declarations:  # before the first wave changes anything
-        if declaration.validate_driver_info:
+    nodes = targets(module.client, params, {}, key='name', fields=('uuid', 'name'))
+    for target, declaration in zip(nodes, declarations_of(params, nodes)):
+        target.item = declaration
+        if declaration.validate_driver_info:  # before the first wave changes anything
             require_validator(declaration.declared.get('driver_info'))
 
-    def run_batch(batch, check_mode):
-        results = ensure_whole_nodes(module.client, batch, params['update_secrets'], check_mode, concurrency=params['concurrency'],
-                                     timeout=params['timeout'], verify_bmc=params['verify_bmc'])
+    def act(batch, check_mode):
+        results = ensure_whole_nodes(module.client, [target.item for target in batch], params['update_secrets'],
+                                     check_mode, concurrency=params['concurrency'], timeout=params['timeout'],
+                                     verify_bmc=params['verify_bmc'])
         for result in results:
             if params['validate_interfaces'] and result['node'] and not result['error']:
                 result['validation'] = module.client.validate_node(result['node']['uuid'])
         return results
 
-    results, waves = run_items(module, declarations, run_batch, declared=declared_health)
-    single = params['name'] is not None
-    if single:
-        results[0].pop('name', None)
-    exit_with_results(module, results, [declaration.label for declaration in declarations], started, single,
-                      max_fail_percentage=params['max_fail_percentage'], waves=waves)
+    report = run(module, nodes, act, declared=lambda target: declared_health(target.item))
+    if report.single:
+        report.results[0].pop('name', None)
+    module.finish(report)
 
 
 def main():

@@ -157,7 +157,8 @@ api_calls:
   sample: 4
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk import NODE_SELECTION_SPEC, run_module
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import (
+    NODE_SELECTION_SPEC, each_node, run, targets)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import declared_power, ensure_power
@@ -173,14 +174,15 @@ ARGUMENT_SPEC = dict(
 
 def main_logic(module):
     params = module.params
-
     progress = task_progress()
 
-    def apply(node, settings, check_mode):
-        return ensure_power(module.client, node, settings['state'], params['timeout'], check_mode, progress)
+    def apply(target, check_mode):
+        return ensure_power(module.client, target.node, target.settings['state'], params['timeout'], check_mode, progress)
 
-    run_module(module, {'state': params['state']}, {'state': tuple(sorted(POWER_ACTIONS))}, NODE_SUMMARY_FIELDS, apply,
-               progress, declared=lambda settings: declared_power(settings['state']))
+    nodes = targets(module.client, params, {'state': params['state']}, {'state': tuple(sorted(POWER_ACTIONS))},
+                    fields=NODE_SUMMARY_FIELDS)
+    module.finish(run(module, nodes, each_node(apply, params['concurrency']), NODE_SUMMARY_FIELDS,
+                      declared=lambda target: declared_power(target.settings['state']), progress=progress))
 
 
 def main():

@@ -507,14 +507,12 @@ api_calls:
   sample: 7
 '''
 
-import time
-
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk import (
-    MOVING_CONCURRENCY_SPEC, NODE_SELECTION_SPEC, exit_with_results, provision_targets_from_elements, run_items)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import select_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet import moving
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import (
+    MOVING_CONCURRENCY_SPEC, NODE_SELECTION_SPEC, run, targets)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import (
-    OPTION_SPEC, Options, Target, provision_results)
+    OPTION_SPEC, Options, provision_results)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DECLARABLE_STATES
 
 ARGUMENT_SPEC = dict(
@@ -527,29 +525,18 @@ ARGUMENT_SPEC = dict(
 ARGUMENT_SPEC.update(NODE_SELECTION_SPEC, **MOVING_CONCURRENCY_SPEC)
 
 
-def targets_from_params(client, params, options):
-    if params['node'] is not None:
-        return [Target(params['node'], params['state'], options)]
-    if params['select'] is not None:
-        return [Target(node['uuid'], params['state'], options) for node in select_nodes(client, params['select'], ('uuid',))]
-    return provision_targets_from_elements(params['nodes'], params['state'], options)
-
-
 def main_logic(module):
     params = module.params
-    started = time.monotonic()
     options = Options.from_params(params)
-    targets = targets_from_params(module.client, params, options)
+    nodes = targets(module.client, params, moving.defaults(params['state'], options), moving.TYPES)
 
-    def run_batch(batch, check_mode):
-        return provision_results(module.client, batch, check_mode=check_mode, wait=params['wait'], timeout=params['timeout'],
+    def act(batch, check_mode):
+        # converge reads the nodes: one that matches no node has its error, and the others go on.
+        return provision_results(module.client, [moving.move(target, options) for target in batch],
+                                 check_mode=check_mode, wait=params['wait'], timeout=params['timeout'],
                                  concurrency=params['concurrency'], abort_on_timeout=params['abort_on_timeout'])
 
-    results, waves = run_items(module, targets, run_batch)
-    labels = [(result['node'] or {}).get('name') or (result['node'] or {}).get('uuid') or target.ident
-              for result, target in zip(results, targets)]
-    exit_with_results(module, results, labels, started, params['node'] is not None,
-                      max_fail_percentage=params['max_fail_percentage'], waves=waves)
+    module.finish(run(module, nodes, act, by_node=True))
 
 
 def main():

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
-"""The one result shape of every module that acts on many nodes (_bulk.exit_with_results), and select: wherever
+"""The one result shape of every module that acts on many nodes (fleet/runner.py, fleet/outcome.py), and select: wherever
 nodes: is accepted, against the real Ironic: each module is asked, in check mode with a diff, to change two fresh
-nodes. How a failed node is reported in that shape is tested in tests/unit/plugins/module_utils/fleet/test_bulk.py."""
+nodes. How a failed node is reported in that shape is tested in tests/unit/plugins/module_utils/fleet/test_runner.py."""
 
 import uuid
 

@@ -15,7 +15,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.steps import duplicate_step_errors, step_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import raise_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import DEPLOY_TEMPLATE_MIN_VERSION
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import TRAIT_NAME
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import TRAIT_NAME
 
 # The fields a declaration may set besides its name, as Ironic patches them.
 PATCHED_FIELDS = ('steps', 'extra')

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Declared hardware configuration (BIOS settings, RAID layout, firmware versions): read, validate, diff, steps.
+"""Declared hardware configuration (node/hardware_declaration.py): read, difference, steps, and the cycle that applies them.
 
 One node's declaration becomes one set of clean (or service) steps, applied in a single cycle by the
 state engine: baremetal_hardware hands them to provision.converge as Options(clean_steps=...) or
@@ -12,165 +12,31 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import difflib
 import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes, no_node_message
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, Target, converge, plan_node
-
-APPLY_MODES = ('cleaning', 'servicing', 'never')
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import (
+    HardwareError, as_text, check_bios, is_int)
 
 # Where each apply mode may start, and the action verb that carries the steps.
 CLEANING_STATES = ('manageable', 'available')
 SERVICING_STATE = 'active'
 
-# Ironic's raid_config_schema.json, as checks that name the offending key.
-RAID_LEVELS = ('JBOD', '0', '1', '2', '5', '6', '1+0', '5+0', '6+0')
-RAID_DISK_TYPES = ('hdd', 'ssd')
-RAID_INTERFACE_TYPES = ('sata', 'scsi', 'sas')
-RAID_DISK_KEYS = ('raid_level', 'size_gb', 'volume_name', 'is_root_volume', 'share_physical_disks', 'disk_type',
-                  'interface_type', 'number_of_physical_disks', 'controller', 'physical_disks')
 # Keys a built logical disk in raid_config reports and a declared one is compared on.
 RAID_COMPARED_KEYS = ('raid_level', 'is_root_volume', 'volume_name', 'controller')
-
-FIRMWARE_KEYS = ('component', 'version', 'url', 'wait')
 
 # Node fields read for the plan; interfaces say which hardware interface would offer a missing step.
 HARDWARE_NODE_FIELDS = NODE_SUMMARY_FIELDS + ('raid_config', 'target_raid_config', 'bios_interface',
                                               'raid_interface', 'firmware_interface')
 
 
-class HardwareError(BaremetalError):
-    """A declaration that cannot be applied; nothing has been written."""
-
-
-class Declaration(object):
-    """What one node's hardware should be. None means "not managed"; raid {} means "no RAID"."""
-
-    def __init__(self, bios_settings=None, raid=None, firmware=None, apply='cleaning', allow_destructive=False,
-                 allow_reboot=False):
-        self.bios_settings = bios_settings
-        self.raid = raid
-        self.firmware = firmware
-        self.apply = apply
-        self.allow_destructive = allow_destructive
-        self.allow_reboot = allow_reboot
-
-
 def _label(node):
     return node.get('name') or node['uuid']
-
-
-def as_text(value):
-    """Ironic stores BIOS values as strings: 4 and '4' are the same setting value."""
-    return None if value is None else str(value)
-
-
-# -- shape of the declaration (no I/O) ---------------------------------------------------------------------
-
-def check_shape(declaration):
-    """Problems with the declaration itself, each naming its key. Empty when it is well formed."""
-    problems = []
-    if declaration.apply not in APPLY_MODES:
-        problems.append("apply must be one of %s, not '%s'." % (', '.join(APPLY_MODES), declaration.apply))
-    for name, value in sorted((declaration.bios_settings or {}).items()):
-        if isinstance(value, (dict, list)) or value is None:
-            problems.append("bios_settings.%s must be a single value (string, number or boolean)." % name)
-    if declaration.raid is not None:
-        problems.extend(_raid_problems(declaration.raid))
-    if declaration.firmware is not None:
-        problems.extend(_firmware_problems(declaration.firmware))
-    return problems
-
-
-def _raid_problems(raid):
-    if not isinstance(raid, dict):
-        return ['raid must be a dictionary with logical_disks, or {} for no RAID.']
-    if not raid:
-        return []
-    unknown = sorted(set(raid) - set(('logical_disks',)))
-    if unknown:
-        return ['raid has unknown keys %s; only logical_disks is allowed (or {} for no RAID).' % ', '.join(unknown)]
-    disks = raid.get('logical_disks')
-    if not isinstance(disks, list) or not disks:
-        return ['raid.logical_disks must be a non-empty list of logical disks (or declare raid: {} for no RAID).']
-    problems = []
-    for index, disk in enumerate(disks):
-        problems.extend(_logical_disk_problems('raid.logical_disks[%d]' % index, disk))
-    if sum(1 for disk in disks if isinstance(disk, dict) and disk.get('is_root_volume')) > 1:
-        problems.append('raid.logical_disks: only one logical disk may have is_root_volume: true.')
-    return problems
-
-
-def _logical_disk_problems(where, disk):
-    if not isinstance(disk, dict):
-        return ['%s must be a dictionary with raid_level and size_gb.' % where]
-    problems = []
-    for key in sorted(set(disk) - set(RAID_DISK_KEYS)):
-        close = difflib.get_close_matches(key, RAID_DISK_KEYS, n=1)
-        problems.append('%s.%s is not a logical disk property%s; allowed: %s.' % (
-            where, key, (" (did you mean '%s'?)" % close[0]) if close else '', ', '.join(RAID_DISK_KEYS)))
-    if 'raid_level' not in disk:
-        problems.append('%s.raid_level is required (one of %s).' % (where, ', '.join(RAID_LEVELS)))
-    elif disk['raid_level'] not in RAID_LEVELS:
-        problems.append("%s.raid_level must be one of %s, as a string (quote it in YAML), not %r."
-                        % (where, ', '.join(RAID_LEVELS), disk['raid_level']))
-    if 'size_gb' not in disk:
-        problems.append("%s.size_gb is required: a whole number of GiB, or 'MAX' for the rest of the space." % where)
-    elif not (disk['size_gb'] == 'MAX' or _is_int(disk['size_gb']) and disk['size_gb'] >= 0):
-        problems.append("%s.size_gb must be a whole number of GiB (0 or more) or 'MAX', not %r." % (where, disk['size_gb']))
-    for key in ('is_root_volume', 'share_physical_disks'):
-        if key in disk and not isinstance(disk[key], bool):
-            problems.append('%s.%s must be true or false.' % (where, key))
-    for key, allowed in (('disk_type', RAID_DISK_TYPES), ('interface_type', RAID_INTERFACE_TYPES)):
-        if key in disk and disk[key] not in allowed:
-            problems.append("%s.%s must be one of %s, not '%s'." % (where, key, ', '.join(allowed), disk[key]))
-    if 'number_of_physical_disks' in disk and not (_is_int(disk['number_of_physical_disks'])
-                                                   and disk['number_of_physical_disks'] >= 1):
-        problems.append('%s.number_of_physical_disks must be a whole number of at least 1.' % where)
-    for key in ('volume_name', 'controller'):
-        if key in disk and not isinstance(disk[key], str):
-            problems.append('%s.%s must be a string.' % (where, key))
-    if 'physical_disks' in disk:
-        if not isinstance(disk['physical_disks'], list):
-            problems.append('%s.physical_disks must be a list.' % where)
-        if 'controller' not in disk:
-            problems.append('%s.physical_disks needs controller: the controller those disks are on.' % where)
-    return problems
-
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _firmware_problems(firmware):
-    if not isinstance(firmware, list):
-        return ['firmware must be a list of components, each with component, version and url.']
-    problems = []
-    seen = set()
-    for index, entry in enumerate(firmware):
-        where = 'firmware[%d]' % index
-        if not isinstance(entry, dict):
-            problems.append('%s must be a dictionary with component, version and url.' % where)
-            continue
-        for key in sorted(set(entry) - set(FIRMWARE_KEYS)):
-            problems.append('%s.%s is not a firmware key; allowed: %s.' % (where, key, ', '.join(FIRMWARE_KEYS)))
-        for key in ('component', 'version', 'url'):
-            if not isinstance(entry.get(key), str) or not entry[key].strip():
-                problems.append('%s.%s is required and must be a non-empty string.' % (where, key))
-        if 'wait' in entry and not (_is_int(entry['wait']) and entry['wait'] >= 1):
-            problems.append('%s.wait must be a whole number of seconds, at least 1.' % where)
-        component = entry.get('component')
-        if isinstance(component, str):
-            if component in seen:
-                problems.append("%s.component '%s' is declared twice." % (where, component))
-            seen.add(component)
-    return problems
 
 
 # -- reading the hardware ------------------------------------------------------------------------------------
@@ -184,54 +50,6 @@ def read(client, node, declaration):
     if declaration.firmware:
         firmware = dict((entry['component'], entry) for entry in client.get_firmware(node['uuid']))
     return {'node': node, 'bios': bios, 'firmware': firmware}
-
-
-# -- validation against what Ironic reports ------------------------------------------------------------------
-
-def check_bios(bios_settings, registry):
-    """Problems with declared BIOS settings against the node's registry, each naming the setting.
-
-    An empty registry (Ironic has cached no settings yet) cannot tell names apart: names are then not checked.
-    """
-    problems = []
-    for name, value in sorted((bios_settings or {}).items()):
-        entry = registry.get(name)
-        if entry is None:
-            if registry:
-                close = difflib.get_close_matches(name, list(registry), n=3)
-                hint = (' Did you mean %s?' % ' or '.join("'%s'" % match for match in close)) if close else ''
-                problems.append("bios_settings.%s: the node's BIOS has no such setting.%s" % (name, hint))
-            continue
-        problems.extend('bios_settings.%s: %s' % (name, problem) for problem in _bios_value_problems(value, entry))
-    return problems
-
-
-def _bios_value_problems(value, entry):
-    if entry.get('read_only'):
-        return ['the setting is read-only; remove it from bios_settings.']
-    shown = secrets.quoted_value(entry['name'], value, entry)
-    allowed = entry.get('allowable_values')
-    if allowed and as_text(value) not in [as_text(choice) for choice in allowed]:
-        return ['%s is not allowed; choose one of %s.' % (shown, ', '.join(str(choice) for choice in allowed))]
-    kind = entry.get('attribute_type')
-    if kind == 'Integer':
-        try:
-            number = int(str(value))
-        except ValueError:
-            return ['%s is not a whole number.' % shown]
-        lower, upper = entry.get('lower_bound'), entry.get('upper_bound')
-        if (lower is not None and number < lower) or (upper is not None and number > upper):
-            return ['%s is outside the range %s..%s.' % (shown, '' if lower is None else lower,
-                                                         '' if upper is None else upper)]
-    if kind in ('String', 'Password'):
-        length = len(as_text(value))
-        shortest, longest = entry.get('min_length'), entry.get('max_length')
-        if (shortest is not None and length < shortest) or (longest is not None and length > longest):
-            return ['%s has %d characters; it must have %s to %s.' % (
-                shown, length, 0 if shortest is None else shortest, 'any' if longest is None else longest)]
-    if kind == 'Boolean' and as_text(value) not in ('True', 'False', 'true', 'false'):
-        return ['%s is not a boolean.' % shown]
-    return []
 
 
 # -- the difference ------------------------------------------------------------------------------------------
@@ -248,7 +66,7 @@ def _disk_matches(declared, built):
         wanted = declared.get(key, False if key == 'is_root_volume' else None)
         if wanted is not None and key in built and built[key] != wanted:
             return False
-    if _is_int(declared['size_gb']) and _is_int(built.get('size_gb')) and built['size_gb'] != declared['size_gb']:
+    if is_int(declared['size_gb']) and is_int(built.get('size_gb')) and built['size_gb'] != declared['size_gb']:
         return False
     return True
 
@@ -441,31 +259,18 @@ def prepare(client, node, declaration):
 
 
 def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
-    """Bring each (ident, Declaration) to its hardware configuration. Returns one result per node.
+    """Bring each (node, Declaration) to its hardware configuration: the nodes as read with HARDWARE_NODE_FIELDS,
+    each once, their declarations through check_shapes. Returns one result per node.
 
-    Every declaration is checked and every node read and validated first: any problem raises HardwareError
-    before a single write. A node whose cycle fails carries its error; the others go on.
+    Every node's hardware is read and validated first: any problem raises HardwareError before a single write.
+    A node whose cycle fails carries its error; the others go on.
     """
-    problems = []
-    for ident, declaration in requests:
-        problems.extend(('node %s: %s' % (ident, problem)) if len(requests) > 1 else problem
-                        for problem in check_shape(declaration))
-    if problems:
-        raise HardwareError(' '.join(problems))
-    found, _missing = find_nodes(client, [ident for ident, _declaration in requests], HARDWARE_NODE_FIELDS)
-    prepared = []
-    for ident, declaration in requests:
-        if ident not in found:
-            problems.append(no_node_message([ident], client))
-            continue
+    problems, prepared = [], []
+    for node, declaration in requests:
         try:
-            item = prepare(client, found[ident], declaration)
+            prepared.append(prepare(client, node, declaration))
         except HardwareError as exc:
             problems.append(str(exc))
-            continue
-        if any(other['node']['uuid'] == item['node']['uuid'] for other in prepared):
-            problems.append('node %s is listed more than once; declare each node once.' % ident)
-        prepared.append(item)
     if problems:
         raise HardwareError(' '.join(problems))
     results = {}

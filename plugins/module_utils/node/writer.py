@@ -1,141 +1,30 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Read the declared nodes from Ironic once, check each against what it holds, and write the changes.
+"""Write the declared nodes once every one of them is checked (node/snapshot.py), and delete those declared absent
+(node/removal.py).
 
-Every check (node/record.py, plus what needs a read: the enabled hardware types, MAC addresses of other
-nodes, API versions) is made for every node before the first write. Writes recover from lost answers:
-a POST whose answer was lost is looked up by name before it is sent again, a PATCH is read back and only
-what Ironic did not apply is sent again.
+Writes recover from lost answers: a POST whose answer was lost is looked up by name before it is sent again, a
+PATCH is read back and only what Ironic did not apply is sent again.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from contextlib import contextmanager
-
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.bmc_check import verified
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import FEATURE_MIN_VERSION
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.bmc_check import verified
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import check_declarations, refusal
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
-    INTERFACES, PORT_ATTRIBUTES, SEPARATE_FIELDS, UPDATE_SECRETS_ALWAYS, VIEW_FIELDS, Change, NodeError, check_declarations,
-    check_driver_info, check_flags, interface_field, node_changes, node_view, refusal, required_features)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import is_at_rest
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, Target, converge
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DELETE_ALLOWED_STATES
-
-PORT_FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid') + PORT_ATTRIBUTES
-
-
-def read_fields(declarations):
-    """What is read of each declared node; the client leaves out a field the server is too old for."""
-    fields = NODE_SUMMARY_FIELDS + VIEW_FIELDS + tuple(interface_field(name) for name in INTERFACES)
-    if any('instance_info' in declaration.declared for declaration in declarations):
-        fields += ('instance_info',)
-    return fields + wiring.read_fields(declarations)
-
-
-class Snapshot(object):
-    """What Ironic holds for the declared nodes, read once: nodes by name, ports by node.
-
-    The nodes are read in proportion to the declaration (find_nodes), and so are the ports: each found node's
-    with one request, or every port in one list per page when the lookup listed every node Ironic holds.
-    """
-
-    def __init__(self, client, declarations):
-        self.client = client
-        self.fields = read_fields(declarations)
-        self._drivers = None
-        # A name is never a UUID (validate.check_node_name): find_nodes matches it by name only.
-        self.nodes, _missing = find_nodes(client, [declaration.name for declaration in declarations], self.fields)
-        if client.node_count is not None:
-            # The lookup listed every node Ironic holds (it holds few more than declared, or so many are declared
-            # that listing was cheaper): a list of every port then costs fewer requests than one per node.
-            ports = client.list_ports(fields=PORT_FIELDS)
-            self._ports_by_address = dict((port['address'], port) for port in ports)
-        else:
-            ports = [port for node in self.nodes.values()
-                     for port in client.list_ports(node_uuid=node['uuid'], fields=PORT_FIELDS)]
-            self._ports_by_address = None
-        self.ports = {}
-        for port in ports:
-            self.ports.setdefault(port['node_uuid'], []).append(port)
-
-    def drivers(self):
-        if self._drivers is None:
-            self._drivers = self.client.list_drivers()
-        return self._drivers
-
-    def port_owner(self, address):
-        """The port with this address, or None (from the list of every port, or one request)."""
-        if self._ports_by_address is not None:
-            return self._ports_by_address.get(address)
-        found = self.client.list_ports(address=address, fields=PORT_FIELDS)
-        return found[0] if found else None
-
-
-def check_change(snapshot, declaration, send_secrets):
-    """The Change of one declared node, after every check that needs what Ironic holds. Raises NodeError."""
-    client = snapshot.client
-    declared = declaration.declared
-    node = snapshot.nodes.get(declaration.name)
-    driver = declared.get('driver', node and node.get('driver'))
-    if node is None and driver is None:
-        raise NodeError("Node %s does not exist; set driver to enroll it." % declaration.name)
-    if declaration.validate_driver_info:
-        check_driver_info(declared, driver, None if node is None else node.get('driver_info') or {})
-    for feature in required_features(declared):
-        client.require(feature, FEATURE_MIN_VERSION[feature])
-    check_flags(node, declared)
-    change = Change(declaration, node, snapshot.ports.get(node['uuid'], []) if node else [], send_secrets)
-    if driver != (node or {}).get('driver') and driver not in snapshot.drivers():
-        raise NodeError("Ironic does not enable the hardware type %r; it enables %s. Choose one of those, or add "
-                        "it to enabled_hardware_types in ironic.conf and restart the conductor."
-                        % (driver, ', '.join(snapshot.drivers()) or 'none'))
-    for port in change.ports.create if change.ports else ():
-        owner = snapshot.port_owner(port['address'])
-        if owner is not None and (node is None or owner['node_uuid'] != node['uuid']):
-            other = client.find_node(owner['node_uuid'], ('uuid', 'name')) or {}
-            raise NodeError("MAC %s is already used by port %s of node %s. Remove that port (or the node) first, "
-                            "or correct the address." % (port['address'], owner['uuid'],
-                                                         other.get('name') or owner['node_uuid']))
-    change.wiring = wiring.plan(client, declared, node, change)
-    return change
-
-
-def plan_changes(client, declarations, send_secrets):
-    """Read Ironic once for every declaration, check each, and return (Changes, [(declaration, message)]).
-    Nothing is written."""
-    snapshot = Snapshot(client, declarations)
-    changes, problems = [], []
-    for declaration in declarations:
-        try:
-            changes.append(check_change(snapshot, declaration, send_secrets))
-        except (NodeError, IronicError, wiring.WiringError) as exc:
-            problems.append((declaration, str(exc)))
-    return changes, problems
+    SEPARATE_FIELDS, UPDATE_SECRETS_ALWAYS, NodeError, node_changes, node_view, when_refused)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.removal import remove_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.snapshot import PORT_FIELDS, plan_changes
 
 
 # The result of a creation that left nothing in Ironic.
 NOTHING_CREATED = {'changed': False, 'created': False, 'node': None}
-
-
-@contextmanager
-def _when_refused(result):
-    """A write Ironic refused fails the node with result. After a lost answer the result stands as it was:
-    Ironic may have applied the write."""
-    try:
-        yield
-    except AnswerLost:
-        raise
-    except BaremetalError as exc:
-        raise NodeError(str(exc), result)
 
 
 def apply_change(client, change, check_mode, verify_bmc=True):
@@ -165,7 +54,7 @@ def _create(client, change):
     # Ironic accepts another project as owner in POST only from system-scoped callers (never with noauth);
     # a PATCH is judged by its update policy instead.
     owner = body.pop('owner', None)
-    with _when_refused(NOTHING_CREATED):
+    with when_refused(NOTHING_CREATED):
         node = _create_node(client, body, declared)
     try:
         if owner is not None and node.get('owner') != owner:
@@ -247,7 +136,7 @@ def _update(client, change):
     if change.operations:
         driver = declared.get('driver', node.get('driver'))
         # The record is the first write: when Ironic refuses it, nothing changed.
-        with _when_refused({'changed': False}):
+        with when_refused({'changed': False}):
             # What the answer lacks (a field of a newer API, traits) is as read.
             node = dict(node, **_patch_node(client, node, change.operations, declared,
                                             reset_interfaces=driver != node.get('driver')))
@@ -300,89 +189,13 @@ def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1
     if problems:
         raise refusal(declarations, problems)
     changes = dict((change.declaration.name, change) for change in changes)
-
-    def converge_one(declaration):
-        if declaration.state == 'absent':
-            return dict(ensure_absent(client, declaration.name, declaration.options.allow_destructive, timeout, check_mode,
-                                      declaration.keep_workload), name=declaration.name)
-        return apply_change(client, changes[declaration.name], check_mode, verify_bmc)
-
-    results = run_each(declarations, converge_one, concurrency)
+    results = run_each([declaration for declaration in declarations if declaration.state == 'present'],
+                       lambda declaration: apply_change(client, changes[declaration.name], check_mode, verify_bmc),
+                       concurrency)
+    absent = [declaration for declaration in declarations if declaration.state == 'absent']
+    removed = iter(remove_nodes(client, absent, check_mode, timeout, concurrency) if absent else ())
+    results = iter(results)
+    results = [next(removed) if declaration.state == 'absent' else next(results) for declaration in declarations]
     for declaration, result in zip(declarations, results):
         result.update(name=declaration.name, error=result.get('error'))
     return results
-
-
-# The maintenance reason of a node whose record is deleted with keep_workload (ensure_absent).
-DETACH_REASON = 'being detached by baremetal.lifecycle.baremetal_node (keep_workload): its record is deleted, its workload kept'
-
-
-def ensure_absent(client, name, allow_destructive, timeout, check_mode, keep_workload=False):
-    """Delete the node and its ports, first bringing it to manageable when Ironic would refuse otherwise; with
-    keep_workload, a node Ironic would not delete as it is goes into maintenance instead (_detach).
-
-    Returns the module result (changed, node, plan, transitions, diff, and detach with keep_workload); raises
-    NodeError on failure.
-    """
-    node = client.find_node(name)
-    if node is None:
-        return {'changed': False, 'node': None, 'plan': [], 'transitions': [], 'diff': {'before': {}, 'after': {}}}
-    ports = client.list_ports(node_uuid=node['uuid'], fields=PORT_FIELDS)
-    result = {'changed': True, 'node': None, 'plan': [], 'transitions': [],
-              'diff': {'before': node_view(node, ports), 'after': {}}}
-    if keep_workload:
-        return _detach(client, node, result, check_mode)
-    if node['provision_state'] not in DELETE_ALLOWED_STATES:
-        jobs, missing = converge(client, [Target(node['uuid'], 'manageable', Options(allow_destructive=allow_destructive))],
-                                 check_mode=check_mode, timeout=timeout)
-        if missing:
-            raise NodeError(missing[0])
-        job = jobs[0].result()
-        result.update(plan=job['plan'], transitions=job['transitions'])
-        if job['error']:
-            raise NodeError('%s Ironic deletes nodes only in %s, so the node is brought to manageable first.'
-                            % (job['error'], ', '.join(DELETE_ALLOWED_STATES)),
-                            dict(result, changed=job['changed']))
-    if check_mode:
-        return result
-    for port in ports:
-        client.delete_port(port['uuid'])
-    client.delete_node(node['uuid'])
-    return result
-
-
-def detach_steps(node):
-    """Whether deleting the node's record without a provision move first needs maintenance: Ironic deletes a node
-    in maintenance whatever its provision state, and one out of it only in DELETE_ALLOWED_STATES.
-    Raises NodeError where Ironic would refuse the delete, or would delete a node in the middle of a move."""
-    if node.get('protected'):
-        raise NodeError('node %s is protected%s, and Ironic refuses to delete a protected node. Set protected: false '
-                        '(baremetal.lifecycle.baremetal_node) first, then rerun.'
-                        % (node['name'], ' (%s)' % node['protected_reason'] if node.get('protected_reason') else ''))
-    if not is_at_rest(node['provision_state'], node.get('target_provision_state')):
-        raise NodeError("node %s is moving (%s, target %s); keep_workload deletes the record of a node at rest only, "
-                        "so that no half-done move is left on the hardware. Wait until it settles, then rerun."
-                        % (node['name'], node['provision_state'], node.get('target_provision_state')))
-    return not node.get('maintenance') and node['provision_state'] not in DELETE_ALLOWED_STATES
-
-
-def _detach(client, node, result, check_mode):
-    """Delete the node's record and leave its workload running: no provision move, maintenance set first where
-    Ironic needs it (with DETACH_REASON), then the DELETE, which takes the ports with the node."""
-    sets_maintenance = detach_steps(node)
-    result['detach'] = {'provision_state': node['provision_state'], 'maintenance_set': sets_maintenance,
-                        'maintenance_reason': DETACH_REASON if sets_maintenance
-                        else masked_text(node.get('maintenance_reason'))}
-    if check_mode:
-        return result
-    if sets_maintenance:
-        with _when_refused(dict(result, changed=False)):
-            client.set_maintenance(node['uuid'], DETACH_REASON)
-    try:
-        client.delete_node(node['uuid'])
-    except AnswerLost:
-        raise
-    except BaremetalError as exc:
-        raise NodeError('%s The node is left in maintenance, its workload untouched; rerun to delete it.' % exc
-                        if sets_maintenance else str(exc), dict(result, changed=sets_maintenance))
-    return result

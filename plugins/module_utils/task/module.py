@@ -6,6 +6,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import time
+
 from ansible.module_utils.basic import AnsibleModule, env_fallback
 from ansible.module_utils.common.parameters import PASS_VARS
 
@@ -60,6 +62,7 @@ class BaremetalModule(object):
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
         self._client = None
+        self.started = time.monotonic()
 
     @property
     def client(self):
@@ -79,6 +82,16 @@ class BaremetalModule(object):
 
     def fail(self, msg, **result):
         self.ansible.fail_json(msg=secrets.masked_text(msg), **self._shown(result))
+
+    def finish(self, report):
+        """End the task with the one result shape of every module (fleet/outcome.py): fail when the report says so,
+        else warn of every node that failed within the budget and exit."""
+        message, result, warnings = report.outcome(self.started, self.api_calls)
+        if message:
+            self.fail(message, **result)
+        for warning in warnings:
+            self.warn(warning)
+        self.exit(**result)
 
     def _shown(self, result):
         """The result as it may leave the module: secrets masked (whatever Ironic quoted back, at any depth),

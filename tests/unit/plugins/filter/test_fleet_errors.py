@@ -10,7 +10,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_errors import fleet_errors
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware as _hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware_declaration as _hardware
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import INTERFACES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DECLARABLE_STATES
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_node

@@ -12,7 +12,8 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import bmc_check
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, Unreachable
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import Change, Declaration, NodeError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import Change, NodeError
 
 NODE = {'uuid': 'u-1', 'name': 'rack1-node07', 'driver': 'redfish',
         'driver_info': {'redfish_address': 'http://127.0.0.1:8000', 'redfish_username': 'admin',

@@ -7,8 +7,7 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
-    Declaration, check_declarations, declarations_from_params)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options
 
@@ -181,21 +180,3 @@ def test_a_node_that_declares_no_state_is_its_record_only(records):
 def test_merged_diff_keeps_the_order_of_the_stages_and_a_later_item_wins():
     assert converge.merged_diff([{'before': {'a': 1}, 'after': {'a': 2}}, {'before': {'b': 1}, 'after': {'b': 3, 'a': 4}}]) == {
         'before': {'a': 1, 'b': 1}, 'after': {'a': 4, 'b': 3}}
-
-
-# -- declarations -------------------------------------------------------------------------------------
-
-def test_elements_inherit_the_tasks_states_and_options_and_an_absent_one_declares_none_of_them():
-    params = dict(nodes=[{'name': 'a'}, {'name': 'b', 'provision_state': 'manageable', 'maintenance': True,
-                                         'allow_destructive': True}, {'name': 'c', 'state': 'absent'}],
-                  state='present', validate_driver_info=True, provision_state='available', power='powered_on',
-                  maintenance=None, maintenance_reason=None, allow_destructive=False, inspection='once',
-                  rescue_password='secret')
-    a, b, c = declarations_from_params(params)
-    assert a.states == states('available', power='powered_on')
-    assert b.states == states('manageable', maintenance=True, power='powered_on')
-    assert (a.options.allow_destructive, b.options.allow_destructive) == (False, True)
-    assert a.options.inspection == b.options.inspection == 'once' and b.options.rescue_password == 'secret'
-    assert c.states == states() and check_declarations([c]) == []
-    own = declarations_from_params(dict(params, nodes=[{'name': 'c', 'state': 'absent', 'power': 'powered_off'}]))
-    assert 'cannot also declare power' in check_declarations(own)[0][1]

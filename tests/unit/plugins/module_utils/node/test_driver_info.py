@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import driver_info as hw
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_schemas import SUPPORTED_HARDWARE_TYPES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import MissingLibrary
 
 MASK = '********'
@@ -103,7 +104,7 @@ REQUIRED = {
 
 
 def test_supported_hardware_types():
-    assert hw.SUPPORTED_HARDWARE_TYPES == TYPES
+    assert SUPPORTED_HARDWARE_TYPES == TYPES
 
 
 @pytest.mark.parametrize('driver', TYPES)
@@ -433,7 +434,7 @@ def test_a_node_without_driver_info_is_checked_without_importing_jsonschema():
     not imported jsonschema: they pass and import nothing (a user without the library, issue 27)."""
     script = textwrap.dedent('''
         import sys
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import record as _node_record
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import record_checks as _node_record
         declared = {'driver': 'fake-hardware'}
         _node_record.check_declaration(declared)
         _node_record.check_driver_info(declared, 'fake-hardware', None)

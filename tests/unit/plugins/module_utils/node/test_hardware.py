@@ -11,6 +11,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware as hw
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware_declaration as hwd
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import Step
 
@@ -34,39 +35,39 @@ def current(bios=None, firmware=None, **node_fields):
 
 
 @pytest.mark.parametrize('declaration, words', [
-    (hw.Declaration(apply='sometimes'), ["apply must be one of cleaning, servicing, never, not 'sometimes'"]),
-    (hw.Declaration(bios_settings={'A': {'x': 1}}), ['bios_settings.A must be a single value']),
-    (hw.Declaration(raid=[]), ['raid must be a dictionary with logical_disks']),
-    (hw.Declaration(raid={'disks': []}), ['raid has unknown keys disks']),
-    (hw.Declaration(raid={'logical_disks': []}), ['raid.logical_disks must be a non-empty list']),
-    (hw.Declaration(raid={'logical_disks': [{'raid_level': 1, 'size_gb': -1}]}),
+    (hwd.Declaration(apply='sometimes'), ["apply must be one of cleaning, servicing, never, not 'sometimes'"]),
+    (hwd.Declaration(bios_settings={'A': {'x': 1}}), ['bios_settings.A must be a single value']),
+    (hwd.Declaration(raid=[]), ['raid must be a dictionary with logical_disks']),
+    (hwd.Declaration(raid={'disks': []}), ['raid has unknown keys disks']),
+    (hwd.Declaration(raid={'logical_disks': []}), ['raid.logical_disks must be a non-empty list']),
+    (hwd.Declaration(raid={'logical_disks': [{'raid_level': 1, 'size_gb': -1}]}),
      ["raid.logical_disks[0].raid_level must be one of", 'raid.logical_disks[0].size_gb must be a whole number']),
-    (hw.Declaration(raid={'logical_disks': [{'size_gb': 'MAX'}]}), ['raid.logical_disks[0].raid_level is required']),
-    (hw.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'disk_type': 'tape'}]}),
+    (hwd.Declaration(raid={'logical_disks': [{'size_gb': 'MAX'}]}), ['raid.logical_disks[0].raid_level is required']),
+    (hwd.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'disk_type': 'tape'}]}),
      ["raid.logical_disks[0].disk_type must be one of hdd, ssd, not 'tape'"]),
-    (hw.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'physical_disks': ['a', 'b']}]}),
+    (hwd.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'physical_disks': ['a', 'b']}]}),
      ['raid.logical_disks[0].physical_disks needs controller']),
-    (hw.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'is_root_volume': True},
-                                            {'raid_level': '1', 'size_gb': 1, 'is_root_volume': True}]}),
+    (hwd.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'is_root_volume': True},
+                                             {'raid_level': '1', 'size_gb': 1, 'is_root_volume': True}]}),
      ['only one logical disk may have is_root_volume: true']),
-    (hw.Declaration(firmware={'component': 'bmc'}), ['firmware must be a list']),
-    (hw.Declaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u', 'checksum': 'x'}]),
+    (hwd.Declaration(firmware={'component': 'bmc'}), ['firmware must be a list']),
+    (hwd.Declaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u', 'checksum': 'x'}]),
      ['firmware[0].checksum is not a firmware key']),
-    (hw.Declaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u'},
-                              {'component': 'bmc', 'version': '2', 'url': 'u', 'wait': 0}]),
+    (hwd.Declaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u'},
+                               {'component': 'bmc', 'version': '2', 'url': 'u', 'wait': 0}]),
      ["firmware[1].component 'bmc' is declared twice", 'firmware[1].wait must be a whole number']),
 ])
 def test_malformed_declarations_name_the_key(declaration, words):
-    message = ' '.join(hw.check_shape(declaration))
+    message = ' '.join(hwd.check_shape(declaration))
     for word in words:
         assert word in message
 
 
 def test_well_formed_declarations_have_no_problems():
-    assert hw.check_shape(hw.Declaration(
+    assert hwd.check_shape(hwd.Declaration(
         bios_settings={'A': 1, 'B': True}, raid={'logical_disks': [{'raid_level': '1+0', 'size_gb': 'MAX'}]},
         firmware=[{'component': 'bios', 'version': '2.1', 'url': 'http://127.0.0.1/b.bin', 'wait': 30}])) == []
-    assert hw.check_shape(hw.Declaration(raid={})) == []
+    assert hwd.check_shape(hwd.Declaration(raid={})) == []
 
 
 @pytest.mark.parametrize('settings, words', [
@@ -79,16 +80,16 @@ def test_well_formed_declarations_have_no_problems():
     ({'SerialNumber': 'X'}, ['bios_settings.SerialNumber: the setting is read-only; remove it from bios_settings.']),
 ])
 def test_bios_settings_are_checked_against_the_registry(settings, words):
-    assert hw.check_bios(settings, REGISTRY) == words
+    assert hwd.check_bios(settings, REGISTRY) == words
 
 
 def test_bios_values_that_fit_the_registry_pass_and_an_empty_registry_checks_no_names():
-    assert hw.check_bios({'ProcTurboMode': 'Disabled', 'NumCores': '64', 'AssetTag': 'A1'}, REGISTRY) == []
-    assert hw.check_bios({'Anything': 'x'}, {}) == []
+    assert hwd.check_bios({'ProcTurboMode': 'Disabled', 'NumCores': '64', 'AssetTag': 'A1'}, REGISTRY) == []
+    assert hwd.check_bios({'Anything': 'x'}, {}) == []
 
 
 def test_password_values_never_appear():
-    declaration = hw.Declaration(bios_settings={'SetupPwd': 'hunter2', 'ProcTurboMode': 'Disabled'})
+    declaration = hwd.Declaration(bios_settings={'SetupPwd': 'hunter2', 'ProcTurboMode': 'Disabled'})
     changes = hw.difference(declaration, current(bios=REGISTRY))
     assert changes['bios_settings']['SetupPwd'] == {'before': None, 'after': secrets.MASK}
     steps = hw.hardware_steps(declaration, changes, node())
@@ -98,12 +99,12 @@ def test_password_values_never_appear():
 
 
 def test_only_differing_bios_settings_are_applied_and_values_compare_as_text():
-    declaration = hw.Declaration(bios_settings={'ProcTurboMode': 'Enabled', 'NumCores': 4})
+    declaration = hwd.Declaration(bios_settings={'ProcTurboMode': 'Enabled', 'NumCores': 4})
     changes = hw.difference(declaration, current(bios=REGISTRY))
     assert changes['bios_settings'] == {'NumCores': {'before': '8', 'after': 4}}
     assert hw.hardware_steps(declaration, changes, node()) == [
         {'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': [{'name': 'NumCores', 'value': 4}]}}]
-    same = hw.Declaration(bios_settings={'NumCores': 8})
+    same = hwd.Declaration(bios_settings={'NumCores': 8})
     assert hw.hardware_steps(same, hw.difference(same, current(bios=REGISTRY)), node()) == []
 
 
@@ -120,7 +121,7 @@ def test_firmware_is_updated_only_below_the_declared_version():
                 {'component': 'nic:1', 'version': '3', 'url': 'http://127.0.0.1/nic.bin'}]
     reported = {'bios': {'component': 'bios', 'current_version': '2.9'},
                 'bmc': {'component': 'bmc', 'current_version': '1.6'}}
-    declaration = hw.Declaration(firmware=firmware)
+    declaration = hwd.Declaration(firmware=firmware)
     changes = hw.difference(declaration, current(firmware=reported))
     assert changes['firmware'] == {'bios': {'before': '2.9', 'after': '2.10'}, 'nic:1': {'before': None, 'after': '3'}}
     assert hw.hardware_steps(declaration, changes, node()) == [{'interface': 'firmware', 'step': 'update', 'args': {
@@ -137,13 +138,13 @@ BUILT = {'logical_disks': [{'size_gb': 1800, 'raid_level': '5', 'controller': 'R
 
 
 def test_a_built_layout_that_matches_needs_nothing():
-    declaration = hw.Declaration(raid=LAYOUT)
+    declaration = hwd.Declaration(raid=LAYOUT)
     changes = hw.difference(declaration, current(raid_config=BUILT, target_raid_config=LAYOUT))
     assert changes['raid'] == {}
 
 
 def test_a_different_layout_is_recorded_then_deleted_and_created():
-    declaration = hw.Declaration(raid=LAYOUT)
+    declaration = hwd.Declaration(raid=LAYOUT)
     built = {'logical_disks': [{'size_gb': 1900, 'raid_level': '1+0', 'is_root_volume': True}]}
     changes = hw.difference(declaration, current(raid_config=built, target_raid_config={}))
     assert changes['raid']['target_raid_config'] == {'before': {}, 'after': LAYOUT}
@@ -154,7 +155,7 @@ def test_a_different_layout_is_recorded_then_deleted_and_created():
 
 
 def test_no_raid_deletes_only_what_is_built():
-    declaration = hw.Declaration(raid={})
+    declaration = hwd.Declaration(raid={})
     changes = hw.difference(declaration, current(raid_config=BUILT, target_raid_config=LAYOUT))
     assert hw.hardware_steps(declaration, changes, node(raid_config=BUILT)) == [
         {'interface': 'raid', 'step': 'delete_configuration'}]
@@ -162,8 +163,8 @@ def test_no_raid_deletes_only_what_is_built():
 
 
 def test_steps_run_firmware_then_raid_then_bios():
-    declaration = hw.Declaration(bios_settings={'NumCores': 4}, raid=LAYOUT,
-                                 firmware=[{'component': 'bmc', 'version': '2', 'url': 'http://127.0.0.1/b'}])
+    declaration = hwd.Declaration(bios_settings={'NumCores': 4}, raid=LAYOUT,
+                                  firmware=[{'component': 'bmc', 'version': '2', 'url': 'http://127.0.0.1/b'}])
     steps = hw.hardware_steps(declaration, hw.difference(declaration, current(bios=REGISTRY)), node())
     assert [(step['interface'], step['step']) for step in steps] == [
         ('firmware', 'update'), ('raid', 'delete_configuration'), ('raid', 'create_configuration'),
@@ -176,7 +177,7 @@ RAID_STEPS = [{'interface': 'raid', 'step': 'delete_configuration'}, {'interface
 
 @pytest.mark.parametrize('state, verbs', [('manageable', ['clean']), ('available', ['manage', 'clean', 'provide'])])
 def test_cleaning_returns_the_node_where_it_came_from(state, verbs):
-    target = hw.target_for(node(state), hw.Declaration(), BIOS_STEP)
+    target = hw.target_for(node(state), hwd.Declaration(), BIOS_STEP)
     assert target.ident == 'u-1' and target.state == state
     assert target.options.clean_steps == BIOS_STEP and target.options.service_steps is None
     assert [step.verb for step in hw.plan_node(node(state), target.state, target.options)] == verbs
@@ -188,46 +189,46 @@ def test_cleaning_returns_the_node_where_it_came_from(state, verbs):
     ('clean failed', ["this node is 'clean failed'", 'bring it to manageable first']),
 ])
 def test_cleaning_refuses_other_states(state, words):
-    with pytest.raises(hw.HardwareError) as error:
-        hw.target_for(node(state), hw.Declaration(), BIOS_STEP)
+    with pytest.raises(hwd.HardwareError) as error:
+        hw.target_for(node(state), hwd.Declaration(), BIOS_STEP)
     for word in words:
         assert word in str(error.value)
 
 
 def test_a_node_in_maintenance_is_refused_before_any_write():
     with pytest.raises(hw.graph.PlanError, match='replacing DIMM'):
-        hw.target_for(node(maintenance=True, maintenance_reason='replacing DIMM'), hw.Declaration(), BIOS_STEP)
+        hw.target_for(node(maintenance=True, maintenance_reason='replacing DIMM'), hwd.Declaration(), BIOS_STEP)
 
 
 @pytest.mark.parametrize('declaration, steps, words', [
-    (hw.Declaration(apply='servicing'), BIOS_STEP, ['servicing runs bios.apply_configuration', 'allow_reboot: true']),
-    (hw.Declaration(apply='servicing', allow_reboot=True), RAID_STEPS,
+    (hwd.Declaration(apply='servicing'), BIOS_STEP, ['servicing runs bios.apply_configuration', 'allow_reboot: true']),
+    (hwd.Declaration(apply='servicing', allow_reboot=True), RAID_STEPS,
      ['raid.delete_configuration and raid.create_configuration', 'destroys the data', 'allow_destructive: true']),
 ])
 def test_servicing_needs_the_opt_ins(declaration, steps, words):
-    with pytest.raises(hw.HardwareError) as error:
+    with pytest.raises(hwd.HardwareError) as error:
         hw.target_for(node('active'), declaration, steps)
     for word in words:
         assert word in str(error.value)
 
 
 def test_servicing_only_from_active():
-    with pytest.raises(hw.HardwareError, match="this node is 'manageable'. Use apply: cleaning"):
-        hw.target_for(node('manageable'), hw.Declaration(apply='servicing', allow_reboot=True), BIOS_STEP)
+    with pytest.raises(hwd.HardwareError, match="this node is 'manageable'. Use apply: cleaning"):
+        hw.target_for(node('manageable'), hwd.Declaration(apply='servicing', allow_reboot=True), BIOS_STEP)
 
 
 def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
     monkeypatch.setattr(hw, 'plan_node', lambda node, state, options: [Step('service', 'active', 'active')])
-    target = hw.target_for(node('active'), hw.Declaration(apply='servicing', allow_reboot=True,
-                                                          allow_destructive=True), RAID_STEPS + BIOS_STEP)
+    target = hw.target_for(node('active'), hwd.Declaration(apply='servicing', allow_reboot=True,
+                                                           allow_destructive=True), RAID_STEPS + BIOS_STEP)
     assert target.state == 'active' and target.options.clean_steps is None
     assert target.options.arguments('service') == {'service_steps': RAID_STEPS + BIOS_STEP}
 
 
 def test_an_engine_that_plans_no_service_action_is_an_error_not_a_silent_no_op(monkeypatch):
     monkeypatch.setattr(hw, 'plan_node', lambda node, state, options: [])
-    with pytest.raises(hw.HardwareError, match="plans no 'service' action from 'active'"):
-        hw.target_for(node('active'), hw.Declaration(apply='servicing', allow_reboot=True), BIOS_STEP)
+    with pytest.raises(hwd.HardwareError, match="plans no 'service' action from 'active'"):
+        hw.target_for(node('active'), hwd.Declaration(apply='servicing', allow_reboot=True), BIOS_STEP)
 
 
 def test_a_failure_names_the_interface_that_would_be_needed():
@@ -270,7 +271,7 @@ def test_the_node_view_masks_what_ironic_quotes_in_last_error_and_maintenance_re
     quoted = node(last_error="clean step failed: {'args': {'admin_password': 'MARKER-1'}}",
                   maintenance_reason='BMC reset, password=MARKER-2')
     client = ReadOnlyIronic(quoted, REGISTRY)
-    result = hw.configure(client, [('n1', hw.Declaration(bios_settings={'NumCores': 4}, apply='never'))])[0]
+    result = hw.configure(client, [(quoted, hwd.Declaration(bios_settings={'NumCores': 4}, apply='never'))])[0]
     assert 'MARKER' not in repr(result)
     assert result['node']['last_error'] == "clean step failed: {'args': {'admin_password': '********'}}"
 
@@ -279,6 +280,6 @@ def test_the_node_view_masks_what_ironic_quotes_in_last_error_and_maintenance_re
 def test_the_old_value_of_a_setting_named_like_a_secret_is_masked_in_changes_and_diff(name):
     registry = dict(REGISTRY, **{name: {'name': name, 'value': 'OLD-MARKER', 'attribute_type': 'String'}})
     client = ReadOnlyIronic(node(), registry)
-    result = hw.configure(client, [('n1', hw.Declaration(bios_settings={name: 'NEW-MARKER'}, apply='never'))])[0]
+    result = hw.configure(client, [(client.node, hwd.Declaration(bios_settings={name: 'NEW-MARKER'}, apply='never'))])[0]
     assert 'MARKER' not in repr(result['changes']) and 'MARKER' not in repr(result['diff'])
     assert result['changes']['bios_settings'][name] == {'before': secrets.MASK, 'after': secrets.MASK}

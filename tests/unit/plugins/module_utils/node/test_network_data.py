@@ -9,8 +9,8 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import network_data
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
-    NodeError, check_declaration, declared_record, node_changes, required_features)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError, declared_record, node_changes, required_features
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import check_declaration
 
 DOCUMENT = {'links': [{'id': 'port0', 'type': 'phy'}], 'networks': [], 'services': []}
 

@@ -11,8 +11,8 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
-    Declaration, PortChanges, check_declarations, declared_record, required_features)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration, check_declarations
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import PortChanges, declared_record, required_features
 
 MAC1, MAC2, MAC3 = '52:54:00:00:00:01', '52:54:00:00:00:02', '52:54:00:00:00:03'
 

@@ -18,11 +18,12 @@ from hypothesis import strategies as st
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import record as node_utils
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import record_checks
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
-    NodeError, PortChanges, check_declaration, creation_body, declared_record, dict_field_changes, node_changes,
-    traits_change)
+    NodeError, PortChanges, creation_body, declared_record, dict_field_changes, node_changes, traits_change)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import check_declaration
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import IRONIC_MASK as IRONIC_SECRET_MASK
 
 MASK = '********'
@@ -141,18 +142,18 @@ def test_validate_driver_info_false_lets_vendor_keys_through():
 def test_required_keys_are_checked_on_creation_and_on_removal():
     declared = declared_record(params(driver='redfish', driver_info={'redfish_username': 'admin'}))
     with pytest.raises(NodeError, match=r"'redfish_address' is required for hardware type 'redfish': add it"):
-        node_utils.check_driver_info(declared, 'redfish', None)
+        record_checks.check_driver_info(declared, 'redfish', None)
     # an existing node keeps its required key unless the task removes it
-    node_utils.check_driver_info(declared, 'redfish', {'redfish_address': 'http://127.0.0.1:8000'})
+    record_checks.check_driver_info(declared, 'redfish', {'redfish_address': 'http://127.0.0.1:8000'})
     removal = declared_record(params(driver_info={'redfish_address': None}))
     with pytest.raises(NodeError, match=r"'redfish_address' is required"):
-        node_utils.check_driver_info(removal, 'redfish', {'redfish_address': 'http://127.0.0.1:8000'})
+        record_checks.check_driver_info(removal, 'redfish', {'redfish_address': 'http://127.0.0.1:8000'})
 
 
 def test_changing_the_driver_names_the_keys_left_from_the_old_one():
     declared = declared_record(params(driver='redfish', driver_info={'redfish_address': 'http://127.0.0.1:8000'}))
     with pytest.raises(NodeError) as error:
-        node_utils.check_driver_info(declared, 'redfish', {'ilo_address': '127.0.0.1'})
+        record_checks.check_driver_info(declared, 'redfish', {'ilo_address': '127.0.0.1'})
     assert 'ilo_address' in str(error.value) and 'set them to null' in str(error.value)
 
 
@@ -289,55 +290,6 @@ def test_the_same_ports_are_no_change():
 
 # -- many nodes ------------------------------------------------------------------------------------
 
-def element(name, **given):
-    full = dict(name=name, uuid=None, validate_driver_info=None, state=None, shard=None, protected=None,
-                protected_reason=None, retired=None, retired_reason=None)
-    full.update(given)
-    return params(**full)
-
-
-def task(nodes, **given):
-    full = dict(nodes=nodes, state='present', validate_driver_info=True)
-    full.update(given)
-    return full
-
-
-def test_elements_inherit_state_and_validation_from_the_task_unless_they_set_their_own():
-    declarations = node_utils.declarations_from_params(task(
-        [element('a', driver='fake-hardware'), element('b', state='absent', validate_driver_info=False)],
-        validate_driver_info=True))
-    assert [(d.name, d.state, d.validate_driver_info, d.label) for d in declarations] == [
-        ('a', 'present', True, 'nodes[0] (a)'), ('b', 'absent', False, 'nodes[1] (b)')]
-    assert declarations[0].declared == {'driver': 'fake-hardware'}
-
-
-def test_selected_nodes_each_get_the_tasks_record_and_a_node_without_a_name_is_refused():
-    task_params = dict(params(owner='gpu-team', traits=['CUSTOM_GPU']), nodes=None, state='present',
-                       validate_driver_info=True)
-    declarations = node_utils.declarations_from_params(task_params, [{'uuid': 'u1', 'name': 'a'},
-                                                                     {'uuid': 'u2', 'name': 'b'}])
-    assert [(d.name, d.label, d.declared) for d in declarations] == [
-        ('a', 'node a', {'owner': 'gpu-team', 'traits': ['CUSTOM_GPU']}),
-        ('b', 'node b', {'owner': 'gpu-team', 'traits': ['CUSTOM_GPU']})]
-    with pytest.raises(NodeError, match='select matches nodes without a name \\(u2\\)'):
-        node_utils.declarations_from_params(task_params, [{'uuid': 'u1', 'name': 'a'}, {'uuid': 'u2', 'name': None}])
-
-
-def test_every_invalid_element_is_listed_before_anything_is_read():
-    declarations = node_utils.declarations_from_params(task([
-        element('a', driver='fake-hardware', traits=['lower']),
-        element('b', driver='fake-hardware', ports=[port('52:54:00:00:00:01')]),
-        element('c', driver='fake-hardware', ports=[port('52:54:00:00:00:01')]),
-        element('d', protected=False, protected_reason='why'),
-    ]))
-    problems = node_utils.check_declarations(declarations)
-    message = str(node_utils.refusal(declarations, problems))
-    assert "nodes[0] (a): trait 'lower' is not a trait name" in message
-    assert 'nodes[2] (c): port 52:54:00:00:00:01 is also declared by nodes[1] (b)' in message
-    assert 'nodes[3] (d): protected_reason is only kept while protected is true' in message
-    assert 'nodes[1]' not in message.replace('declared by nodes[1]', '')
-
-
 def test_secret_values_are_found_in_every_element_of_nodes():
     values = secrets.no_log_values({'nodes': [
         {'name': 'a', 'driver': 'redfish', 'driver_info': {'redfish_password': 'pw-a'}},
@@ -356,7 +308,7 @@ def test_secret_values_are_found_in_every_element_of_nodes():
 ])
 def test_flags_ironic_would_refuse_are_refused_before_anything_is_sent(node, declared, problem):
     with pytest.raises(NodeError) as error:
-        node_utils.check_flags(node, declared)
+        record_checks.check_flags(node, declared)
     assert problem in str(error.value)
 
 
@@ -368,7 +320,7 @@ def test_flags_ironic_would_refuse_are_refused_before_anything_is_sent(node, dec
     ({'provision_state': 'enroll'}, {'protected': False, 'retired': False}),
 ])
 def test_flags_ironic_takes_pass(node, declared):
-    node_utils.check_flags(node, declared)
+    record_checks.check_flags(node, declared)
 
 
 def test_flags_and_shard_are_compared_field_by_field():
@@ -385,20 +337,3 @@ def test_disable_power_off_is_declared_and_needs_the_api_that_has_it():
     assert declared['disable_power_off'] is True
     assert 'disable_power_off' in node_utils.required_features(declared)
     assert capabilities.FEATURE_MIN_VERSION['disable_power_off'] == (1, 95)
-
-
-def test_keep_workload_goes_to_absent_elements_unless_they_set_their_own_and_is_refused_where_it_means_nothing():
-    declarations = node_utils.declarations_from_params(task(
-        [element('a', state='absent'), element('b', state='absent', keep_workload=False), element('c')],
-        keep_workload=True))
-    assert [d.keep_workload for d in declarations] == [True, False, False]
-    single = node_utils.declarations_from_params(dict(params(), name='n1', nodes=None, state='present',
-                                                      validate_driver_info=True, keep_workload=True))
-    both = node_utils.declarations_from_params(task([element('a', state='absent', allow_destructive=True)],
-                                                    keep_workload=True))
-    problems = [message for _declaration, message in node_utils.check_declarations(single + both)]
-    assert problems == [
-        'keep_workload keeps the workload of a node whose record state: absent deletes; it means nothing with '
-        'state: present. Drop keep_workload, or declare state: absent.',
-        'keep_workload deletes the record without touching the workload, and allow_destructive allows tearing the '
-        'workload down on the way to deleting it; choose one.']

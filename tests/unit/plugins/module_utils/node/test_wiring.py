@@ -10,7 +10,8 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import NotFound
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import Change, Declaration, declared_record
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import Change, declared_record
 
 MAC = '52:54:00:00:00:01'
 URL = 'http://reader:Zq-secret@127.0.0.1:8080/boot.iso'

@@ -12,7 +12,9 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import writer as node_utils
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import Change, Declaration
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import record
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import Change
 
 
 class LosingClient(object):
@@ -64,12 +66,12 @@ def test_a_name_taken_by_the_record_we_sent_is_no_failure_but_another_record_is(
 
 def test_a_refused_write_fails_with_the_given_result_and_a_lost_answer_passes_unchanged():
     with pytest.raises(node_utils.NodeError) as refused:
-        with node_utils._when_refused(node_utils.NOTHING_CREATED):  # pylint: disable=protected-access
+        with record.when_refused(node_utils.NOTHING_CREATED):
             raise node_utils.IronicError('Ironic refused POST /nodes (HTTP 400): no such trait', 400)
     assert 'no such trait' in str(refused.value) and refused.value.result == node_utils.NOTHING_CREATED
     lost = node_utils.AnswerLost('the answer to POST /nodes was lost')
     with pytest.raises(node_utils.AnswerLost) as passed:
-        with node_utils._when_refused(node_utils.NOTHING_CREATED):  # pylint: disable=protected-access
+        with record.when_refused(node_utils.NOTHING_CREATED):
             raise lost
     assert passed.value is lost and passed.value.result == {}
 
@@ -111,89 +113,3 @@ def test_verify_bmc_false_writes_without_asking_the_bmc():
     client = RotatingClient()
     assert node_utils.apply_change(client, rotation(), False, verify_bmc=False)['bmc_verified'] is None
     assert client.asked == ['PATCH']
-
-
-# -- state: absent with keep_workload: maintenance, then DELETE, never a provision move ---------------------------
-
-class RecordingClient(object):
-    """Holds one node and records every write; any provision request fails the test."""
-
-    def __init__(self, delete_refused=None, **node):
-        self.node = dict({'uuid': 'u-1', 'name': 'n1', 'provision_state': 'active', 'target_provision_state': None,
-                          'maintenance': False, 'maintenance_reason': None, 'protected': False, 'driver': 'fake-hardware'},
-                         **node)
-        self.delete_refused = delete_refused
-        self.writes = []
-
-    def find_node(self, ident, fields=None):
-        return dict(self.node)
-
-    def list_ports(self, **query):
-        return [{'uuid': 'p-1', 'address': '52:54:00:00:00:01', 'node_uuid': 'u-1'}]
-
-    def set_maintenance(self, ident, reason=None):
-        self.writes.append(('PUT maintenance', ident, reason))
-
-    def delete_node(self, ident):
-        self.writes.append(('DELETE node', ident))
-        if self.delete_refused:
-            raise self.delete_refused
-
-    def delete_port(self, uuid):
-        self.writes.append(('DELETE port', uuid))
-
-    def set_provision_state(self, ident, verb, **arguments):
-        raise AssertionError('keep_workload sent the provision verb %s' % verb)
-
-
-def absent(client, check_mode=False, keep_workload=True):
-    return node_utils.ensure_absent(client, 'n1', False, 60, check_mode, keep_workload)
-
-
-@pytest.mark.parametrize('state', ['active', 'deploy failed', 'available', 'rescue', 'clean failed'])
-def test_keep_workload_sets_maintenance_then_deletes_the_record_without_a_provision_move(state):
-    client = RecordingClient(provision_state=state)
-    result = absent(client)
-    assert client.writes == [('PUT maintenance', 'u-1', node_utils.DETACH_REASON), ('DELETE node', 'u-1')]
-    assert result['changed'] and result['plan'] == [] and result['transitions'] == []
-    assert result['detach'] == {'provision_state': state, 'maintenance_set': True,
-                                'maintenance_reason': node_utils.DETACH_REASON}
-    assert result['diff']['after'] == {} and result['diff']['before']['name'] == 'n1'
-
-
-def test_keep_workload_in_check_mode_writes_nothing_and_says_what_it_would_do():
-    client = RecordingClient()
-    result = absent(client, check_mode=True)
-    assert client.writes == []
-    assert result['changed'] and result['plan'] == []
-    assert result['detach'] == {'provision_state': 'active', 'maintenance_set': True,
-                                'maintenance_reason': node_utils.DETACH_REASON}
-
-
-def test_keep_workload_deletes_a_node_already_in_maintenance_or_deletable_as_it_is_without_setting_maintenance():
-    in_maintenance = RecordingClient(maintenance=True, maintenance_reason='disk swap')
-    assert absent(in_maintenance)['detach'] == {'provision_state': 'active', 'maintenance_set': False,
-                                                'maintenance_reason': 'disk swap'}
-    assert in_maintenance.writes == [('DELETE node', 'u-1')]
-    manageable = RecordingClient(provision_state='manageable')
-    assert absent(manageable)['detach']['maintenance_set'] is False
-    assert manageable.writes == [('DELETE node', 'u-1')]
-
-
-@pytest.mark.parametrize('node, message', [
-    ({'protected': True, 'protected_reason': 'prod db'}, 'node n1 is protected \\(prod db\\), and Ironic refuses'),
-    ({'provision_state': 'deploying', 'target_provision_state': 'active'}, 'node n1 is moving \\(deploying'),
-    ({'provision_state': 'active', 'target_provision_state': 'deleted'}, 'node n1 is moving'),
-])
-def test_keep_workload_refuses_before_any_write_what_ironic_would_refuse_or_a_node_in_a_move(node, message):
-    client = RecordingClient(**node)
-    with pytest.raises(node_utils.NodeError, match=message):
-        absent(client)
-    assert client.writes == []
-
-
-def test_a_refused_delete_after_maintenance_says_the_node_is_left_in_maintenance_and_changed():
-    client = RecordingClient(delete_refused=node_utils.IronicError('Ironic refused DELETE (HTTP 409): locked', 409))
-    with pytest.raises(node_utils.NodeError, match='locked.*left in maintenance, its workload untouched') as failed:
-        absent(client)
-    assert failed.value.result['changed'] is True and failed.value.result['detach']['maintenance_set'] is True

@@ -13,19 +13,21 @@ import time
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet import bulk
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet import moving
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware, hardware_declaration
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bulk import (
-    exit_with_results, failure_message, read_targets, targets_from_elements, totals)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import Report, failure_message, totals
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import (
+    labels, read_targets, targets, targets_from_elements)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import (
     find_nodes, no_node_message, selection_filters)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, NotFound
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import PORT_ATTRIBUTES, Declaration
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.writer import plan_changes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import PORT_ATTRIBUTES
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.snapshot import plan_changes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, Target, converge
 
 
@@ -118,32 +120,10 @@ def test_many_targets_are_read_with_one_list_and_every_missing_one_is_named():
         read_targets(client, targets_from_elements(['a', 'x', 'y'], {'state': 'on'}, {}), ('uuid',))
 
 
-class FakeModule(object):
-    """What exit_with_results needs of a BaremetalModule: it records how the task ended."""
-
-    api_calls = 3
-
-    def __init__(self):
-        self.warnings = []
-        self.ansible = self
-        self.ended = None
-
-    def warn(self, message):
-        self.warnings.append(message)
-
-    def exit(self, **result):
-        self.ended = ('exit', None, result)
-        raise SystemExit(0)
-
-    def fail(self, msg, **result):
-        self.ended = ('fail', msg, result)
-        raise SystemExit(1)
-
-
-def end(module, *args, **kwargs):
-    with pytest.raises(SystemExit):
-        exit_with_results(module, *args, **kwargs)
-    return module.ended
+def end(results, labels, started, single, max_fail_percentage=None):
+    """How a task with these results ends: ('fail' or 'exit', its message, its result, its warnings)."""
+    message, result, warnings = Report(results, labels, single, None, max_fail_percentage).outcome(started, 3)
+    return 'fail' if message else 'exit', message, result, warnings
 
 
 def many_results():
@@ -153,26 +133,24 @@ def many_results():
 
 
 def test_many_nodes_end_with_one_shape_and_a_diff_for_each_node_that_changed():
-    module = FakeModule()
-    how, msg, result = end(module, many_results(), ['a', 'b', 'c'], time.monotonic(), single=False, max_fail_percentage=50)
+    how, msg, result, warnings = end(many_results(), ['a', 'b', 'c'], time.monotonic(), single=False, max_fail_percentage=50)
     assert how == 'exit' and msg is None
     assert [sorted(node) for node in result['nodes']] == [['changed', 'error', 'node']] * 3
     assert result['totals']['nodes'] == 3 and result['totals']['changed'] == 1 and result['totals']['failed'] == 1
     assert result['totals']['api_calls'] == 3
     assert result['failed_nodes'] == ['c'] and result['changed'] is True
     assert result['diff'] == [{'before': {'x': 1}, 'after': {'x': 2}, 'before_header': 'a', 'after_header': 'a'}]
-    assert module.warnings == ["c: No node is named or has the UUID 'c'."]
+    assert warnings == ["c: No node is named or has the UUID 'c'."]
 
 
 def test_a_failure_over_the_budget_fails_the_task_and_one_node_is_the_task():
-    module = FakeModule()
-    how, msg, result = end(module, many_results(), ['a', 'b', 'c'], time.monotonic(), single=False)
+    how, msg, result, _warnings = end(many_results(), ['a', 'b', 'c'], time.monotonic(), single=False)
     assert how == 'fail' and msg == "1 of the 2 nodes to change failed: c: No node is named or has the UUID 'c'."
     assert result['failed_nodes'] == ['c']
-    assert end(module, many_results()[2:], ['c'], time.monotonic(), single=True) == (
-        'fail', "No node is named or has the UUID 'c'.", {'node': None, 'changed': False})
-    assert end(module, many_results()[:1], ['a'], time.monotonic(), single=True) == (
-        'exit', None, {'node': {'name': 'a'}, 'changed': True, 'diff': {'before': {'x': 1}, 'after': {'x': 2}}})
+    assert end(many_results()[2:], ['c'], time.monotonic(), single=True) == (
+        'fail', "No node is named or has the UUID 'c'.", {'node': None, 'changed': False}, [])
+    assert end(many_results()[:1], ['a'], time.monotonic(), single=True) == (
+        'exit', None, {'node': {'name': 'a'}, 'changed': True, 'diff': {'before': {'x': 1}, 'after': {'x': 2}}}, [])
 
 
 def test_the_budget_is_a_percentage_of_the_nodes_to_change():
@@ -298,8 +276,9 @@ def _node_records(client, idents):
 
 
 def _hardware(client, idents):
-    hardware.configure(client, [(ident, hardware.Declaration(bios_settings={'NumCores': 4}, apply='never'))
-                                for ident in idents])
+    nodes = read_targets(client, targets_from_elements(idents, {}, {}), hardware.HARDWARE_NODE_FIELDS)
+    hardware.configure(client, [(target.node, hardware_declaration.Declaration(bios_settings={'NumCores': 4}, apply='never'))
+                                for target in nodes])
 
 
 def _provision(client, idents):
@@ -310,8 +289,8 @@ def _provision(client, idents):
 # Every module path that looks nodes up, and what it reads per node beyond the lookup.
 LOOKUPS = {
     'baremetal_power and baremetal_maintenance (read_targets)': (_power_or_maintenance, 0),
-    'baremetal_node (Snapshot): the ports of each node': (_node_records, 1),
-    'baremetal_hardware (configure): the BIOS settings of each node': (_hardware, 1),
+    'baremetal_node (read_snapshot): the ports of each node': (_node_records, 1),
+    'baremetal_hardware (read_targets, configure): the BIOS settings of each node': (_hardware, 1),
     'baremetal_provision_state (converge)': (_provision, 0),
 }
 
@@ -360,7 +339,8 @@ def test_baremetal_node_finds_the_owner_of_a_mac_address_it_did_not_declare(size
 ])
 def test_a_nodes_element_may_carry_its_own_options(entry, state, options):
     base = provision.Options(allow_destructive=True)
-    target, = bulk.provision_targets_from_elements([entry], 'available', base)
+    element, = targets_from_elements([entry], moving.defaults('available', base), moving.TYPES)
+    target = moving.move(element, base)
     assert (target.ident, target.state) == ('n1', state)
     assert target.options.allow_destructive is True
     for key, value in options.items():
@@ -378,6 +358,31 @@ def test_a_nodes_element_may_carry_its_own_options(entry, state, options):
 ])
 def test_a_bad_nodes_element_is_named(entry, words):
     with pytest.raises(BaremetalError) as caught:
-        bulk.provision_targets_from_elements(['n0', 'n1', 'n2', entry], 'available', provision.Options())
+        targets_from_elements(['n0', 'n1', 'n2', entry], moving.defaults('available', provision.Options()), moving.TYPES)
     for word in words:
         assert word in str(caught.value)
+
+
+def test_two_elements_that_are_one_node_are_refused_when_the_nodes_are_read():
+    client = FakeClient((1, 82), [{'uuid': 'u1', 'name': 'a'}, {'uuid': 'u2', 'name': 'b'}])
+    with pytest.raises(BaremetalError, match=r'nodes names node u1 more than once \(a, u1\): list each node once'):
+        read_targets(client, targets_from_elements(['a', 'b', 'u1'], {}, {}), ('uuid', 'name'))
+
+
+def test_a_target_that_matches_no_node_is_left_unread_where_the_module_takes_that_as_its_error():
+    client = FakeClient((1, 82), [{'uuid': 'u1', 'name': 'a'}])
+    nodes = read_targets(client, targets_from_elements(['a', 'x'], {}, {}), ('uuid', 'name'), refuse_missing=False)
+    assert [target.node for target in nodes] == [{'uuid': 'u1', 'name': 'a'}, None]
+
+
+def test_the_one_node_option_nodes_and_select_are_parsed_into_targets_with_one_label_rule():
+    client = FakeClient((1, 82), [{'uuid': 'u1', 'name': 'a'}, {'uuid': 'u2', 'name': None}])
+    params = dict(node=None, nodes=None, select={'owner': None})
+    assert [(target.label, target.ident) for target in targets(client, params, {})] == [('node a', 'u1'), ('node u2', 'u2')]
+    one, = targets(client, dict(params, node='a', select=None), {'state': 'on'})
+    assert (one.label, one.ident, one.settings) == (None, 'a', {'state': 'on'})
+    named = targets(client, dict(name=None, nodes=[{'name': 'a', 'driver': 'x'}], select=None), {}, key='name')
+    assert [(target.label, target.ident, target.settings) for target in named] == [('nodes[0] (a)', 'a', {'name': 'a', 'driver': 'x'})]
+    results = [{'node': {'name': 'a', 'uuid': 'u1'}}, {'node': None}]
+    assert labels(targets_from_elements(['u1', 'x'], {}, {}), results, by_node=True) == ['a', 'x']
+    assert labels(targets_from_elements(['u1', 'x'], {}, {}), results) == ['nodes[0] (u1)', 'nodes[1] (x)']

@@ -1,0 +1,190 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The one many-node runner every module shares: node, nodes or select parsed once, the nodes read (one check
+that no node is named twice), run (in waves with wave_size), and the Report (fleet/outcome.py) the task ends with.
+
+A module turns its options into Targets with targets (every invalid element listed before anything is read),
+says what each Target is to it (Target.item), and hands run a function that acts on a batch of Targets. As in
+kubernetes.core's runner, a failure of one node is stored on that node's result and the others go on;
+task.module.BaremetalModule.finish ends the task with the Report.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import SELECTION_FILTERS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import (
+    find_nodes, no_node_message, select_nodes)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import Report
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import WAVE_SPEC, run_in_waves
+
+# The options of a selection, shared by the modules that take one.
+SELECTION_SPEC = dict((name, dict(type='str')) for name in sorted(SELECTION_FILTERS))
+
+# How many nodes a module that moves them (baremetal_provision_state, baremetal_hardware) lets move at once: the
+# task sends one request at a time whatever it is, and Ironic answers a step past its own limits with HTTP 503, which
+# the executor takes as back-pressure (engine/scheduler.py). 100 moved 100 nodes as fast as every node at once (bench/).
+MOVING_CONCURRENCY_SPEC = dict(concurrency=dict(type='int', default=100))
+
+# The option naming one node to find, by name or UUID: node, or name, whichever word the user reaches for
+# (baremetal_node, whose option is name, takes node the same way).
+NODE_SPEC = dict(type='str', aliases=['name'])
+
+# How a module names the nodes it acts on: one, a list or a selection (plugins/doc_fragments/node_selection.py).
+NODE_SELECTION_SPEC = dict(
+    node=NODE_SPEC,
+    nodes=dict(type='list', elements='raw'),
+    select=dict(type='dict', options=SELECTION_SPEC),
+    concurrency=dict(type='int', default=1),
+    **WAVE_SPEC
+)
+
+
+class Target(object):
+    """One node a many-node task acts on: how errors name it (label: 'nodes[3] (rack1-node07)' for an element of
+    nodes, 'node rack1-node07' for a selected node, None for the one node of a task), how it is found (ident), its
+    own settings, the node as read, and what the module makes of it (item)."""
+
+    def __init__(self, label, ident, settings, node=None):
+        self.label = label
+        self.ident = ident
+        self.settings = settings
+        self.node = node
+        self.item = None
+
+
+def _wrong_type(value, expected):
+    """Why value is not what a per-node option expects (a tuple of choices, or bool, list, dict, str), or None."""
+    if isinstance(expected, tuple):
+        return None if value in expected else 'must be one of %s, not %r' % (', '.join(expected), value)
+    if expected is list and not (isinstance(value, list) and all(isinstance(item, dict) for item in value)):
+        return 'must be a list of steps, each a dictionary'
+    if expected is bool and not isinstance(value, bool):
+        return 'must be true or false, not %r' % (value,)
+    if expected in (dict, str) and not isinstance(value, expected):
+        return 'must be a %s' % ('dictionary' if expected is dict else 'string')
+    return None
+
+
+def targets_from_elements(elements, defaults, types):
+    """Targets of a nodes list whose elements are names or UUIDs, or dictionaries with node and any of the keys of
+    defaults, each a per-node option that overrides the task's value (a null or missing one keeps it). types says
+    what an option must be (see _wrong_type). Raises BaremetalError listing every invalid element, before
+    anything is read."""
+    errors, targets = [], []
+    for index, element in enumerate(elements):
+        where = 'nodes[%d]' % index
+        if isinstance(element, dict):
+            unknown = set(element) - set(defaults) - set(['node'])
+            if not isinstance(element.get('node'), str) or not element['node'] or unknown:
+                errors.append('%s must be a name, a UUID, or a dictionary with node and optionally %s; got keys %s.'
+                              % (where, ', '.join(defaults), ', '.join(sorted(element))))
+                continue
+            ident = element['node']
+            settings = dict((key, element[key] if element.get(key) is not None else value)
+                            for key, value in defaults.items())
+            wrong = ['%s.%s %s' % (where, key, _wrong_type(element[key], expected))
+                     for key, expected in types.items() if element.get(key) is not None
+                     and _wrong_type(element[key], expected)]
+            if wrong:
+                errors.append('%s.' % '; '.join(wrong))
+                continue
+        elif isinstance(element, str) and element:
+            ident, settings = element, dict(defaults)
+        else:
+            errors.append('%s must be a name, a UUID, or a dictionary with node; got %r.' % (where, element))
+            continue
+        targets.append(Target('%s (%s)' % (where, ident), ident, settings))
+    if errors:
+        raise BaremetalError(' '.join(errors))
+    return targets
+
+
+def targets(client, params, defaults, types=None, key='node', fields=('uuid',)):
+    """The Targets of a task, from the one of its options that names its nodes: key (one node, by name or UUID),
+    nodes or select (every node it matches, read with fields, found by UUID).
+
+    defaults are the task's per-node settings. With types (see targets_from_elements), an element of nodes is a name,
+    a UUID or a dictionary with node and its own settings; without, Ansible checked the elements (dictionaries with
+    key and suboptions), and each element is its Target's settings.
+    """
+    if params[key] is not None:
+        return [Target(None, params[key], dict(defaults))]
+    if params['nodes'] is not None:
+        if types is not None:
+            return targets_from_elements(params['nodes'], defaults, types)
+        return [Target('nodes[%d] (%s)' % (index, element[key]), element[key], element)
+                for index, element in enumerate(params['nodes'])]
+    return [Target('node %s' % (node.get('name') or node['uuid']), node['uuid'], dict(defaults), node)
+            for node in select_nodes(client, params['select'], fields)]
+
+
+def read_targets(client, targets, fields, refuse_missing=True):
+    """Fill in each target's node, reading in proportion to the targets (find_nodes), and refuse two targets that
+    are one node (a name and a UUID). With refuse_missing, raises BaremetalError naming every target that matches
+    no node, before anything is written; without, such a target's node stays None."""
+    found, missing = find_nodes(client, [target.ident for target in targets], fields)
+    if missing and refuse_missing:
+        raise BaremetalError(no_node_message(missing, client))
+    check_distinct_nodes(found)
+    for target in targets:
+        target.node = found.get(target.ident)
+    return targets
+
+
+def labels(targets, results, by_node=False):
+    """How the task names each node in failed_nodes and its messages: the Target's label, or with by_node (a module
+    whose results carry the node as read) the node's name or UUID, and the ident given when it matched no node."""
+    if not by_node:
+        return [target.label for target in targets]
+    return [(result.get('node') or {}).get('name') or (result.get('node') or {}).get('uuid') or target.ident
+            for target, result in zip(targets, results)]
+
+
+def each_node(action, concurrency):
+    """The act of run for a module whose nodes are independent: action(target, check_mode) for every Target of a
+    batch, at most concurrency at once (a failure is stored on its node's result)."""
+    def act(batch, check_mode):
+        return run_each(batch, lambda target: action(target, check_mode), concurrency)
+    return act
+
+
+def run(module, targets, act, fields=None, declared=None, by_node=False, refuse_missing=True, progress=None):
+    """The Report of a many-node task: act(batch, check_mode) returns the results of a batch of Targets, in order.
+
+    With fields, every Target's node is read (read_targets) before the first write, and read again for every wave;
+    without, act reads what it needs. With the task's wave_size the nodes that need a change run wave after wave
+    behind a health gate (waves.run_in_waves), where declared(target) is what the task declares of the node that
+    the gate would otherwise hold against it. progress (a progress.Progress act reports to) is told how many
+    nodes there are.
+    """
+    params = module.params
+    client = module.client
+
+    def run_batch(batch, check_mode):
+        if fields is not None:
+            read_targets(client, [target for target in batch if target.node is None], fields, refuse_missing)
+        results = act(batch, check_mode)
+        if fields is not None:
+            for target in batch:
+                target.node = None  # read again by a later run: a wave, after the plan of every node
+        return results
+
+    if fields is not None:
+        read_targets(client, [target for target in targets if target.node is None], fields, refuse_missing)
+    if progress is not None:
+        progress.start(len(targets))
+    if params.get('wave_size') is None:
+        results, waves = run_batch(targets, module.check_mode), None
+    else:
+        results, waves = run_in_waves(
+            lambda uuids: find_nodes(client, uuids, NODE_SUMMARY_FIELDS)[0], targets, run_batch, params['wave_size'],
+            wave_pause=params['wave_pause'], max_fail_percentage=params['max_fail_percentage'],
+            check_mode=module.check_mode, declared=declared)
+    single = len(targets) == 1 and targets[0].label is None
+    return Report(results, labels(targets, results, by_node), single, waves, params['max_fail_percentage'])

@@ -1,0 +1,135 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The checks of a declared node record: what Ironic would refuse (ports, traits, keys Ironic can patch, driver_info
+against the hardware type's schema, protected and retired with their reasons), before anything is sent."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import functools
+import re
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import PATCHABLE_KEY, mac_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import driver_info
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_schemas import SUPPORTED_HARDWARE_TYPES
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import DICT_FIELDS, NodeError
+
+# A reason field and the flag it needs: Ironic refuses the reason while the flag is false, and clears it
+# when the flag is cleared.
+REASON_FLAGS = (('protected_reason', 'protected'), ('retired_reason', 'retired'))
+
+# Ironic makes a node protected only in these provision states.
+PROTECTABLE_STATES = ('active', 'rescue')
+
+# Ironic accepts CUSTOM_ traits and the standard os-traits names, all of this shape, at most 255 long.
+TRAIT_NAME = re.compile(r'^[A-Z][A-Z0-9_]{0,254}$')
+
+
+def trait_errors(traits):
+    """Problems of trait names (of a node, or of the nodes an allocation asks for)."""
+    return ["trait %r is not a trait name: custom traits are CUSTOM_ followed by A-Z, 0-9 and _ (for example "
+            "CUSTOM_GPU_A100); the others are os-traits names such as HW_CPU_X86_AVX2." % (trait,)
+            for trait in traits or () if not TRAIT_NAME.match(str(trait))]
+
+
+def check_declaration(declared, validate_driver_info=True):
+    """What can be checked before asking Ironic anything. Raises NodeError listing every problem."""
+    errors = _port_errors(declared.get('ports')) + wiring.declaration_errors(declared)
+    errors.extend(trait_errors(declared.get('traits')))
+    for field in DICT_FIELDS:
+        for key in sorted(declared.get(field) or {}):
+            if not PATCHABLE_KEY.match(str(key)):
+                errors.append("%s key %r cannot be managed: Ironic can only update keys made of letters, digits, "
+                              "'_' and '-'. Rename the key." % (field, key))
+    for reason, flag in REASON_FLAGS:
+        if declared.get(reason) and declared.get(flag) is False:
+            errors.append('%s is only kept while %s is true, and %s is false: drop %s or set %s: true.'
+                          % (reason, flag, flag, reason, flag))
+    if validate_driver_info and 'driver' in declared:
+        if declared['driver'] in SUPPORTED_HARDWARE_TYPES:
+            errors.extend(driver_info.validate_driver_info(declared['driver'], declared.get('driver_info'),
+                                                           check_required=False))
+        else:
+            errors.extend(_driver_info_errors(declared, declared['driver'], None))
+    if errors:
+        raise NodeError(_sentences(errors))
+
+
+def check_driver_info(declared, driver, current_driver_info):
+    """Validate driver_info against the node's hardware type once the node has been read.
+
+    current_driver_info is None when the node is to be created: then every required key must be given.
+    """
+    errors = _driver_info_errors(declared, driver, current_driver_info)
+    if errors:
+        raise NodeError(_sentences(errors))
+
+
+def _port_errors(ports):
+    errors = []
+    seen = set()
+    for index, port in enumerate(ports or ()):
+        address = port['address']
+        problems = mac_errors('ports[%d].address' % index, address)
+        if problems:
+            errors.extend(problems)
+        elif address in seen:
+            errors.append("ports[%d].address %s is listed twice; a MAC address belongs to one port. Remove the "
+                          "duplicate." % (index, address))
+        seen.add(address)
+    return errors
+
+
+@functools.lru_cache(maxsize=None)
+def _driver_info_keys(driver):
+    """(known keys, required keys) of a hardware type's driver_info: read once, not copied for every node."""
+    schema = driver_info.driver_info_schema(driver)
+    return frozenset(schema['properties']), tuple(schema['required'])
+
+
+def _driver_info_errors(declared, driver, current_driver_info):
+    if driver not in SUPPORTED_HARDWARE_TYPES:
+        return driver_info.validate_driver_info(driver, {}) + [
+            'Set validate_driver_info: false to use a hardware type this collection has no schema for.']
+    given = declared.get('driver_info') or {}
+    known, required = _driver_info_keys(driver)
+    after = dict(current_driver_info or {})
+    after.update(given)
+    after = dict((key, value) for key, value in after.items() if value is not None)
+    errors = driver_info.validate_driver_info(driver, given, check_required=False)
+    if current_driver_info is not None and 'driver' in declared:
+        # The node keeps the keys of its old hardware type unless they are removed.
+        stale = sorted(key for key in after if key not in given and key not in known)
+        if stale:
+            errors.append('driver_info keeps %s from the current driver, unknown to hardware type %r: set them to '
+                          'null to remove them.' % (', '.join(stale), driver))
+    if current_driver_info is None or 'driver_info' in declared or 'driver' in declared:
+        for key in required:
+            if key not in after:
+                errors.append('driver_info key %r is required for hardware type %r: add it to driver_info.'
+                              % (key, driver))
+    return errors
+
+
+def _sentences(errors):
+    return ' '.join(error if error.endswith(('.', '?')) else error + '.' for error in errors)
+
+
+def check_flags(node, declared):
+    """protected, retired and their reasons as Ironic will take them, judged before anything is sent."""
+    current = node or {}
+    state = current.get('provision_state', 'enroll')
+    for reason, flag in REASON_FLAGS:
+        if declared.get(reason) and not declared.get(flag, current.get(flag)):
+            raise NodeError('%s is only kept while %s is true, and the node is not %s: set %s: true as well.'
+                            % (reason, flag, flag, flag))
+    if declared.get('protected') and not current.get('protected') and state not in PROTECTABLE_STATES:
+        raise NodeError("Ironic protects a node only in %s; this node is in '%s'%s. Declare protected once the "
+                        "node is deployed." % (' or '.join(PROTECTABLE_STATES), state,
+                                               ' (it is being created)' if node is None else ''))
+    if declared.get('retired') and not current.get('retired') and state in states.UNRETIRABLE_STATES:
+        raise NodeError("Ironic does not retire an available node: bring it to manageable first "
+                        "(baremetal.lifecycle.baremetal_provision_state state: manageable), then retire it.")
