@@ -41,6 +41,15 @@ STRANDED_WAY_OUT = dict(
     for state, verb in states.STRANDED_WAY_OUT.items())
 
 
+def resting(job, node):
+    """Whether the node rests; an unknown state fails the job (the job is then DONE)."""
+    try:
+        return graph.is_at_rest(node['provision_state'], node.get('target_provision_state'))
+    except graph.PlanError as exc:
+        job.fail(str(exc))
+        return False
+
+
 class Scheduler(object):
     """Runs jobs (engine/job.py) against one Ironic within one deadline.
 
@@ -67,14 +76,6 @@ class Scheduler(object):
 
     def _seconds(self, job):
         return round(self.clock() - job.step_started, 3)
-
-    def _at_rest(self, job, node):
-        """Whether the node rests; an unknown state fails the job (the job is then DONE)."""
-        try:
-            return graph.is_at_rest(node['provision_state'], node.get('target_provision_state'))
-        except graph.PlanError as exc:
-            job.fail(str(exc))
-            return False
 
     def _plan(self, job, node, check_mode):
         """Plan a node that rests: READY with steps to go, DONE when there is nothing to do or no way."""
@@ -152,7 +153,7 @@ class Scheduler(object):
 
     def _observe(self, job, node, check_mode, conductors=None):
         """A polled node: move its job on. conductors: IronicClient.conductors(), read this round, or None."""
-        at_rest = self._at_rest(job, node)
+        at_rest = resting(job, node)
         # A node that has come to rest is reported at rest, not still in the step that brought it there.
         self.progress.node(job.label, node.get('provision_state'),
                            job.plan[job.issued - 1].verb if job.stage == MOVING and not at_rest else None)
