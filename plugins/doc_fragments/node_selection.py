@@ -7,7 +7,7 @@ __metaclass__ = type
 
 
 class ModuleDocFragment(object):
-    # How the modules that act on one node, a list of nodes or a selection name them (bulk.NODE_SELECTION_SPEC).
+    # How the modules that act on one node, a list of nodes or a selection name them (fleet/runner.py NODE_SELECTION_SPEC).
     DOCUMENTATION = r'''
 options:
   node:

@@ -1205,7 +1205,8 @@ api_calls:
   sample: 3
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import SELECTION_SPEC, run, targets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import run, targets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import SELECTION_SPEC
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_info import require_validator
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.converge import declared_health, ensure_whole_nodes

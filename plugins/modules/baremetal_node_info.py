@@ -261,8 +261,7 @@ api_calls:
   sample: 2
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import NODE_SPEC
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import selection_filters
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import NODE_SPEC, selection_filters
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.info import asked_facets, node_entry

@@ -17,23 +17,15 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import SELECTION_FILTERS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import (
-    find_nodes, no_node_message, select_nodes)
+    NODE_SPEC, SELECTION_SPEC, find_nodes, no_node_message, select_nodes)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import Report
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import WAVE_SPEC, run_in_waves
-
-# The options of a selection, shared by the modules that take one.
-SELECTION_SPEC = dict((name, dict(type='str')) for name in sorted(SELECTION_FILTERS))
 
 # How many nodes a module that moves them (baremetal_provision_state, baremetal_hardware) lets move at once: the
 # task sends one request at a time whatever it is, and Ironic answers a step past its own limits with HTTP 503, which
 # the executor takes as back-pressure (engine/scheduler.py). 100 moved 100 nodes as fast as every node at once (bench/).
 MOVING_CONCURRENCY_SPEC = dict(concurrency=dict(type='int', default=100))
-
-# The option naming one node to find, by name or UUID: node, or name, whichever word the user reaches for
-# (baremetal_node, whose option is name, takes node the same way).
-NODE_SPEC = dict(type='str', aliases=['name'])
 
 # How a module names the nodes it acts on: one, a list or a selection (plugins/doc_fragments/node_selection.py).
 NODE_SELECTION_SPEC = dict(

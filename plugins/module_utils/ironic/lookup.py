@@ -9,6 +9,13 @@ __metaclass__ = type
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import SELECTION_FILTERS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import PAGE_LIMIT
 
+# The option naming one node to find, by name or UUID: node, or name, whichever word the user reaches for
+# (baremetal_node, whose option is name, takes node the same way).
+NODE_SPEC = dict(type='str', aliases=['name'])
+
+# The options of a selection, shared by the modules that take one.
+SELECTION_SPEC = dict((name, dict(type='str')) for name in sorted(SELECTION_FILTERS))
+
 
 def selection_filters(client, selection):
     """The list filters of a selection (None values dropped), after checking the API supports each."""
