@@ -18,7 +18,6 @@ rounds, and the peer's time divided by ours (above 1: ours is ahead).
     python bench/bench_peer.py [--rounds 5] [--ironic-venv DIR]
 """
 
-import argparse
 import importlib.metadata
 import json
 import os
@@ -168,12 +167,7 @@ def report(samples):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--rounds', type=int, default=5, help='rounds (at least 3; the median is reported)')
-    parser.add_argument('--ironic-venv', default=common.default_ironic_venv())
-    options = parser.parse_args()
-    if options.rounds < 3:
-        parser.error('--rounds must be at least 3')
+    options = common.rounds_options(__doc__)
     with common.ironic(options.ironic_venv) as bench:
         samples = measure(bench, options.rounds)
     report(samples)

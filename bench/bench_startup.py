@@ -19,7 +19,6 @@ are imported (PYTHONDONTWRITEBYTECODE, as Ansible's zipped payload does on a hos
     python bench/bench_startup.py [--rounds 5] [--ironic-venv DIR]
 """
 
-import argparse
 import os
 import resource
 import statistics
@@ -112,12 +111,7 @@ def report(samples):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--rounds', type=int, default=5, help='rounds (at least 3; the median is reported)')
-    parser.add_argument('--ironic-venv', default=common.default_ironic_venv())
-    options = parser.parse_args()
-    if options.rounds < 3:
-        parser.error('--rounds must be at least 3')
+    options = common.rounds_options(__doc__)
     with common.ironic(options.ironic_venv) as bench:
         samples = measure(bench, options.rounds)
         imports = measure_imports(bench, options.rounds)

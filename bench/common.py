@@ -6,6 +6,7 @@ The floor is the least a client must do: the verbs, back to back, and polling at
 module and playbooks run against the same Ironic in the same run, so the ratios compare like with like.
 """
 
+import argparse
 import contextlib
 import json
 import os
@@ -240,3 +241,14 @@ def table(headers, rows):
                        for index, (cell, width) in enumerate(zip(row, widths))) for row in [headers] + rows]
     lines.insert(1, '  '.join('-' * width for width in widths))
     return '\n'.join(lines)
+
+
+def rounds_options(doc):
+    """The options of a script measured in rounds on its own Ironic: --rounds (at least 3) and --ironic-venv."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument('--rounds', type=int, default=5, help='rounds (at least 3; the median is reported)')
+    parser.add_argument('--ironic-venv', default=default_ironic_venv())
+    options = parser.parse_args()
+    if options.rounds < 3:
+        parser.error('--rounds must be at least 3')
+    return options

@@ -27,7 +27,25 @@ def playing_ironic_api(version):
     return answer
 
 
-class FaultProxy(object):
+class ServedInThread(object):
+    """An HTTP server on loopback (self.server), served by a thread of the test process from the with block's start,
+    and shut down at its end."""
+
+    def serve(self, server):
+        self.server = server
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(10)
+
+
+class FaultProxy(ServedInThread):
     """Forwards every request to Ironic, counts requests and answer bytes, and injects faults.
 
     inject(rule, fault, times=1): the next ``times`` requests for which rule(method, path) is true get the fault:
@@ -93,10 +111,9 @@ class FaultProxy(object):
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+        self.serve(http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler))
         self.server.daemon_threads = True
         self.endpoint = 'http://127.0.0.1:%d' % self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def inject(self, rule, fault, times=1):
         with self._lock:
@@ -115,12 +132,3 @@ class FaultProxy(object):
         """(requests, answer bytes) so far."""
         with self._lock:
             return self.requests, self.bytes
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(10)

@@ -5,11 +5,10 @@ sushy-tools BMC): idempotence, check mode without writes, diffs, many nodes, and
 import functools
 import http.server
 import json
-import threading
 import urllib.request
 import uuid
 
-from proxy import FaultProxy
+from proxy import FaultProxy, ServedInThread
 from redfish import BMC_USERNAME, _basic
 from test_node import assert_no_write, new_mac, playing_ironic_api
 
@@ -155,7 +154,7 @@ def test_network_data_is_set_changed_and_cleared_and_refused_on_an_older_api(iro
     assert ironic.api('GET', '/nodes/%s' % node['uuid'])['network_data'] == {}
 
 
-class _Images(object):
+class _Images(ServedInThread):
     """A tiny HTTP server on loopback, in a thread of the test process, stopped by the test: it serves an ISO image,
     and Ironic's copies of the images it attaches (its [deploy]http_root is the same directory)."""
 
@@ -164,21 +163,11 @@ class _Images(object):
         (directory / 'boot.iso').write_bytes(b'\0' * 2048)
         handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(directory))
         handler.log_message = lambda *args: None
-        self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+        self.serve(http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler))
         self.root_url = 'http://127.0.0.1:%d' % self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def url(self, credentials=''):
         return 'http://%s127.0.0.1:%d/boot.iso' % (credentials, self.server.server_address[1])
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=30)
 
 
 def bmc_virtual_cd(bmc):
