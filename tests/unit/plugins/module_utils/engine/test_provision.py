@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Planning one node from what Ironic reports, per-node options, issuing steps, and what results show."""
+"""Planning one node from what Ironic reports, per-node options, and what results show."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,19 +9,11 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision, requests
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError, Step
 
-
-def node(state, **fields):
-    return dict({'uuid': 'u1', 'name': 'n1', 'provision_state': state, 'target_provision_state': None}, **fields)
-
-
-def verbs(steps):
-    return [step.verb for step in steps]
+from .recording import IMAGE, RecordingClient, node, verbs
 
 
 @pytest.mark.parametrize('fields, options, expected', [
@@ -114,30 +106,6 @@ def test_a_runbook_step_sends_the_runbook_and_no_steps():
     assert 'runbook needs state: manageable or available or active' in str(caught.value)
 
 
-def test_a_runbook_on_an_api_older_than_1_92_is_refused_naming_both_versions():
-    options = provision.Options(runbook='CUSTOM_FIRMWARE')
-    steps = provision.plan_node(node('manageable'), 'manageable', options)
-    with pytest.raises(IronicError) as caught:
-        requests.check_requests(IronicAt((1, 91)), steps, options)
-    assert 'runbook needs Ironic API 1.92 or newer; this server supports up to 1.91' in str(caught.value)
-    requests.check_requests(IronicAt((1, 92)), steps, options)
-
-
-def test_retiring_on_an_api_older_than_1_61_is_refused_before_any_step():
-    options = provision.Options(retired=True)
-    steps = provision.plan_node(node('manageable'), 'manageable', options)
-    with pytest.raises(IronicError, match=r'retired needs Ironic API 1\.61 or newer; this server supports up to 1\.60'):
-        requests.check_requests(IronicAt((1, 60)), steps, options)
-    requests.check_requests(IronicAt((1, 61)), steps, options)
-
-
-def IronicAt(version):  # pylint: disable=invalid-name
-    """A client that negotiated the given API version, with no server behind it."""
-    client = IronicClient('http://127.0.0.1:9')
-    client._server_version = version
-    return client
-
-
 def test_erase_is_a_destructive_manual_clean_with_the_deploy_interfaces_erase_step():
     options = provision.Options(erase='full')
     with pytest.raises(PlanError) as caught:
@@ -185,15 +153,6 @@ def test_retiring_refuses_what_ironic_would():
     assert 'allow_destructive: true' in str(caught.value)
 
 
-def test_retired_patch_sets_only_what_differs():
-    assert requests.retired_patch({'retired': False}, True, 'eol') == [
-        {'op': 'add', 'path': '/retired', 'value': True}, {'op': 'add', 'path': '/retired_reason', 'value': 'eol'}]
-    assert requests.retired_patch({'retired': True, 'retired_reason': 'eol'}, True, 'eol') == []
-    assert requests.retired_patch({'retired': True, 'retired_reason': 'eol'}, None, None) == []
-    assert requests.retired_patch({'retired': True, 'retired_reason': 'eol'}, False, None) == [
-        {'op': 'add', 'path': '/retired', 'value': False}]
-
-
 def test_request_fields_are_read_from_the_options_that_carry_them():
     options = provision.Options(deploy_steps=[{'step': 'x'}], config_drive='http://127.0.0.1:9/cd.iso',
                                 rescue_password='pw', clean_steps=[{'step': 'c'}])
@@ -228,9 +187,6 @@ def test_secret_options_are_task_wide_and_every_other_one_is_a_nodes_own():
     assert all(provision.OPTION_SPEC[name].get('no_log') is None for name in provision.NODE_OPTION_TYPES)
 
 
-IMAGE = {'image_source': 'http://127.0.0.1:9/image.qcow2'}
-
-
 @pytest.mark.parametrize('state, stored, options, expected', [
     ('available', {}, {}, ['active']),
     ('available', IMAGE, {}, ['active']),
@@ -260,71 +216,6 @@ def test_rescue_needs_a_password():
     with pytest.raises(PlanError) as caught:
         provision.plan_node(node('active'), 'rescue', provision.Options())
     assert 'rescue_password' in str(caught.value)
-
-
-class RecordingClient(object):
-    def __init__(self, inventory=None, properties=None):
-        self.calls = []
-        self.inventory = inventory
-        self.properties = properties or {}
-        self.instance_info = {'image_checksum': 'kept'}
-
-    def set_provision_state(self, uuid, verb, **arguments):
-        self.calls.append(('provision', uuid, verb, arguments))
-
-    def unset_maintenance(self, uuid):
-        self.calls.append(('unset_maintenance', uuid))
-
-    def update_node(self, uuid, patch):
-        self.calls.append(('update_node', uuid, patch))
-        self.instance_info = dict(self.instance_info, **dict(
-            (op['path'].split('/')[-1], op['value']) for op in patch if op['op'] == 'add'))
-
-    def get_node(self, uuid, fields=None):
-        self.calls.append(('get_node', uuid, fields))
-        return {'uuid': uuid, 'properties': self.properties, 'instance_info': self.instance_info}
-
-    def get_inventory(self, uuid):
-        return self.inventory
-
-
-def test_issue_step_sends_a_verb_with_its_fields_or_the_request_of_a_node_step():
-    client = RecordingClient()
-    steps = [{'interface': 'vendor', 'step': 'log_passthrough'}]
-    options = provision.Options(service_steps=steps)
-    requests.issue_step(client, 'u1', Step('service', 'active', 'active'), options)
-    requests.issue_step(client, 'u1', Step('clear_fault', 'service failed', 'service failed'), options)
-    requests.issue_step(client, 'u1', Step('manage', 'enroll', 'manageable'), options)
-    assert client.calls == [('provision', 'u1', 'service', {'service_steps': steps}),
-                            ('unset_maintenance', 'u1'), ('provision', 'u1', 'manage', {})]
-
-
-def test_set_instance_info_reads_what_ironic_holds_and_sends_only_the_keys_that_differ():
-    client = RecordingClient()
-    step = Step('set_instance_info', 'available', 'available')
-    options = provision.Options(instance_info=dict(IMAGE, image_checksum='kept'))
-    requests.issue_step(client, 'u1', step, options)
-    requests.issue_step(client, 'u1', step, options)  # sent again (after a lost answer): nothing is missing
-    assert client.calls == [
-        ('get_node', 'u1', ('instance_info',)),
-        ('update_node', 'u1', [{'op': 'add', 'path': '/instance_info/image_source', 'value': IMAGE['image_source']}]),
-        ('get_node', 'u1', ('instance_info',))]
-    requests.check_requests(OldIronic('http://127.0.0.1:9'), [step], options)  # not a provision request
-
-
-class OldIronic(IronicClient):
-    """A client that negotiated API 1.86 (before service steps), with no server behind it."""
-    version = (1, 86)
-
-
-def test_a_plan_the_api_is_too_old_for_is_refused_before_its_first_step():
-    options = provision.Options(service_steps=[{'interface': 'vendor', 'step': 'log_passthrough'}])
-    steps = provision.plan_node(node('available'), 'active', options)
-    assert verbs(steps) == ['active', 'service']
-    with pytest.raises(IronicError, match=r"the 'service' verb needs Ironic API 1\.87 or newer; this server supports "
-                                          r"up to 1\.86"):
-        requests.check_requests(OldIronic('http://127.0.0.1:9'), steps, options)
-    requests.check_requests(OldIronic('http://127.0.0.1:9'), steps[:1], options)
 
 
 def test_what_inspection_learned_is_returned_without_secrets():
