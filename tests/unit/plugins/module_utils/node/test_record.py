@@ -18,30 +18,15 @@ from hypothesis import strategies as st
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import record as node_utils
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import record_checks
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
-    NodeError, PortChanges, creation_body, declared_record, dict_field_changes, node_changes, traits_change)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import check_declaration
+    PortChanges, creation_body, declared_record, dict_field_changes, node_changes, traits_change)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import IRONIC_MASK as IRONIC_SECRET_MASK
 
+from .record_params import params, port
+
 MASK = '********'
-
-
-def params(**given_params):
-    """Module parameters as Ansible passes them: every option present, None when not given."""
-    full = dict((name, None) for name in ('driver', 'driver_info', 'properties', 'resource_class', 'interfaces',
-                                          'ports', 'traits', 'extra', 'instance_info', 'conductor_group', 'owner',
-                                          'lessee', 'description', 'automated_clean'))
-    full.update(given_params)
-    return full
-
-
-def port(address, **attributes):
-    entry = dict(pxe_enabled=None, physical_network=None, local_link_connection=None)
-    entry.update(attributes, address=address)
-    return entry
 
 
 def apply_patch(record, operations):
@@ -96,65 +81,6 @@ def test_secrets_are_scrubbed_from_the_line_ansible_logs_to_syslog_and_from_the_
     assert "did you mean 'redfish_username'?" in result['msg'] and result['api_calls'] == 0
     assert secret not in json.dumps(result)
     assert result['invocation']['module_args']['driver_info']['redfish_password'] != secret
-
-
-@pytest.mark.parametrize('address, problem', [
-    ('52:54:00:zz:00:01', 'is not a MAC address'),
-    ('52-54-00-00-00-01', 'is not a MAC address'),
-    ('52:54:00:00:01', 'is not a MAC address'),
-])
-def test_a_malformed_mac_address_names_the_port_and_the_format(address, problem):
-    with pytest.raises(NodeError) as error:
-        check_declaration(declared_record(params(ports=[port('52:54:00:00:00:09'), port(address)])))
-    assert 'ports[1].address' in str(error.value) and problem in str(error.value)
-    assert '52:54:00:12:34:56' in str(error.value)
-
-
-def test_a_mac_address_listed_twice_is_refused():
-    with pytest.raises(NodeError, match=r'ports\[1\].address 52:54:00:00:00:01 is listed twice'):
-        check_declaration(declared_record(params(ports=[port('52:54:00:00:00:01'), port('52:54:00:00:00:01')])))
-
-
-def test_a_key_ironic_cannot_patch_is_refused_before_anything_is_sent():
-    with pytest.raises(NodeError, match=r"properties key 'a/b' cannot be managed"):
-        check_declaration(declared_record(params(properties={'a/b': 1})))
-
-
-def test_a_misspelled_driver_info_key_suggests_the_closest_one():
-    with pytest.raises(NodeError) as error:
-        check_declaration(declared_record(params(driver='ipmi', driver_info={'ipmi_adress': '127.0.0.1'})))
-    assert "did you mean 'ipmi_address'?" in str(error.value)
-    assert 'validate_driver_info: false' in str(error.value)
-
-
-def test_an_unknown_driver_says_how_to_use_it_anyway():
-    with pytest.raises(NodeError) as error:
-        check_declaration(declared_record(params(driver='redfsh')))
-    assert "did you mean 'redfish'?" in str(error.value)
-    assert 'Set validate_driver_info: false to use a hardware type' in str(error.value)
-
-
-def test_validate_driver_info_false_lets_vendor_keys_through():
-    check_declaration(declared_record(params(driver='redfish', driver_info={'vendor_quirk': 1})),
-                      validate_driver_info=False)
-
-
-def test_required_keys_are_checked_on_creation_and_on_removal():
-    declared = declared_record(params(driver='redfish', driver_info={'redfish_username': 'admin'}))
-    with pytest.raises(NodeError, match=r"'redfish_address' is required for hardware type 'redfish': add it"):
-        record_checks.check_driver_info(declared, 'redfish', None)
-    # an existing node keeps its required key unless the task removes it
-    record_checks.check_driver_info(declared, 'redfish', {'redfish_address': 'http://127.0.0.1:8000'})
-    removal = declared_record(params(driver_info={'redfish_address': None}))
-    with pytest.raises(NodeError, match=r"'redfish_address' is required"):
-        record_checks.check_driver_info(removal, 'redfish', {'redfish_address': 'http://127.0.0.1:8000'})
-
-
-def test_changing_the_driver_names_the_keys_left_from_the_old_one():
-    declared = declared_record(params(driver='redfish', driver_info={'redfish_address': 'http://127.0.0.1:8000'}))
-    with pytest.raises(NodeError) as error:
-        record_checks.check_driver_info(declared, 'redfish', {'ilo_address': '127.0.0.1'})
-    assert 'ilo_address' in str(error.value) and 'set them to null' in str(error.value)
 
 
 # -- dictionary fields -----------------------------------------------------------------------------
@@ -296,31 +222,6 @@ def test_secret_values_are_found_in_every_element_of_nodes():
         {'name': 'b', 'driver': 'ipmi', 'driver_info': {'ipmi_password': 'pw-b'}},
         'not-a-dict', {'name': 'c', 'driver_info': ['wrong type']}]})
     assert {'pw-a', 'pw-b'} <= values and 'a' not in values
-
-
-@pytest.mark.parametrize('node, declared, problem', [
-    (None, {'protected': True}, "Ironic protects a node only in active or rescue; this node is in 'enroll' "
-                                "(it is being created)"),
-    ({'provision_state': 'manageable'}, {'protected': True}, "this node is in 'manageable'"),
-    ({'provision_state': 'available'}, {'retired': True}, 'Ironic does not retire an available node'),
-    ({'provision_state': 'active'}, {'protected_reason': 'x'}, 'protected_reason is only kept while protected'),
-    ({'provision_state': 'manageable', 'retired': False}, {'retired_reason': 'x'}, 'set retired: true as well'),
-])
-def test_flags_ironic_would_refuse_are_refused_before_anything_is_sent(node, declared, problem):
-    with pytest.raises(NodeError) as error:
-        record_checks.check_flags(node, declared)
-    assert problem in str(error.value)
-
-
-@pytest.mark.parametrize('node, declared', [
-    ({'provision_state': 'active'}, {'protected': True, 'protected_reason': 'db'}),
-    ({'provision_state': 'manageable', 'protected': True}, {'protected_reason': 'kept while protected'}),
-    ({'provision_state': 'manageable'}, {'retired': True, 'retired_reason': 'old'}),
-    ({'provision_state': 'available', 'retired': True}, {'retired': True}),
-    ({'provision_state': 'enroll'}, {'protected': False, 'retired': False}),
-])
-def test_flags_ironic_takes_pass(node, declared):
-    record_checks.check_flags(node, declared)
 
 
 def test_flags_and_shard_are_compared_field_by_field():
