@@ -5,10 +5,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import transport as _transport
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import config as _config, transport as _transport
 
 from .scripted import ScriptedIronic
 
@@ -27,3 +28,12 @@ def sleeps(monkeypatch):
     slept = []
     monkeypatch.setattr(_transport.time, 'sleep', slept.append)
     return slept
+
+
+@pytest.fixture
+def clean_environment(monkeypatch, tmp_path):
+    """No OS_* variable, CA bundle variable or clouds.yaml of the caller leaks into a test."""
+    for name in list(os.environ):
+        if name.startswith('OS_') or name in ('REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'):
+            monkeypatch.delenv(name)
+    monkeypatch.setattr(_config, 'CONFIG_DIRS', (str(tmp_path / 'nowhere'),))
