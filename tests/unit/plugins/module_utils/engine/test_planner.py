@@ -296,15 +296,3 @@ def test_refusals_say_why_and_what_to_do(current, target, options, words):
         planner.plan(current, target, **options)
     for word in words:
         assert word in str(caught.value)
-
-
-@pytest.mark.parametrize('provision_state, target_provision_state, at_rest', [
-    ('available', None, True),
-    ('available', 'active', False),  # accepted, not yet moved
-    ('deploying', 'active', False),
-    ('clean failed', 'available', True),
-    ('clean hold', 'available', True),
-    (None, None, True),
-])
-def test_at_rest(provision_state, target_provision_state, at_rest):
-    assert graph.is_at_rest(provision_state, target_provision_state) is at_rest
