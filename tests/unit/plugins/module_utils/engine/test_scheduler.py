@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """Scheduler edge cases that a real Ironic cannot produce on demand: slow conductors, timeouts, many nodes.
 
-The fake conductor moves a node along the table's success path one transient state per tick.
+The fake conductor (fake_ironic.py) moves a node along the table's success path one transient state per tick.
 Everything users rely on is also tested against the real Ironic in tests/integration.
 """
 
@@ -13,212 +13,14 @@ import json
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import ConductorWatch
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.diagnosis import HELD_BACK
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import Job
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
-    AnswerLost, Busy, IronicError, Unreachable)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, plan_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import issue_step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
 
-EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
-
-
-class FakeIronic(object):
-    """Nodes whose transient states each last ``tick`` seconds of a fake clock."""
-
-    poll_fields = ('uuid', 'provision_state', 'reservation', 'provision_updated_at')
-
-    def __init__(self, tick=0.3, fail_in=None):
-        self.now = 0.0
-        self.stalled = set()  # nodes whose conductor died: they never move again and hold no lock
-        self.refuse = {}  # verb -> (maintenance reason set just before it is refused)
-        self.lose_answer = {}  # verb -> how many answers to lose (after applying the verb)
-        self.unreachable_until = None
-        self.history = []
-        self.requests = []
-        self.server_version = (1, 115)  # the newest API version the server serves: its release follows
-        self.tick = tick
-        self.fail_in = fail_in or {}  # transient state -> failure state it falls into
-        self.nodes = {}
-        self.polls = []
-        self.moving_peak = 0
-        self.died = {}  # conductor -> when it was killed; Ironic reports it dead HEARTBEAT_TIMEOUT later
-        self.orphans = {}  # node -> (its conductor, killed in the middle of the step, the state a takeover fails it in)
-        self.conductor_reads = []
-        self.heartbeats = True  # live conductors record heartbeats (Ironic on SQLite records none)
-        self.watch = ConductorWatch()
-        self.capacity = None  # Ironic's concurrent action limit: how many nodes may be in transient states at once
-        self.busy_answers = []  # when Ironic answered Busy, and to which node
-
-    HEARTBEAT_INTERVAL = 5.0
-    HEARTBEAT_TIMEOUT = 15.0
-    TAKEOVER_AFTER = 4.0  # after the conductor is reported dead, a live one's periodic task takes its nodes over
-
-    def kill(self, conductor, uuid, failed_state=None):
-        """Kill the conductor holding the node: it stops moving, keeps the reservation; a takeover (failed_state)
-        fails it later, or (None) only releases the reservation."""
-        self.died[conductor] = self.now
-        self.nodes[uuid]['reservation'] = conductor
-        self.orphans[uuid] = (conductor, failed_state)
-
-    def listed_conductors(self):
-        """GET /v1/conductors: a live conductor's heartbeat advances every HEARTBEAT_INTERVAL, unless the fake
-        records none (heartbeats False, as Ironic on SQLite); a killed one's stops, at T-<name>."""
-        def heartbeat(name):
-            if name in self.died or not self.heartbeats:
-                return 'T-%s' % name
-            return 'beat-%d' % (self.now // self.HEARTBEAT_INTERVAL)
-
-        return [{'hostname': name, 'conductor_group': '', 'updated_at': heartbeat(name),
-                 'alive': name not in self.died or self.now < self.died[name] + self.HEARTBEAT_TIMEOUT}
-                for name in sorted(set(self.died) | set(['conductor']))]
-
-    def conductors(self):
-        self.conductor_reads.append(self.now)
-        return self.watch.read(self.listed_conductors())
-
-    def clock(self):
-        return self.now
-
-    def sleep(self, seconds):
-        assert seconds > 0
-        self.now += seconds
-
-    def add(self, uuid, state, target=None):
-        self.nodes[uuid] = {'uuid': uuid, 'name': uuid, 'provision_state': state, 'target_provision_state': target,
-                            'since': 0.0, 'last_error': None, 'reservation': 'conductor' if target else None,
-                            'provision_updated_at': '0', 'maintenance': False, 'maintenance_reason': None}
-
-    @property
-    def version(self):
-        return min(self.server_version, (1, 115))
-
-    @property
-    def release(self):
-        return capabilities.release_for_api(self.server_version)
-
-    def describe_server(self):
-        return capabilities.describe_server(self.server_version)
-
-    def supports(self, version):
-        return self.version >= version
-
-    def set_provision_state(self, uuid, verb, **arguments):
-        for other in self.nodes.values():
-            self._advance(other)
-        if self.capacity is not None and sum(1 for n in self.nodes.values() if n['target_provision_state']) >= self.capacity:
-            self.busy_answers.append((self.now, uuid))
-            raise Busy('Ironic refused PUT /nodes/%s/states/provision (HTTP 503): The concurrent action limit for '
-                       'cleaning has been reached.' % uuid, 503)
-        self.requests.append((self.now, uuid, verb))
-        node = self.nodes[uuid]
-        if verb in self.refuse:
-            node.update(maintenance=True, maintenance_reason=self.refuse[verb])
-            raise IronicError('node %s is in maintenance' % uuid, 400)
-        entered = graph.events(self.release).get((node['provision_state'], states.VERBS[verb]))
-        if entered is None:
-            raise IronicError('cannot %s from %s' % (verb, node['provision_state']), 400)
-        landing = states.LANDING_OVERRIDES.get((node['provision_state'], verb))
-        node['provision_state'] = entered
-        stable = states.STATES[entered][0] != states.TRANSIENT
-        node['target_provision_state'] = None if stable else landing or states.STATES[entered][1]
-        node['reservation'] = None if stable else 'conductor'
-        node['since'] = self.now
-        node['provision_updated_at'] = str(self.now)
-        self.stalled.discard(uuid)
-        self.moving_peak = max(self.moving_peak, sum(1 for n in self.nodes.values() if n['target_provision_state']))
-        if self.lose_answer.get(verb):
-            self.lose_answer[verb] -= 1
-            raise AnswerLost('the answer to PUT %s was lost' % verb)
-
-    def update_node(self, uuid, patch):
-        """The instance_info part of a JSON patch, applied as Ironic applies it."""
-        self.requests.append((self.now, uuid, 'PATCH %s' % ' '.join(op['path'] for op in patch)))
-        info = self.nodes[uuid].setdefault('instance_info', {})
-        for operation in patch:
-            key = operation['path'][len('/instance_info/'):]
-            if operation['op'] == 'remove':
-                del info[key]
-            else:
-                info[key] = operation['value']
-        if self.lose_answer.get('PATCH'):
-            self.lose_answer['PATCH'] -= 1
-            raise AnswerLost('the answer to PATCH was lost')
-
-    def get_node(self, uuid, fields=None):
-        self._advance(self.nodes[uuid])
-        return dict(self.nodes[uuid])
-
-    def node_history(self, uuid, limit):
-        return self.history[-limit:]
-
-    def _advance(self, node):
-        if node['uuid'] in self.orphans:
-            conductor, failed_state = self.orphans[node['uuid']]
-            if self.now >= self.died[conductor] + self.HEARTBEAT_TIMEOUT + self.TAKEOVER_AFTER:
-                node['reservation'] = None
-                if failed_state:
-                    del self.orphans[node['uuid']]
-                    node.update(provision_state=failed_state, target_provision_state=None,
-                                last_error='Operation was aborted due to conductor take over')
-            return
-        if node['uuid'] in self.stalled:
-            node['reservation'] = None
-            return
-        while node['target_provision_state'] and self.now - node['since'] >= self.tick:
-            state = node['provision_state']
-            if state in self.fail_in:
-                node['provision_state'] = self.fail_in[state]
-                node['last_error'] = 'the fake conductor failed in %s' % state
-                if states.STATES[node['provision_state']][0] == states.TRANSIENT:
-                    self.stalled.add(node['uuid'])  # waits for a ramdisk that never calls back
-                    node['reservation'] = None
-                else:
-                    node['target_provision_state'] = None
-                return
-            # the event that reaches the target directly (a manual clean's 'manage'), else onwards
-            following = next((EVENTS[(state, event)] for event in ('manage', 'done', 'clean')
-                              if EVENTS.get((state, event)) == node['target_provision_state']), None)
-            following = following or EVENTS.get((state, 'done')) or EVENTS.get((state, 'clean'))
-            node['provision_state'] = following
-            node['since'] += self.tick
-            node['provision_updated_at'] = str(node['since'])
-            if states.STATES[following][0] == states.STABLE:
-                node['target_provision_state'] = None
-                node['reservation'] = None
-
-    def poll_nodes(self, last_seen, transient_states):
-        if self.unreachable_until is not None and self.now < self.unreachable_until:
-            raise Unreachable('connection refused')
-        self.polls.append((self.now, sorted(last_seen)))
-        for uuid in last_seen:
-            if uuid in self.nodes:
-                self._advance(self.nodes[uuid])
-        return dict((uuid, dict(self.nodes[uuid])) for uuid in last_seen if uuid in self.nodes)
-
-
-def scheduler(fake, timeout=60, **kwargs):
-    def plan(job, node):
-        return plan_node(node, job.target, job.options, fake.release)
-    return Scheduler(fake, timeout, plan=plan, issue_step=issue_step, clock=fake.clock, sleep=fake.sleep, **kwargs)
-
-
-def jobs_for(fake, target, uuids=None, options=None):
-    return [(Job(fake.nodes[uuid], target, options or Options()), dict(fake.nodes[uuid]))
-            for uuid in (uuids or sorted(fake.nodes))]
-
-
-def run(fake, target, timeout=60, wait=True, check_mode=False, **kwargs):
-    return scheduler(fake, timeout, **kwargs).run(jobs_for(fake, target), wait=wait, check_mode=check_mode)
+from .fake_ironic import IMAGE, FakeIronic, deploying_with_instance_info, jobs_for, run, scheduler
 
 
 def test_walks_a_node_through_every_step_and_records_transitions():
@@ -263,30 +65,6 @@ def test_a_timeout_says_where_the_node_stopped_with_its_last_error_and_history()
     assert 'event 3' in job.error and 'event 7' in job.error and 'event 2' not in job.error
     assert job.node['provision_state'] == 'cleaning'  # the last node polled, not a stale copy
     assert fake.now <= 150 + 1e-9
-
-
-def test_abort_on_timeout_aborts_a_node_left_in_a_wait_state():
-    fake = FakeIronic(fail_in={'cleaning': 'clean wait'})
-    fake.add('n1', 'manageable')
-    fake.add('n2', 'deploying', target='active')  # someone else's deploy, never ours to abort
-    fake.nodes['n2']['since'] = 1000
-    jobs = run(fake, 'available', timeout=30, abort_on_timeout=True)
-    assert 'It was aborted (abort_on_timeout), out of \'clean wait\'' in jobs[0].error
-    assert fake.nodes['n1']['provision_state'] == 'clean failed'
-    assert jobs[0].transitions[-1]['verb'] == 'abort' and jobs[0].result()['changed']
-    assert 'not started' in jobs[1].error and fake.nodes['n2']['provision_state'] == 'deploying'
-    assert [verb for _at, uuid, verb in fake.requests] == ['provide', 'abort']
-
-
-def test_abort_on_timeout_leaves_wait_call_back_alone_before_api_1_110_and_says_why():
-    fake = FakeIronic(fail_in={'deploying': 'wait call-back'})
-    fake.server_version = (1, 109)
-    fake.add('n1', 'available')
-    job, = run(fake, 'active', timeout=30, abort_on_timeout=True)
-    assert "stopped in 'wait call-back'" in job.error and 'not in a wait state' not in job.error
-    assert ("Aborting 'wait call-back' needs Ironic API 1.110 or newer, and this server is Ironic 34.0 (API 1.109), "
-            "so it was left moving." in job.error)
-    assert [verb for _at, _uuid, verb in fake.requests] == ['active']
 
 
 @pytest.mark.parametrize('server_version, advice', [((1, 90), False), ((1, 111), True)])
@@ -497,39 +275,6 @@ def test_a_wait_state_without_a_lock_is_not_stranded():
     assert 'stranded' not in job.error
 
 
-def test_a_refusal_in_the_middle_of_a_plan_names_the_step_where_the_node_rests_and_the_maintenance_reason():
-    fake = FakeIronic()
-    fake.add('n1', 'manageable')
-    fake.refuse['active'] = 'disk replaced by ops'
-    job, = run(fake, 'active')
-    assert "Ironic refused 'active' (step 2 of 2) from 'available'" in job.error
-    assert "rests in 'available'" in job.error and 'disk replaced by ops' in job.error
-    assert job.node['maintenance'] is True
-
-
-@pytest.mark.parametrize('applied', [True, False])
-def test_a_lost_answer_is_checked_against_the_node(applied):
-    fake = FakeIronic()
-    fake.add('n1', 'enroll')
-    if applied:
-        fake.lose_answer['manage'] = 1
-    else:
-        original = fake.set_provision_state
-        lost = []
-
-        def lost_before_applied(uuid, verb, **arguments):
-            if verb == 'manage' and not lost:
-                lost.append(verb)
-                raise AnswerLost('lost')
-            original(uuid, verb, **arguments)
-
-        fake.set_provision_state = lost_before_applied
-    job, = run(fake, 'manageable')
-    assert job.error is None and job.node['provision_state'] == 'manageable'
-    assert [verb for _at, _uuid, verb in fake.requests] == ['manage']
-    assert job.transitions[0].get('answer_lost') is True
-
-
 def test_an_ironic_restart_is_ridden_out_and_a_long_outage_is_reported():
     fake = FakeIronic(tick=5)
     fake.add('n1', 'manageable')
@@ -578,15 +323,6 @@ def test_progress_names_steps_in_the_users_words_and_a_node_at_rest_without_one(
     assert ('available', 'deploy') in steps and steps[-1] == ('active', None)
 
 
-IMAGE = {'image_source': 'http://127.0.0.1:9/image.qcow2', 'old_key': None}
-
-
-def deploying_with_instance_info(fake):
-    fake.add('n1', 'manageable')
-    fake.nodes['n1']['instance_info'] = {'old_key': 'stale', 'image_checksum': 'kept'}
-    return scheduler(fake).run(jobs_for(fake, 'active', options=Options(instance_info=IMAGE)), wait=True)
-
-
 def test_instance_info_is_set_by_a_step_of_the_plan_that_waits_for_nothing():
     fake = FakeIronic()
     job, = deploying_with_instance_info(fake)
@@ -616,27 +352,6 @@ def test_without_wait_the_instance_info_is_set_and_the_first_verb_issued():
     job, = scheduler(fake).run(jobs_for(fake, 'active', options=Options(instance_info=IMAGE)), wait=False)
     assert [(t['verb'], t['to']) for t in job.transitions] == [('set_instance_info', 'available'), ('active', None)]
     assert fake.nodes['n1']['provision_state'] == 'deploying' and fake.polls == []
-
-
-@pytest.mark.parametrize('applied', [True, False])
-def test_a_lost_answer_to_set_instance_info_sends_only_what_is_missing(applied):
-    fake = FakeIronic()
-    if applied:
-        fake.lose_answer['PATCH'] = 1
-    else:
-        original = fake.update_node
-
-        def lost_before_applied(uuid, patch):
-            fake.update_node = original
-            raise AnswerLost('lost')
-
-        fake.update_node = lost_before_applied
-    job, = deploying_with_instance_info(fake)
-    assert job.error is None and job.node['provision_state'] == 'active'
-    assert job.transitions[1]['verb'] == 'set_instance_info' and job.transitions[1]['answer_lost'] is True
-    assert [verb for _at, _uuid, verb in fake.requests] == [
-        'provide', 'PATCH /instance_info/image_source /instance_info/old_key', 'active']  # sent until applied, once
-    assert fake.nodes['n1']['instance_info'] == {'image_source': IMAGE['image_source'], 'image_checksum': 'kept'}
 
 
 def test_a_node_reserved_by_a_dead_conductor_waits_for_the_takeover_and_is_recovered_from_it(tmp_path):
