@@ -5,7 +5,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost
