@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""baremetal_node's parameters as Ansible passes them, for the tests of the node record and of its checks."""
+"""baremetal_node's parameters as Ansible passes them, and the states a node declares: helpers of the node tests."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -19,3 +19,8 @@ def port(address, **attributes):
     entry = dict(pxe_enabled=None, physical_network=None, local_link_connection=None)
     entry.update(attributes, address=address)
     return entry
+
+
+def states(provision_state=None, maintenance=None, maintenance_reason=None, power=None):
+    return dict(provision_state=provision_state, maintenance=maintenance, maintenance_reason=maintenance_reason,
+                power=power)

@@ -11,6 +11,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declarati
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options
 
+from .record_params import states
+
 LANDING = {'manage': 'manageable', 'provide': 'available', 'active': 'active', 'deleted': 'available'}
 POWER = {'power on': 'power on', 'power off': 'power off', 'rebooting': 'power on'}
 
@@ -83,11 +85,6 @@ def records(monkeypatch):
 
 def whole(client, states, check_mode=False, **options):
     return converge.ensure_whole_nodes(client, [declared(states, **options)], 'on_create', check_mode)[0]
-
-
-def states(provision_state=None, maintenance=None, maintenance_reason=None, power=None):
-    return dict(provision_state=provision_state, maintenance=maintenance, maintenance_reason=maintenance_reason,
-                power=power)
 
 
 # -- when maintenance is cleared for a move ---------------------------------------------------------------

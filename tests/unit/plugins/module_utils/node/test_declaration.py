@@ -12,8 +12,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner i
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import check_declarations, declarations_of, refusal
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError
 
-from .test_converge import states
-from .test_record import params, port
+from .record_params import params, port, states
 
 
 def declared(params, selected=None):
