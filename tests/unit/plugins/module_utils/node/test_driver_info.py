@@ -16,12 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import driver_info as hw
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_schemas import SUPPORTED_HARDWARE_TYPES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import MissingLibrary
 
+from .driver_types import TYPES
+
 MASK = '********'
-TYPES = ('ipmi', 'redfish', 'idrac', 'ilo', 'fake-hardware',
-         'manual-management')
 
 # A realistic, complete driver_info per hardware type.
 VALID = {
@@ -101,10 +100,6 @@ REQUIRED = {
     'fake-hardware': [],
     'manual-management': [],
 }
-
-
-def test_supported_hardware_types():
-    assert SUPPORTED_HARDWARE_TYPES == TYPES
 
 
 @pytest.mark.parametrize('driver', TYPES)
