@@ -144,8 +144,9 @@ execution_environment() {
 unit_and_integration() {
     # Two pytest-xdist workers, each with its own session Ironic: most tests wait on Ironic or on an ansible
     # process, so two of them at a time fill the machine's two cores. --dist loadfile runs a module whole on one
-    # worker: its module-scoped Ironic, Keystone or split topology starts once.
-    (cd "$ROOT" && python -m pytest tests -n 2 --dist loadfile)
+    # worker: its module-scoped Ironic, Keystone or split topology starts once. The 15 slowest tests are listed last:
+    # where the stage's time goes.
+    (cd "$ROOT" && python -m pytest tests -n 2 --dist loadfile --durations=15)
 }
 
 lanes() {
