@@ -764,6 +764,7 @@ options:
       - With O(state=absent), the seconds bringing the node to V(manageable) may take.
       - With O(provision_state), the seconds the moves of the task may take; with O(power), the seconds each power
         action may take (for soft actions also Ironic's own timeout, as in M(baremetal.lifecycle.baremetal_power)).
+      - With O(virtual_media), the seconds each attach or detach may take until the BMC shows it.
     type: int
     default: 1800
 requirements:

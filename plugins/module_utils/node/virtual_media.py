@@ -27,9 +27,6 @@ DOWNLOAD_SOURCES = ('http', 'local')
 URL_SCHEMES = ('http', 'https', 'nfs', 'cifs', 'smb')
 REMOTE_ONLY_SCHEMES = ('nfs', 'cifs', 'smb')
 
-# How long an attach or a detach may take before the task gives up on it.
-MEDIA_TIMEOUT = 600
-
 
 class VirtualMediaError(BaremetalError):
     """Ironic could not attach or detach an image, or the BMC has no such device."""
@@ -128,8 +125,9 @@ def media_view(media, devices):
     return masked(dict((device, inserted_image(media, device)[0]) for device in devices))
 
 
-def apply_plan(client, plan, node_uuid, timeout=MEDIA_TIMEOUT):
-    """Detach, then attach, each followed by reads until the BMC shows it. Returns the media as last read."""
+def apply_plan(client, plan, node_uuid, timeout):
+    """Detach, then attach, each followed by reads until the BMC shows it, each within timeout seconds (the task's).
+    Returns the media as last read."""
     media = None
     for device in plan.detach:
         api.detach_virtual_media(client, node_uuid, device)

@@ -129,8 +129,8 @@ def view(wiring, node_view):
     return dict(node_view, **wiring.view()) if wiring is not None else node_view
 
 
-def apply(client, wiring, node, ports, view_of):
-    """Write the wiring after the record; returns the node's view (view_of(node, ports) with the wiring). A failure
+def apply(client, wiring, node, ports, view_of, timeout):
+    """Write the wiring after the record (each virtual media attach or detach within timeout seconds); returns the node's view (view_of(node, ports) with the wiring). A failure
     carries the view of the node as far as it went."""
     if wiring is None:
         return view_of(node, ports)
@@ -141,7 +141,7 @@ def apply(client, wiring, node, ports, view_of):
                              else (wiring.groups.current, ports))
             shown = dict(view_of(node, ports), port_groups=port_groups.groups_view(groups, ports))
         if wiring.media is not None:
-            media = virtual_media.apply_plan(client, wiring.media, node['uuid']) if wiring.media else wiring.media_read
+            media = virtual_media.apply_plan(client, wiring.media, node['uuid'], timeout) if wiring.media else wiring.media_read
             if media is None:  # a node just created: what its BMC shows now
                 media = api.virtual_media(client, node['uuid'])
             shown['virtual_media'] = virtual_media.media_view(media, list(wiring.media.after))

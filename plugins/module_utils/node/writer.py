@@ -27,7 +27,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.snapshot 
 NOTHING_CREATED = {'changed': False, 'created': False, 'node': None}
 
 
-def apply_change(client, change, check_mode, verify_bmc=True):
+def apply_change(client, change, check_mode, verify_bmc=True, timeout=1800):
     """Make one node what its Change says. Returns its result (name, changed, created, node, diff, bmc_verified).
 
     The node returned is built from Ironic's answers to the writes, without reading it again. With verify_bmc, a
@@ -40,7 +40,7 @@ def apply_change(client, change, check_mode, verify_bmc=True):
         return result
     try:
         node, ports = _create(client, change) if change.node is None else _update(client, change)
-        result['node'] = wiring.apply(client, change.wiring, node, ports, node_view)
+        result['node'] = wiring.apply(client, change.wiring, node, ports, node_view, timeout)
     except BaremetalError as exc:
         raise NodeError(str(exc), dict(result, **exc.result))
     return verified(client, change, node, result) if verify_bmc else result
@@ -190,7 +190,7 @@ def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1
         raise refusal(declarations, problems)
     changes = dict((change.declaration.name, change) for change in changes)
     results = run_each([declaration for declaration in declarations if declaration.state == 'present'],
-                       lambda declaration: apply_change(client, changes[declaration.name], check_mode, verify_bmc),
+                       lambda declaration: apply_change(client, changes[declaration.name], check_mode, verify_bmc, timeout),
                        concurrency)
     absent = [declaration for declaration in declarations if declaration.state == 'absent']
     removed = iter(remove_nodes(client, absent, check_mode, timeout, concurrency) if absent else ())

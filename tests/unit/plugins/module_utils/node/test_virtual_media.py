@@ -108,7 +108,7 @@ class Client(object):
 def test_an_attach_is_read_until_the_bmc_shows_it(monkeypatch):
     monkeypatch.setattr(virtual_media.Wait, 'pause', lambda self: True)
     client = Client(after=2)
-    shown = virtual_media.apply_plan(client, virtual_media.MediaPlan(media(image_url=URL), [CD], NODE), NODE)
+    shown = virtual_media.apply_plan(client, virtual_media.MediaPlan(media(image_url=URL), [CD], NODE), NODE, 600)
     assert client.writes == [('POST', '/nodes/%s/vmedia' % NODE,
                               {'device_type': 'cdrom', 'image_url': URL, 'image_download_source': 'http'}, None)]
     assert client.reads == 3 and virtual_media.media_view(shown, ['cdrom']) == {
@@ -119,7 +119,7 @@ def test_a_detach_is_read_until_the_device_is_empty(monkeypatch):
     monkeypatch.setattr(virtual_media.Wait, 'pause', lambda self: True)
     client = Client(after=1)
     plan = virtual_media.MediaPlan(media(state='absent'), [inserted(CD, URL)], NODE)
-    virtual_media.apply_plan(client, plan, NODE)
+    virtual_media.apply_plan(client, plan, NODE, 600)
     assert client.writes == [('DELETE', '/nodes/%s/vmedia' % NODE, None, {'device_types': 'cdrom'})]
 
 
@@ -127,7 +127,7 @@ def test_a_failure_ironic_reports_fails_with_its_last_error_masked(monkeypatch):
     monkeypatch.setattr(virtual_media.Wait, 'pause', lambda self: True)
     client = Client(after=99, last_error='Could not attach device cdrom: %s unreachable' % URL)
     with pytest.raises(virtual_media.VirtualMediaError) as caught:
-        virtual_media.apply_plan(client, virtual_media.MediaPlan(media(image_url=URL), [CD], NODE), NODE)
+        virtual_media.apply_plan(client, virtual_media.MediaPlan(media(image_url=URL), [CD], NODE), NODE, 600)
     assert 'Ironic failed attaching cdrom: Could not attach device cdrom' in str(caught.value)
     assert 'Zq-secret' not in str(caught.value)
 

@@ -78,3 +78,12 @@ def test_a_node_being_created_reads_nothing_of_itself():
                               'virtual_media': [{'device_type': 'cdrom', 'image_url': URL}]}, None)
     assert client.sent == [('GET', '/portgroups/bond0')]
     assert change.wiring.media.attach and [group['name'] for group in change.wiring.groups.create] == ['bond0']
+
+
+def test_virtual_media_waits_up_to_the_tasks_timeout(monkeypatch):
+    change, client = planned({'virtual_media': [{'device_type': 'cdrom', 'image_url': URL}]}, NODE)
+    waited = []
+    monkeypatch.setattr(wiring.virtual_media, 'apply_plan',
+                        lambda client, plan, uuid, timeout: waited.append(timeout) or [])
+    wiring.apply(client, change.wiring, NODE, [], lambda node, ports: {'name': node['name']}, 42)
+    assert waited == [42]
