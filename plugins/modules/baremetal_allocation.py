@@ -37,20 +37,22 @@ attributes:
     description: Reads the allocation and reports what would change; nothing is written, and no node is picked.
   diff_mode:
     support: full
-    description: Shows the allocation's fields and its node before and after the task.
+    description: Shows the allocation's fields and its node before and after the task (with O(allocations), one diff
+      per allocation).
 options:
   name:
     description:
       - The allocation's name, which identifies it from one run to the next; 1 to 255 letters, digits and
         C(. _ ~ -), not a UUID. Ironic tries first a matching node of the same name.
+      - One of O(name) and O(allocations) is required.
     type: str
-    required: true
   state:
     description:
       - V(present) asks for the allocation when there is none, and keeps it; V(absent) deletes it, which releases
         its node (nothing happens when there is none).
       - Ironic does not release the node of an V(active) workload unless the node is in maintenance; V(absent)
         fails on such a node before any write, saying so.
+      - With O(allocations), the state of each element that sets none.
     type: str
     choices: [present, absent]
     default: present
@@ -82,9 +84,44 @@ options:
       - Record the allocation for this node (name or UUID), which must be V(active) and not allocated already,
         instead of letting Ironic pick one (a backfill, Ironic API 1.58 or newer).
     type: str
+  allocations:
+    description:
+      - Several allocations in one task, each with the options above; each name may appear once. Every allocation
+        is read and checked before the first write, and the task fails naming every element that cannot be done.
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description: The allocation's name, as O(name).
+        type: str
+        required: true
+      state:
+        description: V(present) or V(absent); O(state) when unset.
+        type: str
+        choices: [present, absent]
+      resource_class:
+        description: The resource class of the node to pick, as O(resource_class).
+        type: str
+      traits:
+        description: Traits the node must all have, as O(traits).
+        type: list
+        elements: str
+      candidate_nodes:
+        description: Names or UUIDs of the nodes the pick is limited to, as O(candidate_nodes).
+        type: list
+        elements: str
+      owner:
+        description: The project the allocation is for, as O(owner).
+        type: str
+      extra:
+        description: Free-form data kept with the allocation, as O(extra).
+        type: dict
+      node:
+        description: Record the allocation for this active node, as O(node).
+        type: str
   timeout:
     description:
-      - Seconds to wait for Ironic to pick the node.
+      - Seconds to wait for Ironic to pick the node (of each allocation).
     type: int
     default: 120
 seealso:
@@ -112,6 +149,18 @@ EXAMPLES = r'''
     name: legacy-db-01
     node: rack2-node04
 
+- name: Ask for two nodes in one task, and release a third
+  baremetal.lifecycle.baremetal_allocation:
+    allocations:
+      - name: web-01
+        resource_class: baremetal
+      - name: web-02
+        resource_class: baremetal
+        traits: [CUSTOM_SSD]
+      - name: web-old
+        state: absent
+  register: web
+
 - name: Release the node (after undeploying it)
   baremetal.lifecycle.baremetal_allocation:
     name: render-01
@@ -122,7 +171,7 @@ RETURN = r'''
 node:
   description: The allocated node (null while none is, in check mode for a new allocation, and once released the
     node it held).
-  returned: always
+  returned: when O(name) is given
   type: dict
   contains:
     uuid:
@@ -134,7 +183,7 @@ node:
   sample: {uuid: 5f1c2d6e-6a9c-4a55-9d3c-2b3f8e0c1a11, name: rack1-node07}
 allocation:
   description: The allocation after the task (as it would be, in check mode); null once deleted.
-  returned: always
+  returned: when O(name) is given
   type: dict
   contains:
     uuid:
@@ -169,6 +218,14 @@ allocation:
     last_error:
       description: Why it failed, in state V(error).
       type: str
+allocations:
+  description: With O(allocations), each allocation's result in the order given, with C(changed), C(allocation) and
+    C(node) as RV(allocation) and RV(node) are without O(allocations).
+  returned: when O(allocations) is given
+  type: list
+  elements: dict
+  sample: [{changed: true, allocation: {name: web-01, state: active, node_uuid: 5f1c2d6e-6a9c-4a55-9d3c-2b3f8e0c1a11},
+            node: {uuid: 5f1c2d6e-6a9c-4a55-9d3c-2b3f8e0c1a11, name: rack1-node07}}]
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always
@@ -179,15 +236,22 @@ api_calls:
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.allocation import ensure_allocation
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 
-ARGUMENT_SPEC = dict(
-    name=dict(type='str', required=True),
-    state=dict(type='str', choices=['present', 'absent'], default='present'),
+ALLOCATION_SPEC = dict(
     resource_class=dict(type='str'),
     traits=dict(type='list', elements='str'),
     candidate_nodes=dict(type='list', elements='str'),
     owner=dict(type='str'),
     extra=dict(type='dict'),
     node=dict(type='str'),
+)
+
+ARGUMENT_SPEC = dict(
+    ALLOCATION_SPEC,
+    name=dict(type='str'),
+    state=dict(type='str', choices=['present', 'absent'], default='present'),
+    allocations=dict(type='list', elements='dict', options=dict(
+        ALLOCATION_SPEC, name=dict(type='str', required=True),
+        state=dict(type='str', choices=['present', 'absent']))),
     timeout=dict(type='int', default=120),
 )
 
@@ -197,7 +261,9 @@ def main_logic(module):
 
 
 def main():
-    BaremetalModule(ARGUMENT_SPEC).run(main_logic)
+    BaremetalModule(ARGUMENT_SPEC, required_one_of=[('name', 'allocations')],
+                    mutually_exclusive=[('allocations', option) for option in ['name'] + sorted(ALLOCATION_SPEC)]).run(
+        main_logic)
 
 
 if __name__ == '__main__':

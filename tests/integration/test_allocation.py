@@ -81,6 +81,31 @@ def test_ironic_picks_the_node_a_rerun_keeps_it_and_absent_releases_it(ironic, r
     assert run_module('baremetal_allocation', name=declaration['name'], state='absent')['changed'] is False
 
 
+def test_two_allocations_in_one_task_check_mode_then_picked_and_a_rerun_writes_nothing(ironic, run_module, pool):
+    tag, (plain, gpu) = pool
+    allocations = [dict(name='bulk-gpu-%s' % tag.lower(), resource_class=gpu['resource_class'],
+                        traits=['CUSTOM_GPU_%s' % tag]),
+                   dict(name='bulk-any-%s' % tag.lower(), resource_class=plain['resource_class'])]
+
+    mark = ironic.log_mark()
+    preview = run_module('baremetal_allocation', check=True, diff=True, allocations=allocations)
+    assert not preview.get('failed'), preview.get('msg')
+    assert preview['changed'] is True and [one['node'] for one in preview['allocations']] == [None, None]
+    assert ironic.write_requests_since(mark) == []
+
+    created = run_module('baremetal_allocation', diff=True, allocations=allocations)
+    assert not created.get('failed'), created.get('msg')
+    assert [one['node']['uuid'] for one in created['allocations']] == [gpu['uuid'], plain['uuid']]
+    assert [one['allocation']['state'] for one in created['allocations']] == ['active', 'active']
+    assert [request.method for request in ironic.write_requests_since(mark)] == ['POST', 'POST']
+
+    mark = ironic.log_mark()
+    again = run_module('baremetal_allocation', diff=True, allocations=allocations)
+    assert again['changed'] is False and [one['node'] for one in again['allocations']] == [
+        one['node'] for one in created['allocations']]
+    assert ironic.write_requests_since(mark) == []
+
+
 def test_a_pick_that_fails_reports_ironics_reason_and_a_rerun_asks_again(ironic, run_module, pool):
     tag, (plain, gpu) = pool
     declaration = dict(name='nomatch-%s' % tag.lower(), resource_class=plain['resource_class'],

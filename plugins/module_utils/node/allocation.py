@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Declare an allocation: one node of a resource class with some traits, kept by name.
+"""Declare allocations: each one node of a resource class with some traits, kept by name.
 
-Checking a declaration and comparing it with Ironic's allocation are pure; ensure_allocation reads, checks
-everything, then writes, and waits for the conductor's pick with the collection's one waiter (engine/wait.py).
+Checking a declaration and comparing it with Ironic's allocation are pure; ensure_allocation reads and checks every
+declared allocation (the task's own, or each element of allocations), then writes, and waits for the conductor's
+pick with the collection's one waiter (common/wait.py).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -18,8 +19,6 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabil
     ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.allocations import (
     create_allocation, delete_allocation, find_allocation, update_allocation)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
-    ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import trait_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import name_errors, raise_errors
@@ -31,6 +30,8 @@ VIEW_FIELDS = ('uuid', 'name', 'state', 'node_uuid', 'resource_class', 'traits',
 # Fields Ironic sets when the allocation is created and never changes.
 FIXED_FIELDS = ('resource_class', 'traits', 'owner')
 NODE_FIELDS = ('uuid', 'name', 'provision_state', 'maintenance', 'resource_class')
+# The options of one allocation (the task's own, or those of each element of allocations).
+ALLOCATION_OPTIONS = ('name', 'state', 'resource_class', 'traits', 'candidate_nodes', 'owner', 'extra', 'node')
 
 
 class AllocationError(BaremetalError):
@@ -53,6 +54,28 @@ def declaration_errors(params, version):
     if params.get('node') and params.get('candidate_nodes') and params['node'] not in params['candidate_nodes']:
         errors.append('node %s is not among candidate_nodes: leave candidate_nodes out, or name the node there.'
                       % params['node'])
+    return errors
+
+
+def declarations(params):
+    """The declared allocations: the task's own, or each element of allocations with the task's state as the
+    default."""
+    if params.get('allocations') is None:
+        return [dict((key, params.get(key)) for key in ALLOCATION_OPTIONS)]
+    return [dict(element, state=element.get('state') or params['state']) for element in params['allocations']]
+
+
+def all_errors(params, declared, version):
+    """The problems of every declared allocation, each named in bulk, and of a name declared twice."""
+    if params.get('allocations') is None:
+        return declaration_errors(declared[0], version)
+    errors = []
+    for index, one in enumerate(declared):
+        errors.extend('allocations[%d] (%s): %s' % (index, one['name'], error)
+                      for error in declaration_errors(one, version))
+    names = [one['name'] for one in declared]
+    errors.extend('allocations names %s %d times; declare each allocation once.' % (name, names.count(name))
+                  for name in sorted(set(name for name in names if names.count(name) > 1), key=str))
     return errors
 
 
@@ -116,9 +139,10 @@ def _result(changed, allocation, node, before):
             'diff': allocation_diff(before and allocation_view(before), view)}
 
 
-def _release(client, params, current, check_mode):
+def _releasing(client, params, current):
     if current is None:
-        return {'changed': False, 'allocation': None, 'node': None, 'diff': allocation_diff(None, None)}
+        return lambda check_mode: {'changed': False, 'allocation': None, 'node': None,
+                                   'diff': allocation_diff(None, None)}
     node = _node(client, current.get('node_uuid'))
     if node and node['provision_state'] == 'active' and not node['maintenance']:
         raise AllocationError('allocation %s holds node %s, which is active: Ironic releases the node of an active '
@@ -126,9 +150,12 @@ def _release(client, params, current, check_mode):
                               'baremetal_provision_state state: available), or set maintenance on it. Nothing was '
                               'changed.' % (params['name'], node.get('name') or node['uuid']),
                               {'changed': False, 'allocation': allocation_view(current), 'node': node_view(node)})
-    if not check_mode:
-        delete_allocation(client, current['uuid'])
-    return _result(True, None, node, current)
+
+    def release(check_mode):
+        if not check_mode:
+            delete_allocation(client, current['uuid'])
+        return _result(True, None, node, current)
+    return release
 
 
 def _backfilled_node(client, params):
@@ -156,21 +183,56 @@ def _failure(params, allocation, timeout):
 
 
 def ensure_allocation(client, params, check_mode, clock=time.monotonic, sleep=time.sleep):
-    """Create, keep, update or delete the allocation named params['name'] as declared; the module result
-    (changed, allocation, node, diff). Everything is checked before the first write."""
+    """Create, keep, update or delete each declared allocation (the task's own, or each element of allocations);
+    the module result: changed, allocation, node and diff, or with allocations a list of those and one diff per
+    allocation. Every allocation is read and checked before the first write."""
     client.require('allocations', ALLOCATIONS_VERSION)
-    raise_errors(declaration_errors(params, client.version))
+    declared = declarations(params)
+    raise_errors(all_errors(params, declared, client.version))
     wait = Wait(params['timeout'], clock=clock, sleep=sleep)
+    if params.get('allocations') is None:
+        return _planned(client, declared[0], wait, params['timeout'])(check_mode)
+    plans, problems = [], []
+    for index, one in enumerate(declared):
+        try:
+            plans.append(_planned(client, one, wait, params['timeout']))
+        except BaremetalError as exc:
+            problems.append('allocations[%d] (%s): %s' % (index, one['name'], exc))
+    if problems:
+        raise AllocationError('%s Nothing was changed.' % ' '.join(problems), {'changed': False})
+    results, failures = [], []
+    for one, carry_out in zip(declared, plans):
+        try:
+            results.append(carry_out(check_mode))
+        except AllocationError as exc:
+            results.append(dict({'changed': False, 'diff': allocation_diff(None, None)}, **exc.result))
+            failures.append(str(exc))
+    result = {'changed': any(one['changed'] for one in results),
+              'diff': [dict(one.pop('diff'), before_header=declared_one['name'], after_header=declared_one['name'])
+                       for declared_one, one in zip(declared, results)],
+              'allocations': results}
+    if failures:
+        raise AllocationError(' '.join(failures), result)
+    return result
+
+
+def _planned(client, params, wait, timeout):
+    """Read one allocation and check its declaration (no write); what carries it out: a function of check_mode that
+    returns its result. Raises AllocationError for what cannot be done as declared."""
     current = find_allocation(client, params['name'])
     if params['state'] == 'absent':
-        return _release(client, params, current, check_mode)
+        return _releasing(client, params, current)
     if current is not None and current['state'] == 'allocating':
         current = _settled(client, current, wait)  # asked by an earlier run that did not wait it out
         if current.get('state') == 'allocating':
-            raise AllocationError(_failure(params, current, params['timeout']), _result(False, current, None, current))
+            raise AllocationError(_failure(params, current, timeout), _result(False, current, None, current))
     if current is not None and current['state'] != 'error':
-        return _keep(client, params, current, check_mode)
+        return _keeping(client, params, current)
     node = _backfilled_node(client, params) if params.get('node') else None
+    return lambda check_mode: _create(client, params, current, node, check_mode, wait, timeout)
+
+
+def _create(client, params, current, node, check_mode, wait, timeout):
     planned = dict(request_body(params), state='allocating', node_uuid=node and node['uuid'])
     if check_mode:
         return _result(True, planned, node, current)
@@ -180,11 +242,11 @@ def ensure_allocation(client, params, check_mode, clock=time.monotonic, sleep=ti
     node = _node(client, allocation.get('node_uuid'))
     result = _result(True, allocation, node, current)
     if allocation.get('state') != 'active':
-        raise AllocationError(_failure(params, allocation, params['timeout']), result)
+        raise AllocationError(_failure(params, allocation, timeout), result)
     return result
 
 
-def _keep(client, params, current, check_mode):
+def _keeping(client, params, current):
     node = _node(client, current.get('node_uuid'))
     differences = fixed_differences(current, params, node)
     if differences:
@@ -194,9 +256,12 @@ def _keep(client, params, current, check_mode):
                               {'changed': False, 'allocation': allocation_view(current), 'node': node_view(node)})
     extra = params.get('extra')
     if extra is None or extra == (current.get('extra') or {}):
-        return _result(False, current, node, current)
+        return lambda check_mode: _result(False, current, node, current)
     client.require('updating an allocation', ALLOCATION_FIELD_VERSION['updating an allocation'])
-    after = dict(current, extra=extra)
-    if not check_mode:
-        after = update_allocation(client, current['uuid'], [{'op': 'replace', 'path': '/extra', 'value': extra}])
-    return _result(True, after, node, current)
+
+    def update(check_mode):
+        after = dict(current, extra=extra)
+        if not check_mode:
+            after = update_allocation(client, current['uuid'], [{'op': 'replace', 'path': '/extra', 'value': extra}])
+        return _result(True, after, node, current)
+    return update

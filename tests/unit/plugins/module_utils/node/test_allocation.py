@@ -209,3 +209,61 @@ def test_absent_releases_the_node_unless_its_workload_is_active():
     with pytest.raises(BaremetalError, match='which is active: Ironic releases the node of an active workload only'):
         ensure(busy, params(state='absent'))
     assert busy.writes == []
+
+
+def element(name, **fields):
+    """An element of allocations as the argument spec fills it: every option, None when unset."""
+    return dict(dict((option, None) for option in allocation.ALLOCATION_OPTIONS), name=name, **fields)
+
+
+def bulk(*elements, **fields):
+    return params(name=None, resource_class=None, allocations=list(elements), **fields)
+
+
+def test_allocations_in_one_task_each_with_its_result_and_diff_the_state_from_the_task():
+    client = FakeIronic(allocations=[stored()])
+    result = ensure(client, bulk(element('render-01', resource_class='gpu'), element('render-02', resource_class='gpu'),
+                                 element('render-03', state='absent')))
+    assert client.writes == [('POST', '/allocations', {'name': 'render-02', 'resource_class': 'gpu'})]
+    assert result['changed'] is True
+    assert [(one['changed'], one['allocation'] and one['allocation']['name']) for one in result['allocations']] == [
+        (False, 'render-01'), (True, 'render-02'), (False, None)]
+    assert result['allocations'][1]['node'] == {'uuid': 'n-1', 'name': 'gpu-01'}
+    assert all(sorted(one) == ['allocation', 'changed', 'node'] for one in result['allocations'])
+    assert [one['before_header'] for one in result['diff']] == ['render-01', 'render-02', 'render-03']
+    assert result['diff'][1]['before'] == {} and result['diff'][1]['after']['name'] == 'render-02'
+    assert ensure(client, bulk(element('render-01'), element('render-02'), state='absent'), check_mode=True)[
+        'changed'] is True
+    assert len(client.writes) == 1
+
+
+def test_bad_elements_and_a_name_given_twice_are_refused_in_one_message_before_any_read():
+    client = FakeIronic()
+    with pytest.raises(BaremetalError) as caught:
+        ensure(client, bulk(element('render-01'), element('render-02', resource_class='gpu', traits=['gpu']),
+                            element('render-02', resource_class='gpu')))
+    message = str(caught.value)
+    assert 'allocations[0] (render-01): resource_class is required' in message
+    assert 'allocations[1] (render-02):' in message and 'gpu' in message
+    assert 'allocations names render-02 2 times; declare each allocation once.' in message
+    assert client.writes == []
+
+
+def test_an_element_ironic_cannot_do_refuses_them_all_before_the_first_write():
+    busy = dict(NODE, uuid='n-9', name='busy-01', provision_state='active')
+    client = FakeIronic(allocations=[stored(), stored(uuid='a-9', name='held', node_uuid='n-9')], nodes=[NODE, busy])
+    with pytest.raises(BaremetalError) as caught:
+        ensure(client, bulk(element('new-01', resource_class='gpu'), element('render-01', resource_class='cpu'),
+                            element('held', state='absent')))
+    message = str(caught.value)
+    assert "allocations[1] (render-01): allocation render-01 exists, and Ironic cannot change it" in message
+    assert 'allocations[2] (held): allocation held holds node busy-01, which is active' in message
+    assert 'new-01' not in message and client.writes == []
+
+
+def test_check_mode_with_allocations_writes_nothing():
+    client = FakeIronic(allocations=[stored()])
+    result = ensure(client, bulk(element('render-02', resource_class='gpu'), element('render-01', resource_class='gpu', extra={'a': 1})),
+                    check_mode=True)
+    assert client.writes == [] and [one['changed'] for one in result['allocations']] == [True, True]
+    assert result['diff'][1]['after']['extra'] == {'a': 1}
