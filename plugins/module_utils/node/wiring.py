@@ -130,8 +130,9 @@ def view(wiring, node_view):
 
 
 def apply(client, wiring, node, ports, view_of, timeout):
-    """Write the wiring after the record (each virtual media attach or detach within timeout seconds); returns the node's view (view_of(node, ports) with the wiring). A failure
-    carries the view of the node as far as it went."""
+    """Write the wiring after the record, each virtual media attach or detach within timeout seconds (the task's);
+    returns the node's view (view_of(node, ports) with the wiring). A failure carries the view of the node as far as
+    it went."""
     if wiring is None:
         return view_of(node, ports)
     shown = view_of(node, ports)
