@@ -4,7 +4,7 @@
 
 IronicClient is a transport (ironic/transport.py: retries, lost answers), an auth session (ironic/session.py: the
 token and the negotiated microversion) and the endpoint calls (ironic/nodes.py, ironic/resources.py); here are what
-a node looks like in results and how the executor's polls read the nodes in play. Connection options become a
+a node looks like in results and how the scheduler's polls read the nodes in play. Connection options become a
 client in ironic/connection.py.
 """
 

@@ -117,7 +117,7 @@ class NodeEndpoints(object):
     def set_provision_state(self, ident, verb, **arguments):
         """PUT a verb; arguments are clean_steps, deploy_steps, service_steps, configdrive, rescue_password.
 
-        Busy when Ironic takes no more such work now: the executor sends it again later, polling meanwhile.
+        Busy when Ironic takes no more such work now: the scheduler sends it again later, polling meanwhile.
         """
         self.require_provision_request(verb, arguments)
         body = dict((name, value) for name, value in arguments.items() if value is not None)
