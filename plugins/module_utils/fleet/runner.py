@@ -24,7 +24,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves im
 
 # How many nodes a module that moves them (baremetal_provision_state, baremetal_hardware) lets move at once: the
 # task sends one request at a time whatever it is, and Ironic answers a step past its own limits with HTTP 503, which
-# the scheduler takes as back-pressure (engine/scheduler.py). 100 moved 100 nodes as fast as every node at once (bench/).
+# the scheduler takes as back-pressure (engine/scheduler.py). 100 moved 100 nodes as fast as every node at once
+# (bench/).
 MOVING_CONCURRENCY_SPEC = dict(concurrency=dict(type='int', default=100))
 
 # How a module names the nodes it acts on: one, a list or a selection (plugins/doc_fragments/node_selection.py).
