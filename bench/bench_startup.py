@@ -11,10 +11,16 @@ and a bare interpreter importing Ansible's module basics (alone, and with reques
 Ratios are against the endpoint baseline and against the basics alone (issue 20's target: the endpoint process
 within 1.6x of it), medians of the rounds, variants interleaved within each round.
 
-Then what importing each module costs (issue 28's target: every module within 1.4x of the basics): the CPU seconds
-(user + system, steadier than wall time on a busy machine) of a Python that imports the module and exits, against
-one that imports ansible.module_utils.basic, interleaved, the median of the rounds. Our files are compiled as they
-are imported (PYTHONDONTWRITEBYTECODE, as Ansible's zipped payload does on a host), Ansible's come compiled.
+Then what importing each module costs on a host (issue 28's target: every module within 1.4x of the basics): the
+CPU seconds (user + system, steadier than wall time on a busy machine) of a Python that imports the module and
+exits, against one that imports ansible.module_utils.basic, interleaved, the median of the rounds. Both import from
+one payload zip built as Ansible builds it: ansible-core's AnsiballZ (ansible/executor/module_common.py builds the
+zip, ansible/_internal/_ansiballz/_wrapper.py runs it) ships the module and every module_utils file it needs,
+ansible/module_utils/basic.py included, in one ZIP_DEFLATED zip that it puts first on sys.path, so zipimport compiles
+every one of those files, Ansible's and ours, on every run; nothing is cached on the host. The payload here holds all
+of ansible/module_utils and the collection's plugins/modules and plugins/module_utils, with AnsiballZ's stand-ins for
+ansible/__init__.py and the empty __init__.py of the namespace packages; each Python runs with an empty environment
+but PYTHONDONTWRITEBYTECODE, and a first untimed pass checks that every ansible and collection file comes from the zip.
 
     python bench/bench_startup.py [--rounds 5] [--ironic-venv DIR]
 """
@@ -25,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import time
+import zipfile
 
 import common
 
@@ -68,6 +75,10 @@ def measure(bench, rounds):
 
 
 BASICS = 'ansible.module_utils.basic'
+COLLECTION = 'ansible_collections/baremetal/lifecycle'
+# What AnsiballZ writes in place of ansible/__init__.py and ansible/module_utils/__init__.py (module_common.py,
+# recursive_finder's py_module_cache; it adds __version__ and __author__, which importing does not read).
+ANSIBLE_INIT = 'from pkgutil import extend_path\n__path__=extend_path(__path__,__name__)\n'
 
 
 def modules():
@@ -76,22 +87,81 @@ def modules():
                   if name.endswith('.py') and not name.startswith('_'))
 
 
-def import_cpu(bench, name):
-    """CPU seconds of a Python that imports name and exits."""
+def _sources(top, arcname):
+    """(path, name in the zip) of every .py file under top, __pycache__ left out."""
+    for folder, folders, files in os.walk(top):
+        folders[:] = sorted(name for name in folders if name != '__pycache__')
+        for name in sorted(files):
+            if name.endswith('.py'):
+                path = os.path.join(folder, name)
+                yield path, '/'.join([arcname] + os.path.relpath(path, top).split(os.sep))
+
+
+def payload_zip(path, collection_root, ansible_dir=None):
+    """Write at path a payload as AnsiballZ builds it; returns path.
+
+    ansible/module_utils (of ansible_dir, the ansible package, by default the one this Python imports) and the
+    collection's plugins/modules and plugins/module_utils (of collection_root), deflated; ansible/__init__.py and
+    ansible/module_utils/__init__.py are AnsiballZ's stand-ins, the collection's namespace packages down to
+    plugins/modules and plugins/module_utils get empty __init__.py files.
+    """
+    if ansible_dir is None:
+        import ansible
+        ansible_dir = os.path.dirname(ansible.__file__)
+    empty = ['ansible_collections', 'ansible_collections/baremetal', COLLECTION, COLLECTION + '/plugins',
+             COLLECTION + '/plugins/modules', COLLECTION + '/plugins/module_utils']
+    stand_ins = dict([('ansible/__init__.py', ANSIBLE_INIT), ('ansible/module_utils/__init__.py', ANSIBLE_INIT)]
+                     + [(package + '/__init__.py', '') for package in empty])
+    files = list(_sources(os.path.join(ansible_dir, 'module_utils'), 'ansible/module_utils'))
+    for plugins in ('modules', 'module_utils'):
+        files += _sources(os.path.join(collection_root, 'plugins', plugins), COLLECTION + '/plugins/' + plugins)
+    with zipfile.ZipFile(path, 'w', compression=zipfile.ZIP_DEFLATED) as payload:
+        for name, text in sorted(stand_ins.items()):
+            payload.writestr(name, text)
+        for source, name in files:
+            if name not in stand_ins:
+                payload.write(source, name)
+    return path
+
+
+def _python(payload, code):
+    """A Python as AnsiballZ's wrapper starts it: an empty environment but PYTHONDONTWRITEBYTECODE, payload first."""
+    return subprocess.run([sys.executable, '-c', 'import sys; sys.path.insert(0, %r); %s' % (payload, code)],
+                          env={'PYTHONDONTWRITEBYTECODE': '1'}, check=True, capture_output=True, text=True).stdout
+
+
+def imported_elsewhere(payload, name):
+    """The ansible and collection files that importing name loads from anywhere but payload (none, or the payload
+    misses a file and the measurement would take it compiled from the disk). Aliases (ansible.module_utils.distro is
+    the distro package when installed, six.moves) are not files of theirs."""
+    code = ('import %s; print("\\n".join(sorted(module for module, loaded in sys.modules.items() '
+            'if module.split(".")[0] in ("ansible", "ansible_collections") and loaded.__name__ == module '
+            'and getattr(loaded, "__file__", None) and not loaded.__file__.startswith(%r))))'
+            % (name, payload + os.sep))
+    return _python(payload, code).split()
+
+
+def import_cpu(payload, name):
+    """CPU seconds of a Python that imports name from payload and exits."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, '-c', 'import %s' % name], check=True,
-                   env=dict(bench.env, PYTHONPATH=bench.collections, PYTHONDONTWRITEBYTECODE='1'))
+    _python(payload, 'import %s' % name)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def measure_imports(bench, rounds):
-    """{module or BASICS: [CPU seconds of each round]}, interleaved within each round."""
+    """{module or BASICS: [CPU seconds of each round]}, interleaved within each round, from one payload zip of this
+    checkout."""
+    payload = payload_zip(os.path.join(bench.dir, 'payload.zip'), common.ROOT)
     names = [BASICS] + ['ansible_collections.baremetal.lifecycle.plugins.modules.%s' % name for name in modules()]
+    for name in names:
+        elsewhere = imported_elsewhere(payload, name)
+        if elsewhere:
+            raise common.BenchError('importing %s took %s from outside the payload' % (name, ', '.join(elsewhere)))
     samples = dict((name.split('.')[-1], []) for name in names)
     for _round in range(rounds):
         for name in names:
-            samples[name.split('.')[-1]].append(import_cpu(bench, name))
+            samples[name.split('.')[-1]].append(import_cpu(payload, name))
     return samples
 
 
