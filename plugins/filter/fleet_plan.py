@@ -22,7 +22,8 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.baremetal.lifecycle.plugins.filter.fleet_errors import fleet_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, plan_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import plan_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import step_word
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bifrost import from_bifrost
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import wave_length

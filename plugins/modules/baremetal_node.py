@@ -1213,7 +1213,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.converge import declared_health, ensure_whole_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import ELEMENT_PROVISION_OPTIONS, PROVISION_OPTIONS, declarations_of
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import INTERFACES
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import OPTION_SPEC
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import OPTION_SPEC
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DECLARABLE_STATES, POWER_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_node_name
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.virtual_media import DEVICE_TYPES, DOWNLOAD_SOURCES

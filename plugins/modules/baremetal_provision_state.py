@@ -511,8 +511,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet import m
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import (
     MOVING_CONCURRENCY_SPEC, NODE_SELECTION_SPEC, run, targets)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import (
-    OPTION_SPEC, Options, provision_results)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import OPTION_SPEC, Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import provision_results
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DECLARABLE_STATES
 
 ARGUMENT_SPEC = dict(

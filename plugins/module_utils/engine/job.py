@@ -19,7 +19,7 @@ class Job(object):
         self.node = summarize_node(node)
         self.uuid = node['uuid']
         self.target = target  # the declared stable state
-        self.options = options  # provision.Options: how this node gets there
+        self.options = options  # options.Options: how this node gets there
         self.plan = []  # every step planned, in order; issued ones first
         self.issued = 0  # how many steps of the plan were issued
         self.transitions = []

@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import NODE_OPTION_TYPES, Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import NODE_OPTION_TYPES, Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError, declared_record
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import check_declaration
@@ -17,8 +17,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_ch
 # with maintenance_reason, and power (a key of states.POWER_ACTIONS).
 STATE_FIELDS = ('provision_state', 'maintenance', 'maintenance_reason', 'power')
 
-# The options of baremetal_provision_state (provision.OPTION_SPEC) a node declaration takes: how its provision_state
-# is reached. Those of provision.NODE_OPTION_TYPES may also be given per element of nodes; the others are task-wide.
+# The options of baremetal_provision_state (options.OPTION_SPEC) a node declaration takes: how its provision_state
+# is reached. Those of options.NODE_OPTION_TYPES may also be given per element of nodes; the others are task-wide.
 PROVISION_OPTIONS = ('adopt', 'allow_destructive', 'config_drive', 'deploy_steps', 'inspection', 'rescue_password', 'unhold')
 ELEMENT_PROVISION_OPTIONS = tuple(name for name in PROVISION_OPTIONS if name in NODE_OPTION_TYPES)
 
@@ -26,7 +26,7 @@ ELEMENT_PROVISION_OPTIONS = tuple(name for name in PROVISION_OPTIONS if name in 
 class Declaration(object):
     """One node as the task declares it: the node options of the module, or one element of nodes.
 
-    states holds the STATE_FIELDS it declares (None: left alone), options the provision.Options that say how its
+    states holds the STATE_FIELDS it declares (None: left alone), options the options.Options that say how its
     provision_state is reached (and, with state absent, whether tearing it down is allowed).
     """
 

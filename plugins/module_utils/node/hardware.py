@@ -19,7 +19,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, Target, converge, plan_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, converge, plan_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import (
     HardwareError, as_text, check_bios, is_int)
 

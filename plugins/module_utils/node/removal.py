@@ -16,7 +16,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import is_at_rest
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, Target, converge
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DELETE_ALLOWED_STATES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes

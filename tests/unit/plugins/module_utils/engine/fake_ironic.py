@@ -16,7 +16,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job imp
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
     AnswerLost, Busy, IronicError, Unreachable)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, plan_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import plan_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import issue_step
 
 

@@ -11,7 +11,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions
     ACTIONS, DESTRUCTIVE_VERBS, DISK_CLEANING_VERBS, DONE_WHEN_ANSWERED, ERASE_STEPS, MOVE_REQUEST_FIELDS, REBOOTING_VERBS, REQUEST_FIELDS)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import action_step
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import NODE_STEP_METHODS
 
 

@@ -10,6 +10,7 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import NODE_OPTION_TYPES, OPTION_SPEC, Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError, Step
 
@@ -25,21 +26,21 @@ from .recording import IMAGE, RecordingClient, node, verbs
     ({}, {'clean_steps': [{'interface': 'deploy', 'step': 'erase_devices'}]}, ['manage', 'clean', 'provide']),
 ])
 def test_inspection_and_cleaning_from_enroll(fields, options, expected):
-    assert verbs(provision.plan_node(node('enroll', **fields), 'available', provision.Options(**options))) == expected
+    assert verbs(provision.plan_node(node('enroll', **fields), 'available', Options(**options))) == expected
 
 
 def test_inspection_once_leaves_an_active_node_alone_and_always_needs_allow_destructive():
     active = node('active')
-    assert provision.plan_node(active, 'active', provision.Options(inspection='once')) == []
+    assert provision.plan_node(active, 'active', Options(inspection='once')) == []
     with pytest.raises(PlanError) as caught:
-        provision.plan_node(active, 'active', provision.Options(inspection='always'))
+        provision.plan_node(active, 'active', Options(inspection='always'))
     assert 'allow_destructive: true' in str(caught.value)
 
 
 def test_node_flags_come_from_the_node_view():
     retired = node('manageable', retired=True, retired_reason='end of life')
     with pytest.raises(PlanError) as caught:
-        provision.plan_node(retired, 'available', provision.Options())
+        provision.plan_node(retired, 'available', Options())
     assert 'retired node (reason: end of life)' in str(caught.value)
     assert provision.node_flags(node('active', protected=True, protected_reason='db', maintenance=False)) == {
         'protected': 'db'}
@@ -49,7 +50,7 @@ def test_a_node_that_must_never_be_powered_off_is_planned_as_ironic_runs_it():
     # Ironic reboots such a node where it would power it off, and refuses no verb for it.
     keep_on = node('manageable', disable_power_off=True)
     assert provision.node_flags(keep_on) == {'disable_power_off': None}
-    assert verbs(provision.plan_node(keep_on, 'available', provision.Options(inspection='always'))) == ['inspect', 'provide']
+    assert verbs(provision.plan_node(keep_on, 'available', Options(inspection='always'))) == ['inspect', 'provide']
     assert states.NODE_FLAGS['disable_power_off'].refuses == ()
 
 
@@ -57,13 +58,13 @@ def test_a_fault_is_cleared_only_when_asked_and_a_hold_resumed_only_when_asked()
     failed = node('service failed', target_provision_state='active', maintenance=True,
                   maintenance_reason='step failed', fault='service failure')
     with pytest.raises(PlanError) as caught:
-        provision.plan_node(failed, 'active', provision.Options())
+        provision.plan_node(failed, 'active', Options())
     assert 'clear_fault: true' in str(caught.value)
-    assert verbs(provision.plan_node(failed, 'active', provision.Options(clear_fault=True))) == ['clear_fault', 'abort']
+    assert verbs(provision.plan_node(failed, 'active', Options(clear_fault=True))) == ['clear_fault', 'abort']
     held = node('clean hold', target_provision_state='manageable')
     with pytest.raises(PlanError):
-        provision.plan_node(held, 'manageable', provision.Options())
-    assert provision.plan_node(held, 'manageable', provision.Options(unhold=True)) == [
+        provision.plan_node(held, 'manageable', Options())
+    assert provision.plan_node(held, 'manageable', Options(unhold=True)) == [
         Step('unhold', 'clean hold', 'manageable')]
 
 
@@ -74,11 +75,11 @@ ASKING = {'clean_steps': [{'interface': 'vendor', 'step': 'x'}], 'service_steps'
 
 @pytest.mark.parametrize('action', ACTIONS, ids=lambda action: action.name)
 def test_an_action_is_asked_for_by_its_option_and_sends_its_request_fields(action):
-    assert action.option in provision.NODE_OPTION_TYPES  # a nodes: element may ask for it too
-    options = provision.Options(**{action.option: ASKING[action.option]})
+    assert action.option in NODE_OPTION_TYPES  # a nodes: element may ask for it too
+    options = Options(**{action.option: ASKING[action.option]})
     target = (action.targets or ('manageable',))[0]
     assert options.actions(node('manageable'), target) == ([action.name], [])
-    assert provision.Options().actions(node('manageable'), target) == ([], [])
+    assert Options().actions(node('manageable'), target) == ([], [])
     step = graph.action_step(action, action.runs_from[0], action.runs_from[0])
     assert sorted(options.arguments(step.verb, step.action)) == sorted(action.request_fields)
 
@@ -87,27 +88,27 @@ def test_an_action_is_asked_for_by_its_option_and_sends_its_request_fields(actio
                                               ('active', ['service runbook']),
                                               ('rescue', ['clean runbook', 'service runbook'])])
 def test_a_runbook_is_a_manual_clean_on_the_way_to_manageable_or_available_and_servicing_of_an_active_node(target, expected):
-    options = provision.Options(runbook='CUSTOM_FIRMWARE')
+    options = Options(runbook='CUSTOM_FIRMWARE')
     assert options.actions(node('manageable'), target) == (expected, [])
 
 
 def test_a_runbook_step_sends_the_runbook_and_no_steps():
-    options = provision.Options(runbook='CUSTOM_FIRMWARE', clean_steps=[{'interface': 'vendor', 'step': 'x'}])
+    options = Options(runbook='CUSTOM_FIRMWARE', clean_steps=[{'interface': 'vendor', 'step': 'x'}])
     steps = provision.plan_node(node('manageable'), 'manageable', options)
     shown = [(step.verb, step.action and step.action.name) for step in steps]
     assert shown == [('clean', None), ('clean', 'clean runbook')]
     assert options.arguments(steps[0].verb, steps[0].action) == {'clean_steps': [{'interface': 'vendor', 'step': 'x'}]}
     assert options.arguments(steps[1].verb, steps[1].action) == {'runbook': 'CUSTOM_FIRMWARE'}
-    serviced = provision.plan_node(node('active'), 'active', provision.Options(runbook='CUSTOM_FIRMWARE'))
+    serviced = provision.plan_node(node('active'), 'active', Options(runbook='CUSTOM_FIRMWARE'))
     assert [(step.verb, step.source, step.landing, step.action.name) for step in serviced] == [
         ('service', 'active', 'active', 'service runbook')]
     with pytest.raises(PlanError) as caught:
-        provision.plan_node(node('manageable'), 'rescue', provision.Options(runbook='CUSTOM_FIRMWARE'))
+        provision.plan_node(node('manageable'), 'rescue', Options(runbook='CUSTOM_FIRMWARE'))
     assert 'runbook needs state: manageable or available or active' in str(caught.value)
 
 
 def test_erase_is_a_destructive_manual_clean_with_the_deploy_interfaces_erase_step():
-    options = provision.Options(erase='full')
+    options = Options(erase='full')
     with pytest.raises(PlanError) as caught:
         provision.plan_node(node('manageable'), 'manageable', options)
     assert 'erase (manageable -> manageable)' in str(caught.value) and 'allow_destructive: true' in str(caught.value)
@@ -116,7 +117,7 @@ def test_erase_is_a_destructive_manual_clean_with_the_deploy_interfaces_erase_st
         ('clean', 'erase', True, True)]
     assert options.arguments(steps[0].verb, steps[0].action) == {
         'clean_steps': [{'interface': 'deploy', 'step': 'erase_devices'}]}
-    assert provision.Options(erase='metadata').arguments('clean', steps[0].action) == {
+    assert Options(erase='metadata').arguments('clean', steps[0].action) == {
         'clean_steps': [{'interface': 'deploy', 'step': 'erase_devices_metadata'}]}
 
 
@@ -138,23 +139,23 @@ def test_retiring_is_a_step_of_the_plan_where_ironic_takes_it(state, retired, op
     current = node(state, retired=retired, retired_reason='old reason' if retired else None)
     if options.get('retired') is False:
         expected = ['set_retired', 'provide']
-    assert verbs(provision.plan_node(current, target, provision.Options(**options))) == expected
+    assert verbs(provision.plan_node(current, target, Options(**options))) == expected
 
 
 def test_retiring_refuses_what_ironic_would():
     with pytest.raises(PlanError) as caught:
-        provision.plan_node(node('manageable'), 'available', provision.Options(retired=True))
+        provision.plan_node(node('manageable'), 'available', Options(retired=True))
     assert 'Ironic never makes a retired node available' in str(caught.value)
     with pytest.raises(PlanError) as caught:
-        provision.plan_node(node('manageable'), 'manageable', provision.Options(retired_reason='eol'))
+        provision.plan_node(node('manageable'), 'manageable', Options(retired_reason='eol'))
     assert 'set retired: true as well' in str(caught.value)
     with pytest.raises(PlanError) as caught:
-        provision.plan_node(node('active'), 'manageable', provision.Options(retired=True))
+        provision.plan_node(node('active'), 'manageable', Options(retired=True))
     assert 'allow_destructive: true' in str(caught.value)
 
 
 def test_request_fields_are_read_from_the_options_that_carry_them():
-    options = provision.Options(deploy_steps=[{'step': 'x'}], config_drive='http://127.0.0.1:9/cd.iso',
+    options = Options(deploy_steps=[{'step': 'x'}], config_drive='http://127.0.0.1:9/cd.iso',
                                 rescue_password='pw', clean_steps=[{'step': 'c'}])
     deploy = {'deploy_steps': [{'step': 'x'}], 'configdrive': 'http://127.0.0.1:9/cd.iso'}
     assert options.arguments('active') == deploy and options.arguments('rebuild') == deploy
@@ -164,27 +165,27 @@ def test_request_fields_are_read_from_the_options_that_carry_them():
 
 
 def test_inspection_once_asks_only_for_a_node_never_inspected_and_only_if_harmless():
-    once = provision.Options(inspection='once')
+    once = Options(inspection='once')
     assert once.actions(node('manageable'), 'manageable') == ([], ['inspect'])
     assert once.actions(node('manageable', inspection_finished_at='2026-01-01T00:00:00+00:00'), 'manageable') == ([], [])
 
 
 def test_options_are_read_from_the_params_of_a_task():
-    params = dict((name, spec.get('default')) for name, spec in provision.OPTION_SPEC.items())
+    params = dict((name, spec.get('default')) for name, spec in OPTION_SPEC.items())
     params.update(node='n1', wait=True, rebuild=True, instance_info={'image_source': 'x'})
-    options = provision.Options.from_params(params)
+    options = Options.from_params(params)
     assert options.rebuild is True and options.instance_info == {'image_source': 'x'}
     assert options.inspection == 'skip' and options.clean_steps is None
     assert not hasattr(options, 'node') and not hasattr(options, 'wait')
     with pytest.raises(TypeError):
-        provision.Options(rebuilt=True)
+        Options(rebuilt=True)
 
 
 def test_secret_options_are_task_wide_and_every_other_one_is_a_nodes_own():
-    assert sorted(provision.NODE_OPTION_TYPES) == ['adopt', 'allow_destructive', 'clean_steps', 'clear_fault',
+    assert sorted(NODE_OPTION_TYPES) == ['adopt', 'allow_destructive', 'clean_steps', 'clear_fault',
                                                    'deploy_steps', 'erase', 'inspection', 'rebuild', 'retired',
                                                    'retired_reason', 'runbook', 'service_steps', 'unhold']
-    assert all(provision.OPTION_SPEC[name].get('no_log') is None for name in provision.NODE_OPTION_TYPES)
+    assert all(OPTION_SPEC[name].get('no_log') is None for name in NODE_OPTION_TYPES)
 
 
 @pytest.mark.parametrize('state, stored, options, expected', [
@@ -200,7 +201,7 @@ def test_secret_options_are_task_wide_and_every_other_one_is_a_nodes_own():
      ['set_instance_info', 'rebuild']),
 ])
 def test_a_plan_that_deploys_first_sets_the_instance_info_keys_that_differ(state, stored, options, expected):
-    steps = provision.plan_node(node(state, instance_info=stored), 'active', provision.Options(**options))
+    steps = provision.plan_node(node(state, instance_info=stored), 'active', Options(**options))
     assert verbs(steps) == expected
     if 'set_instance_info' in expected:
         before = steps[expected.index('set_instance_info') + 1]
@@ -208,13 +209,13 @@ def test_a_plan_that_deploys_first_sets_the_instance_info_keys_that_differ(state
 
 
 def test_instance_info_is_not_set_by_a_plan_that_does_not_deploy():
-    assert verbs(provision.plan_node(node('enroll'), 'available', provision.Options(instance_info=IMAGE))) == [
+    assert verbs(provision.plan_node(node('enroll'), 'available', Options(instance_info=IMAGE))) == [
         'manage', 'provide']
 
 
 def test_rescue_needs_a_password():
     with pytest.raises(PlanError) as caught:
-        provision.plan_node(node('active'), 'rescue', provision.Options())
+        provision.plan_node(node('active'), 'rescue', Options())
     assert 'rescue_password' in str(caught.value)
 
 
@@ -259,7 +260,7 @@ class LookupClient(RecordingClient):
 def test_check_mode_shows_the_instance_info_step_of_the_plan_and_writes_nothing():
     client = LookupClient()
     jobs, missing = provision.converge(
-        client, [provision.Target('n1', 'active', provision.Options(instance_info=IMAGE))], check_mode=True)
+        client, [provision.Target('n1', 'active', Options(instance_info=IMAGE))], check_mode=True)
     assert missing == [] and jobs[0].error is None
     assert [step['verb'] for step in jobs[0].result()['plan']] == ['set_instance_info', 'active']
     assert client.calls == [('find_node', 'n1', LookupClient.poll_fields + ('instance_info',))]

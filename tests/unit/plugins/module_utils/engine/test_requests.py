@@ -8,6 +8,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision, requests
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import Step
@@ -16,7 +17,7 @@ from .recording import IMAGE, RecordingClient, node, verbs
 
 
 def test_a_runbook_on_an_api_older_than_1_92_is_refused_naming_both_versions():
-    options = provision.Options(runbook='CUSTOM_FIRMWARE')
+    options = Options(runbook='CUSTOM_FIRMWARE')
     steps = provision.plan_node(node('manageable'), 'manageable', options)
     with pytest.raises(IronicError) as caught:
         requests.check_requests(IronicAt((1, 91)), steps, options)
@@ -25,7 +26,7 @@ def test_a_runbook_on_an_api_older_than_1_92_is_refused_naming_both_versions():
 
 
 def test_retiring_on_an_api_older_than_1_61_is_refused_before_any_step():
-    options = provision.Options(retired=True)
+    options = Options(retired=True)
     steps = provision.plan_node(node('manageable'), 'manageable', options)
     with pytest.raises(IronicError, match=r'retired needs Ironic API 1\.61 or newer; this server supports up to 1\.60'):
         requests.check_requests(IronicAt((1, 60)), steps, options)
@@ -51,7 +52,7 @@ def test_retired_patch_sets_only_what_differs():
 def test_issue_step_sends_a_verb_with_its_fields_or_the_request_of_a_node_step():
     client = RecordingClient()
     steps = [{'interface': 'vendor', 'step': 'log_passthrough'}]
-    options = provision.Options(service_steps=steps)
+    options = Options(service_steps=steps)
     requests.issue_step(client, 'u1', Step('service', 'active', 'active'), options)
     requests.issue_step(client, 'u1', Step('clear_fault', 'service failed', 'service failed'), options)
     requests.issue_step(client, 'u1', Step('manage', 'enroll', 'manageable'), options)
@@ -62,7 +63,7 @@ def test_issue_step_sends_a_verb_with_its_fields_or_the_request_of_a_node_step()
 def test_set_instance_info_reads_what_ironic_holds_and_sends_only_the_keys_that_differ():
     client = RecordingClient()
     step = Step('set_instance_info', 'available', 'available')
-    options = provision.Options(instance_info=dict(IMAGE, image_checksum='kept'))
+    options = Options(instance_info=dict(IMAGE, image_checksum='kept'))
     requests.issue_step(client, 'u1', step, options)
     requests.issue_step(client, 'u1', step, options)  # sent again (after a lost answer): nothing is missing
     assert client.calls == [
@@ -78,7 +79,7 @@ class OldIronic(IronicClient):
 
 
 def test_a_plan_the_api_is_too_old_for_is_refused_before_its_first_step():
-    options = provision.Options(service_steps=[{'interface': 'vendor', 'step': 'log_passthrough'}])
+    options = Options(service_steps=[{'interface': 'vendor', 'step': 'log_passthrough'}])
     steps = provision.plan_node(node('available'), 'active', options)
     assert verbs(steps) == ['active', 'service']
     with pytest.raises(IronicError, match=r"the 'service' verb needs Ironic API 1\.87 or newer; this server supports "

@@ -17,7 +17,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.diagnos
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
 
 from .fake_ironic import IMAGE, FakeIronic, deploying_with_instance_info, jobs_for, run, scheduler

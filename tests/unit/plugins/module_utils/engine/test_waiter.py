@@ -10,7 +10,7 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import waiter
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import MOVING, Job
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     ABANDONED, MOVES, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter)
 

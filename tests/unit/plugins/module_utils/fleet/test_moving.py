@@ -8,7 +8,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet import moving
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import targets_from_elements
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 
@@ -22,7 +22,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
     ({'node': 'n1', 'unhold': True, 'clear_fault': True}, 'available', {'unhold': True, 'clear_fault': True}),
 ])
 def test_a_nodes_element_may_carry_its_own_options(entry, state, options):
-    base = provision.Options(allow_destructive=True)
+    base = Options(allow_destructive=True)
     element, = targets_from_elements([entry], moving.defaults('available', base), moving.TYPES)
     target = moving.move(element, base)
     assert (target.ident, target.state) == ('n1', state)
@@ -42,6 +42,6 @@ def test_a_nodes_element_may_carry_its_own_options(entry, state, options):
 ])
 def test_a_bad_nodes_element_is_named(entry, words):
     with pytest.raises(BaremetalError) as caught:
-        targets_from_elements(['n0', 'n1', 'n2', entry], moving.defaults('available', provision.Options()), moving.TYPES)
+        targets_from_elements(['n0', 'n1', 'n2', entry], moving.defaults('available', Options()), moving.TYPES)
     for word in words:
         assert word in str(caught.value)

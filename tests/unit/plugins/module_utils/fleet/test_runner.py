@@ -17,7 +17,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import PORT_ATTRIBUTES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.snapshot import plan_changes
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options, Target, converge
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, converge
 
 from ..ironic.lookup_clients import FakeClient, InMemoryIronic
 

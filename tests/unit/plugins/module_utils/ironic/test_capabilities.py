@@ -43,7 +43,7 @@ def test_a_servers_release_follows_from_its_newest_api_version(api, release, wor
 
 
 # The rows of a verb or an in-place action: what adding one touches besides engine/states.py (docs/engine.md).
-# The module that takes every in-place action's option (its argument spec holds engine/provision.OPTION_SPEC).
+# The module that takes every in-place action's option (its argument spec holds engine/options.OPTION_SPEC).
 ACTIONS_MODULE = 'baremetal_provision_state'
 MODULES = ('baremetal_hardware', 'baremetal_maintenance', 'baremetal_node', 'baremetal_node_info', 'baremetal_power',
            'baremetal_provision_state', 'baremetal_runbook')

@@ -9,7 +9,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 
 from .record_params import states
 

@@ -13,7 +13,7 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import removal
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 
 
 # -- state: absent with keep_workload: maintenance, then DELETE, never a provision move ---------------------------
