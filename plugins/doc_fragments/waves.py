@@ -7,7 +7,7 @@ __metaclass__ = type
 
 
 class ModuleDocFragment(object):
-    # Waves and the failure budget of every module that changes nodes in bulk (waves.WAVE_SPEC).
+    # Waves and the failure budget of every module that changes nodes in bulk (fleet/runner.py WAVE_SPEC).
     DOCUMENTATION = r'''
 options:
   wave_size:

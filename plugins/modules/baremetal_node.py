@@ -1206,7 +1206,7 @@ api_calls:
   sample: 3
 '''
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import run, targets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import WAVE_SPEC, run, targets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import SELECTION_SPEC
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_info import require_validator
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
@@ -1217,7 +1217,6 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DECLARABLE_STATES, POWER_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_node_name
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.virtual_media import DEVICE_TYPES, DOWNLOAD_SOURCES
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import WAVE_SPEC
 
 # The options that declare one node: the module's own, or those of each element of nodes.
 RECORD_SPEC = dict(

@@ -16,7 +16,11 @@ __metaclass__ = type
 import collections
 import time
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import over_budget
+
+def over_budget(failed, changing, max_fail_percentage):
+    """Whether failed nodes, of the changing nodes a task set out to change, are more than max_fail_percentage
+    (None: more than none)."""
+    return failed > 0 and 100.0 * failed / max(changing, 1) > (max_fail_percentage or 0)
 
 
 def _held(result):

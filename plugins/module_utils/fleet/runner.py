@@ -20,7 +20,13 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import (
     NODE_SPEC, SELECTION_SPEC, find_nodes, no_node_message, select_nodes)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import Report
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import WAVE_SPEC, run_in_waves
+
+# The options of every module that changes nodes in bulk (plugins/doc_fragments/waves.py).
+WAVE_SPEC = dict(
+    wave_size=dict(type='str'),
+    wave_pause=dict(type='float', default=0),
+    max_fail_percentage=dict(type='float', default=0),
+)
 
 # How many nodes a module that moves them (baremetal_provision_state, baremetal_hardware) lets move at once: the
 # task sends one request at a time whatever it is, and Ironic answers a step past its own limits with HTTP 503, which
@@ -175,6 +181,8 @@ def run(module, targets, act, fields=None, declared=None, by_node=False, refuse_
     if params.get('wave_size') is None:
         results, waves = run_batch(targets, module.check_mode), None
     else:
+        # Only a task with wave_size loads the waves' code.
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import run_in_waves
         results, waves = run_in_waves(
             lambda uuids: find_nodes(client, uuids, NODE_SUMMARY_FIELDS)[0], targets, run_batch, params['wave_size'],
             wave_pause=params['wave_pause'], max_fail_percentage=params['max_fail_percentage'],

@@ -23,19 +23,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
-
-# The options of every module that changes nodes in bulk (plugins/doc_fragments/node_selection.py WAVES).
-WAVE_SPEC = dict(
-    wave_size=dict(type='str'),
-    wave_pause=dict(type='float', default=0),
-    max_fail_percentage=dict(type='float', default=0),
-)
-
-
-def over_budget(failed, changing, max_fail_percentage):
-    """Whether failed nodes, of the changing nodes a task set out to change, are more than max_fail_percentage
-    (None: more than none)."""
-    return failed > 0 and 100.0 * failed / max(changing, 1) > (max_fail_percentage or 0)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import over_budget
 
 
 def wave_length(wave_size, changing):

@@ -8,7 +8,7 @@ __metaclass__ = type
 import time
 
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import Report, failure_message, totals
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import Report, failure_message, over_budget, totals
 
 
 def test_totals_count_changed_and_failed():
@@ -64,3 +64,9 @@ def test_nodes_whose_wave_never_started_are_named_after_the_failures():
         '1 of the 3 nodes to change failed (max_fail_percentage is 0): a: x | Not started, as no wave starts once the '
         'failures are over the budget: c.')
     assert totals(results, time.monotonic(), 0)['not_started'] == 1
+
+
+def test_over_budget_is_more_than_the_percentage_of_the_nodes_to_change():
+    assert not over_budget(0, 10, 0)
+    assert over_budget(1, 10, 0) and over_budget(1, 10, None)
+    assert not over_budget(1, 10, 10) and over_budget(2, 10, 10)

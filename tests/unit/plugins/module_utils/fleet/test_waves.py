@@ -13,7 +13,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import wave_size_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import (
-    health_problems, over_budget, run_in_waves, wave_length)
+    health_problems, run_in_waves, wave_length)
 
 HEALTHY = {'uuid': 'u', 'name': 'n', 'provision_state': 'active', 'target_provision_state': None, 'power_state': 'power on',
            'target_power_state': None, 'maintenance': False, 'fault': None, 'health': 'OK'}
@@ -60,12 +60,6 @@ def test_a_node_of_an_api_before_health_is_judged_without_it():
     node = dict(HEALTHY)
     del node['health']
     assert health_problems(node) == []
-
-
-def test_over_budget_is_more_than_the_percentage_of_the_nodes_to_change():
-    assert not over_budget(0, 10, 0)
-    assert over_budget(1, 10, 0) and over_budget(1, 10, None)
-    assert not over_budget(1, 10, 10) and over_budget(2, 10, 10)
 
 
 class Fleet(object):
