@@ -1216,7 +1216,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import OPTION_SPEC
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DECLARABLE_STATES, POWER_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_node_name
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.virtual_media import DEVICE_TYPES, DOWNLOAD_SOURCES
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.wiring import DEVICE_TYPES, DOWNLOAD_SOURCES
 
 # The options that declare one node: the module's own, or those of each element of nodes.
 RECORD_SPEC = dict(

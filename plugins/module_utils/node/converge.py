@@ -14,23 +14,21 @@ Each stage runs for every node of the task before the next one starts:
 A node that fails at a stage goes no further, except that maintenance stage 2 cleared for a move is set again. In
 check mode nothing is written: the move is planned from the node as stage 2 would leave it, and a node that would
 be created is planned no further (it does not exist), which its result says in not_planned.
+
+A task that declares none of maintenance, provision_state and power runs stage 1 only, and loads the code of the
+other stages only when a node declares one (the imports within the functions below).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import declared_maintenance, ensure_maintenance
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.writer import ensure_nodes
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import declared_power, ensure_power
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, plan_node, provision_results
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import POWER_ACTIONS
 
@@ -46,6 +44,8 @@ def out_of_maintenance(node):
 def move_needed(node, declaration):
     """Whether the node must move to rest in its declared provision_state: it is moving, or at rest with a plan as
     planned out of maintenance. Raises PlanError when no acceptable plan reaches it."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import plan_node
     if not graph.is_at_rest(node['provision_state'], node.get('target_provision_state')):
         return True
     return bool(plan_node(out_of_maintenance(node), declaration.states['provision_state'], declaration.options))
@@ -65,8 +65,10 @@ def declared_health(declaration):
     states = declaration.states
     declared = {}
     if states['maintenance'] is not None:
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import declared_maintenance
         declared.update(declared_maintenance(states['maintenance']))
     if states['power'] is not None:
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import declared_power
         declared.update(declared_power(states['power']))
     return declared
 
@@ -108,6 +110,8 @@ def _guarded(stage):
 
 
 def _maintenance_stage(client, check_mode, wanted, reason_of):
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import ensure_maintenance
+
     def stage(course):
         outcome = ensure_maintenance(client, course.node, wanted, reason_of(course), check_mode)
         course.maintenance_changed = course.maintenance_changed or outcome['changed']
@@ -137,6 +141,8 @@ def _clear_stage(client, check_mode):
 
 
 def _power_stage(client, check_mode, timeout, progress):
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import ensure_power
+
     def stage(course):
         declared = course.states['power']
         try:
@@ -155,6 +161,7 @@ def _power_stage(client, check_mode, timeout, progress):
 
 def _provision_stage(client, courses, check_mode, timeout, concurrency):
     """Stage 3: every node that declares a provision_state moves at once, at most concurrency of them moving."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, provision_results
     targets = [Target(course.node['uuid'], course.states['provision_state'], course.declaration.options)
                for course in courses]
     found = dict((course.node['uuid'], course.node) for course in courses)
@@ -229,6 +236,7 @@ def ensure_whole_nodes(client, declarations, update_secrets, check_mode, concurr
     def each(stage, selected):
         run_each(selected, _guarded(stage), concurrency)
 
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
     each(_clear_stage(client, check_mode), courses)
     moving = [course for course in courses if not course.failed and course.states['provision_state'] is not None]
     if moving:

@@ -104,10 +104,6 @@ def bulk_problems(declarations):
     return problems
 
 
-def manages(declared):
-    return declared.get('port_groups') is not None or bool(declared.get('port_memberships'))
-
-
 def group_view(group, members):
     view = dict((attribute, group.get(attribute)) for attribute in GROUP_ATTRIBUTES)
     view.update(name=group['name'], ports=sorted(members))

@@ -18,11 +18,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked, masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.wiring import MEDIA_TYPES
 
-# Ironic's device types, and the Redfish media types that serve each (a DVD drive takes a CD image).
-MEDIA_TYPES = {'cdrom': ('CD', 'DVD'), 'floppy': ('Floppy',), 'disk': ('USBStick',)}
-DEVICE_TYPES = tuple(sorted(MEDIA_TYPES))
-DOWNLOAD_SOURCES = ('http', 'local')
 # What Ironic takes as an image URL, and those its conductor cannot download itself (download_source local).
 URL_SCHEMES = ('http', 'https', 'nfs', 'cifs', 'smb')
 REMOTE_ONLY_SCHEMES = ('nfs', 'cifs', 'smb')
@@ -33,9 +30,7 @@ class VirtualMediaError(BaremetalError):
 
 
 def declared_media(params):
-    """The declared devices (None: virtual media left alone)."""
-    if params.get('virtual_media') is None:
-        return None
+    """The declared devices (node/wiring.py declared_wiring calls it for declared virtual_media only)."""
     return [dict(device_type=medium['device_type'], state=medium.get('state') or 'present',
                  image_url=medium.get('image_url'), download_source=medium.get('download_source') or 'http')
             for medium in params['virtual_media']]

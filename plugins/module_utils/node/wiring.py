@@ -6,21 +6,25 @@ group of each port (node/port_groups.py), its virtual media (node/virtual_media.
 
 The record's code (node/record.py, node/writer.py) hands each node here at the same points as its own parts: the
 declaration, the checks before anything is read, the reads and checks before the first write (a Wiring per node,
-its changes in the node's diff), and the writes, after those of the record and its ports.
+its changes in the node's diff), and the writes, after those of the record and its ports. A task loads the code of
+port groups and of virtual media only when a node declares them (manages_groups, declared.get('virtual_media')).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import network_data
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 
 # Declared fields that are not fields of the node record: each has its own requests.
 WIRING_FIELDS = ('port_groups', 'port_memberships', 'virtual_media')
+
+# Ironic's virtual media device types, and the Redfish media types that serve each (a DVD drive takes a CD image);
+# where the conductor takes an image from (baremetal_node's argument spec holds both).
+MEDIA_TYPES = {'cdrom': ('CD', 'DVD'), 'floppy': ('Floppy',), 'disk': ('USBStick',)}
+DEVICE_TYPES = tuple(sorted(MEDIA_TYPES))
+DOWNLOAD_SOURCES = ('http', 'local')
 
 
 class WiringError(BaremetalError):
@@ -28,30 +32,56 @@ class WiringError(BaremetalError):
 
 
 def declared_wiring(params):
-    """The wiring fields a task (or an element of nodes) declares."""
+    """The wiring fields a task (or an element of nodes) declares: port_groups (None, left alone, is not declared),
+    port_memberships (when a port names its port_group) and virtual_media (None is not declared)."""
     declared = {}
-    groups = port_groups.declared_groups(params)
-    if groups is not None:
-        declared['port_groups'] = groups
-    memberships = port_groups.declared_memberships(params)
-    if memberships:
-        declared['port_memberships'] = memberships
-    media = virtual_media.declared_media(params)
-    if media is not None:
-        declared['virtual_media'] = media
+    if params.get('port_groups') is not None or any(port.get('port_group') is not None for port in params.get('ports') or ()):
+        # Only for a node that declares port groups.
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
+        groups = port_groups.declared_groups(params)
+        if groups is not None:
+            declared['port_groups'] = groups
+        memberships = port_groups.declared_memberships(params)
+        if memberships:
+            declared['port_memberships'] = memberships
+    if params.get('virtual_media') is not None:
+        # Only for a node that declares virtual media.
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
+        declared['virtual_media'] = virtual_media.declared_media(params)
     return declared
 
 
+def manages_groups(declared):
+    """Whether the node declares port groups or the group of a port (then node/port_groups.py is loaded)."""
+    return declared.get('port_groups') is not None or bool(declared.get('port_memberships'))
+
+
 def declaration_errors(declared):
-    return (port_groups.declaration_errors(declared) + virtual_media.declaration_errors(declared.get('virtual_media'))
-            + network_data.declaration_errors(declared))
+    errors = []
+    if manages_groups(declared):
+        # Only for a node that declares port groups.
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
+        errors.extend(port_groups.declaration_errors(declared))
+    if declared.get('virtual_media') is not None:
+        # Only for a node that declares virtual media.
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
+        errors.extend(virtual_media.declaration_errors(declared['virtual_media']))
+    return errors + network_data.declaration_errors(declared)
 
 
 def required_features(declared):
+    if not manages_groups(declared):
+        return set()
+    # Only for a node that declares port groups.
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
     return port_groups.required_features(declared)
 
 
 def bulk_problems(declarations):
+    if not any(declaration.declared.get('port_groups') for declaration in declarations):
+        return []
+    # Only for a task that declares port groups.
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
     return port_groups.bulk_problems(declarations)
 
 
@@ -73,10 +103,13 @@ class Wiring(object):
     """One node's port groups and virtual media: read (for an existing node), checked, and planned."""
 
     def __init__(self, client, declared, node, ports, port_changes):
+        # Loaded only for a node that declares port groups or virtual media (the module docstring).
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups, virtual_media
         uuid = node['uuid'] if node else None
         self.groups = self.media = None
         self.media_read = None
-        if port_groups.manages(declared):
+        if manages_groups(declared):
             current = api.list_port_groups(client, uuid) if node else []
             self.groups = port_groups.GroupPlan(declared, current, ports, port_changes)
         if declared.get('virtual_media') is not None:
@@ -110,14 +143,18 @@ class Wiring(object):
         if self.groups is not None:
             view['port_groups'] = self.groups.before
         if self.media is not None:
+            # Loaded by the Wiring already.
+            from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
             view['virtual_media'] = virtual_media.masked(self.media.before)
         return view
 
 
 def plan(client, declared, node, change):
     """The node's Wiring, its changes added to the record's Change and diff; None when it declares none."""
-    if not (port_groups.manages(declared) or declared.get('virtual_media') is not None):
+    if not (manages_groups(declared) or declared.get('virtual_media') is not None):
         return None
+    # Loaded by the Wiring already.
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
     wiring = Wiring(client, declared, node, change.current_ports, change.ports)
     before, after = wiring.diff()
     change.diff['before'].update(virtual_media.masked(before))
@@ -135,6 +172,9 @@ def apply(client, wiring, node, ports, view_of, timeout):
     it went."""
     if wiring is None:
         return view_of(node, ports)
+    # Loaded only for a node that declares port groups or virtual media (the module docstring).
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups, virtual_media
     shown = view_of(node, ports)
     try:
         if wiring.groups is not None:

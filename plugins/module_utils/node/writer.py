@@ -15,11 +15,9 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.bmc_check import verified
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import check_declarations, refusal
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
     SEPARATE_FIELDS, UPDATE_SECRETS_ALWAYS, NodeError, node_changes, node_view, when_refused)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.removal import remove_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.snapshot import PORT_FIELDS, plan_changes
 
 
@@ -43,7 +41,11 @@ def apply_change(client, change, check_mode, verify_bmc=True, timeout=1800):
         result['node'] = wiring.apply(client, change.wiring, node, ports, node_view, timeout)
     except BaremetalError as exc:
         raise NodeError(str(exc), dict(result, **exc.result))
-    return verified(client, change, node, result) if verify_bmc else result
+    if not verify_bmc:
+        return result
+    # Loaded only by a task that writes a node with verify_bmc on.
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.bmc_check import verified
+    return verified(client, change, node, result)
 
 
 def _create(client, change):
@@ -193,7 +195,11 @@ def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1
                        lambda declaration: apply_change(client, changes[declaration.name], check_mode, verify_bmc, timeout),
                        concurrency)
     absent = [declaration for declaration in declarations if declaration.state == 'absent']
-    removed = iter(remove_nodes(client, absent, check_mode, timeout, concurrency) if absent else ())
+    removed = iter(())
+    if absent:
+        # Loaded only by a task that declares a node absent.
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.removal import remove_nodes
+        removed = iter(remove_nodes(client, absent, check_mode, timeout, concurrency))
     results = iter(results)
     results = [next(removed) if declaration.state == 'absent' else next(results) for declaration in declarations]
     for declaration, result in zip(declarations, results):

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media, wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import NotFound
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import Change, declared_record
@@ -83,7 +83,7 @@ def test_a_node_being_created_reads_nothing_of_itself():
 def test_virtual_media_waits_up_to_the_tasks_timeout(monkeypatch):
     change, client = planned({'virtual_media': [{'device_type': 'cdrom', 'image_url': URL}]}, NODE)
     waited = []
-    monkeypatch.setattr(wiring.virtual_media, 'apply_plan',
+    monkeypatch.setattr(virtual_media, 'apply_plan',
                         lambda client, plan, uuid, timeout: waited.append(timeout) or [])
     wiring.apply(client, change.wiring, NODE, [], lambda node, ports: {'name': node['name']}, 42)
     assert waited == [42]
