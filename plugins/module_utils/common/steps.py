@@ -39,9 +39,6 @@ _STEP_KEYS = {
     'deploy template': (('interface', 'step', 'priority'), ('args',)),
 }
 
-# The options holding steps, and their kind.
-STEP_OPTIONS = {'clean_steps': 'clean', 'deploy_steps': 'deploy', 'service_steps': 'service'}
-
 # A config drive Ironic builds from a dictionary (its _CONFIG_DRIVE_SCHEMA); user_data may also be text or a list.
 CONFIG_DRIVE_KEYS = ('meta_data', 'network_data', 'user_data', 'vendor_data')
 

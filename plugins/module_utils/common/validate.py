@@ -18,7 +18,6 @@ import uuid
 from collections.abc import Mapping
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.steps import STEP_OPTIONS, config_drive_errors, step_errors
 
 
 class InputError(BaremetalError):
@@ -46,6 +45,9 @@ PATCHABLE_KEY = re.compile(r'^[\w-]+$')
 # A MAC address as Ironic stores a port's: six octets in lower case, separated by colons (see normalized_mac).
 MAC_ADDRESS = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
 
+# The options holding steps, and their kind (common/steps.py step_errors).
+STEP_OPTIONS = {'clean_steps': 'clean', 'deploy_steps': 'deploy', 'service_steps': 'service'}
+
 NOTHING_TO_DO = 'nodes is an empty list: there is nothing to do, and nothing was sent to Ironic.'
 
 
@@ -64,11 +66,14 @@ def check_options(params):
     errors = []
     for name in sorted(LIMITS):
         errors.extend(limit_errors(name, params.get(name)))
-    for name, kind in sorted(STEP_OPTIONS.items()):
-        if params.get(name) is not None:
+    given_steps = [(name, kind) for name, kind in sorted(STEP_OPTIONS.items()) if params.get(name) is not None]
+    if given_steps or params.get('config_drive') is not None:
+        # Only a task that gives steps or a config drive loads their checks.
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.steps import config_drive_errors, step_errors
+        for name, kind in given_steps:
             errors.extend(step_errors(name, params[name], kind))
-    if params.get('config_drive') is not None:
-        errors.extend(config_drive_errors('config_drive', params['config_drive']))
+        if params.get('config_drive') is not None:
+            errors.extend(config_drive_errors('config_drive', params['config_drive']))
     if isinstance(params.get('instance_info'), Mapping):
         errors.extend(_key_errors('instance_info', params['instance_info']))
     if params.get('uuid') is not None and not is_uuid_like(params['uuid']):

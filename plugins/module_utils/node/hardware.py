@@ -5,7 +5,8 @@
 One node's declaration becomes one set of clean (or service) steps, applied in a single cycle by the
 state engine: baremetal_hardware hands them to provision.converge as Options(clean_steps=...) or
 Options(service_steps=...), so the provision path around them comes from the planner like any other.
-Everything is validated before anything is written.
+Everything is validated before anything is written. A node whose hardware is as declared loads no more of the
+engine than its graph: the planner and provision are imported on the paths that change a node or explain a failure.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,13 +15,11 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, converge, plan_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import (
     HardwareError, as_text, check_bios, is_int)
 
@@ -158,6 +157,8 @@ def target_for(node, declaration, steps):
 
     Raises HardwareError, naming the option or the state to change, when this node cannot take them.
     """
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, plan_node
     label = _label(node)
     state = graph.normalize_state(node['provision_state'])
     if declaration.apply == 'servicing':
@@ -203,6 +204,7 @@ CYCLE_FAILURES = (('clean failed', 'manageable'), ('service failed', 'active'))
 
 def recovery(release):
     """How baremetal_provision_state takes a node out of each CYCLE_FAILURES state on a server of ``release``."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
     ways = []
     notes = ''
     for failed, back in CYCLE_FAILURES:
@@ -297,6 +299,7 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
         if item['target'] is not None:
             targets.append(item['target'])
     if targets:
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import converge
         jobs, _missing = converge(client, targets, check_mode=check_mode, timeout=timeout, concurrency=concurrency)
         planned = set()
         for job in jobs:

@@ -13,6 +13,7 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware as hw
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware_declaration as hwd
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import Step
 
 from .bios_registry import REGISTRY
@@ -119,7 +120,7 @@ def test_cleaning_returns_the_node_where_it_came_from(state, verbs):
     target = hw.target_for(node(state), hwd.Declaration(), BIOS_STEP)
     assert target.ident == 'u-1' and target.state == state
     assert target.options.clean_steps == BIOS_STEP and target.options.service_steps is None
-    assert [step.verb for step in hw.plan_node(node(state), target.state, target.options)] == verbs
+    assert [step.verb for step in provision.plan_node(node(state), target.state, target.options)] == verbs
 
 
 @pytest.mark.parametrize('state, words', [
@@ -157,7 +158,7 @@ def test_servicing_only_from_active():
 
 
 def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
-    monkeypatch.setattr(hw, 'plan_node', lambda node, state, options: [Step('service', 'active', 'active')])
+    monkeypatch.setattr(provision, 'plan_node', lambda node, state, options: [Step('service', 'active', 'active')])
     target = hw.target_for(node('active'), hwd.Declaration(apply='servicing', allow_reboot=True,
                                                            allow_destructive=True), RAID_STEPS + BIOS_STEP)
     assert target.state == 'active' and target.options.clean_steps is None
@@ -165,7 +166,7 @@ def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
 
 
 def test_an_engine_that_plans_no_service_action_is_an_error_not_a_silent_no_op(monkeypatch):
-    monkeypatch.setattr(hw, 'plan_node', lambda node, state, options: [])
+    monkeypatch.setattr(provision, 'plan_node', lambda node, state, options: [])
     with pytest.raises(hwd.HardwareError, match="plans no 'service' action from 'active'"):
         hw.target_for(node('active'), hwd.Declaration(apply='servicing', allow_reboot=True), BIOS_STEP)
 
