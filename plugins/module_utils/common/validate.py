@@ -48,6 +48,10 @@ MAC_ADDRESS = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
 # The options holding steps, and their kind (common/steps.py step_errors).
 STEP_OPTIONS = {'clean_steps': 'clean', 'deploy_steps': 'deploy', 'service_steps': 'service'}
 
+# Trait names (of a node, an allocation, a deploy template): Ironic accepts CUSTOM_ traits and the standard
+# os-traits names, all of this shape, at most 255 long.
+TRAIT_NAME = re.compile(r'^[A-Z][A-Z0-9_]{0,254}$')
+
 NOTHING_TO_DO = 'nodes is an empty list: there is nothing to do, and nothing was sent to Ironic.'
 
 
@@ -102,6 +106,13 @@ def mac_errors(option, address):
         return []
     return ['%s %s is not a MAC address; write six hexadecimal octets separated by colons, for example '
             '52:54:00:12:34:56.' % (option, _quoted(address))]
+
+
+def trait_errors(traits):
+    """Problems of trait names (of a node, or of the nodes an allocation asks for)."""
+    return ["trait %r is not a trait name: custom traits are CUSTOM_ followed by A-Z, 0-9 and _ (for example "
+            "CUSTOM_GPU_A100); the others are os-traits names such as HW_CPU_X86_AVX2." % (trait,)
+            for trait in traits or () if not TRAIT_NAME.match(str(trait))]
 
 
 def check_node_name(option, name):

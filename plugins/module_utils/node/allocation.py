@@ -19,9 +19,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabil
     ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.allocations import (
     create_allocation, delete_allocation, find_allocation, update_allocation)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import trait_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import name_errors, raise_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import name_errors, raise_errors, trait_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 
 # What an allocation looks like in results and diffs.

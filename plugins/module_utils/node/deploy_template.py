@@ -13,9 +13,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.steps import duplicate_step_errors, step_errors
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import raise_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import TRAIT_NAME, raise_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import DEPLOY_TEMPLATE_MIN_VERSION
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import TRAIT_NAME
 
 # The fields a declaration may set besides its name, as Ironic patches them.
 PATCHED_FIELDS = ('steps', 'extra')

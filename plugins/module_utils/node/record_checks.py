@@ -8,9 +8,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import functools
-import re
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import PATCHABLE_KEY, mac_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import PATCHABLE_KEY, mac_errors, trait_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import driver_info
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
@@ -23,16 +22,6 @@ REASON_FLAGS = (('protected_reason', 'protected'), ('retired_reason', 'retired')
 
 # Ironic makes a node protected only in these provision states.
 PROTECTABLE_STATES = ('active', 'rescue')
-
-# Ironic accepts CUSTOM_ traits and the standard os-traits names, all of this shape, at most 255 long.
-TRAIT_NAME = re.compile(r'^[A-Z][A-Z0-9_]{0,254}$')
-
-
-def trait_errors(traits):
-    """Problems of trait names (of a node, or of the nodes an allocation asks for)."""
-    return ["trait %r is not a trait name: custom traits are CUSTOM_ followed by A-Z, 0-9 and _ (for example "
-            "CUSTOM_GPU_A100); the others are os-traits names such as HW_CPU_X86_AVX2." % (trait,)
-            for trait in traits or () if not TRAIT_NAME.match(str(trait))]
 
 
 def check_declaration(declared, validate_driver_info=True):
