@@ -142,8 +142,7 @@ def _result(changed, allocation, node, before):
 
 def _releasing(client, params, current):
     if current is None:
-        return lambda check_mode: {'changed': False, 'allocation': None, 'node': None,
-                                   'diff': allocation_diff(None, None)}
+        return lambda check_mode: _result(False, None, None, None)
     node = _node(client, current.get('node_uuid'))
     if node and node['provision_state'] == 'active' and not node['maintenance']:
         raise AllocationError('allocation %s holds node %s, which is active: Ironic releases the node of an active '
