@@ -18,7 +18,6 @@ Each line names its target. A regression shows as a ratio over its target, the d
     python bench/bench_all.py [--repeat 3] [--bulk 100] [--role-sizes 300] [--ironic-venv DIR]
 """
 
-import argparse
 import statistics
 
 import bench_fleet
@@ -41,11 +40,10 @@ def measure_bulk(bench, size, repeat):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = common.options_parser(__doc__)
     parser.add_argument('--repeat', type=int, default=3, help='rounds of each measurement (at least 3)')
     parser.add_argument('--bulk', type=int, default=100, help='nodes of the bulk task (default 100)')
     parser.add_argument('--role-sizes', type=int, nargs='+', default=[300], help='fleet role sizes (default 300)')
-    parser.add_argument('--ironic-venv', default=common.default_ironic_venv())
     args = parser.parse_args()
     if args.repeat < 3:
         parser.error('--repeat must be at least 3')
@@ -56,7 +54,7 @@ def main():
                      '%.2f' % (seconds / floor) if floor else '-', target))
         print('  %s: %.2f s%s' % (what, seconds, ', floor %.2f s' % floor if floor else ''), flush=True)
 
-    with common.ironic(args.ironic_venv) as bench:
+    with common.ironic(args.ironic_venv, args.keep) as bench:
         medians, _calls = bench_single.run(bench, args.repeat)
         add('single node to active: module process', medians['cloud'], medians['floor'], 'no target')
         startup = bench_startup.measure(bench, args.repeat)

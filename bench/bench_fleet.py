@@ -18,7 +18,6 @@ Targets: the fleet task within 1.2x of the floor (issue 20); the no-op rerun of 
 --no-per-host leaves out the per-host paths.
 """
 
-import argparse
 import json
 import statistics
 import sys
@@ -148,15 +147,12 @@ def report(size, samples):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = common.options_parser(__doc__)
     parser.add_argument('--sizes', type=int, nargs='+', default=[100, 300], help='fleet sizes (default 100 300)')
     parser.add_argument('--concurrency', type=int, nargs='*', default=[],
                         help='also run the fleet task with these concurrency values')
-    parser.add_argument('--ironic-venv', default=common.default_ironic_venv(),
-                        help='virtualenv with Ironic (default $IRONIC_VENV or .work/ironic-venv)')
     parser.add_argument('--repeat', type=int, default=3,
                         help='rounds of the floor and the fleet task; medians are reported (default 3)')
-    parser.add_argument('--keep', action='store_true', help='keep the temporary directory (Ironic logs)')
     parser.add_argument('--split', action='store_true',
                         help='Ironic split: ironic-api and two conductors over json-rpc, on PostgreSQL')
     parser.add_argument('--no-per-host', dest='per_host', action='store_false', help='leave out the per-host paths')

@@ -18,7 +18,6 @@ In interleaved rounds (medians reported):
     python bench/bench_fleet_report.py [--nodes 300] [--repeat 3] [--ironic-venv DIR] [--keep]
 """
 
-import argparse
 import json
 import os
 import resource
@@ -123,12 +122,9 @@ def run_playbook(bench, path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = common.options_parser(__doc__)
     parser.add_argument('--nodes', type=int, default=300, help='fleet size (default 300)')
     parser.add_argument('--repeat', type=int, default=3, help='rounds; medians are reported (default 3)')
-    parser.add_argument('--ironic-venv', default=common.default_ironic_venv(),
-                        help='virtualenv with Ironic (default $IRONIC_VENV or .work/ironic-venv)')
-    parser.add_argument('--keep', action='store_true', help='keep the temporary directory (Ironic logs, the report)')
     args = parser.parse_args()
     samples = {'floor: raw REST, same reads': [], 'module baremetal_fleet_report': [],
                'playbook fleet_report.yml': []}

@@ -19,7 +19,6 @@ Targets (issue 9): 300 nodes, rerun under 5 s; role within 1.3x of the floor.
                                      [--ironic-venv DIR]
 """
 
-import argparse
 import json
 import re
 import resource
@@ -161,7 +160,7 @@ def report(size, samples):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = common.options_parser(__doc__)
     parser.add_argument('--sizes', type=int, nargs='+', default=[100, 300], help='fleet sizes (default 100 300)')
     parser.add_argument('--repeat', type=int, default=3, help='rounds per size; medians are reported (default 3)')
     parser.add_argument('--forks', type=int, default=5, help='ansible-playbook --forks (default 5)')
@@ -169,9 +168,6 @@ def main():
                         help='no-op reruns of the role per round; all count in the median (default 3)')
     parser.add_argument('--concurrency', type=int,
                         help="the role's fleet_concurrency, how many nodes move at once (default: the role's, 100)")
-    parser.add_argument('--ironic-venv', default=common.default_ironic_venv(),
-                        help='virtualenv with Ironic (default $IRONIC_VENV or .work/ironic-venv)')
-    parser.add_argument('--keep', action='store_true', help='keep the temporary directory (Ironic logs)')
     args = parser.parse_args()
     results = []
     with common.ironic(args.ironic_venv, args.keep) as bench:

@@ -11,7 +11,6 @@ first with 20 nodes in Ironic, then after filling Ironic up to --total nodes.
     python bench/bench_poll.py [--nodes 20] [--total 2000] [--ironic-venv DIR]
 """
 
-import argparse
 import os
 import sys
 
@@ -48,12 +47,9 @@ def fleet_case(bench, proxy, count, label):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = common.options_parser(__doc__)
     parser.add_argument('--nodes', type=int, default=20, help='nodes converged (default 20)')
     parser.add_argument('--total', type=int, default=2000, help='nodes Ironic holds in the big case (default 2000)')
-    parser.add_argument('--ironic-venv', default=common.default_ironic_venv(),
-                        help='virtualenv with Ironic (default $IRONIC_VENV or .work/ironic-venv)')
-    parser.add_argument('--keep', action='store_true', help='keep the temporary directory (Ironic logs)')
     args = parser.parse_args()
     with common.ironic(args.ironic_venv, args.keep) as bench:
         with FaultProxy(bench.port) as proxy:

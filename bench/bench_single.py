@@ -11,7 +11,6 @@ reading the node). Target: within 1.5x of the floor plus that fixed start-up.
     python bench/bench_single.py [--repeat 5] [--ironic-venv DIR]
 """
 
-import argparse
 import statistics
 
 import common
@@ -94,11 +93,8 @@ def report(medians, calls, repeat):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = common.options_parser(__doc__)
     parser.add_argument('--repeat', type=int, default=5, help='rounds; the median is reported (default 5)')
-    parser.add_argument('--ironic-venv', default=common.default_ironic_venv(),
-                        help='virtualenv with Ironic (default $IRONIC_VENV or .work/ironic-venv)')
-    parser.add_argument('--keep', action='store_true', help='keep the temporary directory (Ironic logs)')
     args = parser.parse_args()
     with common.ironic(args.ironic_venv, args.keep) as bench:
         medians, calls = run(bench, args.repeat)

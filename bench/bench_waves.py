@@ -11,7 +11,6 @@ module's overhead per wave ((module - floor) / waves). Target: a small overhead 
     python bench/bench_waves.py [--nodes 50] [--wave-size 10] [--repeat 3] [--ironic-venv DIR]
 """
 
-import argparse
 import statistics
 import time
 
@@ -74,13 +73,12 @@ def measure(bench, count, wave_size, repeat):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.options_parser(__doc__)
     parser.add_argument('--nodes', type=int, default=50)
     parser.add_argument('--wave-size', type=int, default=10)
     parser.add_argument('--repeat', type=int, default=3)
-    parser.add_argument('--ironic-venv', default=common.default_ironic_venv())
     args = parser.parse_args()
-    with common.ironic(args.ironic_venv) as bench:
+    with common.ironic(args.ironic_venv, args.keep) as bench:
         medians, calls, waves = measure(bench, args.nodes, args.wave_size, args.repeat)
     floor, module = medians['floor'], medians['module']
     print()

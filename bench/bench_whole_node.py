@@ -10,7 +10,6 @@ Both must report changed=0. Reported: the median ansible-playbook wall time of e
     python bench/bench_whole_node.py [--repeat 5] [--ironic-venv DIR]
 """
 
-import argparse
 import statistics
 
 import common
@@ -77,11 +76,10 @@ def measure(bench, repeat):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.options_parser(__doc__)
     parser.add_argument('--repeat', type=int, default=5)
-    parser.add_argument('--ironic-venv', default=common.default_ironic_venv())
     args = parser.parse_args()
-    with common.ironic(args.ironic_venv) as bench:
+    with common.ironic(args.ironic_venv, args.keep) as bench:
         medians, calls = measure(bench, args.repeat)
     print()
     print('no-op rerun of one node, enrolled and available; ansible-playbook wall time, median of %d' % args.repeat)

@@ -243,11 +243,20 @@ def table(headers, rows):
     return '\n'.join(lines)
 
 
+def options_parser(doc, keep=True):
+    """The options of every script on its own Ironic: --ironic-venv, and --keep (its temporary directory)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--ironic-venv', default=default_ironic_venv(),
+                        help='virtualenv with Ironic (default $IRONIC_VENV or .work/ironic-venv)')
+    if keep:
+        parser.add_argument('--keep', action='store_true', help='keep the temporary directory (Ironic logs, output)')
+    return parser
+
+
 def rounds_options(doc):
     """The options of a script measured in rounds on its own Ironic: --rounds (at least 3) and --ironic-venv."""
-    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser = options_parser(doc, keep=False)
     parser.add_argument('--rounds', type=int, default=5, help='rounds (at least 3; the median is reported)')
-    parser.add_argument('--ironic-venv', default=default_ironic_venv())
     options = parser.parse_args()
     if options.rounds < 3:
         parser.error('--rounds must be at least 3')

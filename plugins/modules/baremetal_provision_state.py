@@ -485,11 +485,13 @@ totals:
   sample: {nodes: 300, changed: 12, failed: 0, not_started: 0, seconds: 4.2, api_calls: 31}
 failed_nodes:
   version_added: 0.2.0
-  description: With O(nodes) or O(select), how the task names each node that failed (its error is in RV(nodes)).
+  description:
+    - With O(nodes) or O(select), each node that failed, by its name, else its UUID, else as the task gave it (its
+      error is in RV(nodes)).
   returned: with O(nodes) or O(select)
   type: list
   elements: str
-  sample: ['nodes[3] (rack1-node07)']
+  sample: ['rack1-node07']
 waves:
   version_added: 0.3.0
   description:

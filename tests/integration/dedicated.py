@@ -48,17 +48,29 @@ def kill(instance):
     raise AssertionError('Ironic still answers after SIGKILL')
 
 
-def start_module(instance, tmp_path, module='baremetal_provision_state', **args):
-    """Run a module of the collection against the instance in the background; result_of() waits for its result."""
-    args = dict(args, endpoint=instance.endpoint, _ansible_check_mode=False, _ansible_diff=False)
-    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
-    env['PYTHONPATH'] = COLLECTIONS
-    path = tmp_path / ('args-%d.json' % time.monotonic_ns())
+def module_process(module, args, tmp_path, **env):
+    """A module of the installed collection started as Ansible starts it (its arguments in a file), in the
+    background, with none of the caller's OS_* and CA bundle variables: only those given in env."""
+    environment = dict((key, value) for key, value in os.environ.items()
+                       if not key.startswith('OS_') and key not in ('REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'))
+    environment.update(PYTHONPATH=COLLECTIONS, **env)
+    path = tmp_path / ('args-%s-%d.json' % (module, time.monotonic_ns()))
     path.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': args}), encoding='utf-8')
     return subprocess.Popen(
         [PYTHON, '-m', 'ansible_collections.baremetal.lifecycle.plugins.modules.%s' % module, str(path)],
-        cwd=str(tmp_path), env=env, stdin=subprocess.DEVNULL,
+        cwd=str(tmp_path), env=environment, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def module_result(module, args, tmp_path, **env):
+    """The result of module_process, once it has ended."""
+    return result_of(module_process(module, args, tmp_path, **env))
+
+
+def start_module(instance, tmp_path, module='baremetal_provision_state', **args):
+    """Run a module of the collection against the instance in the background; result_of() waits for its result."""
+    return module_process(module, dict(args, endpoint=instance.endpoint, _ansible_check_mode=False,
+                                       _ansible_diff=False), tmp_path)
 
 
 def result_of(process, timeout=300):

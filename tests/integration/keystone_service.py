@@ -6,8 +6,6 @@ first use (its dependencies conflict with nothing of the test virtualenv that wa
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import os
 import signal
 import socket
@@ -17,14 +15,11 @@ import time
 import uuid
 
 import requests
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VENV = os.path.join(ROOT, '.work', 'keystone-venv')
 SERVE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'keystone_wsgi.py')
+MAKE_TLS = os.path.join(ROOT, 'roles', 'ironic_standalone', 'files', 'make_tls.py')
 ADMIN = 'admin'
 DOMAIN = {'name': 'Default'}
 
@@ -130,34 +125,9 @@ def _free_loopback_port():
 
 
 def _certificates(directory):
-    """(CA file, (certificate file, key file)) of a CA and a server certificate for 127.0.0.1 it signed."""
+    """(CA file, (certificate file, key file)) of a CA and a server certificate for 127.0.0.1 it signed, made by the
+    script the ironic_standalone role makes its own with."""
     os.makedirs(directory, exist_ok=True)
-    now = datetime.datetime.now(datetime.timezone.utc)
-    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, 'keystone test CA')])
-
-    def build(subject, public_key, ca):
-        builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(ca_name).public_key(public_key)
-                   .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
-                   .not_valid_after(now + datetime.timedelta(days=1))
-                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
-        if ca:
-            builder = builder.add_extension(x509.KeyUsage(True, False, False, False, False, True, True, False, False),
-                                            critical=True)
-            builder = builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False)
-        else:
-            builder = builder.add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
-                                            critical=False)
-            builder = builder.add_extension(x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address('127.0.0.1'))]), critical=False)
-        return builder.sign(ca_key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM)
-
+    subprocess.run([sys.executable, MAKE_TLS, directory, '127.0.0.1'], check=True, timeout=60)
     files = [os.path.join(directory, name) for name in ('ca.pem', 'server.pem', 'server.key')]
-    contents = [build(ca_name, ca_key.public_key(), True),
-                build(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, '127.0.0.1')]), key.public_key(), False),
-                key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                  serialization.NoEncryption())]
-    for path, content in zip(files, contents):
-        with open(path, 'wb') as stream:
-            stream.write(content)
     return files[0], tuple(files[1:])

@@ -1,8 +1,10 @@
 # -*- coding: utf-8 -*-
-"""A fault-injecting HTTP proxy on loopback, in front of a real Ironic (tests and bench/bench_poll.py)."""
+"""HTTP servers on loopback for the tests: a fault-injecting proxy in front of a real Ironic (tests and
+bench/bench_poll.py), and a server of images for Ironic to boot."""
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 import http.server
@@ -43,6 +45,26 @@ class ServedInThread(object):
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(10)
+
+
+class ImageServer(ServedInThread):
+    """Serves ``directory`` (a pathlib.Path) on loopback, with an ISO image ``boot.iso`` in it (``url()``), and
+    Ironic's copies of the images it attaches when the directory is its ``[deploy]http_root`` and ``root_url`` its
+    ``[deploy]http_url``."""
+
+    class _Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    def __init__(self, directory):
+        self.directory = directory
+        (directory / 'boot.iso').write_bytes(b'\0' * 2048)
+        handler = functools.partial(self._Quiet, directory=str(directory))
+        self.serve(http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler))
+        self.root_url = 'http://127.0.0.1:%d' % self.server.server_address[1]
+
+    def url(self, credentials=''):
+        return 'http://%s127.0.0.1:%d/boot.iso' % (credentials, self.server.server_address[1])
 
 
 class FaultProxy(ServedInThread):

@@ -29,13 +29,16 @@ BMC_USERNAME = 'admin'
 class RedfishBMC:
     """One sushy-tools emulator serving ``systems`` fake systems on a free port of 127.0.0.1, only to ``BMC_USERNAME``
     with ``password`` (a bcrypt htpasswd entry: the only digest sushy-tools accepts; ``set_password`` changes it).
+    With ``raid_controller``, each system has a storage controller (``Storage/RAID``) holding no volume: what
+    Ironic's ``redfish`` RAID interface reads (the fake system driver emulates no BIOS, firmware or volumes).
 
     ``driver_info(index, password=None)`` is what Ironic needs to drive system ``index``; ``stop()`` ends the
     emulator by its PID (a killed emulator is a BMC that stopped answering).
     """
 
-    def __init__(self, base_dir, systems=1, password=None):
+    def __init__(self, base_dir, systems=1, password=None, raid_controller=False):
         self.base_dir = str(base_dir)
+        self.raid_controller = raid_controller
         self.port = _free_loopback_port()
         self.password = password or 'bmc-%s' % uuid.uuid4().hex
         self.address = 'http://127.0.0.1:%d' % self.port
@@ -68,7 +71,6 @@ class RedfishBMC:
                     'nics': [{'mac': '52:54:00:aa:%02x:%02x' % (self.port % 256, index), 'ip': '127.0.0.1'}]}
                    for index, system_id in enumerate(self.system_ids)]
         config = os.path.join(self.base_dir, 'emulator.conf')
-        # The configuration is a Python file (Flask's from_pyfile); JSON literals are Python literals here.
         settings = {
             'SUSHY_EMULATOR_LISTEN_IP': '127.0.0.1',
             'SUSHY_EMULATOR_LISTEN_PORT': self.port,
@@ -78,9 +80,17 @@ class RedfishBMC:
             # Its own state directory: the default is shared by every emulator of the machine (/tmp/sushy-emulator).
             'SUSHY_EMULATOR_STATE_DIR': os.path.join(self.base_dir, 'state'),
         }
+        if self.raid_controller:
+            settings['SUSHY_EMULATOR_STORAGE'] = dict(
+                (system_id, [{'Id': 'RAID', 'Name': 'RAID controller', 'Drives': [],
+                              'StorageControllers': [{'MemberId': '0', 'Name': 'RAID controller', 'SpeedGbps': 12}]}])
+                for system_id in self.system_ids)
+            # Keyed by (system, storage): the emulator answers 500 for a storage without its volume collection.
+            settings['SUSHY_EMULATOR_VOLUMES'] = dict(((system_id, 'RAID'), []) for system_id in self.system_ids)
         with open(config, 'w', encoding='utf-8') as stream:
             for key, value in settings.items():
-                stream.write('%s = %s\n' % (key, json.dumps(value).replace('true', 'True').replace('false', 'False')))
+                # The configuration is Python (Flask's from_pyfile): repr writes its literals, tuple keys included.
+                stream.write('%s = %r\n' % (key, value))
         return config
 
     def start(self, timeout=60):

@@ -19,23 +19,12 @@ import pytest
 import requests
 import yaml
 
+from dedicated import module_result as run
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLLECTIONS = os.path.join(ROOT, '.work', 'collections')
 BIN = os.path.dirname(sys.executable)
 NODE_NAME = 'secure-node-1'
-
-
-def run(module, args, tmp_path, **env):
-    """Run a module of the installed collection as Ansible does, with only the given OS_* and CA variables."""
-    environment = dict((key, value) for key, value in os.environ.items()
-                       if not key.startswith('OS_') and key not in ('REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'))
-    environment.update(PYTHONPATH=COLLECTIONS, **env)
-    args_file = tmp_path / ('args-%s.json' % module)
-    args_file.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': args}), encoding='utf-8')
-    process = subprocess.run([sys.executable, '-m', 'ansible_collections.baremetal.lifecycle.plugins.modules.' + module,
-                              str(args_file)], cwd=str(tmp_path), env=environment, capture_output=True, text=True,
-                             timeout=300, check=False)
-    return json.loads(process.stdout)
 
 
 @pytest.fixture(scope='module')

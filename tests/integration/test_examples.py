@@ -51,6 +51,7 @@ import pytest
 import yaml
 
 from nodes import RawIronic
+from proxy import ImageServer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)  # the ansible-core under test (tests/conftest.py)
@@ -82,6 +83,7 @@ RUN = {
     ('docs/inspection-rules.md', 'tasks'),
     ('docs/moving-a-node.md', 'tasks'),
     ('docs/migrating-from-openstack-cloud.md', 'tasks'),
+    ('docs/deploy-templates.md', 'tasks'),
     ('docs/moving-from-bifrost.md', 'bifrost'), ('docs/moving-from-bifrost.md', 'playbook'),
 }
 
@@ -524,3 +526,37 @@ def test_the_migration_page_from_openstack_cloud_runs_in_a_play(ironic, nodes, r
     finally:
         delete_nodes(ironic, ['rack3-node01'])
         ironic.api('DELETE', '/deploy_templates/CUSTOM_HYPERTHREADING_OFF', expect=None)
+
+
+def test_the_deploy_template_example_deploys_a_redfish_server_with_the_templates_step(make_ironic, redfish_bmc,
+                                                                                      tmp_path):
+    """docs/deploy-templates.md's tasks, in one play, on an Ironic with the redfish RAID interface enabled (as the page
+    says) and its virtual media served by an image server of the test: rack4-node01, a system of sushy-tools'
+    emulator with a storage controller without volumes, deploys its ISO with the template's RAID step."""
+    bmc = redfish_bmc(raid_controller=True)
+    (tasks,) = claim('docs/deploy-templates.md', 'tasks')
+    iso = re.search(r'boot_iso: (\S+)', tasks).group(1)
+    with ImageServer(tmp_path) as images:
+        ironic = make_ironic()
+        ironic.role_vars['ironic_standalone_config_overrides'] = {
+            'DEFAULT': {'enabled_raid_interfaces': 'fake,no-raid,redfish'},
+            'deploy': {'http_url': images.root_url, 'http_root': str(tmp_path)}}
+        ironic.start()
+        clouds_yaml = write_clouds(tmp_path / 'clouds.yaml', {EXAMPLE_CLOUD: ironic})
+        (tmp_path / 'deploy.yml').write_text(with_bmc(wrap([tasks]), bmc).replace(iso, images.url()),
+                                             encoding='utf-8')
+        mark = ironic.log_mark()
+
+        rc, output = ansible(['ansible-playbook', 'deploy.yml'], tmp_path, clouds_yaml,
+                             extra_vars={'vault_bmc_password': bmc.password})
+
+        assert rc == 0, output
+        node = ironic.api('GET', '/nodes/rack4-node01')
+        assert (node['provision_state'], node['instance_info']['traits']) == ('active', ['CUSTOM_RAID_CLEARED'])
+        assert node['raid_config']['logical_disks'] == [] and node['raid_config']['last_updated'], node['raid_config']
+        with open(ironic.log_path, 'rb') as handle:
+            handle.seek(mark)
+            log = handle.read().decode('utf-8', 'replace')
+        assert "Executing {'interface': 'raid', 'step': 'delete_configuration', 'args': {}, 'priority': 150}" in log
+        assert bmc.password not in output
+        ironic.stop()

@@ -9,9 +9,6 @@ interface, the task's TLS settings used for Keystone, wrong credentials."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 import requests
@@ -19,8 +16,8 @@ import requests
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.connection import client_from_params
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COLLECTIONS = os.path.join(ROOT, '.work', 'collections')
+from dedicated import module_result as run
+
 SYSTEM = {'system': {'all': True}}
 
 
@@ -90,18 +87,6 @@ def keystone_ironic(keystone, shared_ironic):
         assert answer.status_code == 201, answer.text
     del token
     return ironic
-
-
-def run(module, args, tmp_path, **env):
-    """Run a module of the installed collection as Ansible does, with only the given OS_* variables."""
-    environment = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
-    environment.update(PYTHONPATH=COLLECTIONS, **env)
-    args_file = tmp_path / ('args-%s.json' % module)
-    args_file.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': args}), encoding='utf-8')
-    process = subprocess.run([sys.executable, '-m', 'ansible_collections.baremetal.lifecycle.plugins.modules.' + module,
-                              str(args_file)], cwd=str(tmp_path), env=environment, capture_output=True, text=True,
-                             timeout=300, check=False)
-    return json.loads(process.stdout)
 
 
 def names(result):

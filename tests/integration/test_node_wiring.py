@@ -3,12 +3,11 @@
 sushy-tools BMC): idempotence, check mode without writes, diffs, many nodes, and bad input refused before any write."""
 
 import functools
-import http.server
 import json
 import urllib.request
 import uuid
 
-from proxy import FaultProxy, ServedInThread
+from proxy import FaultProxy, ImageServer
 from redfish import BMC_USERNAME, _basic
 from test_node import assert_no_write, new_mac, playing_ironic_api
 
@@ -154,22 +153,6 @@ def test_network_data_is_set_changed_and_cleared_and_refused_on_an_older_api(iro
     assert ironic.api('GET', '/nodes/%s' % node['uuid'])['network_data'] == {}
 
 
-class _Images(ServedInThread):
-    """A tiny HTTP server on loopback, in a thread of the test process, stopped by the test: it serves an ISO image,
-    and Ironic's copies of the images it attaches (its [deploy]http_root is the same directory)."""
-
-    def __init__(self, directory):
-        self.directory = directory
-        (directory / 'boot.iso').write_bytes(b'\0' * 2048)
-        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(directory))
-        handler.log_message = lambda *args: None
-        self.serve(http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler))
-        self.root_url = 'http://127.0.0.1:%d' % self.server.server_address[1]
-
-    def url(self, credentials=''):
-        return 'http://%s127.0.0.1:%d/boot.iso' % (credentials, self.server.server_address[1])
-
-
 def bmc_virtual_cd(bmc):
     """(Inserted, Image) of the emulated BMC's virtual CD, as sushy-tools' Managers/VirtualMedia resource shows it."""
     def get(path):
@@ -189,7 +172,7 @@ def bmc_virtual_cd(bmc):
 def test_virtual_media_is_attached_rerun_masked_then_detached_on_sushy_tools(make_ironic, redfish_bmc, run_module,
                                                                              tmp_path):
     bmc, name = redfish_bmc(), 'vmedia-%s' % uuid.uuid4().hex[:8]
-    with _Images(tmp_path) as images:
+    with ImageServer(tmp_path) as images:
         # Ironic serves its copy of the image (Ironic 39 always copies) from our server.
         ironic = make_ironic()
         ironic.role_vars['ironic_standalone_config_overrides'] = {

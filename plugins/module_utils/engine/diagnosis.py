@@ -13,6 +13,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import READY, WAITING
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     UNREACHABLE_GRACE, WAIT_STATES)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import DEPLOY_WAIT_ABORT_VERSION, version_string
@@ -45,7 +46,7 @@ def describe_failure(step, node):
     detail = (' Ironic says: %s' % last_error) if last_error else ''
     what = "'%s' (%s)" % (step.verb, step.action.name) if step.action else "'%s'" % step.verb
     return ("node %s: %s from '%s' ended in '%s' instead of '%s'.%s" % (
-        node.get('name') or node['uuid'], what, step.source, node['provision_state'], step.landing, detail))
+        node_label(node), what, step.source, node['provision_state'], step.landing, detail))
 
 
 def where(node):

@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label, node_result
 
 # Where a job is: waiting for its node to rest, planned and waiting for a slot, moving, or finished.
 WAITING, READY, MOVING, DONE = 'waiting', 'ready', 'moving', 'done'
@@ -40,17 +41,12 @@ class Job(object):
 
     @property
     def label(self):
-        return self.node.get('name') or self.uuid
+        return node_label(self.node)
 
     def fail(self, message):
         self.error = 'node %s: %s' % (self.label, message)
         self.stage = DONE
 
     def result(self):
-        return {
-            'node': self.node,
-            'plan': [step.as_dict() for step in self.plan],
-            'transitions': self.transitions,
-            'error': self.error,
-            'changed': self.started,
-        }
+        return node_result(self.node, self.started, self.error, plan=[step.as_dict() for step in self.plan],
+                           transitions=self.transitions)

@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail
 
 
 def run_each(items, action, concurrency=1):
@@ -18,7 +19,7 @@ def run_each(items, action, concurrency=1):
         try:
             return action(item)
         except BaremetalError as exc:
-            return dict(exc.result, error=str(exc))
+            return fail(dict(exc.result), str(exc))
 
     items = list(items)
     if len(items) <= 1 or concurrency <= 1:

@@ -19,6 +19,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import Job
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import (
     check_requests, instance_info_patch, issue_step, retired_patch)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
@@ -152,7 +153,7 @@ def provision_results(client, targets, check_mode=False, **converging):
         if jobs and target.ident in (jobs[0].uuid, jobs[0].node.get('name')):
             result = jobs.pop(0).result()
         else:
-            results.append({'node': None, 'plan': [], 'transitions': [], 'changed': False, 'error': next(missing)})
+            results.append(node_result(None, error=next(missing), plan=[], transitions=[]))
             continue
         learned = learned_by_inspection(client, result['node']['uuid'], result['transitions'])
         if learned is not None:

@@ -16,6 +16,8 @@ __metaclass__ = type
 import collections
 import time
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import held, node_name
+
 
 def over_budget(failed, changing, max_fail_percentage):
     """Whether failed nodes, of the changing nodes a task set out to change, are more than max_fail_percentage
@@ -23,16 +25,11 @@ def over_budget(failed, changing, max_fail_percentage):
     return failed > 0 and 100.0 * failed / max(changing, 1) > (max_fail_percentage or 0)
 
 
-def _held(result):
-    """Whether a node was held back: its wave never started, as the failures were over the budget."""
-    return bool(result.get('wave')) and not result.get('started')
-
-
 def totals(results, started, api_calls):
     """The totals line of a many-node result."""
     return {'nodes': len(results), 'changed': sum(1 for result in results if result.get('changed')),
             'failed': sum(1 for result in results if result.get('error')),
-            'not_started': sum(1 for result in results if _held(result)),
+            'not_started': sum(1 for result in results if held(result)),
             'seconds': round(time.monotonic() - started, 3), 'api_calls': api_calls}
 
 
@@ -40,20 +37,15 @@ def failure_message(results, labels, max_fail_percentage=None):
     """'2 of the 5 nodes to change failed: a: ... | b: ...', or None when none failed or no more than
     max_fail_percentage of the nodes the task set out to change did (any one, when it is None)."""
     errors = ['%s: %s' % (label, result['error']) for label, result in zip(labels, results) if result.get('error')]
-    changing = sum(1 for result in results if result.get('changed') or result.get('error') or _held(result))
+    changing = sum(1 for result in results if result.get('changed') or result.get('error') or held(result))
     if not over_budget(len(errors), changing, max_fail_percentage):
         return None
     budget = '' if max_fail_percentage is None else ' (max_fail_percentage is %s)' % max_fail_percentage
     message = '%d of the %d nodes to change failed%s: %s' % (len(errors), changing, budget, ' | '.join(errors))
-    held = [label for label, result in zip(labels, results) if _held(result)]
-    if held:
-        message += ' | Not started, as no wave starts once the failures are over the budget: %s.' % ', '.join(held)
+    not_started = [label for label, result in zip(labels, results) if held(result)]
+    if not_started:
+        message += ' | Not started, as no wave starts once the failures are over the budget: %s.' % ', '.join(not_started)
     return message
-
-
-def _node_name(result, label):
-    """A node's name in a diff header or a wave: its name, or the task's label for it when it has none."""
-    return (result.get('node') or {}).get('name') or result.get('name') or label
 
 
 class Report(collections.namedtuple('Report', 'results labels single waves max_fail_percentage')):
@@ -70,17 +62,16 @@ class Report(collections.namedtuple('Report', 'results labels single waves max_f
             return result.pop('error', None), result, []
         diffs = []
         for label, result in zip(self.labels, self.results):
-            result.setdefault('error', None)
             diff = result.pop('diff', None)
             if diff and result.get('changed'):
-                name = _node_name(result, label)
+                name = node_name(result, label)
                 diffs.append(dict(diff, before_header=name, after_header=name))
         pairs = list(zip(self.labels, self.results))
         summary = dict(changed=any(result.get('changed') for result in self.results), nodes=self.results,
                        totals=totals(self.results, started, api_calls), diff=diffs,
                        failed_nodes=[label for label, result in pairs if result['error']])
         if self.waves is not None:
-            summary['waves'] = [[_node_name(self.results[index], self.labels[index]) for index in wave]
+            summary['waves'] = [[node_name(self.results[index], self.labels[index]) for index in wave]
                                 for wave in self.waves]
         message = failure_message(self.results, self.labels, self.max_fail_percentage)
         warnings = [] if message else ['%s: %s' % (label, result['error']) for label, result in pairs if result['error']]

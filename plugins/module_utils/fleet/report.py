@@ -17,6 +17,7 @@ import collections
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet import drift
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware import version_key
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
@@ -44,10 +45,6 @@ CAPACITY_COUNTS = ('available', 'active', 'in_maintenance', 'failed', 'total')
 def is_failed(state):
     """A failure state (deploy failed, clean failed...) or error (a deletion that failed): someone has to look."""
     return state == 'error' or states.STATES.get(state, (None,))[0] == states.FAILED
-
-
-def label(node):
-    return node.get('name') or node['uuid']
 
 
 # -- reading --------------------------------------------------------------------------------------------------
@@ -139,7 +136,7 @@ def firmware_groups(nodes, firmware):
         for component in firmware.get(node['uuid']) or []:
             vendor = component.get('vendor') or (node.get('properties') or {}).get('vendor')
             key = (vendor or '', component.get('model') or '', component['component'])
-            groups.setdefault(key, []).append((label(node), component.get('current_version')))
+            groups.setdefault(key, []).append((node_label(node), component.get('current_version')))
     result = []
     for (vendor, model, name), members in sorted(groups.items()):
         counts = collections.Counter(version for _node, version in members)
@@ -163,10 +160,10 @@ def _drift_section(fleet, nodes, read, entries):
         items = drift.node_drift(declared, node, read['bios'].get(node['uuid']), components)
         entries[node['uuid']].update(declared=True, drift=items)
         if items:
-            drifted.append(label(node))
+            drifted.append(node_label(node))
     for node in undeclared:
         entries[node['uuid']]['declared'] = False
-    return {'declared_nodes': len(fleet), 'drifted': sorted(drifted), 'undeclared': sorted(label(node) for node in undeclared),
+    return {'declared_nodes': len(fleet), 'drifted': sorted(drifted), 'undeclared': sorted(node_label(node) for node in undeclared),
             'missing': missing}
 
 

@@ -16,6 +16,7 @@ __metaclass__ = type
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import (
     NODE_SPEC, SELECTION_SPEC, find_nodes, no_node_message, select_nodes)
@@ -119,7 +120,7 @@ def targets(client, params, defaults, types=None, key='node', fields=('uuid',)):
             return targets_from_elements(params['nodes'], defaults, types)
         return [Target('nodes[%d] (%s)' % (index, element[key]), element[key], element)
                 for index, element in enumerate(params['nodes'])]
-    return [Target('node %s' % (node.get('name') or node['uuid']), node['uuid'], dict(defaults), node)
+    return [Target('node %s' % node_label(node), node['uuid'], dict(defaults), node)
             for node in select_nodes(client, params['select'], fields)]
 
 
@@ -137,11 +138,15 @@ def read_targets(client, targets, fields, refuse_missing=True):
 
 
 def labels(targets, results, by_node=False):
-    """How the task names each node in failed_nodes and its messages: the Target's label, or with by_node (a module
-    whose results carry the node as read) the node's name or UUID, and the ident given when it matched no node."""
-    if not by_node:
-        return [target.label for target in targets]
-    return [(result.get('node') or {}).get('name') or (result.get('node') or {}).get('uuid') or target.ident
+    """How the task names each node in failed_nodes and its messages: as its nodes or select named it (the Target's
+    label: 'nodes[3] (rack1-node07)', 'node rack1-node07'), or with by_node as every message names a node (node_label:
+    its name, else its UUID, else the ident given for one that matched no node).
+
+    One rule, the difference kept as data: both are results users see. baremetal_provision_state and
+    baremetal_hardware have always named failed nodes by node, which roles/fleet relies on (it joins the failed_nodes
+    of both tasks with unique, and names them in its message); the other modules name the element.
+    """
+    return [node_label(result.get('node'), target.ident) if by_node else target.label
             for target, result in zip(targets, results)]
 
 

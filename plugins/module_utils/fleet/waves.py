@@ -21,6 +21,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail, hold, mark, node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import over_budget
@@ -75,11 +76,6 @@ def health_problems(node, declared=None):
     return [reason for reason in (check(node, declared or {}) for check in HEALTH_CHECKS) if reason]
 
 
-def _label(result, fallback):
-    node = result.get('node') or {}
-    return node.get('name') or node.get('uuid') or fallback
-
-
 def check_health(read_nodes, results, declared, number):
     """Read every node of a finished wave again; a node that did not fail but is not healthy gets an error."""
     passed = [(result, wanted) for result, wanted in zip(results, declared) if not result.get('error') and result.get('node')]
@@ -87,14 +83,14 @@ def check_health(read_nodes, results, declared, number):
     for result, wanted in passed:
         node = found.get(result['node']['uuid'])
         if node is None:
-            result['error'] = 'node %s was deleted while its wave (%d) ran.' % (_label(result, '?'), number)
+            fail(result, 'node %s was deleted while its wave (%d) ran.' % (node_label(result['node']), number))
             continue
         result['node'] = summarize_node(node)
         problems = health_problems(node, wanted)
         if problems:
-            result['error'] = ('node %s came back from wave %d unhealthy: %s. No further wave starts while the failures '
-                               'are over max_fail_percentage; fix the node and run the task again.'
-                               % (_label(result, '?'), number, '; '.join(problems)))
+            fail(result, 'node %s came back from wave %d unhealthy: %s. No further wave starts while the failures are '
+                 'over max_fail_percentage; fix the node and run the task again.'
+                 % (node_label(result['node']), number, '; '.join(problems)))
 
 
 def run_in_waves(read_nodes, items, run_batch, wave_size, wave_pause=0, max_fail_percentage=0, check_mode=False,
@@ -113,7 +109,7 @@ def run_in_waves(read_nodes, items, run_batch, wave_size, wave_pause=0, max_fail
     size = wave_length(wave_size, len(changing))
     waves = [changing[start:start + size] for start in range(0, len(changing), size)]
     wave_of = dict((index, number) for number, wave in enumerate(waves, 1) for index in wave)
-    results = [dict(result, wave=wave_of.get(index), started=False) for index, result in enumerate(planned)]
+    results = [mark(dict(result), wave_of.get(index), False) for index, result in enumerate(planned)]
     if check_mode or not waves:
         return results, waves
     progress = progress or task_progress()
@@ -123,19 +119,19 @@ def run_in_waves(read_nodes, items, run_batch, wave_size, wave_pause=0, max_fail
     for number, wave in enumerate(waves, 1):
         if over_budget(failed, budget, max_fail_percentage):
             for index in (index for later in waves[number - 1:] for index in later):
-                results[index].update(changed=False, error=None)
+                hold(results[index])
             break
         if number > 1 and wave_pause:
             pause.pause()
-        members = [_label(results[index], str(index)) for index in wave]
+        members = [node_label(results[index].get('node'), str(index)) for index in wave]
         progress.wave(number, len(waves), members, 0, failed)
         try:
             batch = run_batch([items[index] for index in wave], False)
         except BaremetalError as exc:  # refused as a whole, before any write (a node deleted since the plan)
-            batch = [dict(results[index], changed=False, error=str(exc)) for index in wave]
+            batch = [fail(dict(results[index]), str(exc), changed=False) for index in wave]
         check_health(read_nodes, batch, [declared(items[index]) if declared else {} for index in wave], number)
         for index, result in zip(wave, batch):
-            results[index] = dict(result, wave=number, started=True)
+            results[index] = mark(dict(result), number, True)
         failed += sum(1 for result in batch if result.get('error'))
         progress.wave(number, len(waves), members, len(wave), failed)
     return results, waves

@@ -19,6 +19,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabil
     ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.allocations import (
     create_allocation, delete_allocation, find_allocation, update_allocation)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import name_errors, raise_errors, trait_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
@@ -99,9 +100,9 @@ def fixed_differences(current, params, node):
             differences.append('%s is %r, not %r' % (field, held, wanted))
     candidates = params.get('candidate_nodes')
     if candidates and node and not set(candidates) & set((node['uuid'], node.get('name'))):
-        differences.append('its node %s is not among candidate_nodes' % (node.get('name') or node['uuid']))
+        differences.append('its node %s is not among candidate_nodes' % node_label(node))
     if params.get('node') and node and params['node'] not in (node['uuid'], node.get('name')):
-        differences.append('its node is %s, not %s' % (node.get('name') or node['uuid'], params['node']))
+        differences.append('its node is %s, not %s' % (node_label(node), params['node']))
     return differences
 
 
@@ -140,14 +141,13 @@ def _result(changed, allocation, node, before):
 
 def _releasing(client, params, current):
     if current is None:
-        return lambda check_mode: {'changed': False, 'allocation': None, 'node': None,
-                                   'diff': allocation_diff(None, None)}
+        return lambda check_mode: _result(False, None, None, None)
     node = _node(client, current.get('node_uuid'))
     if node and node['provision_state'] == 'active' and not node['maintenance']:
         raise AllocationError('allocation %s holds node %s, which is active: Ironic releases the node of an active '
                               'workload only in maintenance. Undeploy it first (baremetal.lifecycle.'
                               'baremetal_provision_state state: available), or set maintenance on it. Nothing was '
-                              'changed.' % (params['name'], node.get('name') or node['uuid']),
+                              'changed.' % (params['name'], node_label(node)),
                               {'changed': False, 'allocation': allocation_view(current), 'node': node_view(node)})
 
     def release(check_mode):

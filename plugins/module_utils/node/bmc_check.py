@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import is_secret_key, masked_text
@@ -47,7 +48,7 @@ def check_bmc(client, node):
     is stale, and would report only later, in last_error. For Redfish the read is the very request of a power
     state read (the System resource holds both); for IPMI it uses the same session and credentials.
     """
-    label = node.get('name') or node['uuid']
+    label = node_label(node)
     try:
         validation = client.validate_node(node['uuid'])
         failed = ['%s: %s' % (interface, (validation.get(interface) or {}).get('reason') or 'no reason given')

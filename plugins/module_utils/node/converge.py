@@ -29,6 +29,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.writer import ensure_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import POWER_ACTIONS
 
@@ -96,7 +97,7 @@ class Course(object):
     def fail(self, message):
         """Record a failure; one after another (maintenance set again after a failed move) is added to it."""
         error = self.result['error']
-        self.result['error'] = '%s | then: %s' % (error, message) if error else message
+        fail(self.result, '%s | then: %s' % (error, message) if error else message)
 
 
 def _guarded(stage):
@@ -228,7 +229,7 @@ def ensure_whole_nodes(client, declarations, update_secrets, check_mode, concurr
     for declaration, result in stated:
         node = found.get(result['node']['uuid'])
         if node is None:
-            result['error'] = 'node %s was deleted while the task ran.' % declaration.name
+            fail(result, 'node %s was deleted while the task ran.' % declaration.name)
             continue
         result['diff'] = [result['diff']]
         courses.append(Course(declaration, result, node))

@@ -20,6 +20,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail, node_label, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import (
     HardwareError, as_text, check_bios, is_int)
 
@@ -33,10 +34,6 @@ RAID_COMPARED_KEYS = ('raid_level', 'is_root_volume', 'volume_name', 'controller
 # Node fields read for the plan; interfaces say which hardware interface would offer a missing step.
 HARDWARE_NODE_FIELDS = NODE_SUMMARY_FIELDS + ('raid_config', 'target_raid_config', 'bios_interface',
                                               'raid_interface', 'firmware_interface')
-
-
-def _label(node):
-    return node.get('name') or node['uuid']
 
 
 # -- reading the hardware ------------------------------------------------------------------------------------
@@ -159,7 +156,7 @@ def target_for(node, declaration, steps):
     """
     from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
     from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, plan_node
-    label = _label(node)
+    label = node_label(node)
     state = graph.normalize_state(node['provision_state'])
     if declaration.apply == 'servicing':
         if state != SERVICING_STATE:
@@ -242,7 +239,7 @@ def _diff(label, changes):
 def prepare(client, node, declaration):
     """Read one node's hardware and work out its changes and steps; raises HardwareError, writing nothing."""
     current = read(client, node, declaration)
-    label = _label(node)
+    label = node_label(node)
     if not graph.is_at_rest(node['provision_state'], node.get('target_provision_state')):
         raise HardwareError("node %s is still moving ('%s'); run again once it rests." % (label, node['provision_state']))
     problems = check_bios(declaration.bios_settings, current['bios'])
@@ -279,11 +276,9 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
     results = {}
     by_uuid = dict((item['node']['uuid'], item) for item in prepared)
     for item in prepared:
-        results[item['node']['uuid']] = {
-            'node': summarize_node(item['node']),
-            'changes': item['changes'], 'steps': item['shown_steps'], 'plan': [], 'transitions': [],
-            'changed': bool(item['target'] or item['record_raid']), 'error': None,
-            'diff': _diff(item['label'], item['changes'])}
+        results[item['node']['uuid']] = node_result(
+            summarize_node(item['node']), bool(item['target'] or item['record_raid']), changes=item['changes'],
+            steps=item['shown_steps'], plan=[], transitions=[], diff=_diff(item['label'], item['changes']))
     targets = []
     recorded = set()
     for item in prepared:
@@ -293,8 +288,8 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
                 recorded.add(item['node']['uuid'])
             except BaremetalError as exc:
                 # Ironic checks the layout against the node's RAID interface; nothing else was written.
-                results[item['node']['uuid']].update(changed=False, error=explain_failure(
-                    'node %s: %s' % (item['label'], exc), item['node'], ['raid'], client.release))
+                fail(results[item['node']['uuid']], explain_failure(
+                    'node %s: %s' % (item['label'], exc), item['node'], ['raid'], client.release), changed=False)
                 continue
         if item['target'] is not None:
             targets.append(item['target'])
@@ -310,9 +305,9 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
             if not check_mode:
                 results[job.uuid]['changed'] = outcome['changed'] or job.uuid in recorded
             if outcome['error']:
-                results[job.uuid]['error'] = explain_failure(
-                    outcome['error'], item['node'], set(step['interface'] for step in item['steps']), client.release)
+                fail(results[job.uuid], explain_failure(
+                    outcome['error'], item['node'], set(step['interface'] for step in item['steps']), client.release))
         for target in targets:
             if target.ident not in planned:
-                results[target.ident]['error'] = 'node %s was deleted while the task ran.' % by_uuid[target.ident]['label']
+                fail(results[target.ident], 'node %s was deleted while the task ran.' % by_uuid[target.ident]['label'])
     return [results[item['node']['uuid']] for item in prepared]

@@ -12,6 +12,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_result
 
 # baremetal_maintenance's older spelling of maintenance: true and false, kept working.
 STATES = {'enabled': True, 'disabled': False}
@@ -74,5 +75,5 @@ def ensure_maintenance(client, node, maintenance, reason, check_mode):
         wanted = (node.get('maintenance'), node.get('maintenance_reason'))
     diff = DifferenceTracker().add('maintenance', current[0], wanted[0]).add('maintenance_reason', current[1], wanted[1])
     # The operator's reason is free text: it may quote a secret.
-    return {'changed': changed, 'maintenance': wanted[0], 'maintenance_reason': secrets.masked_text(wanted[1]),
-            'node': summarize_node(node), 'diff': diff.diff()}
+    return node_result(summarize_node(node), changed, maintenance=wanted[0],
+                       maintenance_reason=secrets.masked_text(wanted[1]), diff=diff.diff())

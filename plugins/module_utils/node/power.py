@@ -17,6 +17,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import NODE_FLAGS, POWER_ACTIONS, POWER_OFF_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
@@ -41,14 +42,10 @@ def _settle(client, node, waiting, progress, step):
     waiting.reset()
     while True:
         moving = bool(node.get('target_power_state'))
-        progress.node(_label(node), node.get('power_state') or 'unknown', step if moving else None)
+        progress.node(node_label(node), node.get('power_state') or 'unknown', step if moving else None)
         if not (moving and waiting.pause()):
             return node
         node = client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
-
-
-def _label(node):
-    return node.get('name') or node['uuid']
 
 
 def declared_power(declared):
@@ -66,19 +63,19 @@ def ensure_power(client, node, declared, timeout, check_mode, progress=None, clo
     target, reached = POWER_ACTIONS[declared]
     if declared in POWER_OFF_ACTIONS and node.get('disable_power_off'):
         raise PowerError("node %s has disable_power_off set: it must never be powered off, and Ironic refuses '%s'. "
-                         "Reboot it instead, or clear the flag with %s." % (_label(node), target, NODE_FLAGS['disable_power_off'].clear),
-                         {'changed': False, 'node': summarize_node(node)})
+                         "Reboot it instead, or clear the flag with %s." % (node_label(node), target, NODE_FLAGS['disable_power_off'].clear),
+                         node_result(summarize_node(node)))
     progress = progress or task_progress()
     waiting = Wait(timeout, clock=clock, sleep=sleep)
     # A power action already under way decides the state we start from.
     node = _settle(client, node, waiting, progress, 'earlier %s' % node.get('target_power_state'))
     if node.get('target_power_state'):
         raise PowerError("node %s: an earlier power action to '%s' is still running after %d s. Raise timeout or "
-                         "look at the conductor log." % (_label(node), node['target_power_state'], timeout),
-                         {'changed': False, 'node': summarize_node(node)})
+                         "look at the conductor log." % (node_label(node), node['target_power_state'], timeout),
+                         node_result(summarize_node(node)))
     before = node.get('power_state')
-    result = {'changed': declared in REBOOTS or before != reached, 'node': summarize_node(node),
-              'diff': DifferenceTracker().add('power_state', before, reached).diff()}
+    result = node_result(summarize_node(node), declared in REBOOTS or before != reached,
+                         diff=DifferenceTracker().add('power_state', before, reached).diff())
     if not result['changed'] or check_mode:
         return result
     soft = declared in SOFT_ACTIONS
@@ -94,11 +91,11 @@ def ensure_power(client, node, declared, timeout, check_mode, progress=None, clo
         else:
             advice = 'The BMC may be slow or unreachable: raise timeout or look at the conductor log.'
         raise PowerError("node %s: '%s' did not finish within %d s; Ironic is still moving it to '%s'. %s"
-                         % (_label(node), target, timeout, node['target_power_state'], advice), result)
+                         % (node_label(node), target, timeout, node['target_power_state'], advice), result)
     if node.get('power_state') != reached:
         reason = masked_text(node.get('last_error') or 'nothing').rstrip('.')
         raise PowerError("node %s: Ironic could not '%s' it; power state is '%s'. Ironic says: %s. Check the "
                          "BMC address and credentials in driver_info (baremetal.lifecycle.baremetal_node) and that "
-                         "the conductor can reach the BMC." % (_label(node), target, node.get('power_state') or 'unknown', reason),
+                         "the conductor can reach the BMC." % (node_label(node), target, node.get('power_state') or 'unknown', reason),
                          dict(result, changed=node.get('power_state') != before))
     return result

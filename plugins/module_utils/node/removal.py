@@ -18,6 +18,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.paralle
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import is_at_rest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, converge
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DELETE_ALLOWED_STATES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes
@@ -26,9 +27,6 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.snapshot 
 
 # The maintenance reason of a node whose record is deleted with keep_workload (_detach).
 DETACH_REASON = 'being detached by baremetal.lifecycle.baremetal_node (keep_workload): its record is deleted, its workload kept'
-
-# The result of a node declared absent that Ironic does not hold.
-GONE = {'changed': False, 'node': None, 'plan': [], 'transitions': []}
 
 
 def remove_nodes(client, declarations, check_mode, timeout=1800, concurrency=1):
@@ -40,10 +38,11 @@ def remove_nodes(client, declarations, check_mode, timeout=1800, concurrency=1):
 
     def read(declaration):
         node = found.get(declaration.name)
-        if node is None:
-            return dict(GONE, diff={'before': {}, 'after': {}})
+        if node is None:  # Ironic does not hold it: nothing to do
+            return node_result(None, name=declaration.name, plan=[], transitions=[], diff={'before': {}, 'after': {}})
         ports = client.list_ports(node_uuid=node['uuid'], fields=PORT_FIELDS)
-        result = dict(GONE, changed=True, diff={'before': node_view(node, ports), 'after': {}})
+        result = node_result(None, True, name=declaration.name, plan=[], transitions=[],
+                             diff={'before': node_view(node, ports), 'after': {}})
         if declaration.keep_workload:
             return _detach(client, node, result, check_mode)
         return dict(result, ports=ports)
@@ -67,7 +66,7 @@ def remove_nodes(client, declarations, check_mode, timeout=1800, concurrency=1):
 
     results = run_each(list(zip(declarations, results)), delete, concurrency)
     for declaration, result in zip(declarations, results):
-        result.update(name=declaration.name, error=result.get('error'))
+        result['name'] = declaration.name  # a failure's partial result may lack it
     return results
 
 
@@ -83,8 +82,8 @@ def _to_manageable(client, items, check_mode, timeout, concurrency):
         job = outcomes[node['uuid']]
         result.update(plan=job['plan'], transitions=job['transitions'])
         if job['error']:
-            result.update(changed=job['changed'], error='%s Ironic deletes nodes only in %s, so the node is brought to '
-                          'manageable first.' % (job['error'], ', '.join(DELETE_ALLOWED_STATES)))
+            fail(result, '%s Ironic deletes nodes only in %s, so the node is brought to manageable first.'
+                 % (job['error'], ', '.join(DELETE_ALLOWED_STATES)), changed=job['changed'])
 
 
 def detach_steps(node):

@@ -14,6 +14,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabil
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
     INTERFACES, PORT_ATTRIBUTES, VIEW_FIELDS, Change, NodeError, interface_field, required_features)
@@ -99,7 +100,7 @@ def check_change(snapshot, declaration, send_secrets):
             other = client.find_node(owner['node_uuid'], ('uuid', 'name')) or {}
             raise NodeError("MAC %s is already used by port %s of node %s. Remove that port (or the node) first, "
                             "or correct the address." % (port['address'], owner['uuid'],
-                                                         other.get('name') or owner['node_uuid']))
+                                                         node_label(other, owner['node_uuid'])))
     change.wiring = wiring.plan(client, declared, node, change)
     return change
 

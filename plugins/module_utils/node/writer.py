@@ -13,6 +13,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import check_declarations, refusal
@@ -22,7 +23,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.snapshot 
 
 
 # The result of a creation that left nothing in Ironic.
-NOTHING_CREATED = {'changed': False, 'created': False, 'node': None}
+NOTHING_CREATED = node_result(None, created=False)
 
 
 def apply_change(client, change, check_mode, verify_bmc=True, timeout=1800):
@@ -31,9 +32,9 @@ def apply_change(client, change, check_mode, verify_bmc=True, timeout=1800):
     The node returned is built from Ironic's answers to the writes, without reading it again. With verify_bmc, a
     write that changes a BMC secret is followed by a check that Ironic can use it (_bmc_check).
     """
-    result = {'name': change.declaration.name, 'changed': change.changed, 'created': change.node is None,
-              'node': None if change.node is None else wiring.view(change.wiring, node_view(change.node, change.current_ports)),
-              'diff': change.diff, 'bmc_verified': None}
+    node = None if change.node is None else wiring.view(change.wiring, node_view(change.node, change.current_ports))
+    result = node_result(node, change.changed, name=change.declaration.name, created=change.node is None,
+                         diff=change.diff, bmc_verified=None)
     if not change.changed or check_mode:
         return result
     try:
@@ -203,5 +204,5 @@ def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1
     results = iter(results)
     results = [next(removed) if declaration.state == 'absent' else next(results) for declaration in declarations]
     for declaration, result in zip(declarations, results):
-        result.update(name=declaration.name, error=result.get('error'))
+        result['name'] = declaration.name  # a failure's partial result may lack it
     return results

@@ -1,21 +1,14 @@
 # -*- coding: utf-8 -*-
 """The docsite pages are the Markdown guides converted, never a second copy edited by hand."""
 
-import importlib.util
 import os
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from docs_scripts import ROOT, load
+
 REPOSITORY = 'https://github.com/example/collection'
 
 
-def _generator():
-    spec = importlib.util.spec_from_file_location('generate_docsite', os.path.join(ROOT, 'docs', 'generate_docsite.py'))
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
-    return generator
-
-
-GENERATOR = _generator()
+GENERATOR = load('generate_docsite')
 
 
 def test_docsite_is_generated_from_every_guide():

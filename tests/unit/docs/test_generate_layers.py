@@ -2,13 +2,11 @@
 """The layers section of docs/engine.md is generated from the code and must not drift from it; the house's size
 limits hold for every file and class of plugins/module_utils."""
 
-import importlib.util
 import os
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-SPEC = importlib.util.spec_from_file_location('generate_layers', os.path.join(ROOT, 'docs', 'generate_layers.py'))
-GENERATOR = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(GENERATOR)
+from docs_scripts import ROOT, load
+
+GENERATOR = load('generate_layers')
 
 
 def test_the_layers_section_is_generated_from_the_code():

@@ -1,24 +1,15 @@
 # -*- coding: utf-8 -*-
 """Each role's README shows the variables of its argument spec, generated, never edited by hand."""
 
-import importlib.util
 import os
 
 import pytest
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from docs_scripts import load
 
 
-def _generator():
-    spec = importlib.util.spec_from_file_location('generate_role_readmes',
-                                                  os.path.join(ROOT, 'docs', 'generate_role_readmes.py'))
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
-    return generator
-
-
-GENERATOR = _generator()
+GENERATOR = load('generate_role_readmes')
 
 
 @pytest.mark.parametrize('readme_path, specs_path', GENERATOR.roles(),

@@ -2,25 +2,17 @@
 """The picture of the state graph (docs/state-graph.svg) is drawn from the engine's current table."""
 
 import collections
-import importlib.util
 import os
 from xml.etree import ElementTree
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from docs_scripts import ROOT, load
+
 SVG = '{http://www.w3.org/2000/svg}'
 
 
-def _generator():
-    spec = importlib.util.spec_from_file_location('generate_state_graph_svg',
-                                                  os.path.join(ROOT, 'docs', 'generate_state_graph_svg.py'))
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
-    return generator
-
-
-GENERATOR = _generator()
+GENERATOR = load('generate_state_graph_svg')
 PICTURE = ElementTree.parse(os.path.join(ROOT, 'docs', 'state-graph.svg')).getroot()
 
 

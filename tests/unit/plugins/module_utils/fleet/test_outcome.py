@@ -8,6 +8,7 @@ __metaclass__ = type
 import time
 
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import Report, failure_message, over_budget, totals
 
 
@@ -23,9 +24,9 @@ def end(results, labels, started, single, max_fail_percentage=None):
 
 
 def many_results():
-    return [{'node': {'name': 'a'}, 'changed': True, 'error': None, 'diff': {'before': {'x': 1}, 'after': {'x': 2}}},
-            {'node': {'name': 'b'}, 'changed': False, 'diff': {'before': {}, 'after': {}}},
-            {'node': None, 'changed': False, 'error': "No node is named or has the UUID 'c'."}]
+    return [node_result({'name': 'a'}, True, diff={'before': {'x': 1}, 'after': {'x': 2}}),
+            node_result({'name': 'b'}, diff={'before': {}, 'after': {}}),
+            node_result(None, error="No node is named or has the UUID 'c'.")]
 
 
 def test_many_nodes_end_with_one_shape_and_a_diff_for_each_node_that_changed():

@@ -24,6 +24,8 @@ def test_the_operators_reason_is_masked_where_it_quotes_a_secret():
             'maintenance_reason': 'BMC rotated, old password=MARKER; see http://admin:MARKER@127.0.0.1:9'}
     result = ensure_maintenance(None, node, False, None, check_mode=True)
     assert result['changed'] is True
+    # node, changed and error, as every node's result (engine/result.py), which the task's outcome relies on.
+    assert sorted(result) == ['changed', 'diff', 'error', 'maintenance', 'maintenance_reason', 'node']
     assert 'MARKER' not in repr(result)
     assert result['diff']['before']['maintenance_reason'] == \
         'BMC rotated, old password=********; see http://admin:********@127.0.0.1:9'

@@ -93,6 +93,12 @@ def test_check_mode_reports_without_acting():
     assert fake.requests == []
 
 
+def test_the_result_is_a_nodes_result_with_the_power_diff():
+    # node, changed and error, as every node's result (engine/result.py), which the task's outcome relies on.
+    result = run(FakeConductor(power_state='power off'), 'powered_on', check_mode=True)
+    assert sorted(result) == ['changed', 'diff', 'error', 'node'] and result['error'] is None
+
+
 def test_an_action_already_under_way_is_waited_for_before_deciding():
     fake = FakeConductor(power_state='power off', seconds=3)
     fake.start('power on', 'power on')
