@@ -36,8 +36,9 @@ LIMITS = {
 # wave_size: a number of nodes, or a percentage of the nodes a task changes.
 _WAVE_SIZE = re.compile(r'^\s*(?P<number>[0-9]+(\.[0-9]+)?)\s*(?P<percent>%?)\s*$')
 
-# Ironic node names: RFC 3986 unreserved characters, at most 255, and never a UUID (is_valid_node_name).
-_LOGICAL_NAME = re.compile(r'^[A-Za-z0-9._~-]{1,255}$')
+# Ironic's logical names (of a node, a port group, an allocation, a runbook from API 1.112): RFC 3986 unreserved
+# characters, at most 255; a node's is never a UUID (is_valid_node_name).
+LOGICAL_NAME = re.compile(r'^[A-Za-z0-9._~-]{1,255}$')
 
 # Ironic's JSON patch schema only accepts paths made of these characters.
 PATCHABLE_KEY = re.compile(r'^[\w-]+$')
@@ -164,7 +165,7 @@ def _key_errors(option, record):
 
 def name_errors(option, name, what='node'):
     """Problems of the name of an Ironic resource (a node, an allocation): Ironic's logical names, never a UUID."""
-    if not isinstance(name, str) or not _LOGICAL_NAME.match(name):
+    if not isinstance(name, str) or not LOGICAL_NAME.match(name):
         return ["%s %s is not a%s %s name Ironic accepts: use 1 to 255 letters, digits, '.', '_', '~' or '-'."
                 % (option, _quoted(name), 'n' if what[0] in 'aeiou' else '', what)]
     if is_uuid_like(name):

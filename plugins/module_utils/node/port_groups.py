@@ -14,11 +14,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import functools
-import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, IronicError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import is_uuid_like, mac_errors, normalized_mac
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import (
+    LOGICAL_NAME, is_uuid_like, mac_errors, normalized_mac)
 
 GROUP_ATTRIBUTES = tuple(field for field, _feature in api.GROUP_FIELD_FEATURES)
 
@@ -26,7 +26,6 @@ GROUP_ATTRIBUTES = tuple(field for field, _feature in api.GROUP_FIELD_FEATURES)
 NO_GROUP = ''
 
 # What Ironic takes as a port group name (RFC 3986 unreserved characters), and its longest texts.
-_GROUP_NAME = re.compile(r'^[A-Za-z0-9._~-]{1,255}$')
 MAX_LENGTHS = {'physical_network': 64, 'category': 80}
 
 
@@ -67,7 +66,7 @@ def declaration_errors(declared):
     for index, group in enumerate(declared.get('port_groups') or ()):
         option = 'port_groups[%d]' % index
         name = group['name']
-        if not _GROUP_NAME.match(name) or is_uuid_like(name):
+        if not LOGICAL_NAME.match(name) or is_uuid_like(name):
             errors.append("%s.name %r is not a port group name Ironic accepts: use 1 to 255 letters, digits, '.', '_', "
                           "'~' or '-', and not a UUID." % (option, name))
         elif name in names:

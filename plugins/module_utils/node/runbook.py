@@ -8,26 +8,19 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     RUNBOOK_MIN_VERSION, RUNBOOK_OPTION_MIN_VERSION, RUNBOOK_TRAITS_VERSION, too_old, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.steps import duplicate_step_errors, step_errors
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import raise_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import LOGICAL_NAME, TRAIT_NAME, raise_errors
 
 # The fields a declaration may set besides its name and traits, as Ironic patches them.
 PATCHED_FIELDS = ('steps', 'public', 'owner', 'extra', 'description')
 
 # What a runbook looks like in results.
 VIEW_FIELDS = ('uuid', 'name', 'steps', 'public', 'owner', 'extra', 'traits', 'description', 'disable_ramdisk')
-
-# Ironic's TRAITS_SCHEMA: a custom trait, or a standard one (os-traits' names: capitals, digits, underscores).
-TRAIT = re.compile(r'^(CUSTOM_[A-Z0-9_]+|[A-Z][A-Z0-9_]*)$')
-# From 1.112 a runbook name is any string of RFC 3986 unreserved characters (RUNBOOK_NAME_SCHEMA).
-NAME = re.compile(r'^[A-Za-z0-9._~-]{1,255}$')
 
 
 class RunbookError(BaremetalError):
@@ -39,12 +32,12 @@ def declaration_errors(params, version):
     errors = []
     name = params['name']
     if version < RUNBOOK_TRAITS_VERSION:
-        if not TRAIT.match(name) or len(name) > 255:
+        if not TRAIT_NAME.match(name):
             versions = (version_string(RUNBOOK_TRAITS_VERSION), version_string(version))
             errors.append('name %r must be a trait before Ironic API %s (this server supports up to %s): CUSTOM_ '
                           'followed by capitals, digits and underscores, such as CUSTOM_FIRMWARE_UPDATE. A node runs '
                           'the runbook when it carries that trait.' % ((name,) + versions))
-    elif not NAME.match(name):
+    elif not LOGICAL_NAME.match(name):  # from 1.112 (RUNBOOK_NAME_SCHEMA)
         errors.append('name %r may only hold letters, digits and - . _ ~ (at most 255).' % name)
     for option, minimum in sorted(RUNBOOK_OPTION_MIN_VERSION.items()):
         if params.get(option) is not None and version < minimum:
@@ -55,7 +48,7 @@ def declaration_errors(params, version):
         errors.extend(step_errors('steps', params['steps'], 'runbook'))
         errors.extend(duplicate_step_errors('steps', params['steps'], 'runbook'))
     for trait in params.get('traits') or ():
-        if not TRAIT.match(trait):
+        if not TRAIT_NAME.match(trait):
             errors.append('traits: %r is not a trait: write CUSTOM_ followed by capitals, digits and underscores.'
                           % trait)
     if params.get('public') and params.get('owner'):
