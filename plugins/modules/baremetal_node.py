@@ -518,6 +518,11 @@ options:
         inserted (or ejected), at most 10 minutes per device, and fails with the node's C(last_error) when Ironic
         reports a failure.
       - A URL's password (C(http://user:password@host/image.iso)) is masked in results, diffs and messages.
+      - Each attach records its O(virtual_media[].image_url), password masked, in the node's C(extra) under
+        C(baremetal_lifecycle_virtual_media) (the key goes when no device has an image). Ironic's copy of an image
+        (O(virtual_media[].download_source=local)) does not say what it is a copy of, so it counts as the declared image
+        only when that record names it, otherwise the declared image is inserted in its place. A URL that differs
+        only by its password is the same image.
     type: list
     elements: dict
     suboptions:
@@ -538,8 +543,7 @@ options:
           - V(http) gives the URL to the BMC, which downloads the image itself; the image the BMC shows is compared
             with O(virtual_media[].image_url).
           - V(local) has the conductor download the image and serve its copy to the BMC, from its C([deploy]http_url)
-            (C(nfs), C(cifs) and C(smb) URLs cannot be). An image of Ironic's copy for the device counts as inserted,
-            so a new O(virtual_media[].image_url) is not seen; eject the device (V(absent)) to change it.
+            (C(nfs), C(cifs) and C(smb) URLs cannot be); the BMC then shows Ironic's copy.
           - Ironic 39.0 never passes the source on to its conductor, which then always copies the image as with
             V(local), whatever is given here.
         type: str

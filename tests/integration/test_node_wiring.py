@@ -204,11 +204,34 @@ def test_virtual_media_is_attached_rerun_masked_then_detached_on_sushy_tools(mak
         again = run(virtual_media=[medium])
         assert not again.get('failed') and not again['changed'], again.get('msg')
         assert_no_write(ironic, mark)
+        record = ironic.api('GET', '/nodes/%s' % name)['extra']['baremetal_lifecycle_virtual_media']
+        assert record == {'cdrom': images.url('reader:********@')}
+
+        # Another image for the same device: the BMC shows Ironic's copy under the same name as before, and only the
+        # record in the node's extra says which image that copy is of.
+        (tmp_path / 'rescue.iso').write_bytes(b'\1' * 2048)
+        rescue = {'device_type': 'cdrom', 'image_url': images.url().replace('boot.iso', 'rescue.iso')}
+        mark = ironic.log_mark()
+        planned = run(check=True, diff=True, virtual_media=[rescue])
+        assert not planned.get('failed') and planned['changed'], planned.get('msg')
+        assert planned['diff'] == {'before': {'virtual_media': {'cdrom': images.url('reader:********@')}},
+                                   'after': {'virtual_media': {'cdrom': rescue['image_url']}}}
+        assert_no_write(ironic, mark)
+        replaced = run(virtual_media=[rescue])
+        assert not replaced.get('failed') and replaced['changed'], replaced.get('msg')
+        assert [request.path for request in ironic.write_requests_since(mark)].count(
+            '/v1/nodes/%s/vmedia' % enrolled['node']['uuid']) == 1
+        assert ironic.api('GET', '/nodes/%s' % name)['extra']['baremetal_lifecycle_virtual_media'] == {
+            'cdrom': rescue['image_url']}
+        mark = ironic.log_mark()
+        assert not run(virtual_media=[rescue])['changed']
+        assert_no_write(ironic, mark)
 
         detached = run(virtual_media=[{'device_type': 'cdrom', 'state': 'absent'}])
         assert not detached.get('failed') and detached['changed'], detached.get('msg')
         assert bmc_virtual_cd(bmc)[0] is False
         assert detached['node']['virtual_media'] == {'cdrom': None}
+        assert 'baremetal_lifecycle_virtual_media' not in ironic.api('GET', '/nodes/%s' % name)['extra']
         ironic.stop()
 
 

@@ -5,8 +5,9 @@
 A device the task does not name is left alone (Ironic itself inserts images to boot a node by virtual media). What
 the BMC shows is read once (API 1.93) and compared: with image_download_source http the BMC reads the image from its
 URL, which it shows; with local Ironic copies the image and the BMC shows Ironic's copy, named for the device and the
-node, so an image of that name counts as inserted (Ironic 39 copies whatever the source: its conductor is never told
-it). Ironic attaches and detaches in the background: each is followed
+node only (Ironic 39 copies whatever the source: its conductor is never told it). Which image that copy is of, the
+BMC cannot say: so every attach records its URL, password masked, in the node's extra (RECORD_KEY), and a copy counts
+as the declared image only when the record names it. Ironic attaches and detaches in the background: each is followed
 by reads until the BMC shows it, or the node's last_error says why not.
 """
 
@@ -23,6 +24,9 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.wiring im
 # What Ironic takes as an image URL, and those its conductor cannot download itself (download_source local).
 URL_SCHEMES = ('http', 'https', 'nfs', 'cifs', 'smb')
 REMOTE_ONLY_SCHEMES = ('nfs', 'cifs', 'smb')
+
+# The key of the node's extra that records the image each device was given ({device type: URL, password masked}).
+RECORD_KEY = 'baremetal_lifecycle_virtual_media'
 
 
 class VirtualMediaError(BaremetalError):
@@ -71,36 +75,50 @@ def inserted_image(media, device_type):
     return (images[0] if images else None), bool(devices)
 
 
-def shows(medium, image, node_uuid):
-    """Whether the inserted image is the declared one: its URL, or Ironic's copy for the device (download_source
-    local; and whatever the source on Ironic 39, whose conductor is never told the source and always copies)."""
+def is_copy(image, device_type, node_uuid):
+    """Whether the inserted image is Ironic's copy for the device (download_source local; and whatever the source on
+    Ironic 39, whose conductor is never told the source and always copies)."""
+    return image is not None and image.rstrip('/').rsplit('/', 1)[-1] == published_name(device_type, node_uuid)
+
+
+def recorded_media(node):
+    """{device type: the URL recorded at its last attach, password masked} of the node (None: a node to create)."""
+    return dict(((node or {}).get('extra') or {}).get(RECORD_KEY) or {})
+
+
+def shows(medium, image, node_uuid, recorded):
+    """Whether the inserted image is the declared one: its URL, or Ironic's copy of an image recorded as that URL."""
     if image is None:
         return False
-    return image == medium['image_url'] or image.rstrip('/').rsplit('/', 1)[-1] == published_name(
-        medium['device_type'], node_uuid)
+    return image == medium['image_url'] or (is_copy(image, medium['device_type'], node_uuid)
+                                            and recorded.get(medium['device_type']) == masked_text(medium['image_url']))
 
 
 class MediaPlan(object):
     """What makes the node's virtual media as declared (pure): media is what Ironic read from the BMC (None for a
-    node being created, which has nothing inserted)."""
+    node being created, which has nothing inserted), recorded what the node's extra records of its last attaches.
+    Before and after show Ironic's copy as the URL recorded for it."""
 
-    def __init__(self, declared, media, node_uuid):
+    def __init__(self, declared, media, node_uuid, recorded):
         self.attach, self.detach, self.missing = [], [], []
         self.before, self.after = {}, {}
+        self.recorded, self.record = recorded, dict(recorded)  # the record as read, and as the plan leaves it
         for medium in declared:
             device = medium['device_type']
             image, offered = inserted_image(media, device) if media is not None else (None, True)
             if not offered:
                 self.missing.append(device)
-            self.before[device] = image
+            self.before[device] = recorded.get(device, image) if is_copy(image, device, node_uuid) else image
             if medium['state'] == 'absent':
                 self.after[device] = None
+                self.record.pop(device, None)
                 if image is not None:
                     self.detach.append(device)
-            elif shows(medium, image, node_uuid):
-                self.after[device] = image
+            elif shows(medium, image, node_uuid, recorded):
+                self.after[device] = self.before[device]
             else:
                 self.after[device] = medium['image_url']
+                self.record[device] = masked_text(medium['image_url'])
                 self.attach.append(medium)
 
     def __bool__(self):
@@ -121,8 +139,8 @@ def media_view(media, devices):
 
 
 def apply_plan(client, plan, node_uuid, timeout):
-    """Detach, then attach, each followed by reads until the BMC shows it, each within timeout seconds (the task's).
-    Returns the media as last read."""
+    """Detach, then attach, each followed by reads until the BMC shows it, each within timeout seconds (the task's),
+    then write the record of what is attached. Returns the media as last read."""
     media = None
     for device in plan.detach:
         api.detach_virtual_media(client, node_uuid, device)
@@ -131,8 +149,21 @@ def apply_plan(client, plan, node_uuid, timeout):
     for medium in plan.attach:
         api.attach_virtual_media(client, node_uuid, medium['device_type'], medium['image_url'], medium['download_source'])
         media = _wait(client, node_uuid, timeout, 'attaching %s' % medium['device_type'],
-                      lambda read, medium=medium: shows(medium, inserted_image(read, medium['device_type'])[0], node_uuid))
+                      lambda read, medium=medium: shows(medium, inserted_image(read, medium['device_type'])[0],
+                                                        node_uuid, plan.record))
+    write_record(client, plan, node_uuid)
     return media
+
+
+def write_record(client, plan, node_uuid):
+    """Record in the node's extra the image each device was given (the key goes when no device has one)."""
+    if plan.record == plan.recorded:
+        return
+    path = '/extra/%s' % RECORD_KEY
+    if plan.record:
+        client.update_node(node_uuid, [{'op': 'add', 'path': path, 'value': plan.record}])
+    else:
+        client.update_node(node_uuid, [{'op': 'remove', 'path': path}])
 
 
 def _wait(client, node_uuid, timeout, doing, done):

@@ -114,7 +114,8 @@ class Wiring(object):
             self.groups = port_groups.GroupPlan(declared, current, ports, port_changes)
         if declared.get('virtual_media') is not None:
             self.media_read = api.virtual_media(client, uuid) if node else None
-            self.media = virtual_media.MediaPlan(declared['virtual_media'], self.media_read, uuid)
+            self.media = virtual_media.MediaPlan(declared['virtual_media'], self.media_read, uuid,
+                                                 virtual_media.recorded_media(node))
         problems = []
         if self.groups is not None:
             problems.extend(port_groups.check_plan(client, self.groups, uuid))
