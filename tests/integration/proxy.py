@@ -66,6 +66,17 @@ class ImageServer(ServedInThread):
     def url(self, credentials=''):
         return 'http://%s127.0.0.1:%d/boot.iso' % (credentials, self.server.server_address[1])
 
+    def start_ironic(self, make_ironic, raid=False):
+        """A dedicated Ironic (make_ironic) whose [deploy]http_url and http_root are this server and its directory,
+        so it serves its copies of images from here; raid enables the redfish RAID interface as well."""
+        ironic = make_ironic()
+        overrides = {'deploy': {'http_url': self.root_url, 'http_root': str(self.directory)}}
+        if raid:
+            overrides['DEFAULT'] = {'enabled_raid_interfaces': 'fake,no-raid,redfish'}
+        ironic.role_vars['ironic_standalone_config_overrides'] = overrides
+        ironic.start()
+        return ironic
+
 
 class FaultProxy(ServedInThread):
     """Forwards every request to Ironic, counts requests and answer bytes, and injects faults.

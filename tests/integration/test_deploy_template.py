@@ -172,11 +172,7 @@ def test_a_redfish_deploy_runs_the_step_of_the_template_its_instance_traits_name
     # its step, the other does not.
     bmc = redfish_bmc(systems=2, raid_controller=True)
     with ImageServer(tmp_path) as images:
-        ironic = make_ironic()
-        ironic.role_vars['ironic_standalone_config_overrides'] = {
-            'DEFAULT': {'enabled_raid_interfaces': 'fake,no-raid,redfish'},
-            'deploy': {'http_url': images.root_url, 'http_root': str(tmp_path)}}
-        ironic.start()
+        ironic = images.start_ironic(make_ironic, raid=True)
         name = template_name()
         step = {'interface': 'raid', 'step': 'delete_configuration', 'priority': 150}
         declared = run_module('baremetal_deploy_template', endpoint=ironic.endpoint, name=name, steps=[step])

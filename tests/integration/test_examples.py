@@ -537,11 +537,7 @@ def test_the_deploy_template_example_deploys_a_redfish_server_with_the_templates
     (tasks,) = claim('docs/deploy-templates.md', 'tasks')
     iso = re.search(r'boot_iso: (\S+)', tasks).group(1)
     with ImageServer(tmp_path) as images:
-        ironic = make_ironic()
-        ironic.role_vars['ironic_standalone_config_overrides'] = {
-            'DEFAULT': {'enabled_raid_interfaces': 'fake,no-raid,redfish'},
-            'deploy': {'http_url': images.root_url, 'http_root': str(tmp_path)}}
-        ironic.start()
+        ironic = images.start_ironic(make_ironic, raid=True)
         clouds_yaml = write_clouds(tmp_path / 'clouds.yaml', {EXAMPLE_CLOUD: ironic})
         (tmp_path / 'deploy.yml').write_text(with_bmc(wrap([tasks]), bmc).replace(iso, images.url()),
                                              encoding='utf-8')

@@ -174,10 +174,7 @@ def test_virtual_media_is_attached_rerun_masked_then_detached_on_sushy_tools(mak
     bmc, name = redfish_bmc(), 'vmedia-%s' % uuid.uuid4().hex[:8]
     with ImageServer(tmp_path) as images:
         # Ironic serves its copy of the image (Ironic 39 always copies) from our server.
-        ironic = make_ironic()
-        ironic.role_vars['ironic_standalone_config_overrides'] = {
-            'deploy': {'http_url': images.root_url, 'http_root': str(tmp_path)}}
-        ironic.start()
+        ironic = images.start_ironic(make_ironic)
         run = functools.partial(run_module, 'baremetal_node', endpoint=ironic.endpoint, name=name)
         enrolled = run(driver='redfish', driver_info=bmc.driver_info(0))
         assert not enrolled.get('failed'), enrolled.get('msg')
