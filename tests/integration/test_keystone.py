@@ -16,7 +16,14 @@ import requests
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.connection import client_from_params
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 
+from connection_params import params as connection_params
 from dedicated import module_result as run
+
+
+def params(**options):
+    """The connection options, with the time a real Keystone and Ironic may take to answer."""
+    return connection_params(api_timeout=30, **options)
+
 
 SYSTEM = {'system': {'all': True}}
 
@@ -58,15 +65,6 @@ def add_endpoint(keystone, region, interface, url, service_type='baremetal'):
         'type': service_type, 'name': service_type}})['service']
     keystone.api('POST', '/endpoints', token, {'endpoint': {'service_id': service['id'], 'region_id': region,
                                                             'interface': interface, 'url': url}})
-
-
-def params(**options):
-    """The connection options as a module gets them (every option present, unset ones None)."""
-    values = dict.fromkeys(('cloud', 'auth_type', 'auth', 'endpoint', 'region_name', 'interface', 'validate_certs',
-                            'ca_cert', 'client_cert', 'client_key'))
-    values['api_timeout'] = 30
-    values.update(options)
-    return values
 
 
 @pytest.fixture(scope='module')

@@ -11,7 +11,9 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.connection import client_from_params
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 
-from .task_options import params, write_clouds
+from connection_params import params
+
+from .task_options import write_clouds
 
 pytestmark = pytest.mark.usefixtures('clean_environment')
 

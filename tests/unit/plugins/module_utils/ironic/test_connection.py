@@ -31,7 +31,9 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.connection import client_from_params
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 
-from .task_options import params, write_clouds
+from connection_params import params
+
+from .task_options import write_clouds
 
 ROOT_ANSWER = {'default_version': {'version': '1.115', 'min_version': '1.1'}}
 NODES_ANSWER = {'nodes': [{'uuid': 'u1', 'name': 'n1'}]}
