@@ -121,7 +121,7 @@ INSPECTION_RULE_MIN_VERSION = (1, 96)
 # Deploy templates (/v1/deploy_templates): deploy steps a node runs when its instance_info traits name the template.
 DEPLOY_TEMPLATE_MIN_VERSION = (1, 55)
 
-# Allocations (/v1/allocations, ironic/allocations.py); what needs a newer API than the allocations themselves:
+# Allocations (/v1/allocations, ironic/resources.py Allocations); what needs a newer API than the allocations themselves:
 # the option, or the request, that needs it.
 ALLOCATIONS_VERSION = (1, 52)
 

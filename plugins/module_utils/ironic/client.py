@@ -18,7 +18,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabil
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import ConductorWatch
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.nodes import NodeEndpoints
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.resources import (
-    DeployTemplateEndpoints, HardwareEndpoints, InspectionRuleEndpoints, PortEndpoints, RunbookEndpoints)
+    CollectionEndpoints, HardwareEndpoints, PortEndpoints)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import PAGE_LIMIT, AuthSession
 
 # What a node looks like in results: never driver_info or instance_info (they hold secrets).
@@ -49,8 +49,7 @@ def summarize_node(node):
     return public_node(node, view_fields(node, NODE_SUMMARY_FIELDS))
 
 
-class IronicClient(NodeEndpoints, RunbookEndpoints, InspectionRuleEndpoints, DeployTemplateEndpoints, HardwareEndpoints,
-                   PortEndpoints, AuthSession):
+class IronicClient(NodeEndpoints, CollectionEndpoints, HardwareEndpoints, PortEndpoints, AuthSession):
     """A session to one Ironic endpoint with a negotiated microversion, and every call the collection makes.
 
     node_count is how many nodes Ironic holds, or None while the task does not know. Only a read of every node

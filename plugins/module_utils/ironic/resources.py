@@ -1,7 +1,11 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Ironic's endpoints beside the node itself: runbooks, inspection rules, deploy templates, a node's hardware
-configuration (BIOS, firmware, RAID), the drivers, and ports.
+"""Ironic's endpoints beside the node itself: the named collections (runbooks, inspection rules, deploy templates,
+allocations), a node's hardware configuration (BIOS, firmware, RAID), the drivers, and ports.
+
+An allocation asks Ironic for one available node of a resource class with some traits (API 1.52), picked by the
+conductor in the background (state allocating, then active or error); from 1.57 its name and extra can change,
+from 1.58 it can be created for a node already deployed (backfill, with node), from 1.60 it has an owner.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -9,85 +13,84 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
-    DEPLOY_TEMPLATE_MIN_VERSION, HARDWARE_MIN_VERSION, INSPECTION_RULE_MIN_VERSION, RUNBOOK_MIN_VERSION,
-    RUNBOOK_TRAITS_VERSION)
+    ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION, DEPLOY_TEMPLATE_MIN_VERSION, HARDWARE_MIN_VERSION,
+    INSPECTION_RULE_MIN_VERSION, RUNBOOK_MIN_VERSION, RUNBOOK_TRAITS_VERSION)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import NotFound
 
 
-class RunbookEndpoints(object):
-    """/v1/runbooks (on IronicClient's AuthSession)."""
+class Collection(object):
+    """One of Ironic's collections whose members have a name or a UUID (/v1/runbooks, /v1/inspection_rules,
+    /v1/deploy_templates, /v1/allocations): the same five calls for each, every one refused, naming the version
+    it needs, by an API that lacks the collection."""
 
-    def find_runbook(self, ident):
-        """The runbook with that name or UUID (steps, traits from 1.112, ...), or None."""
-        self.require('runbooks', RUNBOOK_MIN_VERSION)
+    def __init__(self, session, name, feature, version):
+        self.session = session
+        self.name = name
+        self.feature = feature
+        self.version = version
+
+    def _path(self, ident=None):
+        self.session.require(self.feature, self.version)
+        return '/%s/%s' % (self.name, ident) if ident else '/%s' % self.name
+
+    def find(self, ident):
+        """The member with that name or UUID, or None."""
         try:
-            return self.request('GET', '/runbooks/%s' % ident)
+            return self.session.request('GET', self._path(ident))
         except NotFound:
             return None
 
-    def create_runbook(self, body):
-        self.require('runbooks', RUNBOOK_MIN_VERSION)
-        return self.request('POST', '/runbooks', body=body)
+    def list(self):
+        """Every member, in detail, following Ironic's pagination."""
+        return [member for page, _last in self.session.pages(self._path(), {'detail': 'true'}, self.name)
+                for member in page]
 
-    def update_runbook(self, ident, patch):
-        self.require('runbooks', RUNBOOK_MIN_VERSION)
-        return self.request('PATCH', '/runbooks/%s' % ident, body=patch)
+    def create(self, body):
+        return self.session.request('POST', self._path(), body=body)
+
+    def update(self, ident, patch):
+        return self.session.request('PATCH', self._path(ident), body=patch)
+
+    def delete(self, ident):
+        self.session.request('DELETE', self._path(ident))
+
+
+class Allocations(Collection):
+    """/v1/allocations: creating one for a node or an owner, and updating one, came after the collection."""
+
+    def create(self, body):
+        """Ask for a node; the answer is the allocation, most often still allocating."""
+        for field in ('node', 'owner'):
+            if field in body:
+                self.session.require(field, ALLOCATION_FIELD_VERSION[field])
+        return super(Allocations, self).create(body)
+
+    def update(self, ident, patch):
+        self.session.require('updating an allocation', ALLOCATION_FIELD_VERSION['updating an allocation'])
+        return super(Allocations, self).update(ident, patch)
+
+
+# Each collection: its calls, the words a refusal names it with, and the API version it needs.
+COLLECTIONS = {
+    'runbooks': (Collection, 'runbooks', RUNBOOK_MIN_VERSION),
+    'inspection_rules': (Collection, 'inspection rules', INSPECTION_RULE_MIN_VERSION),
+    'deploy_templates': (Collection, 'deploy templates', DEPLOY_TEMPLATE_MIN_VERSION),
+    'allocations': (Allocations, 'allocations', ALLOCATIONS_VERSION),
+}
+
+
+class CollectionEndpoints(object):
+    """The named collections (on IronicClient's AuthSession)."""
+
+    def collection(self, name):
+        """The calls of /v1/<name>, one of COLLECTIONS."""
+        calls, feature, version = COLLECTIONS[name]
+        return calls(self, name, feature, version)
 
     def set_runbook_traits(self, ident, traits):
         """Replace the runbook's traits: a node carrying one of them may run it."""
         self.require('runbook traits', RUNBOOK_TRAITS_VERSION)
         self.request('PUT', '/runbooks/%s/traits' % ident, body={'traits': list(traits)})
-
-    def delete_runbook(self, ident):
-        self.require('runbooks', RUNBOOK_MIN_VERSION)
-        self.request('DELETE', '/runbooks/%s' % ident)
-
-
-class InspectionRuleEndpoints(object):
-    """/v1/inspection_rules (on IronicClient's AuthSession)."""
-
-    def list_inspection_rules(self):
-        """Every inspection rule Ironic's API holds, with its conditions and actions (None for a sensitive rule's),
-        following Ironic's pagination. Built-in rules (Ironic's [inspection_rules]built_in_rules file) are not in it."""
-        self.require('inspection rules', INSPECTION_RULE_MIN_VERSION)
-        return [rule for page, _last in self.pages('/inspection_rules', {'detail': 'true'}, 'inspection_rules')
-                for rule in page]
-
-    def create_inspection_rule(self, body):
-        self.require('inspection rules', INSPECTION_RULE_MIN_VERSION)
-        return self.request('POST', '/inspection_rules', body=body)
-
-    def update_inspection_rule(self, uuid, patch):
-        self.require('inspection rules', INSPECTION_RULE_MIN_VERSION)
-        return self.request('PATCH', '/inspection_rules/%s' % uuid, body=patch)
-
-    def delete_inspection_rule(self, uuid):
-        self.require('inspection rules', INSPECTION_RULE_MIN_VERSION)
-        self.request('DELETE', '/inspection_rules/%s' % uuid)
-
-
-class DeployTemplateEndpoints(object):
-    """/v1/deploy_templates (on IronicClient's AuthSession)."""
-
-    def find_deploy_template(self, ident):
-        """The deploy template with that name or UUID (name, steps, extra), or None."""
-        self.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
-        try:
-            return self.request('GET', '/deploy_templates/%s' % ident)
-        except NotFound:
-            return None
-
-    def create_deploy_template(self, body):
-        self.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
-        return self.request('POST', '/deploy_templates', body=body)
-
-    def update_deploy_template(self, ident, patch):
-        self.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
-        return self.request('PATCH', '/deploy_templates/%s' % ident, body=patch)
-
-    def delete_deploy_template(self, ident):
-        self.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
-        self.request('DELETE', '/deploy_templates/%s' % ident)
 
 
 class HardwareEndpoints(object):

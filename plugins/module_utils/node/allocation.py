@@ -17,8 +17,6 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION, version_string)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.allocations import (
-    create_allocation, delete_allocation, find_allocation, update_allocation)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import name_errors, raise_errors, trait_errors
@@ -129,7 +127,7 @@ def _settled(client, allocation, wait):
     when the wait's deadline passes."""
     wait.reset()
     while allocation.get('state') == 'allocating' and wait.pause():
-        allocation = find_allocation(client, allocation['uuid']) or dict(allocation, state=None)
+        allocation = client.collection('allocations').find(allocation['uuid']) or dict(allocation, state=None)
     return allocation
 
 
@@ -152,7 +150,7 @@ def _releasing(client, params, current):
 
     def release(check_mode):
         if not check_mode:
-            delete_allocation(client, current['uuid'])
+            client.collection('allocations').delete(current['uuid'])
         return _result(True, None, node, current)
     return release
 
@@ -218,7 +216,7 @@ def ensure_allocation(client, params, check_mode, clock=time.monotonic, sleep=ti
 def _planned(client, params, wait, timeout):
     """Read one allocation and check its declaration (no write); what carries it out: a function of check_mode that
     returns its result. Raises AllocationError for what cannot be done as declared."""
-    current = find_allocation(client, params['name'])
+    current = client.collection('allocations').find(params['name'])
     if params['state'] == 'absent':
         return _releasing(client, params, current)
     if current is not None and current['state'] == 'allocating':
@@ -236,8 +234,8 @@ def _create(client, params, current, node, check_mode, wait, timeout):
     if check_mode:
         return _result(True, planned, node, current)
     if current is not None:
-        delete_allocation(client, current['uuid'])  # failed before: ask again
-    allocation = _settled(client, create_allocation(client, request_body(params)), wait)
+        client.collection('allocations').delete(current['uuid'])  # failed before: ask again
+    allocation = _settled(client, client.collection('allocations').create(request_body(params)), wait)
     node = _node(client, allocation.get('node_uuid'))
     result = _result(True, allocation, node, current)
     if allocation.get('state') != 'active':
@@ -261,6 +259,6 @@ def _keeping(client, params, current):
     def update(check_mode):
         after = dict(current, extra=extra)
         if not check_mode:
-            after = update_allocation(client, current['uuid'], [{'op': 'replace', 'path': '/extra', 'value': extra}])
+            after = client.collection('allocations').update(current['uuid'], [{'op': 'replace', 'path': '/extra', 'value': extra}])
         return _result(True, after, node, current)
     return update

@@ -114,18 +114,18 @@ def _converge(client, declared, current, check_mode):
     before = current and template_view(current)
     if declared['state'] == 'absent':
         if current is not None and not check_mode:
-            client.delete_deploy_template(current['uuid'])
+            client.collection('deploy_templates').delete(current['uuid'])
         return current is not None, before, None
     fields = declared_fields(declared)
     if current is None:
         planned = dict(fields, name=declared['name'])
         if not check_mode:
-            planned = client.create_deploy_template(planned)
+            planned = client.collection('deploy_templates').create(planned)
         return True, None, template_view(planned)
     changed = changed_fields(current, fields)
     after = dict(current, **dict((name, fields[name]) for name in changed))
     if changed and not check_mode:
-        after = client.update_deploy_template(current['uuid'], template_patch(current, fields))
+        after = client.collection('deploy_templates').update(current['uuid'], template_patch(current, fields))
     return bool(changed), before, template_view(after)
 
 
@@ -143,7 +143,7 @@ def ensure_deploy_templates(client, params, check_mode):
     client.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
     templates = declarations(params)
     raise_errors(all_errors(params, templates))
-    currents = [client.find_deploy_template(declared['name']) for declared in templates]
+    currents = [client.collection('deploy_templates').find(declared['name']) for declared in templates]
     missing = [declared['name'] for declared, current in zip(templates, currents)
                if current is None and declared['state'] == 'present' and declared['steps'] is None]
     if missing:

@@ -133,11 +133,11 @@ def shown(results):
 def _write(client, plan):
     """Carry out one plan; the rule as Ironic returns it (None once deleted)."""
     if plan.action == 'create':
-        return client.create_inspection_rule(plan.planned())
+        return client.collection('inspection_rules').create(plan.planned())
     if plan.action == 'update':
-        return client.update_inspection_rule(plan.current['uuid'], plan.patch())
+        return client.collection('inspection_rules').update(plan.current['uuid'], plan.patch())
     if plan.action == 'delete':
-        client.delete_inspection_rule(plan.current['uuid'])
+        client.collection('inspection_rules').delete(plan.current['uuid'])
         return None
     return plan.current
 
@@ -148,7 +148,7 @@ def ensure_inspection_rules(client, declarations, update_sensitive, check_mode):
     client.require('inspection rules', INSPECTION_RULE_MIN_VERSION)
     raise_errors(_declaration_errors(declarations))
     names = [declaration['name'] for declaration in declarations]
-    current, errors = find_current(client.list_inspection_rules(), names)
+    current, errors = find_current(client.collection('inspection_rules').list(), names)
     plans = []
     for declaration in declarations:
         plan, plan_errors = plan_rule(declaration, current[declaration['name']], update_sensitive)

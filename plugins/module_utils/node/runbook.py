@@ -114,10 +114,11 @@ def ensure_runbook(client, params, check_mode):
     """
     client.require('runbooks', RUNBOOK_MIN_VERSION)
     raise_errors(declaration_errors(params, client.version))
-    current = client.find_runbook(params['name'])
+    runbooks = client.collection('runbooks')
+    current = runbooks.find(params['name'])
     if params['state'] == 'absent':
         if current is not None and not check_mode:
-            client.delete_runbook(current['uuid'])
+            runbooks.delete(current['uuid'])
         return {'changed': current is not None, 'runbook': None,
                 'diff': runbook_diff(current and runbook_view(current), None)}
     declared = declared_fields(params)
@@ -127,19 +128,19 @@ def ensure_runbook(client, params, check_mode):
         planned = dict(declared, name=params['name'])
         if not check_mode:
             body = dict((name, value) for name, value in planned.items() if name != 'traits')
-            created = client.create_runbook(body)
+            created = runbooks.create(body)
             if declared.get('traits'):
                 client.set_runbook_traits(created['uuid'], declared['traits'])
-            planned = client.find_runbook(created['uuid'])
+            planned = runbooks.find(created['uuid'])
         return {'changed': True, 'runbook': runbook_view(planned), 'diff': runbook_diff(None, runbook_view(planned))}
     changed = changed_fields(current, declared)
     after = dict(current, **dict((name, declared[name]) for name in changed))
     if changed and not check_mode:
         patch = runbook_patch(current, declared)
         if patch:
-            client.update_runbook(current['uuid'], patch)
+            runbooks.update(current['uuid'], patch)
         if 'traits' in changed:
             client.set_runbook_traits(current['uuid'], declared['traits'])
-        after = client.find_runbook(current['uuid'])
+        after = runbooks.find(current['uuid'])
     return {'changed': bool(changed), 'runbook': runbook_view(after),
             'diff': runbook_diff(runbook_view(current), runbook_view(after))}

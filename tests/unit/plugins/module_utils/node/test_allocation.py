@@ -9,6 +9,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import allocation
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.resources import CollectionEndpoints
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, NotFound
 
 NODE = {'uuid': 'n-1', 'name': 'gpu-01', 'provision_state': 'available', 'maintenance': False,
@@ -28,7 +29,7 @@ def stored(**fields):
                  'traits': [], 'candidate_nodes': [], 'owner': None, 'extra': {}, 'last_error': None}, **fields)
 
 
-class FakeIronic(object):
+class FakeIronic(CollectionEndpoints):
     """Allocations and nodes in memory; polls answer the states in ``picks`` one by one; every write recorded."""
 
     def __init__(self, version=(1, 115), allocations=(), nodes=(NODE,), picks=('active',), last_error=None):

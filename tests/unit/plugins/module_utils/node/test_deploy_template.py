@@ -11,6 +11,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import de
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 
+from .fake_collections import FakeCollection
+
 STEP = {'interface': 'deploy', 'step': 'deploy', 'priority': 150}
 
 
@@ -30,36 +32,9 @@ def stored(**fields):
                  'steps': [{'interface': 'deploy', 'step': 'deploy', 'args': {}, 'priority': 150}]}, **fields)
 
 
-class FakeIronic(object):
+def fake_ironic(version=(1, 115), templates=()):
     """Deploy templates in memory, recording every write."""
-
-    def __init__(self, version=(1, 115), templates=()):
-        self.version = version
-        self.templates = dict((item['uuid'], dict(item)) for item in templates)
-        self.writes = []
-
-    def require(self, feature, version):
-        if self.version < version:
-            raise IronicError('%s needs Ironic API %d.%d or newer' % ((feature,) + version))
-
-    def find_deploy_template(self, ident):
-        return next((dict(item) for item in self.templates.values() if ident in (item['uuid'], item['name'])), None)
-
-    def create_deploy_template(self, body):
-        self.writes.append(('create', body))
-        created = dict(stored(uuid='t%d' % (len(self.templates) + 1), extra=None), **body)
-        self.templates[created['uuid']] = created
-        return dict(created)
-
-    def update_deploy_template(self, ident, patch):
-        self.writes.append(('update', ident, patch))
-        for operation in patch:
-            self.templates[ident][operation['path'][1:]] = operation['value']
-        return dict(self.templates[ident])
-
-    def delete_deploy_template(self, ident):
-        self.writes.append(('delete', ident))
-        del self.templates[ident]
+    return FakeCollection(version, templates, lambda n: stored(uuid='t%d' % n, extra=None))
 
 
 @pytest.mark.parametrize('declared, words', [
@@ -80,7 +55,7 @@ class FakeIronic(object):
     (params(name=None, templates=[element(), element(state='absent')]), 'templates names CUSTOM_FAST 2 times'),
 ])
 def test_a_declaration_ironic_would_refuse_is_refused_before_any_write(declared, words):
-    client = FakeIronic()
+    client = fake_ironic()
     with pytest.raises(BaremetalError) as caught:
         template.ensure_deploy_templates(client, declared, check_mode=False)
     assert words in str(caught.value)
@@ -94,7 +69,7 @@ def test_every_problem_of_every_template_is_named_at_once():
 
 
 def test_an_api_before_1_55_has_no_deploy_templates_and_nothing_is_read_or_written():
-    client = FakeIronic(version=(1, 54), templates=[stored()])
+    client = fake_ironic(version=(1, 54), templates=[stored()])
     with pytest.raises(IronicError, match=r'deploy templates needs Ironic API 1\.55'):
         template.ensure_deploy_templates(client, params(), check_mode=False)
     assert client.writes == []
@@ -115,13 +90,13 @@ def test_a_secret_step_argument_compares_masked_and_never_shows():
     secret = dict(STEP, args={'bios_password': 'hunter2'})
     current = stored(steps=[dict(secret, args={'bios_password': '******'})])
     assert template.changed_fields(current, template.declared_fields(params(steps=[secret]))) == []
-    client = FakeIronic()
+    client = fake_ironic()
     result = template.ensure_deploy_templates(client, params(steps=[secret]), check_mode=False)
     assert 'hunter2' not in str(result['deploy_template']) and 'hunter2' not in str(result['diff'])
 
 
 def test_a_new_template_is_created_a_rerun_writes_nothing_and_check_mode_only_shows_it():
-    client = FakeIronic()
+    client = fake_ironic()
     declared = params(extra={'ticket': '4711'})
     preview = template.ensure_deploy_templates(client, declared, check_mode=True)
     assert preview['changed'] is True and client.writes == []
@@ -138,7 +113,7 @@ def test_a_new_template_is_created_a_rerun_writes_nothing_and_check_mode_only_sh
 
 
 def test_a_changed_template_is_patched_where_it_differs():
-    client = FakeIronic(templates=[stored(extra={'ticket': '1'})])
+    client = fake_ironic(templates=[stored(extra={'ticket': '1'})])
     declared = params(steps=[dict(STEP, priority=90)])  # extra left unset keeps Ironic's value
     preview = template.ensure_deploy_templates(client, declared, check_mode=True)
     assert preview['changed'] is True and client.writes == []
@@ -151,14 +126,14 @@ def test_a_changed_template_is_patched_where_it_differs():
 
 
 def test_a_missing_template_needs_its_steps():
-    client = FakeIronic()
+    client = fake_ironic()
     with pytest.raises(BaremetalError, match='CUSTOM_FAST does not exist yet: give its steps'):
         template.ensure_deploy_templates(client, params(steps=None), check_mode=False)
     assert client.writes == []
 
 
 def test_absent_deletes_the_template_once():
-    client = FakeIronic(templates=[stored()])
+    client = fake_ironic(templates=[stored()])
     assert template.ensure_deploy_templates(client, params(state='absent'), check_mode=True)['changed'] is True
     assert client.writes == []
     result = template.ensure_deploy_templates(client, params(state='absent', steps=None), check_mode=False)
@@ -168,7 +143,7 @@ def test_absent_deletes_the_template_once():
 
 
 def test_several_templates_in_one_task_each_converged_with_one_diff_entry_each():
-    client = FakeIronic(templates=[stored(), stored(uuid='t9', name='CUSTOM_OLD')])
+    client = fake_ironic(templates=[stored(), stored(uuid='t9', name='CUSTOM_OLD')])
     declared = params(name=None, steps=None, state='present', templates=[
         element(), element(name='CUSTOM_NEW'), element(name='CUSTOM_OLD', steps=None, state='absent')])
     preview = template.ensure_deploy_templates(client, declared, check_mode=True)

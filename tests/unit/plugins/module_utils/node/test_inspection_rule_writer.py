@@ -13,6 +13,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import inspection_rule_writer as writer
 
+from .fake_collections import FakeCollection
+
 TRAIT = {'op': 'add-trait', 'args': {'name': 'CUSTOM_X'}}
 X86 = {'op': 'eq', 'args': {'values': ['{inventory[cpu][architecture]}', 'x86_64']}}
 SECRET = 'pw-0123456789'
@@ -32,39 +34,9 @@ def stored(**fields):
     return rule
 
 
-class FakeIronic(object):
+def fake_ironic(version=(1, 115), rules=(), kind=FakeCollection):
     """Inspection rules in memory, recording every write."""
-
-    def __init__(self, version=(1, 115), rules=()):
-        self.version = version
-        self.rules = dict((rule['uuid'], dict(rule)) for rule in rules)
-        self.writes = []
-        self.lists = 0
-
-    def require(self, feature, version):
-        if self.version < version:
-            raise IronicError('%s needs Ironic API %d.%d or newer; this server supports up to %d.%d'
-                              % ((feature,) + version + self.version))
-
-    def list_inspection_rules(self):
-        self.lists += 1
-        return [stored(**rule) for rule in self.rules.values()]
-
-    def create_inspection_rule(self, body):
-        self.writes.append(('create', body))
-        rule = dict(body, uuid='u%d' % (len(self.rules) + 1))
-        self.rules[rule['uuid']] = rule
-        return stored(**rule)
-
-    def update_inspection_rule(self, uuid, patch):
-        self.writes.append(('update', uuid, patch))
-        for operation in patch:
-            self.rules[uuid][operation['path'][1:]] = operation['value']
-        return stored(**self.rules[uuid])
-
-    def delete_inspection_rule(self, uuid):
-        self.writes.append(('delete', uuid))
-        del self.rules[uuid]
+    return kind(version, rules, lambda n: {'uuid': 'u%d' % n}, lambda rule: stored(**rule))
 
 
 def ensure(client, *declarations, **options):
@@ -73,7 +45,7 @@ def ensure(client, *declarations, **options):
 
 
 def test_a_missing_rule_is_created_with_ironics_defaults_and_its_name_as_description():
-    client = FakeIronic()
+    client = fake_ironic()
     (result,) = ensure(client, declared())
     assert client.writes == [('create', {'description': 'x86', 'priority': 0, 'phase': 'main', 'sensitive': False,
                                          'conditions': [X86], 'actions': [TRAIT]})]
@@ -82,7 +54,7 @@ def test_a_missing_rule_is_created_with_ironics_defaults_and_its_name_as_descrip
 
 
 def test_check_mode_plans_the_same_and_writes_nothing():
-    client = FakeIronic(rules=[stored()])
+    client = fake_ironic(rules=[stored()])
     (result,) = ensure(client, declared(priority=5), check_mode=True)
     assert client.writes == [] and result['changed'] is True and result['rule']['priority'] == 5
     (created,) = ensure(client, declared(name='new'), check_mode=True)
@@ -90,14 +62,14 @@ def test_check_mode_plans_the_same_and_writes_nothing():
 
 
 def test_the_same_declaration_again_changes_nothing():
-    client = FakeIronic(rules=[stored()])
+    client = fake_ironic(rules=[stored()])
     (result,) = ensure(client, declared(priority=0, phase='main', sensitive=False))
     assert client.writes == [] and result['changed'] is False
     assert result['diff']['before'] == result['diff']['after']
 
 
 def test_a_changed_field_is_one_patch_of_that_field_and_unset_options_keep_ironics_value():
-    client = FakeIronic(rules=[stored(priority=40)])
+    client = fake_ironic(rules=[stored(priority=40)])
     (result,) = ensure(client, declared(actions=[TRAIT, {'op': 'log', 'args': {'msg': 'x86'}}]))
     assert client.writes == [('update', 'u1', [{'op': 'replace', 'path': '/actions',
                                                 'value': [TRAIT, {'op': 'log', 'args': {'msg': 'x86'}}]}])]
@@ -106,13 +78,13 @@ def test_a_changed_field_is_one_patch_of_that_field_and_unset_options_keep_ironi
 
 def test_a_loop_condition_compares_equal_to_ironics_form_with_multiple_any():
     stored_condition = dict(X86, loop=['a'], multiple='any')
-    client = FakeIronic(rules=[stored(conditions=[stored_condition])])
+    client = fake_ironic(rules=[stored(conditions=[stored_condition])])
     (result,) = ensure(client, declared(conditions=[dict(X86, loop=['a'])]))
     assert result['changed'] is False and client.writes == []
 
 
 def test_absent_deletes_the_rule_and_then_does_nothing():
-    client = FakeIronic(rules=[stored()])
+    client = fake_ironic(rules=[stored()])
     (result,) = ensure(client, {'name': 'x86', 'state': 'absent'})
     assert client.writes == [('delete', 'u1')] and result['changed'] is True and result['rule'] is None
     (again,) = ensure(client, {'name': 'x86', 'state': 'absent'})
@@ -121,7 +93,7 @@ def test_absent_deletes_the_rule_and_then_does_nothing():
 
 def test_a_sensitive_rule_is_never_shown_and_its_hidden_fields_are_written_only_on_create_unless_always():
     action = {'op': 'set-attribute', 'args': {'path': '/extra/note', 'value': SECRET}}
-    client = FakeIronic()
+    client = fake_ironic()
     (created,) = ensure(client, declared(sensitive=True, actions=[action]))
     assert client.writes[0][1]['actions'] == [action]
     assert SECRET not in json.dumps(created)
@@ -135,7 +107,7 @@ def test_a_sensitive_rule_is_never_shown_and_its_hidden_fields_are_written_only_
 
 
 def test_a_visible_rule_becomes_sensitive_but_a_sensitive_one_never_visible():
-    client = FakeIronic(rules=[stored()])
+    client = fake_ironic(rules=[stored()])
     (result,) = ensure(client, declared(sensitive=True))
     assert client.writes == [('update', 'u1', [{'op': 'replace', 'path': '/sensitive', 'value': True}])]
     assert result['rule']['actions'] == writer.secrets.MASK
@@ -151,43 +123,43 @@ def test_a_visible_rule_becomes_sensitive_but_a_sensitive_one_never_visible():
     ([declared(), declared(priority=3)], "inspection rule 'x86' is declared more than once in the task."),
 ])
 def test_a_bad_declaration_is_refused_before_any_write_even_when_other_rules_are_good(declarations, words):
-    client = FakeIronic()
+    client = fake_ironic()
     with pytest.raises(BaremetalError) as caught:
         ensure(client, declared(name='good'), *declarations)
     assert words in str(caught.value) and client.writes == []
 
 
 def test_two_rules_of_ironic_with_the_name_are_refused_naming_both():
-    client = FakeIronic(rules=[stored(uuid='u1'), stored(uuid='u2')])
+    client = fake_ironic(rules=[stored(uuid='u1'), stored(uuid='u2')])
     with pytest.raises(BaremetalError) as caught:
         ensure(client, declared(priority=1))
     assert "Ironic holds 2 rules with that description (u1, u2)" in str(caught.value) and client.writes == []
 
 
 def test_several_rules_read_ironics_rules_once_and_keep_their_order():
-    client = FakeIronic(rules=[stored(uuid='u9', description='old')])
+    client = fake_ironic(rules=[stored(uuid='u9', description='old')])
     results = ensure(client, declared(name='a'), declared(name='b', priority=3), {'name': 'old', 'state': 'absent'})
-    assert client.lists == 1
+    assert client.reads == ['/inspection_rules']
     assert [(result['name'], result['changed']) for result in results] == [('a', True), ('b', True), ('old', True)]
     assert [write[0] for write in client.writes] == ['create', 'create', 'delete']
 
 
 def test_an_api_older_than_1_96_is_refused_before_any_request_naming_the_version():
-    client = FakeIronic(version=(1, 95))
+    client = fake_ironic(version=(1, 95))
     with pytest.raises(IronicError) as caught:
         ensure(client, declared())
     assert 'inspection rules needs Ironic API 1.96 or newer; this server supports up to 1.95' in str(caught.value)
-    assert client.lists == 0 and client.writes == []
+    assert client.reads == [] and client.writes == []
 
 
 def test_a_failed_write_reports_the_rules_already_changed():
-    class Refusing(FakeIronic):
-        def create_inspection_rule(self, body):
-            if body['description'] == 'b':
+    class Refusing(FakeCollection):
+        def request(self, method, path, body=None, params=None):
+            if method == 'POST' and body['description'] == 'b':
                 raise IronicError('Ironic refused POST /v1/inspection_rules (HTTP 400): no')
-            return FakeIronic.create_inspection_rule(self, body)
+            return FakeCollection.request(self, method, path, body, params)
 
-    client = Refusing()
+    client = fake_ironic(kind=Refusing)
     with pytest.raises(IronicError) as caught:
         ensure(client, declared(name='a'), declared(name='b'), declared(name='c'))
     assert caught.value.result['changed'] is True

@@ -11,6 +11,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import ru
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 
+from .fake_collections import FakeCollection
+
 STEP = {'interface': 'vendor', 'step': 'log_passthrough', 'order': 1}
 
 
@@ -28,39 +30,9 @@ def stored(**fields):
                  'steps': [{'interface': 'vendor', 'step': 'log_passthrough', 'args': {}, 'order': 1}]}, **fields)
 
 
-class FakeIronic(object):
+def fake_ironic(version=(1, 115), runbooks=()):
     """Runbooks in memory, recording every write."""
-
-    def __init__(self, version=(1, 115), runbooks=()):
-        self.version = version
-        self.runbooks = dict((item['uuid'], dict(item)) for item in runbooks)
-        self.writes = []
-
-    def require(self, feature, version):
-        if self.version < version:
-            raise IronicError('%s needs Ironic API %d.%d or newer' % ((feature,) + version))
-
-    def find_runbook(self, ident):
-        return next((dict(item) for item in self.runbooks.values() if ident in (item['uuid'], item['name'])), None)
-
-    def create_runbook(self, body):
-        self.writes.append(('create', body))
-        created = dict(stored(uuid='r%d' % (len(self.runbooks) + 1), steps=[]), **body)
-        self.runbooks[created['uuid']] = created
-        return created
-
-    def update_runbook(self, ident, patch):
-        self.writes.append(('update', ident, patch))
-        for operation in patch:
-            self.runbooks[ident][operation['path'][1:]] = operation['value']
-
-    def set_runbook_traits(self, ident, traits):
-        self.writes.append(('traits', ident, traits))
-        self.runbooks[ident]['traits'] = list(traits)
-
-    def delete_runbook(self, ident):
-        self.writes.append(('delete', ident))
-        del self.runbooks[ident]
+    return FakeCollection(version, runbooks, lambda n: stored(uuid='r%d' % n, steps=[]))
 
 
 @pytest.mark.parametrize('declared, words', [
@@ -75,7 +47,7 @@ class FakeIronic(object):
     (params(public=True, owner='p1'), 'owner and public: true do not go together'),
 ])
 def test_a_declaration_ironic_would_refuse_is_refused_before_any_write(declared, words):
-    client = FakeIronic()
+    client = fake_ironic()
     with pytest.raises(BaremetalError) as caught:
         runbook.ensure_runbook(client, declared, check_mode=False)
     assert words in str(caught.value)
@@ -94,7 +66,7 @@ def test_before_1_112_the_name_is_a_trait_and_traits_and_description_are_refused
 
 
 def test_an_api_before_1_92_has_no_runbooks():
-    client = FakeIronic(version=(1, 91))
+    client = fake_ironic(version=(1, 91))
     with pytest.raises(IronicError, match=r'runbooks needs Ironic API 1\.92'):
         runbook.ensure_runbook(client, params(), check_mode=False)
 
@@ -114,13 +86,13 @@ def test_a_secret_step_argument_compares_masked_and_never_shows():
     secret = dict(STEP, args={'admin_password': 'hunter2'})
     current = stored(steps=[dict(secret, args={'admin_password': '******'})])
     assert runbook.changed_fields(current, runbook.declared_fields(params(steps=[secret]))) == []
-    client = FakeIronic()
+    client = fake_ironic()
     result = runbook.ensure_runbook(client, params(steps=[secret]), check_mode=False)
     assert 'hunter2' not in str(result['runbook']) and 'hunter2' not in str(result['diff'])
 
 
 def test_a_new_runbook_is_created_with_its_traits_and_a_rerun_writes_nothing():
-    client = FakeIronic()
+    client = fake_ironic()
     declared = params(traits=['CUSTOM_FIRMWARE'], extra={'ticket': '4711'})
     preview = runbook.ensure_runbook(client, declared, check_mode=True)
     assert preview['changed'] is True and client.writes == []
@@ -137,7 +109,7 @@ def test_a_new_runbook_is_created_with_its_traits_and_a_rerun_writes_nothing():
 
 
 def test_a_changed_runbook_is_patched_where_it_differs_and_check_mode_only_shows_it():
-    client = FakeIronic(runbooks=[stored(traits=['CUSTOM_FIRMWARE'])])
+    client = fake_ironic(runbooks=[stored(traits=['CUSTOM_FIRMWARE'])])
     declared = params(steps=[dict(STEP, args={'level': 'debug'})], public=True)
     preview = runbook.ensure_runbook(client, declared, check_mode=True)
     assert preview['changed'] is True and client.writes == []
@@ -152,11 +124,11 @@ def test_a_changed_runbook_is_patched_where_it_differs_and_check_mode_only_shows
 
 def test_a_missing_runbook_needs_its_steps():
     with pytest.raises(BaremetalError, match='give its steps to create it'):
-        runbook.ensure_runbook(FakeIronic(), params(steps=None), check_mode=False)
+        runbook.ensure_runbook(fake_ironic(), params(steps=None), check_mode=False)
 
 
 def test_absent_deletes_the_runbook_once():
-    client = FakeIronic(runbooks=[stored()])
+    client = fake_ironic(runbooks=[stored()])
     assert runbook.ensure_runbook(client, params(state='absent'), check_mode=True)['changed'] is True
     assert client.writes == []
     result = runbook.ensure_runbook(client, params(state='absent', steps=None), check_mode=False)
