@@ -306,6 +306,12 @@ class IronicInstance:
         self._sync_log()
         return self._log_size()
 
+    def log_since(self, mark):
+        """Ironic's log after ``mark`` (from ``log_mark()``), as it stands now."""
+        with open(self.log_path, 'rb') as handle:
+            handle.seek(mark)
+            return handle.read().decode('utf-8', 'replace')
+
     def requests_since(self, mark):
         """Every API request logged after ``mark`` (from ``log_mark()``), as ``Request(method, path, status)``.
 
@@ -313,9 +319,7 @@ class IronicInstance:
         a request line of a known format (REQUEST_LINE_FORMATS): a counter that cannot read the log must fail, not
         count nothing."""
         marker = self._sync_log()
-        with open(self.log_path, 'rb') as handle:
-            handle.seek(mark)
-            text = handle.read().decode('utf-8', 'replace')
+        text = self.log_since(mark)
         requests = parse_requests(text)
         if not any(marker in request.path for request in requests):
             line = next((line for line in text.splitlines() if marker in line), None)

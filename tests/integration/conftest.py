@@ -70,6 +70,13 @@ def redfish_bmc(tmp_path_factory):
         bmc.stop()
 
 
+@pytest.fixture(scope='session')
+def raw(ironic):
+    """The shared Ironic's API, read and written directly (nodes.RawIronic)."""
+    from nodes import RawIronic
+    return RawIronic(ironic)
+
+
 @pytest.fixture
 def new_name(ironic):
     """Factory of unique node names for nodes a module creates; those nodes are deleted after the test (put in

@@ -5,36 +5,22 @@ sushy-tools' emulator, whose RAID interface has a step a template runs to comple
 
 import uuid
 
-import pytest
-
 from dedicated import result_of, start_module
-from nodes import RawIronic
+from nodes import unique_trait
 from proxy import ImageServer
 
 # The one deploy step of fake-hardware's interfaces (ironic/drivers/modules/fake.py: deploy.deploy, priority 100).
 FAKE_DEPLOY = {'interface': 'deploy', 'step': 'deploy', 'priority': 150}
 
 
-@pytest.fixture(scope='module')
-def raw(ironic):
-    return RawIronic(ironic)
-
-
-def template_name():
-    return 'CUSTOM_DT_%s' % uuid.uuid4().hex[:8].upper()
-
-
 def steps_run(ironic, mark, node_uuid):
     """The conductor's 'Executing <deploy step> on node' lines since mark for the node (not its verify steps)."""
-    with open(ironic.log_path, 'rb') as handle:
-        handle.seek(mark)
-        lines = handle.read().decode('utf-8', 'replace').splitlines()
-    return [line for line in lines if ' ironic.conductor.deployments ' in line and 'Executing {' in line
-            and line.endswith('on node %s' % node_uuid)]
+    return [line for line in ironic.log_since(mark).splitlines() if ' ironic.conductor.deployments ' in line
+            and 'Executing {' in line and line.endswith('on node %s' % node_uuid)]
 
 
 def test_a_template_is_declared_once_a_rerun_and_check_mode_write_nothing_and_absent_deletes_it(ironic, run_module):
-    name = template_name()
+    name = unique_trait('DT')
     declaration = dict(name=name, steps=[FAKE_DEPLOY], extra={'ticket': '4711'})
     mark = ironic.log_mark()
     preview = run_module('baremetal_deploy_template', check=True, diff=True, **declaration)
@@ -75,7 +61,7 @@ def test_a_template_is_declared_once_a_rerun_and_check_mode_write_nothing_and_ab
 
 
 def test_several_templates_in_one_task(ironic, run_module):
-    first, second = template_name(), template_name()
+    first, second = unique_trait('DT'), unique_trait('DT')
     templates = [{'name': first, 'steps': [FAKE_DEPLOY]}, {'name': second, 'steps': [dict(FAKE_DEPLOY, priority=0)]}]
     mark = ironic.log_mark()
     assert run_module('baremetal_deploy_template', templates=templates, check=True)['changed'] is True
@@ -93,7 +79,7 @@ def test_several_templates_in_one_task(ironic, run_module):
 
 
 def test_bad_templates_are_refused_before_any_write_with_every_problem_named(ironic, run_module):
-    name = template_name()
+    name = unique_trait('DT')
     mark = ironic.log_mark()
     result = run_module('baremetal_deploy_template', templates=[
         {'name': 'hyperthreading-off', 'steps': [FAKE_DEPLOY]},
@@ -115,7 +101,7 @@ def test_a_deploy_applies_the_steps_of_the_template_its_instance_traits_name(raw
     # template may only disable (priority 0; Ironic refuses any other priority for a core step). The node whose
     # instance traits name the template deploys without it, so Ironic finds no step to run; the node without the
     # instance trait runs it.
-    name = template_name()
+    name = unique_trait('DT')
     assert not run_module('baremetal_deploy_template', name=name, steps=[dict(FAKE_DEPLOY, priority=0)]).get('failed')
     with_template, without = raw.node_in('available'), raw.node_in('available')
     for node in (with_template, without):
@@ -140,7 +126,7 @@ def test_ironic_checks_the_templates_steps_against_the_nodes_interfaces_when_it_
     # A step the node's interfaces have is checked at once: an argument it does not take refuses the deploy, naming
     # the template. A step they lack is left for the deploy ramdisk to offer (Ironic skips it until the agent runs):
     # with the fake deploy interface no agent ever does, and the node deploys without it.
-    refused, skipped = template_name(), template_name()
+    refused, skipped = unique_trait('DT'), unique_trait('DT')
     templates = [{'name': refused, 'steps': [dict(FAKE_DEPLOY, priority=0, args={'bogus': True})]},
                  {'name': skipped, 'steps': [{'interface': 'bios', 'step': 'apply_configuration', 'priority': 150,
                                               'args': {'settings': [{'name': 'LogicalProc', 'value': 'Disabled'}]}}]}]
@@ -173,7 +159,7 @@ def test_a_redfish_deploy_runs_the_step_of_the_template_its_instance_traits_name
     bmc = redfish_bmc(systems=2, raid_controller=True)
     with ImageServer(tmp_path) as images:
         ironic = images.start_ironic(make_ironic, raid=True)
-        name = template_name()
+        name = unique_trait('DT')
         step = {'interface': 'raid', 'step': 'delete_configuration', 'priority': 150}
         declared = run_module('baremetal_deploy_template', endpoint=ironic.endpoint, name=name, steps=[step])
         assert not declared.get('failed'), declared.get('msg')

@@ -550,9 +550,7 @@ def test_the_deploy_template_example_deploys_a_redfish_server_with_the_templates
         node = ironic.api('GET', '/nodes/rack4-node01')
         assert (node['provision_state'], node['instance_info']['traits']) == ('active', ['CUSTOM_RAID_CLEARED'])
         assert node['raid_config']['logical_disks'] == [] and node['raid_config']['last_updated'], node['raid_config']
-        with open(ironic.log_path, 'rb') as handle:
-            handle.seek(mark)
-            log = handle.read().decode('utf-8', 'replace')
+        log = ironic.log_since(mark)
         assert "Executing {'interface': 'raid', 'step': 'delete_configuration', 'args': {}, 'priority': 150}" in log
         assert bmc.password not in output
         ironic.stop()

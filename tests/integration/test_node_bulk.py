@@ -8,14 +8,8 @@ import uuid
 
 import pytest
 
-from nodes import RawIronic
 from test_node import (BAD_INPUT, KERNEL, RAMDISK, closed_loopback_url, new_mac, ports_of, run_playbook_verbosely,
                        stored_driver_info)
-
-
-@pytest.fixture(scope='module')
-def raw(ironic):
-    return RawIronic(ironic)
 
 
 @pytest.fixture

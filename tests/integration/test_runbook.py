@@ -2,34 +2,19 @@
 """Runbooks against a real Ironic (fake-hardware): declared with baremetal_runbook, run by name with
 baremetal_provision_state as a manual clean on a manageable node and by servicing on an active one."""
 
-import uuid
-
-import pytest
-
-from nodes import RawIronic
+from nodes import unique_trait
 
 LOG_PASSTHROUGH = {'interface': 'vendor', 'step': 'log_passthrough', 'order': 1}
 
 
-@pytest.fixture(scope='module')
-def raw(ironic):
-    return RawIronic(ironic)
-
-
-def runbook_name():
-    return 'CUSTOM_RB_%s' % uuid.uuid4().hex[:8].upper()
-
-
 def steps_run(ironic, mark, node_uuid, marker):
     """The conductor's 'Executing <step> on node' lines since mark for the node, of steps named marker."""
-    with open(ironic.log_path, 'rb') as handle:
-        handle.seek(mark)
-        lines = handle.read().decode('utf-8', 'replace').splitlines()
-    return [line for line in lines if 'Executing {' in line and line.endswith('on node %s' % node_uuid) and marker in line]
+    return [line for line in ironic.log_since(mark).splitlines()
+            if 'Executing {' in line and line.endswith('on node %s' % node_uuid) and marker in line]
 
 
 def test_a_runbook_is_declared_once_a_rerun_and_check_mode_write_nothing_and_absent_deletes_it(ironic, run_module):
-    name = runbook_name()
+    name = unique_trait('RB')
     declaration = dict(name=name, steps=[LOG_PASSTHROUGH], traits=[name], extra={'ticket': '4711'})
     mark = ironic.log_mark()
     preview = run_module('baremetal_runbook', check=True, diff=True, **declaration)
@@ -68,7 +53,7 @@ def test_a_runbook_is_declared_once_a_rerun_and_check_mode_write_nothing_and_abs
 
 
 def test_a_bad_step_is_refused_before_any_write_with_every_problem_named(ironic, run_module):
-    name = runbook_name()
+    name = unique_trait('RB')
     mark = ironic.log_mark()
     result = run_module('baremetal_runbook', name=name, steps=[
         {'interface': 'vendor', 'step': 'log_passthrough'},
@@ -81,7 +66,7 @@ def test_a_bad_step_is_refused_before_any_write_with_every_problem_named(ironic,
 
 
 def test_a_runbook_runs_as_a_manual_clean_on_a_manageable_node_and_by_servicing_on_an_active_one(raw, ironic, run_module):
-    name = runbook_name()
+    name = unique_trait('RB')
     assert not run_module('baremetal_runbook', name=name, steps=[LOG_PASSTHROUGH], traits=[name]).get('failed')
     manageable, active = raw.node_in('manageable'), raw.node_in('active')
     for node in (manageable, active):
@@ -117,7 +102,7 @@ def test_a_runbook_runs_as_a_manual_clean_on_a_manageable_node_and_by_servicing_
 
 
 def test_ironic_refuses_a_node_without_the_runbooks_trait_and_the_task_says_why(raw, ironic, run_module):
-    name = runbook_name()
+    name = unique_trait('RB')
     assert not run_module('baremetal_runbook', name=name, steps=[LOG_PASSTHROUGH], traits=[name]).get('failed')
     node = raw.node_in('manageable')
     result = run_module('baremetal_provision_state', node=node['name'], state='manageable', runbook=name)

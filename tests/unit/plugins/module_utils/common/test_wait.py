@@ -9,18 +9,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import (
     POLL_BACKOFF, POLL_INITIAL_DELAY, POLL_MAX_DELAY, Wait)
 
-
-class FakeClock(object):
-    def __init__(self):
-        self.now = 0.0
-        self.sleeps = []
-
-    def clock(self):
-        return self.now
-
-    def sleep(self, seconds):
-        self.sleeps.append(seconds)
-        self.now += seconds
+from .fake_clock import FakeClock
 
 
 def test_pauses_grow_to_the_ceiling_and_start_again_after_a_reset():

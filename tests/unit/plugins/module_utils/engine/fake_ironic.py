@@ -20,17 +20,19 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import plan_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import issue_step
 
+from ..common.fake_clock import FakeClock
+
 
 EVENTS = dict(((source, event), destination) for source, event, destination in states.TRANSITIONS)
 
 
-class FakeIronic(object):
+class FakeIronic(FakeClock):
     """Nodes whose transient states each last ``tick`` seconds of a fake clock."""
 
     poll_fields = ('uuid', 'provision_state', 'reservation', 'provision_updated_at')
 
     def __init__(self, tick=0.3, fail_in=None):
-        self.now = 0.0
+        super(FakeIronic, self).__init__()
         self.stalled = set()  # nodes whose conductor died: they never move again and hold no lock
         self.refuse = {}  # verb -> (maintenance reason set just before it is refused)
         self.lose_answer = {}  # verb -> how many answers to lose (after applying the verb)
@@ -77,13 +79,6 @@ class FakeIronic(object):
     def conductors(self):
         self.conductor_reads.append(self.now)
         return self.watch.read(self.listed_conductors())
-
-    def clock(self):
-        return self.now
-
-    def sleep(self, seconds):
-        assert seconds > 0
-        self.now += seconds
 
     def add(self, uuid, state, target=None):
         self.nodes[uuid] = {'uuid': uuid, 'name': uuid, 'provision_state': state, 'target_provision_state': target,

@@ -14,6 +14,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transpo
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration, check_declarations
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import PortChanges, declared_record, required_features
 
+from .every_version import EveryVersion
+
 MAC1, MAC2, MAC3 = '52:54:00:00:00:01', '52:54:00:00:00:02', '52:54:00:00:00:03'
 
 
@@ -134,19 +136,13 @@ def test_without_port_groups_a_port_may_only_name_a_group_of_the_node():
     assert plan.unknown == ['elsewhere'] and plan.delete == []
 
 
-class Recorder(object):
+class Recorder(EveryVersion):
     """A client that records the writes, answering them as Ironic does."""
 
     def __init__(self, lose=()):
         self.calls = []
         self.lose = list(lose)
         self.groups = {}
-
-    def require(self, feature, version):
-        pass
-
-    def supports(self, version):
-        return True
 
     def request(self, method, path, body=None, params=None):
         self.calls.append((method, path))

@@ -16,12 +16,14 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power imp
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._progress import READ_INTERVAL, ProgressView
 
+from ..common.fake_clock import FakeClock
 
-class FakeConductor(object):
+
+class FakeConductor(FakeClock):
     """One node whose power actions take ``seconds`` of a fake clock, then succeed or fail."""
 
     def __init__(self, power_state='power off', seconds=0.5, ignores_soft=False, fails_with=None):
-        self.now = 0.0
+        super(FakeConductor, self).__init__()
         self.seconds = seconds
         self.ignores_soft = ignores_soft
         self.fails_with = fails_with
@@ -30,13 +32,6 @@ class FakeConductor(object):
                      'last_error': None}
         self._done_at = None
         self._reaches = None
-
-    def clock(self):
-        return self.now
-
-    def sleep(self, seconds):
-        assert seconds > 0
-        self.now += seconds
 
     def start(self, target, reaches, seconds=None):
         self.node.update(target_power_state=reaches, last_error=None)

@@ -13,22 +13,18 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transpo
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import Change, declared_record
 
+from .every_version import EveryVersion
+
 MAC = '52:54:00:00:00:01'
 URL = 'http://reader:Zq-secret@127.0.0.1:8080/boot.iso'
 NODE = {'uuid': 'node-uuid', 'name': 'node0', 'provision_state': 'enroll'}
 
 
-class Client(object):
+class Client(EveryVersion):
     """Ironic holding one port group of another node, and a BMC with an empty virtual CD."""
 
     def __init__(self):
         self.sent = []
-
-    def require(self, feature, version):
-        pass
-
-    def supports(self, version):
-        return True
 
     def request(self, method, path, body=None, params=None):
         self.sent.append((method, path))
