@@ -25,12 +25,14 @@ RECORD = '''        cloud: %(cloud)s
         automated_clean: false
 '''
 
-TWO_TASKS = '''---
-- name: One node, enrolled and available, in two tasks
+PLAY = '''---
+- name: One node, enrolled and available, in %(count)s
   hosts: localhost
   gather_facts: false
   tasks:
-    - name: Enroll the node
+'''
+
+TWO_TASKS = PLAY % {'count': 'two tasks'} + '''    - name: Enroll the node
       baremetal.lifecycle.baremetal_node:
 %(record)s
     - name: Make it available
@@ -40,16 +42,10 @@ TWO_TASKS = '''---
         state: available
 '''
 
-ONE_TASK = '''---
-- name: One node, enrolled and available, in one task
-  hosts: localhost
-  gather_facts: false
-  tasks:
-    - name: Enroll the node and make it available
+ONE_TASK = PLAY % {'count': 'one task'} + '''    - name: Enroll the node and make it available
       baremetal.lifecycle.baremetal_node:
 %(record)s        provision_state: available
 '''
-
 
 def measure(bench, repeat):
     values = {'cloud': bench.cloud, 'name': 'whole-node-bench'}
