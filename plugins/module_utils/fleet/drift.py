@@ -14,7 +14,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware import difference
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_difference import difference
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import Declaration, check_shape
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import node_changes, traits_change
 
