@@ -5,7 +5,8 @@
 A node is first waited on until it is at rest, then planned, then moved step by step: issue a verb, wait until the
 node rests again, check where it landed, issue the next. One node that is still moving, stuck or refused never holds
 up the others. The scheduler decides what each node does next; engine/waiter.py polls the nodes and judges those not
-at rest (stranded, waiting for a takeover, left by a dead conductor); engine/diagnosis.py words what went wrong.
+at rest (stranded, waiting for a takeover, left by a dead conductor); engine/diagnosis.py words what went wrong,
+and is loaded only then: a task whose nodes move as planned never compiles it.
 
 Waiting polls with a delay that starts short and backs off to a cap, within one overall deadline on a monotonic clock
 (common/wait.py). A step the takeover of a dead conductor failed (``clean failed``, "aborted due to conductor take
@@ -25,7 +26,7 @@ import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import DONE_WHEN_ANSWERED
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph, states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
@@ -120,10 +121,12 @@ class Scheduler(object):
             transition['takeover'] = {'conductor': takeover['hostname'], 'down_since': takeover.get('updated_at')}
             self._plan(job, node, check_mode)
             if job.error:
+                from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
                 job.error = '%s Ironic ended the step when it took the node over from conductor %s. %s' % (
                     diagnosis.describe_failure(step, node), takeover['hostname'],
                     job.error[len('node %s: ' % job.label):])
         elif state != step.landing:
+            from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
             job.error = diagnosis.describe_failure(step, node)
             job.stage = DONE
         else:
@@ -133,6 +136,7 @@ class Scheduler(object):
 
     def _way_out(self, job, node, check_mode, conductors):
         """A stranded node: take Ironic's safe way out where there is one, else fail this node only."""
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
         state = node['provision_state']
         what = diagnosis.stranded(state, round(self.clock() - job.quiet[1], 1))
         step = STRANDED_WAY_OUT.get(state)
@@ -162,6 +166,8 @@ class Scheduler(object):
         if not at_rest:
             job.node = summarize_node(node)
             verdict, dead, reason = self.waiter.judge(job, node, conductors)
+            if verdict in (TAKEOVER, ABANDONED):
+                from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
             if verdict == TAKEOVER:
                 job.quiet = None
                 self.progress.node(job.label, node['provision_state'], diagnosis.awaited(job.takeover))
@@ -196,6 +202,7 @@ class Scheduler(object):
             elif job.stage == READY:
                 # Busy: Ironic takes no more now; as many as move now may move until one comes to rest.
                 self.limit = max(1, moving)
+                from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
                 self.progress.node(job.label, job.node.get('provision_state'), diagnosis.HELD_BACK)
                 return
 
@@ -220,6 +227,7 @@ class Scheduler(object):
             try:
                 nodes = self.waiter.poll(watched)
             except Unreachable as exc:
+                from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
                 for job in watched:
                     job.fail(diagnosis.unreachable(exc))
                 break
@@ -229,6 +237,7 @@ class Scheduler(object):
             for job in watched:
                 node = nodes.get(job.uuid)
                 if node is None:
+                    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
                     job.fail(diagnosis.deleted(job.node))
                     continue
                 if node.get('target_provision_state') is None and job.node.get('target_provision_state'):
@@ -243,6 +252,7 @@ class Scheduler(object):
 
     def _time_out(self, jobs):
         for job in jobs:
+            from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
             moving = not (job.stage == READY or (job.stage == WAITING and not job.started))
             job.error = diagnosis.timed_out(self.client, job, self.timeout, self.concurrency, self.sender.busy)
             if moving and self.abort_on_timeout and job.started:
