@@ -8,7 +8,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import collections
-import difflib
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
@@ -103,6 +102,7 @@ def _logical_disk_problems(where, disk):
         return ['%s must be a dictionary with raid_level and size_gb.' % where]
     problems = []
     for key in sorted(set(disk) - set(RAID_DISK_KEYS)):
+        import difflib  # only an unknown key loads it, for the closest known one
         close = difflib.get_close_matches(key, RAID_DISK_KEYS, n=1)
         problems.append('%s.%s is not a logical disk property%s; allowed: %s.' % (
             where, key, (" (did you mean '%s'?)" % close[0]) if close else '', ', '.join(RAID_DISK_KEYS)))
@@ -176,6 +176,7 @@ def check_bios(bios_settings, registry):
         entry = registry.get(name)
         if entry is None:
             if registry:
+                import difflib  # only an unknown setting loads it, for the closest ones
                 close = difflib.get_close_matches(name, list(registry), n=3)
                 hint = (' Did you mean %s?' % ' or '.join("'%s'" % match for match in close)) if close else ''
                 problems.append("bios_settings.%s: the node's BIOS has no such setting.%s" % (name, hint))
