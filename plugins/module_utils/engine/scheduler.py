@@ -29,9 +29,6 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
-    ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, Unreachable
 
@@ -59,19 +56,22 @@ class Scheduler(object):
     """
 
     def __init__(self, client, timeout, concurrency=1, plan=None, issue_step=None, abort_on_timeout=False,
-                 stranded_grace=STRANDED_GRACE, progress=None, clock=time.monotonic, sleep=time.sleep):
+                 stranded_grace=None, progress=None, clock=time.monotonic, sleep=time.sleep):
         self.client = client
         self.progress = progress or task_progress()
         self.plan = plan
-        self.sender = Sender(client, issue_step, clock, self.progress)
+        self._moving_with = (issue_step, stranded_grace)  # for the sender and the waiter, made when a node moves
+        self._sender = self._waiter = None
         self.abort_on_timeout = abort_on_timeout
         self.clock = clock
         self.timeout = timeout
         self.wait = Wait(timeout, clock=clock, sleep=sleep)
-        self.waiter = Waiter(client, self.wait, stranded_grace)
         self.concurrency = max(1, concurrency)
         # How many nodes may move at once now: concurrency, lowered while Ironic answers Busy (the latest answer).
         self.limit = self.concurrency
+
+    sender = property(lambda self: _moving(self)[0])
+    waiter = property(lambda self: _moving(self)[1])
 
     # -- one node ----------------------------------------------------------------------------
 
@@ -121,13 +121,11 @@ class Scheduler(object):
             transition['takeover'] = {'conductor': takeover['hostname'], 'down_since': takeover.get('updated_at')}
             self._plan(job, node, check_mode)
             if job.error:
-                from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
                 job.error = '%s Ironic ended the step when it took the node over from conductor %s. %s' % (
-                    diagnosis.describe_failure(step, node), takeover['hostname'],
+                    _diagnosis().describe_failure(step, node), takeover['hostname'],
                     job.error[len('node %s: ' % job.label):])
         elif state != step.landing:
-            from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
-            job.error = diagnosis.describe_failure(step, node)
+            job.error = _diagnosis().describe_failure(step, node)
             job.stage = DONE
         else:
             job.stage = READY if job.remaining else DONE
@@ -136,13 +134,12 @@ class Scheduler(object):
 
     def _way_out(self, job, node, check_mode, conductors):
         """A stranded node: take Ironic's safe way out where there is one, else fail this node only."""
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
         state = node['provision_state']
-        what = diagnosis.stranded(state, round(self.clock() - job.quiet[1], 1))
+        what = _diagnosis().stranded(state, round(self.clock() - job.quiet[1], 1))
         step = STRANDED_WAY_OUT.get(state)
         if step is None or check_mode:
             dead = [] if step else self.waiter.dead_conductors(conductors)
-            job.fail('%s %s' % (what, diagnosis.no_way_out(state, step and step.verb, dead)))
+            job.fail('%s %s' % (what, _diagnosis().no_way_out(state, step and step.verb, dead)))
             return
         if job.stage == MOVING:
             job.transitions[-1].update(to=state, seconds=self._seconds(job), stranded=True)
@@ -164,15 +161,14 @@ class Scheduler(object):
         if job.stage == DONE:
             return
         if not at_rest:
+            from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import ABANDONED, STRANDED, TAKEOVER
             job.node = summarize_node(node)
             verdict, dead, reason = self.waiter.judge(job, node, conductors)
-            if verdict in (TAKEOVER, ABANDONED):
-                from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
             if verdict == TAKEOVER:
                 job.quiet = None
-                self.progress.node(job.label, node['provision_state'], diagnosis.awaited(job.takeover))
+                self.progress.node(job.label, node['provision_state'], _diagnosis().awaited(job.takeover))
             elif verdict == ABANDONED:
-                job.fail(diagnosis.abandoned(node, dead, reason))
+                job.fail(_diagnosis().abandoned(node, dead, reason))
             elif verdict == STRANDED:
                 self._way_out(job, node, check_mode, conductors)
             return
@@ -202,8 +198,7 @@ class Scheduler(object):
             elif job.stage == READY:
                 # Busy: Ironic takes no more now; as many as move now may move until one comes to rest.
                 self.limit = max(1, moving)
-                from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
-                self.progress.node(job.label, job.node.get('provision_state'), diagnosis.HELD_BACK)
+                self.progress.node(job.label, job.node.get('provision_state'), _diagnosis().HELD_BACK)
                 return
 
     def run(self, jobs, wait=True, check_mode=False):
@@ -227,9 +222,8 @@ class Scheduler(object):
             try:
                 nodes = self.waiter.poll(watched)
             except Unreachable as exc:
-                from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
                 for job in watched:
-                    job.fail(diagnosis.unreachable(exc))
+                    job.fail(_diagnosis().unreachable(exc))
                 break
             if nodes is None:
                 continue
@@ -237,26 +231,44 @@ class Scheduler(object):
             for job in watched:
                 node = nodes.get(job.uuid)
                 if node is None:
-                    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
-                    job.fail(diagnosis.deleted(job.node))
+                    job.fail(_diagnosis().deleted(job.node))
                     continue
                 if node.get('target_provision_state') is None and job.node.get('target_provision_state'):
                     # A node came to rest: others the conductor works through alongside it are about to, so
                     # look again soon rather than after the back-off grown while they all moved.
                     self.wait.reset()
                 self._observe(job, node, check_mode, conductors)
-        self._time_out([job for job in jobs if job.stage != DONE])
+        _time_out(self, [job for job in jobs if job.stage != DONE])
         return jobs
 
-    # -- the deadline ------------------------------------------------------------------------
 
-    def _time_out(self, jobs):
-        for job in jobs:
-            from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
-            moving = not (job.stage == READY or (job.stage == WAITING and not job.started))
-            job.error = diagnosis.timed_out(self.client, job, self.timeout, self.concurrency, self.sender.busy)
-            if moving and self.abort_on_timeout and job.started:
-                job.error += self.sender.abort(job)
-            elif moving:
-                job.error += diagnosis.timeout_advice(self.client, job.node.get('provision_state'))
-            job.stage = DONE
+
+def _time_out(scheduler, jobs):
+    """The deadline passed: each job still under way fails with why, aborted first where abort_on_timeout asks."""
+    for job in jobs:
+        moving = not (job.stage == READY or (job.stage == WAITING and not job.started))
+        job.error = _diagnosis().timed_out(scheduler.client, job, scheduler.timeout, scheduler.concurrency,
+                                           scheduler.sender.busy)
+        if moving and scheduler.abort_on_timeout and job.started:
+            job.error += scheduler.sender.abort(job)
+        elif moving:
+            job.error += _diagnosis().timeout_advice(scheduler.client, job.node.get('provision_state'))
+        job.stage = DONE
+
+
+def _moving(scheduler):
+    """(sender, waiter) of a scheduler, made the first time a node moves: a task whose nodes all rest where declared
+    (a rerun, check mode) never loads engine/sender.py and engine/waiter.py."""
+    if scheduler._sender is None:
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import STRANDED_GRACE, Waiter
+        issue_step, grace = scheduler._moving_with
+        scheduler._sender = Sender(scheduler.client, issue_step, scheduler.clock, scheduler.progress)
+        scheduler._waiter = Waiter(scheduler.client, scheduler.wait, STRANDED_GRACE if grace is None else grace)
+    return scheduler._sender, scheduler._waiter
+
+
+def _diagnosis():
+    """engine/diagnosis.py, which words what went wrong: loaded only when something did."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
+    return diagnosis
