@@ -11,6 +11,7 @@ import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_difference import as_text, is_int
 
 APPLY_MODES = ('cleaning', 'servicing', 'never')
 
@@ -54,11 +55,6 @@ def declaration_of(settings):
         firmware = [dict((key, value) for key, value in entry.items() if value is not None)
                     if isinstance(entry, dict) else entry for entry in firmware]
     return Declaration(**dict(settings, firmware=firmware))
-
-
-def as_text(value):
-    """Ironic stores BIOS values as strings: 4 and '4' are the same setting value."""
-    return None if value is None else str(value)
 
 
 # -- shape of the declaration (no I/O) ---------------------------------------------------------------------
@@ -133,10 +129,6 @@ def _logical_disk_problems(where, disk):
         if 'controller' not in disk:
             problems.append('%s.physical_disks needs controller: the controller those disks are on.' % where)
     return problems
-
-
-def is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _firmware_problems(firmware):

@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """How a node's hardware, as read (node/hardware.py), differs from its declaration (node/hardware_declaration.py):
 per BIOS setting, RAID layout and firmware component. baremetal_hardware plans steps from it; baremetal_fleet_report
-reports drift with it and orders firmware versions by version_key, without loading what applies the steps."""
+reports drift with it and orders firmware versions by version_key, without loading what applies the steps; the
+declaration's checks (node/hardware_declaration.py) compare values by the same rules (as_text, is_int)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,10 +12,18 @@ __metaclass__ = type
 import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import as_text, is_int
 
 # Keys a built logical disk in raid_config reports and a declared one is compared on.
 RAID_COMPARED_KEYS = ('raid_level', 'is_root_volume', 'volume_name', 'controller')
+
+
+def as_text(value):
+    """Ironic stores BIOS values as strings: 4 and '4' are the same setting value."""
+    return None if value is None else str(value)
+
+
+def is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def version_key(version):
