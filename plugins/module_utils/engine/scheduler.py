@@ -242,7 +242,6 @@ class Scheduler(object):
         return jobs
 
 
-
 def _time_out(scheduler, jobs):
     """The deadline passed: each job still under way fails with why, aborted first where abort_on_timeout asks."""
     for job in jobs:

@@ -22,6 +22,7 @@ CONFIG_DIRS = (
 )
 CONFIG_SUFFIXES = ('.yaml', '.yml', '.json')
 
+
 def _config_files():
     override = os.environ.get('OS_CLIENT_CONFIG_FILE')
     files = [override] if override else []

@@ -5,8 +5,9 @@ task's auth plugin takes, and openstacksdk's loader for what only it resolves.
 
 The options follow openstacksdk's conventions (clouds.yaml, OS_* variables, auth_type and auth), read in
 ironic/config.py (a named cloud's clouds.yaml in ironic/clouds_file.py). openstacksdk, keystone's plugins and its
-token (renewed when it expires in a long task) are ironic/keystone.py, loaded only for a task that needs them. TLS settings hold for every request (http.Session), so REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE in the
-environment cannot replace the CA bundle or turn verification back on; the module's options win over the cloud's.
+token (renewed when it expires in a long task) are ironic/keystone.py, loaded only for a task that needs them.
+TLS settings hold for every request (http.Session), so REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE in the environment
+cannot replace the CA bundle or turn verification back on; the module's options win over the cloud's.
 """
 
 from __future__ import absolute_import, division, print_function
