@@ -30,9 +30,9 @@ HARDWARE = ('node.hardware', 'node.hardware_declaration')  # not hardware_differ
 # What no module loads at its start: keystone and a named cloud's clouds.yaml (a task with endpoint needs neither),
 # the conductors (read only when one is in doubt), the free text reader (only for a text that names a secret).
 EVERY = ('ironic.keystone', 'ironic.clouds_file', 'ironic.conductors', 'common.free_text')
-# The engine a node that must move needs, but not a rerun whose nodes rest where declared: sending, watching,
-# and the words for what went wrong.
-MOVING = ('engine.sender', 'engine.waiter', 'engine.diagnosis')
+# The engine a node that must move needs, but not a rerun whose nodes rest where declared: its moves, sending,
+# watching, and the words for what went wrong.
+MOVING = ('engine.moves', 'engine.sender', 'engine.waiter', 'engine.diagnosis')
 
 # What importing each module must not load: the code its plain task (one node, none of the facets) never runs.
 NOT_LOADED = {
