@@ -22,8 +22,6 @@ import json
 import re
 from collections.abc import Mapping
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.free_text import FreeText
-
 MASK = '********'
 
 # What Ironic answers instead of a secret value (oslo strutils.mask_dict_password).
@@ -155,7 +153,12 @@ def _ends_in_secret(word):
     return any(match.end() == len(word) for match in _SECRET_NAME.finditer(word))
 
 
-_FREE_TEXT = FreeText(is_secret_name, _ends_in_secret, _CONFIG_DRIVE_NAME.match, MASK)
+@functools.lru_cache(maxsize=None)
+def _free_text():
+    """The reader of free text, made (and common/free_text.py loaded) at the first text that names a secret: a task
+    whose texts name none never compiles it."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.free_text import FreeText
+    return FreeText(is_secret_name, _ends_in_secret, _CONFIG_DRIVE_NAME.match, MASK)
 
 
 def masked_text(text):
@@ -168,7 +171,7 @@ def masked_text(text):
     if not isinstance(text, str):
         return text
     if _SECRET_NAME.search(text):
-        text = _FREE_TEXT.masked(text)
+        text = _free_text().masked(text)
     return _masked_url_passwords(text)
 
 

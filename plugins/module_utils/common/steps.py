@@ -13,7 +13,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import collections
-import difflib
 import re
 from collections.abc import Mapping
 
@@ -47,6 +46,7 @@ _BASE64 = re.compile(r'^[A-Za-z0-9+/=\s]*$')
 
 
 def did_you_mean(word, choices):
+    import difflib  # only a misspelled name, never a valid one, loads it
     close = difflib.get_close_matches(str(word), sorted(choices), n=1)
     return ' (did you mean %r?)' % close[0] if close else ''
 

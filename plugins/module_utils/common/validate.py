@@ -14,7 +14,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
-import uuid
 from collections.abc import Mapping
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
@@ -57,13 +56,19 @@ NOTHING_TO_DO = 'nodes is an empty list: there is nothing to do, and nothing was
 
 
 def is_uuid_like(text):
-    """Whether Ironic takes text for a UUID (oslo uuidutils.is_uuid_like: dashes and braces optional)."""
+    """Whether Ironic takes text for a UUID (oslo uuidutils.is_uuid_like: dashes and braces optional).
+
+    oslo compares uuid.UUID(text).hex with the text; the hex digits are read here as uuid.UUID reads them, so that
+    a task does not load Python's uuid module (and its C part) for this one check.
+    """
     if not isinstance(text, str):
         return False
+    digits = text.replace('urn:', '').replace('uuid:', '').strip('{}').replace('-', '')
     try:
-        return uuid.UUID(text).hex == re.sub(r'urn:|uuid:|[{}-]', '', text.lower())
+        value = int(digits, 16)
     except ValueError:
         return False
+    return len(digits) == 32 and '%032x' % value == re.sub(r'urn:|uuid:|[{}-]', '', text.lower())
 
 
 def check_options(params):

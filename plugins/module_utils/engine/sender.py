@@ -4,14 +4,14 @@
 
 A lost answer is not a failure: the node is read again and the task goes on from what Ironic reports, sending the
 step once more only where it never reached the conductor. Busy leaves the job as it was, for the scheduler to send
-the step later.
+the step later. What went wrong is worded by engine/diagnosis.py, loaded on those paths only.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError
 
@@ -49,9 +49,11 @@ class Sender(object):
                 self.busy = exc
                 return False
             except IronicError as exc:
+                from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
                 job.fail(diagnosis.answer_lost_unread(step, exc))
                 return False
             if not took_effect:
+                from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
                 job.fail(diagnosis.answer_lost_twice(step))
                 return False
             transition['answer_lost'] = True
@@ -90,10 +92,12 @@ class Sender(object):
             node = self._read_again(job)
         except IronicError:
             node = None
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
         job.fail(diagnosis.refused(step, job.plan, exc, node))
 
     def abort(self, job):
         """abort_on_timeout: abort a node still in a wait state Ironic can abort. Returns what was done."""
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
         state = job.node.get('provision_state')
         why_not = diagnosis.not_abortable(self.client, state)
         if why_not:

@@ -5,7 +5,8 @@
 Pure functions on data already read. Each field is compared by the rule of the module that would converge it:
 resource class, properties and traits as baremetal_node compares a record, BIOS settings, RAID and firmware as
 baremetal_hardware does (a firmware component drifts when it runs a version below the declared one). A node drifts
-exactly where one of those modules would change it.
+exactly where one of those modules would change it. Those rules (node/record.py, node/hardware_declaration.py,
+node/hardware_difference.py) are imported only by a report given a fleet: a report of Ironic alone never loads them.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,9 +15,6 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware import difference
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import Declaration, check_shape
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import node_changes, traits_change
 
 # The fields of a fleet node that drift compares; the others (driver_info, ports, states...) are not reported on.
 RECORD_FIELDS = ('resource_class', 'properties')
@@ -35,6 +33,7 @@ def declared_subset(node):
 def fleet_problems(fleet):
     """What is wrong with a fleet given to the report, each naming the node and the field; [] when it can be
     compared. The fleet role validates its whole format; this checks what drift reads."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import check_shape
     problems = []
     names = set()
     for index, node in enumerate(fleet):
@@ -65,6 +64,7 @@ def check_fleet(fleet):
 
 
 def hardware_declaration(node):
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import Declaration
     return Declaration(bios_settings=node.get('bios_settings'), raid=node.get('raid'), firmware=node.get('firmware'))
 
 
@@ -78,6 +78,7 @@ def _item(field, declared, reported):
 
 
 def _record_drift(declared, node):
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import node_changes, traits_change
     record = dict((field, declared[field]) for field in RECORD_FIELDS if field in declared)
     _operations, before, after = node_changes(node, record, send_secrets=False)
     items = []
@@ -98,6 +99,7 @@ def _record_drift(declared, node):
 
 
 def _hardware_drift(declared, node, bios, firmware):
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_difference import difference
     changes = difference(hardware_declaration(declared), {'node': node, 'bios': bios, 'firmware': firmware})
     items = []
     for field in HARDWARE_FIELDS:

@@ -19,7 +19,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware import version_key
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_difference import version_key
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     HARDWARE_MIN_VERSION, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, view_fields

@@ -15,7 +15,6 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import (
@@ -152,7 +151,10 @@ def labels(targets, results, by_node=False):
 
 def each_node(action, concurrency):
     """The act of run for a module whose nodes are independent: action(target, check_mode) for every Target of a
-    batch, at most concurrency at once (a failure is stored on its node's result)."""
+    batch, at most concurrency at once (a failure is stored on its node's result). engine/parallel.py is loaded
+    here: the modules that converge nodes together (provision, hardware) never run them one by one."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
+
     def act(batch, check_mode):
         return run_each(batch, lambda target: action(target, check_mode), concurrency)
     return act

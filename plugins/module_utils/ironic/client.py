@@ -15,7 +15,6 @@ __metaclass__ = type
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     CONDUCTORS_VERSION, POLL_PROGRESS_FIELDS)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import ConductorWatch
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.nodes import NodeEndpoints
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.resources import (
     CollectionEndpoints, HardwareEndpoints, PortEndpoints)
@@ -60,7 +59,7 @@ class IronicClient(NodeEndpoints, CollectionEndpoints, HardwareEndpoints, PortEn
     def __init__(self, endpoint, session=None, token=None, renew_token=None, timeout=60):
         super(IronicClient, self).__init__(endpoint, session, token, renew_token, timeout)
         self.node_count = None
-        self._conductor_watch = ConductorWatch()  # what the task's reads of the conductors tell of their liveness
+        self._conductor_watch = None  # what the task's reads of the conductors tell of their liveness (conductors)
 
     def count_nodes(self, nodes):
         """Record that ``nodes`` are every node Ironic holds (see node_count); returns them."""
@@ -78,6 +77,10 @@ class IronicClient(NodeEndpoints, CollectionEndpoints, HardwareEndpoints, PortEn
         'taken_over'}} (see conductors.ConductorWatch.read); {} before CONDUCTORS_VERSION."""
         if not self.supports(CONDUCTORS_VERSION):
             return {}
+        if self._conductor_watch is None:
+            # Only a task that has reason to doubt a conductor reads them: the others never load ironic/conductors.py.
+            from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import ConductorWatch
+            self._conductor_watch = ConductorWatch()
         params = {'fields': 'hostname,conductor_group,alive,updated_at', 'limit': PAGE_LIMIT}
         return self._conductor_watch.read(self.request('GET', '/conductors', params=params).get('conductors', []))
 

@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Where the task's Ironic is, read the way openstacksdk reads it: clouds.yaml, the OS_* variables, the TLS settings.
+"""Where the task's Ironic is, read the way openstacksdk reads it: the OS_* variables, the TLS settings (a named
+cloud's clouds.yaml is read in ironic/clouds_file.py).
 
 A standalone Ironic (auth_type none or http_basic) is resolved here without openstacksdk, whose import alone costs
 about 0.4 s per module run; ironic/connection.py turns the settings into a client, and asks openstacksdk and
@@ -11,7 +12,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
 from urllib.parse import urlsplit
 
@@ -21,15 +21,6 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets
 NO_AUTH_TYPES = ('none', 'noauth')
 BASIC_AUTH_TYPE = 'http_basic'
 
-# Where openstacksdk looks for clouds.yaml after OS_CLIENT_CONFIG_FILE, in its order (Linux).
-CONFIG_DIRS = (
-    os.getcwd(),
-    os.path.join(os.environ.get('XDG_CONFIG_HOME') or os.path.expanduser('~/.config'), 'openstack'),
-    os.path.expanduser('~/.config/openstack'),
-    os.path.join((os.environ.get('XDG_CONFIG_DIRS') or '/etc/xdg').split(':')[0], 'openstack'),
-    '/etc/openstack',
-)
-CONFIG_SUFFIXES = ('.yaml', '.yml', '.json')
 # OS_* variables that select a cloud or a file but do not describe a cloud (openstacksdk ignores them too).
 ENV_SELECTORS = ('OS_CLOUD', 'OS_REGION_NAME', 'OS_CLIENT_CONFIG_FILE', 'OS_CLIENT_SECURE_FILE', 'OS_CLOUD_NAME')
 # Of those, the ones that choose where a cloud is defined, and are no setting of the cloud itself.
@@ -76,76 +67,6 @@ def tls_overrides(params):
         if params.get(option):
             overrides[key] = params[option]
     return overrides
-
-
-def _config_files():
-    override = os.environ.get('OS_CLIENT_CONFIG_FILE')
-    files = [override] if override else []
-    files.extend(os.path.join(directory, 'clouds' + suffix) for directory in CONFIG_DIRS for suffix in CONFIG_SUFFIXES)
-    return files
-
-
-def _secure_file_exists():
-    if os.environ.get('OS_CLIENT_SECURE_FILE'):
-        return True
-    return any(os.path.exists(os.path.join(directory, 'secure' + suffix))
-               for directory in CONFIG_DIRS for suffix in CONFIG_SUFFIXES)
-
-
-def _yaml_problem(exc):
-    """Where and what PyYAML found wrong, without the snippet of the file its message quotes (it may hold a
-    password)."""
-    mark = getattr(exc, 'problem_mark', None)
-    where = ' at line %d, column %d' % (mark.line + 1, mark.column + 1) if mark is not None else ''
-    return '%s%s' % (getattr(exc, 'problem', None) or 'not valid YAML', where)
-
-
-def _load_clouds_file():
-    """(path, clouds) of the first clouds.yaml openstacksdk would read, (None, None) when none exists.
-
-    Raises LookupError when only openstacksdk can read it (no PyYAML here).
-    """
-    for path in _config_files():
-        if not os.path.exists(path):
-            continue
-        try:
-            with open(path) as stream:
-                if path.endswith('.json'):
-                    data = json.load(stream)
-                else:
-                    try:
-                        import yaml
-                    except ImportError:
-                        raise LookupError(path)
-                    try:
-                        data = yaml.safe_load(stream)
-                    except yaml.YAMLError as exc:
-                        raise ValueError(_yaml_problem(exc))
-        except (OSError, IOError):
-            continue  # openstacksdk skips a file it cannot read, too
-        except ValueError as exc:
-            raise BaremetalError('cannot read %s: %s. Fix its syntax.' % (path, exc))
-        if hasattr(data, 'get'):
-            return path, data.get('clouds') or {}
-        raise BaremetalError('%s has no clouds: mapping. See openstacksdk\'s clouds.yaml format.' % path)
-    return None, None
-
-
-def file_entry(name):
-    """The clouds.yaml entry named ``name``, or None when only openstacksdk can resolve it."""
-    if _secure_file_exists():
-        return None  # secure.yaml is merged into clouds.yaml by openstacksdk
-    try:
-        path, clouds = _load_clouds_file()
-    except LookupError:
-        return None
-    if path is None:
-        raise BaremetalError('cloud %r is not defined: no clouds.yaml found (set OS_CLIENT_CONFIG_FILE, or use '
-                             'endpoint instead of cloud).' % name)
-    if name not in clouds:
-        raise BaremetalError('cloud %r is not in %s, which defines: %s. Fix the name (cloud option or OS_CLOUD).'
-                             % (name, path, ', '.join(sorted(clouds)) or 'no cloud'))
-    return dict(clouds[name] or {})
 
 
 def _masked_url(text):

@@ -10,7 +10,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
-import difflib
 from collections.abc import Mapping
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
@@ -125,6 +124,7 @@ def _expected_type(prop):
 
 
 def _did_you_mean(word, choices):
+    import difflib  # only a misspelled key, never a valid driver_info, loads it
     close = difflib.get_close_matches(str(word), sorted(choices), n=1)
     return ': did you mean %r?' % close[0] if close else '.'
 

@@ -8,10 +8,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import collections
-import difflib
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_difference import as_text, is_int
 
 APPLY_MODES = ('cleaning', 'servicing', 'never')
 
@@ -57,11 +57,6 @@ def declaration_of(settings):
     return Declaration(**dict(settings, firmware=firmware))
 
 
-def as_text(value):
-    """Ironic stores BIOS values as strings: 4 and '4' are the same setting value."""
-    return None if value is None else str(value)
-
-
 # -- shape of the declaration (no I/O) ---------------------------------------------------------------------
 
 def check_shape(declaration):
@@ -103,6 +98,7 @@ def _logical_disk_problems(where, disk):
         return ['%s must be a dictionary with raid_level and size_gb.' % where]
     problems = []
     for key in sorted(set(disk) - set(RAID_DISK_KEYS)):
+        import difflib  # only an unknown key loads it, for the closest known one
         close = difflib.get_close_matches(key, RAID_DISK_KEYS, n=1)
         problems.append('%s.%s is not a logical disk property%s; allowed: %s.' % (
             where, key, (" (did you mean '%s'?)" % close[0]) if close else '', ', '.join(RAID_DISK_KEYS)))
@@ -133,10 +129,6 @@ def _logical_disk_problems(where, disk):
         if 'controller' not in disk:
             problems.append('%s.physical_disks needs controller: the controller those disks are on.' % where)
     return problems
-
-
-def is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _firmware_problems(firmware):
@@ -176,6 +168,7 @@ def check_bios(bios_settings, registry):
         entry = registry.get(name)
         if entry is None:
             if registry:
+                import difflib  # only an unknown setting loads it, for the closest ones
                 close = difflib.get_close_matches(name, list(registry), n=3)
                 hint = (' Did you mean %s?' % ' or '.join("'%s'" % match for match in close)) if close else ''
                 problems.append("bios_settings.%s: the node's BIOS has no such setting.%s" % (name, hint))

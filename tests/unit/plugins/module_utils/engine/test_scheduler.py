@@ -616,3 +616,18 @@ def test_a_dead_conductor_with_no_live_one_recording_heartbeats_is_waited_on_not
     assert job.error.startswith("node n1: not started: it was still 'inspecting'"), job.error
     assert 'Ironic reports its conductor c1 not alive (last heartbeat T-c1)' in job.error
     assert fake.now >= 300
+
+
+def test_nodes_that_rest_where_declared_are_planned_without_the_moves():
+    # A rerun: the scheduler plans each node and makes no moves (engine/moves.py, the sender and the waiter are
+    # not loaded for it); a node that must move makes them.
+    fake = FakeIronic()
+    fake.add('n1', 'manageable')
+    fake.add('n2', 'manageable')
+    resting = scheduler(fake)
+    jobs = resting.run(jobs_for(fake, 'manageable'))
+    assert [(job.error, job.plan, job.transitions) for job in jobs] == [(None, [], [])] * 2
+    assert resting._moves is None and fake.polls == []
+    moving = scheduler(fake)
+    job, = moving.run(jobs_for(fake, 'available', uuids=['n1']))
+    assert job.error is None and moving._moves is not None

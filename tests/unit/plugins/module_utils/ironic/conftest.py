@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import config as _config, transport as _transport
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import clouds_file as _clouds_file, transport as _transport
 
 from .scripted import ScriptedIronic
 
@@ -36,4 +36,4 @@ def clean_environment(monkeypatch, tmp_path):
     for name in list(os.environ):
         if name.startswith('OS_') or name in ('REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'):
             monkeypatch.delenv(name)
-    monkeypatch.setattr(_config, 'CONFIG_DIRS', (str(tmp_path / 'nowhere'),))
+    monkeypatch.setattr(_clouds_file, 'CONFIG_DIRS', (str(tmp_path / 'nowhere'),))

@@ -12,25 +12,18 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware as hw
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware_declaration as hwd
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware_difference as hwdiff
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import provision
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import Step
 
 from .bios_registry import REGISTRY
-
-
-def node(state='manageable', **fields):
-    return dict({'uuid': 'u-1', 'name': 'n1', 'provision_state': state, 'target_provision_state': None,
-                 'maintenance': False, 'raid_interface': 'fake', 'bios_interface': 'fake'}, **fields)
-
-
-def current(bios=None, firmware=None, **node_fields):
-    return {'node': node(**node_fields), 'bios': bios or {}, 'firmware': firmware or {}}
+from .test_hardware_difference import BUILT, LAYOUT, current, node
 
 
 def test_password_values_never_appear():
     declaration = hwd.Declaration(bios_settings={'SetupPwd': 'hunter2', 'ProcTurboMode': 'Disabled'})
-    changes = hw.difference(declaration, current(bios=REGISTRY))
+    changes = hwdiff.difference(declaration, current(bios=REGISTRY))
     assert changes['bios_settings']['SetupPwd'] == {'before': None, 'after': secrets.MASK}
     steps = hw.hardware_steps(declaration, changes, node())
     shown = hw.shown_steps(steps, declaration, REGISTRY)
@@ -40,19 +33,12 @@ def test_password_values_never_appear():
 
 def test_only_differing_bios_settings_are_applied_and_values_compare_as_text():
     declaration = hwd.Declaration(bios_settings={'ProcTurboMode': 'Enabled', 'NumCores': 4})
-    changes = hw.difference(declaration, current(bios=REGISTRY))
+    changes = hwdiff.difference(declaration, current(bios=REGISTRY))
     assert changes['bios_settings'] == {'NumCores': {'before': '8', 'after': 4}}
     assert hw.hardware_steps(declaration, changes, node()) == [
         {'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': [{'name': 'NumCores', 'value': 4}]}}]
     same = hwd.Declaration(bios_settings={'NumCores': 8})
-    assert hw.hardware_steps(same, hw.difference(same, current(bios=REGISTRY)), node()) == []
-
-
-@pytest.mark.parametrize('lower, higher', [
-    ('1.9', '1.10'), ('2.7', '2.76'), ('U30 v2.8', 'U30 v2.76'), ('1.0', '1.0.1'), ('A', 'B'),
-])
-def test_firmware_versions_order_by_their_parts(lower, higher):
-    assert hw.version_key(lower) < hw.version_key(higher)
+    assert hw.hardware_steps(same, hwdiff.difference(same, current(bios=REGISTRY)), node()) == []
 
 
 def test_firmware_is_updated_only_below_the_declared_version():
@@ -62,31 +48,17 @@ def test_firmware_is_updated_only_below_the_declared_version():
     reported = {'bios': {'component': 'bios', 'current_version': '2.9'},
                 'bmc': {'component': 'bmc', 'current_version': '1.6'}}
     declaration = hwd.Declaration(firmware=firmware)
-    changes = hw.difference(declaration, current(firmware=reported))
+    changes = hwdiff.difference(declaration, current(firmware=reported))
     assert changes['firmware'] == {'bios': {'before': '2.9', 'after': '2.10'}, 'nic:1': {'before': None, 'after': '3'}}
     assert hw.hardware_steps(declaration, changes, node()) == [{'interface': 'firmware', 'step': 'update', 'args': {
         'settings': [{'component': 'bios', 'url': 'http://127.0.0.1/bios.bin'},
                      {'component': 'nic:1', 'url': 'http://127.0.0.1/nic.bin'}]}}]
 
 
-LAYOUT = {'logical_disks': [{'size_gb': 100, 'raid_level': '1', 'is_root_volume': True},
-                            {'size_gb': 'MAX', 'raid_level': '5'}]}
-# What a driver records in raid_config once the layout is built: sizes resolved, extra keys, its own order.
-BUILT = {'logical_disks': [{'size_gb': 1800, 'raid_level': '5', 'controller': 'RAID.Integrated.1-1'},
-                           {'size_gb': 100, 'raid_level': '1', 'is_root_volume': True, 'controller': 'RAID.Integrated.1-1',
-                            'root_device_hint': {'wwn': '0x600'}}]}
-
-
-def test_a_built_layout_that_matches_needs_nothing():
-    declaration = hwd.Declaration(raid=LAYOUT)
-    changes = hw.difference(declaration, current(raid_config=BUILT, target_raid_config=LAYOUT))
-    assert changes['raid'] == {}
-
-
 def test_a_different_layout_is_recorded_then_deleted_and_created():
     declaration = hwd.Declaration(raid=LAYOUT)
     built = {'logical_disks': [{'size_gb': 1900, 'raid_level': '1+0', 'is_root_volume': True}]}
-    changes = hw.difference(declaration, current(raid_config=built, target_raid_config={}))
+    changes = hwdiff.difference(declaration, current(raid_config=built, target_raid_config={}))
     assert changes['raid']['target_raid_config'] == {'before': {}, 'after': LAYOUT}
     assert changes['raid']['logical_disks[0]'] == {'before': built['logical_disks'][0], 'after': LAYOUT['logical_disks'][0]}
     assert changes['raid']['logical_disks[1]'] == {'before': None, 'after': LAYOUT['logical_disks'][1]}
@@ -96,16 +68,16 @@ def test_a_different_layout_is_recorded_then_deleted_and_created():
 
 def test_no_raid_deletes_only_what_is_built():
     declaration = hwd.Declaration(raid={})
-    changes = hw.difference(declaration, current(raid_config=BUILT, target_raid_config=LAYOUT))
+    changes = hwdiff.difference(declaration, current(raid_config=BUILT, target_raid_config=LAYOUT))
     assert hw.hardware_steps(declaration, changes, node(raid_config=BUILT)) == [
         {'interface': 'raid', 'step': 'delete_configuration'}]
-    assert hw.difference(declaration, current(raid_config={}, target_raid_config={}))['raid'] == {}
+    assert hwdiff.difference(declaration, current(raid_config={}, target_raid_config={}))['raid'] == {}
 
 
 def test_steps_run_firmware_then_raid_then_bios():
     declaration = hwd.Declaration(bios_settings={'NumCores': 4}, raid=LAYOUT,
                                   firmware=[{'component': 'bmc', 'version': '2', 'url': 'http://127.0.0.1/b'}])
-    steps = hw.hardware_steps(declaration, hw.difference(declaration, current(bios=REGISTRY)), node())
+    steps = hw.hardware_steps(declaration, hwdiff.difference(declaration, current(bios=REGISTRY)), node())
     assert [(step['interface'], step['step']) for step in steps] == [
         ('firmware', 'update'), ('raid', 'delete_configuration'), ('raid', 'create_configuration'),
         ('bios', 'apply_configuration')]
