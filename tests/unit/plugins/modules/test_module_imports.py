@@ -36,9 +36,11 @@ MOVING = ('engine.moves', 'engine.sender', 'engine.waiter', 'engine.diagnosis')
 
 # What importing each module must not load: the code its plain task (one node, none of the facets) never runs.
 NOT_LOADED = {
+    # The stages after the record (only for a node that declares maintenance, power or a provision state) and
+    # the writes of a record (only for a node that changes): a rerun whose nodes are as declared loads neither.
     'baremetal_node': ENGINE + WAVES + STEPS + (
         'node.port_groups', 'node.virtual_media', 'ironic.wiring', 'node.bmc_check', 'node.removal', 'node.power',
-        'node.maintenance', 'engine.progress'),
+        'node.maintenance', 'engine.progress', 'node.stages', 'node.record_writes'),
     'baremetal_provision_state': WAVES + STEPS + MOVING + ('engine.parallel',),
     'baremetal_power': ENGINE + WAVES + STEPS,
     'baremetal_maintenance': ENGINE + WAVES + STEPS + ('engine.progress',),

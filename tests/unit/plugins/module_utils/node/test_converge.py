@@ -7,25 +7,11 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 
-from .record_params import states
+from .record_params import declared, node, states
 
 LANDING = {'manage': 'manageable', 'provide': 'available', 'active': 'active', 'deleted': 'available'}
 POWER = {'power on': 'power on', 'power off': 'power off', 'rebooting': 'power on'}
-
-
-def node(state='manageable', **fields):
-    base = dict((field, None) for field in NODE_SUMMARY_FIELDS)
-    base.update(uuid='u-1', name='n1', provision_state=state, maintenance=False)
-    base.update(fields)
-    return base
-
-
-def declared(states=None, **options):
-    return Declaration('n1', states=states, options=Options(**options))
 
 
 class StagedIronic(object):
@@ -85,30 +71,6 @@ def records(monkeypatch):
 
 def whole(client, states, check_mode=False, **options):
     return converge.ensure_whole_nodes(client, [declared(states, **options)], 'on_create', check_mode)[0]
-
-
-# -- when maintenance is cleared for a move ---------------------------------------------------------------
-
-@pytest.mark.parametrize('current, declared_states, expected', [
-    (node(maintenance=True), states(maintenance=False), True),  # declared off: cleared, move or not
-    (node(maintenance=True), states('available', maintenance=True), True),  # on, but must move: cleared for it
-    (node(maintenance=True), states('manageable', maintenance=True), False),  # on, already there
-    (node(maintenance=True), states(maintenance=True, power='powered_off'), False),  # on, nothing moves
-    (node(maintenance=True), states('available'), False),  # not declared: left alone, the move names it
-    (node(), states('available', maintenance=False), False),  # nothing to clear
-    (node('cleaning', target_provision_state='available', maintenance=True), states('available', maintenance=True),
-     True),  # still moving: it must rest in the declared state
-])
-def test_maintenance_is_cleared_where_declared_off_or_where_a_node_declared_on_must_move(current, declared_states,
-                                                                                         expected):
-    assert converge.clears_maintenance(current, declared(declared_states)) is expected
-
-
-def test_a_move_that_has_no_acceptable_plan_is_refused_before_maintenance_is_cleared():
-    with pytest.raises(PlanError, match='allow_destructive: true'):
-        converge.clears_maintenance(node('active', maintenance=True), declared(states('available', maintenance=True)))
-    assert converge.clears_maintenance(node('active', maintenance=True), declared(
-        states('available', maintenance=True), allow_destructive=True)) is True
 
 
 def test_the_health_gate_expects_what_the_node_declares():
@@ -172,8 +134,3 @@ def test_a_node_that_declares_no_state_is_its_record_only(records):
     client = StagedIronic(node())
     result = whole(client, states())
     assert client.calls == [] and set(result) == {'name', 'changed', 'created', 'node', 'diff', 'bmc_verified', 'error'}
-
-
-def test_merged_diff_keeps_the_order_of_the_stages_and_a_later_item_wins():
-    assert converge.merged_diff([{'before': {'a': 1}, 'after': {'a': 2}}, {'before': {'b': 1}, 'after': {'b': 3, 'a': 4}}]) == {
-        'before': {'a': 1, 'b': 1}, 'after': {'a': 4, 'b': 3}}
