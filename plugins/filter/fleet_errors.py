@@ -9,7 +9,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import difflib
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
@@ -54,11 +53,6 @@ def _shown(path, value):
     return '%r (%s)' % (value, _python_type(value))
 
 
-def _did_you_mean(word, choices):
-    close = difflib.get_close_matches(str(word), sorted(choices), n=1)
-    return ' (did you mean %r?)' % close[0] if close else ''
-
-
 def _schema_messages(error):
     """(path, text) pairs for one JSON Schema error; several for several missing or unknown fields."""
     path = list(error.absolute_path)
@@ -73,7 +67,7 @@ def _schema_messages(error):
         return [(path + [name], 'is required') for name in error.validator_value if name not in error.instance]
     if validator == 'additionalProperties':
         known = error.schema.get('properties', {})
-        return [(path + [key], 'is not a known field%s' % _did_you_mean(key, known))
+        return [(path + [key], 'is not a known field%s' % validate.did_you_mean(key, known))
                 for key in sorted(error.instance, key=str) if key not in known]
     if validator == 'type':
         expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]

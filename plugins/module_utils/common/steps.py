@@ -16,6 +16,8 @@ import collections
 import re
 from collections.abc import Mapping
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import did_you_mean
+
 # The interfaces Ironic accepts in steps (ironic.conductor.steps *_INTERFACE_PRIORITY).
 _STEP_INTERFACES = ('bios', 'deploy', 'firmware', 'management', 'power', 'raid', 'vendor')
 STEP_INTERFACES = {
@@ -43,12 +45,6 @@ CONFIG_DRIVE_KEYS = ('meta_data', 'network_data', 'user_data', 'vendor_data')
 
 # A config drive given as text is a URL or a gzipped ISO in base64 (Ironic's own test of the alphabet).
 _BASE64 = re.compile(r'^[A-Za-z0-9+/=\s]*$')
-
-
-def did_you_mean(word, choices):
-    import difflib  # only a misspelled name, never a valid one, loads it
-    close = difflib.get_close_matches(str(word), sorted(choices), n=1)
-    return ' (did you mean %r?)' % close[0] if close else ''
 
 
 def _type_name(value):

@@ -71,6 +71,18 @@ def is_uuid_like(text):
     return len(digits) == 32 and '%032x' % value == re.sub(r'urn:|uuid:|[{}-]', '', text.lower())
 
 
+def closest(word, choices, n=1):
+    """The choices closest to a misspelled word, the closest first (difflib, loaded only for a misspelling)."""
+    import difflib
+    return difflib.get_close_matches(str(word), sorted(choices), n=n)
+
+
+def did_you_mean(word, choices):
+    """' (did you mean 'x'?)' with the choice closest to a misspelled word, or '' when none is close."""
+    close = closest(word, choices)
+    return ' (did you mean %r?)' % close[0] if close else ''
+
+
 def check_options(params):
     """Check every option these rules know, by name, in a module's parameters; InputError lists every problem."""
     errors = []

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import import_library
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import closest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_schemas import SCHEMAS, SUPPORTED_HARDWARE_TYPES
 
 
@@ -124,8 +125,7 @@ def _expected_type(prop):
 
 
 def _did_you_mean(word, choices):
-    import difflib  # only a misspelled key, never a valid driver_info, loads it
-    close = difflib.get_close_matches(str(word), sorted(choices), n=1)
+    close = closest(word, choices)
     return ': did you mean %r?' % close[0] if close else '.'
 
 

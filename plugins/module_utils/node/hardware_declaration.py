@@ -11,6 +11,7 @@ import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import closest, did_you_mean
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_difference import as_text, is_int
 
 APPLY_MODES = ('cleaning', 'servicing', 'never')
@@ -98,10 +99,8 @@ def _logical_disk_problems(where, disk):
         return ['%s must be a dictionary with raid_level and size_gb.' % where]
     problems = []
     for key in sorted(set(disk) - set(RAID_DISK_KEYS)):
-        import difflib  # only an unknown key loads it, for the closest known one
-        close = difflib.get_close_matches(key, RAID_DISK_KEYS, n=1)
         problems.append('%s.%s is not a logical disk property%s; allowed: %s.' % (
-            where, key, (" (did you mean '%s'?)" % close[0]) if close else '', ', '.join(RAID_DISK_KEYS)))
+            where, key, did_you_mean(key, RAID_DISK_KEYS), ', '.join(RAID_DISK_KEYS)))
     if 'raid_level' not in disk:
         problems.append('%s.raid_level is required (one of %s).' % (where, ', '.join(RAID_LEVELS)))
     elif disk['raid_level'] not in RAID_LEVELS:
@@ -168,8 +167,7 @@ def check_bios(bios_settings, registry):
         entry = registry.get(name)
         if entry is None:
             if registry:
-                import difflib  # only an unknown setting loads it, for the closest ones
-                close = difflib.get_close_matches(name, list(registry), n=3)
+                close = closest(name, registry, n=3)
                 hint = (' Did you mean %s?' % ' or '.join("'%s'" % match for match in close)) if close else ''
                 problems.append("bios_settings.%s: the node's BIOS has no such setting.%s" % (name, hint))
             continue

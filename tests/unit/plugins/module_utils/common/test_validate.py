@@ -81,3 +81,10 @@ def test_a_mac_address_to_look_up_is_checked_before_any_request(mac, problem):
         validate.check_options({'mac': mac})
     assert str(caught.value) == ('mac %r is not a MAC address; write six hexadecimal octets separated by colons, for '
                                  'example 52:54:00:12:34:56.' % mac.strip().lower())
+
+
+def test_a_misspelled_name_is_told_the_closest_choices_and_a_name_close_to_none_nothing():
+    assert validate.did_you_mean('size_bg', ('raid_level', 'size_gb')) == " (did you mean 'size_gb'?)"
+    assert validate.did_you_mean('zzz', ('raid_level', 'size_gb')) == ''
+    assert validate.closest('ProcTurbo', {'ProcTurboMode': {}, 'ProcTurbo2': {}, 'BootMode': {}}, n=3) == [
+        'ProcTurbo2', 'ProcTurboMode']
