@@ -1269,7 +1269,7 @@ RECORD_SPEC = dict(
     disable_power_off=dict(type='bool'),
 )
 
-# What a node declares besides its record (record.STATE_FIELDS), brought about after it (_node_converge).
+# What a node declares besides its record (declaration.STATE_FIELDS), brought about after it (node/stages.py).
 STATE_SPEC = dict(
     provision_state=dict(type='str', choices=list(DECLARABLE_STATES)),
     maintenance=dict(type='bool'),

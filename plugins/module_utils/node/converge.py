@@ -43,7 +43,7 @@ def declared_health(declaration):
 
 
 def ensure_whole_nodes(client, declarations, update_secrets, check_mode, concurrency=1, timeout=1800, verify_bmc=True):
-    """ensure_nodes, then for every node that declares any of record.STATE_FIELDS the stages that bring
+    """ensure_nodes, then for every node that declares any of declaration.STATE_FIELDS the stages that bring
     them about, in the order of the module docstring. Returns the per-node results, in the declared order: the record's,
     with provision (plan, transitions, changed, inspection), maintenance (maintenance, maintenance_reason, changed,
     cleared_for_move) and power (power_state, changed) for the stages run, and one diff covering them all."""

@@ -12,7 +12,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import check_declaration
 
-# What a declaration says of its node besides the record, which _node_converge brings about after the record (a
+# What a declaration says of its node besides the record, which node/stages.py brings about after the record (a
 # field left out, None, is left alone): provision_state (a states.DECLARABLE_STATES), maintenance (true or false)
 # with maintenance_reason, and power (a key of states.POWER_ACTIONS).
 STATE_FIELDS = ('provision_state', 'maintenance', 'maintenance_reason', 'power')

@@ -109,23 +109,24 @@ def template_view(template):
     return secrets.masked(view)
 
 
-def _converge(client, declared, current, check_mode):
-    """Create, update or delete one template (current: Ironic's, or None); (changed, view before, view after)."""
+def _converge(templates, declared, current, check_mode):
+    """Create, update or delete one template (current: Ironic's, or None) in templates, Ironic's collection of
+    them; (changed, view before, view after)."""
     before = current and template_view(current)
     if declared['state'] == 'absent':
         if current is not None and not check_mode:
-            client.collection('deploy_templates').delete(current['uuid'])
+            templates.delete(current['uuid'])
         return current is not None, before, None
     fields = declared_fields(declared)
     if current is None:
         planned = dict(fields, name=declared['name'])
         if not check_mode:
-            planned = client.collection('deploy_templates').create(planned)
+            planned = templates.create(planned)
         return True, None, template_view(planned)
     changed = changed_fields(current, fields)
     after = dict(current, **dict((name, fields[name]) for name in changed))
     if changed and not check_mode:
-        after = client.collection('deploy_templates').update(current['uuid'], template_patch(current, fields))
+        after = templates.update(current['uuid'], template_patch(current, fields))
     return bool(changed), before, template_view(after)
 
 
@@ -141,16 +142,17 @@ def ensure_deploy_templates(client, params, check_mode):
     """Every declared template made as declared; the module result (changed, deploy_template or deploy_templates,
     diff). Everything is checked before the first request that changes anything."""
     client.require('deploy templates', DEPLOY_TEMPLATE_MIN_VERSION)
-    templates = declarations(params)
-    raise_errors(all_errors(params, templates))
-    currents = [client.collection('deploy_templates').find(declared['name']) for declared in templates]
-    missing = [declared['name'] for declared, current in zip(templates, currents)
+    declared_templates = declarations(params)
+    raise_errors(all_errors(params, declared_templates))
+    templates = client.collection('deploy_templates')
+    currents = [templates.find(declared['name']) for declared in declared_templates]
+    missing = [declared['name'] for declared, current in zip(declared_templates, currents)
                if current is None and declared['state'] == 'present' and declared['steps'] is None]
     if missing:
         raise DeployTemplateError('deploy template %s does not exist yet: give its steps to create it.'
                                   % ', '.join(missing))
-    outcomes = [(declared['name'], _converge(client, declared, current, check_mode))
-                for declared, current in zip(templates, currents)]
+    outcomes = [(declared['name'], _converge(templates, declared, current, check_mode))
+                for declared, current in zip(declared_templates, currents)]
     changed = any(outcome[0] for _name, outcome in outcomes)
     if params.get('templates') is None:
         _name, (_changed, before, after) = outcomes[0]

@@ -130,14 +130,14 @@ def shown(results):
     return [dict((key, result[key]) for key in ('name', 'changed', 'rule')) for result in results]
 
 
-def _write(client, plan):
-    """Carry out one plan; the rule as Ironic returns it (None once deleted)."""
+def _write(rules, plan):
+    """Carry out one plan in rules, Ironic's collection of them; the rule as Ironic returns it (None once deleted)."""
     if plan.action == 'create':
-        return client.collection('inspection_rules').create(plan.planned())
+        return rules.create(plan.planned())
     if plan.action == 'update':
-        return client.collection('inspection_rules').update(plan.current['uuid'], plan.patch())
+        return rules.update(plan.current['uuid'], plan.patch())
     if plan.action == 'delete':
-        client.collection('inspection_rules').delete(plan.current['uuid'])
+        rules.delete(plan.current['uuid'])
         return None
     return plan.current
 
@@ -148,7 +148,8 @@ def ensure_inspection_rules(client, declarations, update_sensitive, check_mode):
     client.require('inspection rules', INSPECTION_RULE_MIN_VERSION)
     raise_errors(_declaration_errors(declarations))
     names = [declaration['name'] for declaration in declarations]
-    current, errors = find_current(client.collection('inspection_rules').list(), names)
+    rules = client.collection('inspection_rules')
+    current, errors = find_current(rules.list(), names)
     plans = []
     for declaration in declarations:
         plan, plan_errors = plan_rule(declaration, current[declaration['name']], update_sensitive)
@@ -158,7 +159,7 @@ def ensure_inspection_rules(client, declarations, update_sensitive, check_mode):
     results = []
     for plan in plans:
         try:
-            after = plan.planned() if check_mode else _write(client, plan)
+            after = plan.planned() if check_mode else _write(rules, plan)
         except BaremetalError as exc:
             exc.result.update(changed=any(result['changed'] for result in results), rules=shown(results))
             raise
