@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import os
 import re
 import threading
 import time
@@ -59,8 +60,11 @@ class RewrittenLog:
     def copy_once(self):
         with open(self.source, encoding='utf-8', errors='replace') as source:
             text = ''.join(self.rewrite(line) for line in source)
-        with open(self.ironic.log_path, 'w', encoding='utf-8') as target:
+        # Written aside and renamed: a reader between truncating and writing the copy would see an empty log.
+        partial = self.ironic.log_path + '.partial'
+        with open(partial, 'w', encoding='utf-8') as target:
             target.write(text)
+        os.replace(partial, self.ironic.log_path)
 
     def run(self):
         while not self.stopped.wait(0.02):
