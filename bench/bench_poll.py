@@ -16,8 +16,10 @@ import sys
 
 import common
 
-# One loopback proxy for the tests and this bench: it counts requests and answer bytes.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'integration'))
+# One loopback proxy for the tests and this bench: it counts requests and answer bytes (tests/integration/proxy.py,
+# with its handler from tests/loopback_http.py).
+TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests')
+sys.path[:0] = [os.path.join(TESTS, 'integration'), TESTS]
 from proxy import FaultProxy  # noqa: E402  pylint: disable=wrong-import-position
 
 

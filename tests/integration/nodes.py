@@ -3,18 +3,12 @@
 
 import itertools
 import time
-import uuid
 
 CLOSED_LOOPBACK_URL = 'http://127.0.0.1:9/image.raw'  # port 9 (discard) is closed here: downloads fail at once
 # A deploy kernel and ramdisk on that closed port: driver_info that validates, and is never downloaded.
 KERNEL = 'http://127.0.0.1:9/deploy.kernel'
 RAMDISK = 'http://127.0.0.1:9/deploy.ramdisk'
 _names = itertools.count(1)
-
-
-def unique_trait(prefix):
-    """A custom trait no other test uses, for a runbook or a deploy template named after it."""
-    return 'CUSTOM_%s_%s' % (prefix, uuid.uuid4().hex[:8].upper())
 
 
 class RawIronic(object):

@@ -9,8 +9,9 @@ import http.client
 import json
 import http.server
 import re
-import socket
 import threading
+
+from loopback_http import LoopbackHandler
 
 
 def matching(method, pattern):
@@ -99,7 +100,7 @@ class FaultProxy(ServedInThread):
         self._lock = threading.Lock()
         proxy = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
+        class Handler(LoopbackHandler):
             protocol_version = 'HTTP/1.1'
 
             def _send_upstream(self, body):
@@ -111,9 +112,8 @@ class FaultProxy(ServedInThread):
                 upstream.close()
                 return answer
 
-            def _forward(self):
-                length = int(self.headers.get('Content-Length') or 0)
-                body = self.rfile.read(length) if length else None
+            def answer(self):
+                body = self.request_body()
                 if proxy.before:
                     proxy.before(self.command, self.path)
                 fault = proxy._take(self.command, self.path)
@@ -128,21 +128,9 @@ class FaultProxy(ServedInThread):
                     if fault:
                         proxy.injected.append((self.command, self.path, status, fault))
                 if fault == 'drop':
-                    self.close_connection = True
-                    self.connection.shutdown(socket.SHUT_RDWR)
-                    return
-                self.send_response(status)
-                for key, value in headers:
-                    if key.lower() not in ('connection', 'transfer-encoding', 'content-length'):
-                        self.send_header(key, value)
-                self.send_header('Content-Length', str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            do_GET = do_PUT = do_POST = do_PATCH = do_DELETE = _forward
-
-            def log_message(self, *args):
-                pass
+                    self.lose_answer()
+                else:
+                    self.send_answer(status, headers, payload)
 
         self.serve(http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler))
         self.server.daemon_threads = True

@@ -6,8 +6,8 @@ sushy-tools' emulator, whose RAID interface has a step a template runs to comple
 import uuid
 
 from dedicated import result_of, start_module
-from nodes import unique_trait
 from proxy import ImageServer
+from step_sets import absent_deletes_once, unique_trait
 
 # The one deploy step of fake-hardware's interfaces (ironic/drivers/modules/fake.py: deploy.deploy, priority 100).
 FAKE_DEPLOY = {'interface': 'deploy', 'step': 'deploy', 'priority': 150}
@@ -50,14 +50,8 @@ def test_a_template_is_declared_once_a_rerun_and_check_mode_write_nothing_and_ab
     assert updated['changed'] is True and [request.method for request in ironic.write_requests_since(mark)] == ['PATCH']
     assert ironic.api('GET', '/deploy_templates/%s' % name)['steps'][0]['priority'] == 120
 
-    mark = ironic.log_mark()
-    assert run_module('baremetal_deploy_template', name=name, state='absent', check=True)['changed'] is True
-    assert ironic.write_requests_since(mark) == []
-    deleted = run_module('baremetal_deploy_template', name=name, state='absent')
-    assert deleted['changed'] is True and deleted['deploy_template'] is None
-    assert [request.method for request in ironic.write_requests_since(mark)] == ['DELETE']
-    assert ironic.api('GET', '/deploy_templates/%s' % name, expect=(404,))
-    assert run_module('baremetal_deploy_template', name=name, state='absent')['changed'] is False
+    absent_deletes_once(ironic, run_module, 'baremetal_deploy_template', name, 'deploy_template',
+                        '/deploy_templates/%s' % name)
 
 
 def test_several_templates_in_one_task(ironic, run_module):

@@ -2,7 +2,7 @@
 """Runbooks against a real Ironic (fake-hardware): declared with baremetal_runbook, run by name with
 baremetal_provision_state as a manual clean on a manageable node and by servicing on an active one."""
 
-from nodes import unique_trait
+from step_sets import absent_deletes_once, unique_trait
 
 LOG_PASSTHROUGH = {'interface': 'vendor', 'step': 'log_passthrough', 'order': 1}
 
@@ -44,12 +44,7 @@ def test_a_runbook_is_declared_once_a_rerun_and_check_mode_write_nothing_and_abs
     stored = ironic.api('GET', '/runbooks/%s' % name)
     assert stored['public'] is True and stored['steps'][0]['args'] == {'note': 'second'}
 
-    mark = ironic.log_mark()
-    deleted = run_module('baremetal_runbook', name=name, state='absent')
-    assert deleted['changed'] is True and deleted['runbook'] is None
-    assert [request.method for request in ironic.write_requests_since(mark)] == ['DELETE']
-    assert ironic.api('GET', '/runbooks/%s' % name, expect=(404,))
-    assert run_module('baremetal_runbook', name=name, state='absent')['changed'] is False
+    absent_deletes_once(ironic, run_module, 'baremetal_runbook', name, 'runbook', '/runbooks/%s' % name)
 
 
 def test_a_bad_step_is_refused_before_any_write_with_every_problem_named(ironic, run_module):

@@ -8,9 +8,14 @@ from ansible_collections.baremetal.lifecycle.plugins.plugin_utils import _progre
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._progress import ProgressView
 
 
-def view(verbosity=0):
+def view(nodes=None, task='converge', verbosity=0, **options):
+    """A ProgressView of the task and the lines it shows; told first how many nodes the task runs on, when nodes is
+    given, as the action plugin's first record tells it."""
     lines = []
-    return ProgressView('converge', verbosity, lines.append), lines
+    progress = ProgressView(task, verbosity, lines.append, **options)
+    if nodes is not None:
+        progress.feed({'nodes': nodes})
+    return progress, lines
 
 
 def record(node, state, step, seconds):
@@ -18,8 +23,7 @@ def record(node, state, step, seconds):
 
 
 def test_a_single_node_shows_every_change_with_its_step_and_time():
-    progress, lines = view()
-    progress.feed({'nodes': 1})
+    progress, lines = view(1)
     progress.feed(record('n1', 'verifying', 'manage', 0.4))
     progress.feed(record('n1', 'available', None, 12.6))
     assert lines == ['converge: n1 verifying (manage), 0 s', 'converge: n1 available, 13 s']
@@ -34,8 +38,7 @@ def tick_every_read(progress, until, start=0.0):
 
 
 def test_a_node_waiting_seventy_seconds_without_a_change_gets_a_heartbeat_every_thirty():
-    progress, lines = view()
-    progress.feed({'nodes': 1})
+    progress, lines = view(1)
     progress.feed(record('n1', 'wait call-back', 'deploy', 1.0))
     tick_every_read(progress, 71.0)
     assert lines == ['converge: n1 wait call-back (deploy), 1 s',
@@ -44,8 +47,7 @@ def test_a_node_waiting_seventy_seconds_without_a_change_gets_a_heartbeat_every_
 
 
 def test_a_node_at_rest_gets_no_heartbeat_and_a_change_restarts_the_count():
-    progress, lines = view()
-    progress.feed({'nodes': 1})
+    progress, lines = view(1)
     progress.feed(record('n1', 'cleaning', 'provide', 0.0))
     tick_every_read(progress, 20.0)
     progress.feed(record('n1', 'clean wait', 'provide', 20.0))
@@ -59,16 +61,14 @@ def test_a_node_at_rest_gets_no_heartbeat_and_a_change_restarts_the_count():
 
 
 def test_the_heartbeat_interval_is_the_views_to_choose():
-    lines = []
-    progress = ProgressView('power', 0, lines.append, heartbeat=2.0)
+    progress, lines = view(task='power', heartbeat=2.0)
     progress.feed(record('n1', 'power off', 'power on', 0.0))
     tick_every_read(progress, 4.0)
     assert lines[1:] == ['power: n1 still power off (power on) for 2 s, 2 s', 'power: n1 still power off (power on) for 4 s, 4 s']
 
 
 def test_a_fleet_is_counted_by_state_and_step_every_summary_interval_even_while_nothing_changes():
-    progress, lines = view()
-    progress.feed({'nodes': 3})
+    progress, lines = view(3)
     progress.tick(0.5)
     assert lines == []  # nothing known yet
     for name in ('n1', 'n2', 'n3'):
@@ -84,8 +84,7 @@ def test_a_fleet_is_counted_by_state_and_step_every_summary_interval_even_while_
 
 
 def test_a_fleet_waiting_seventy_seconds_gets_its_counts_at_least_every_thirty():
-    progress, lines = view()
-    progress.feed({'nodes': 2})
+    progress, lines = view(2)
     progress.feed(record('n1', 'wait call-back', 'deploy', 0.0))
     progress.feed(record('n2', 'deploying', 'deploy', 0.0))
     tick_every_read(progress, 70.0)
@@ -94,8 +93,7 @@ def test_a_fleet_waiting_seventy_seconds_gets_its_counts_at_least_every_thirty()
 
 
 def test_a_fleet_shows_every_node_and_its_heartbeat_at_verbose():
-    progress, lines = view(verbosity=1)
-    progress.feed({'nodes': 2})
+    progress, lines = view(2, verbosity=1)
     progress.feed(record('n1', 'cleaning', 'provide', 1.0))
     progress.feed(record('n2', 'clean failed', None, 2.0))
     tick_every_read(progress, 31.0)
@@ -104,8 +102,7 @@ def test_a_fleet_shows_every_node_and_its_heartbeat_at_verbose():
 
 
 def test_a_fleet_ends_with_where_its_nodes_are_and_how_many_failed():
-    progress, lines = view()
-    progress.feed({'nodes': 3})
+    progress, lines = view(3)
     progress.feed(record('n1', 'available', None, 5.0))
     progress.feed(record('n2', 'available', None, 6.0))
     progress.feed(record('n3', 'clean failed', None, 7.0))
@@ -125,9 +122,7 @@ def planned(*names):
 
 
 def test_check_mode_ends_a_fleet_with_what_it_would_do_in_the_words_of_progress_not_where_the_nodes_already_are():
-    lines = []
-    progress = ProgressView('converge', 0, lines.append, check_mode=True)
-    progress.feed({'nodes': 4})
+    progress, lines = view(4, check_mode=True)
     for name, state in (('n1', 'available'), ('n2', 'available'), ('n3', 'available'), ('n4', 'enroll')):
         progress.feed(record(name, state, None, 0.2))
     progress.finish({'totals': {'nodes': 4, 'failed': 0}, 'nodes': [
@@ -138,15 +133,11 @@ def test_check_mode_ends_a_fleet_with_what_it_would_do_in_the_words_of_progress_
 
 
 def test_check_mode_ends_one_node_too_and_a_change_without_a_plan_or_a_failure_says_so():
-    lines = []
-    progress = ProgressView('undeploy', 0, lines.append, check_mode=True)
-    progress.feed({'nodes': 1})
+    progress, lines = view(1, 'undeploy', check_mode=True)
     progress.feed(record('n1', 'active', None, 0.1))
     progress.finish({'plan': planned('undeploy'), 'changed': True}, 0.3)
     assert lines[1:] == ['undeploy: check mode, nothing changed; n1 would undeploy (now active), 0 s']
-    lines = []
-    progress = ProgressView('power', 0, lines.append, check_mode=True)
-    progress.feed({'nodes': 2})
+    progress, lines = view(2, 'power', check_mode=True)
     progress.feed(record('n1', 'power off', None, 0.1))
     progress.feed(record('n2', 'power on', None, 0.1))
     entries = [{'changed': True, 'error': None}, {'changed': False, 'error': 'refused'}]
@@ -171,8 +162,7 @@ def wave(number, members, back, failed, seconds):
 
 
 def test_a_rollout_shows_the_wave_in_flight_with_how_many_of_its_nodes_are_back():
-    progress, lines = view()
-    progress.feed({'nodes': 3})
+    progress, lines = view(3)
     progress.feed(wave(2, ['n1', 'n2', 'n3'], 0, 1, 40.0))
     for name in ('n1', 'n2', 'n3'):
         progress.feed(record(name, 'wait call-back', 'service', 41.0))
@@ -185,8 +175,7 @@ def test_a_rollout_shows_the_wave_in_flight_with_how_many_of_its_nodes_are_back(
 
 
 def test_a_node_at_rest_before_its_wave_started_is_not_back_yet():
-    progress, lines = view()
-    progress.feed({'nodes': 2})
+    progress, lines = view(2)
     progress.feed(record('n1', 'active', None, 1.0))
     progress.feed(wave(1, ['n1', 'n2'], 0, 0, 5.0))
     progress.tick(_progress.SUMMARY_INTERVAL + 1)

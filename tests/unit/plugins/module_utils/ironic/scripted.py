@@ -8,7 +8,9 @@ __metaclass__ = type
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import HTTPServer
+
+from loopback_http import LoopbackHandler
 
 
 def ironic_error(message):
@@ -23,27 +25,18 @@ class ScriptedIronic(object):
         self.requests = []
         script, requests = self.script, self.requests
 
-        class Handler(BaseHTTPRequestHandler):
-            def _answer(self):
-                length = int(self.headers.get('Content-Length') or 0)
-                body = json.loads(self.rfile.read(length)) if length else None
+        class Handler(LoopbackHandler):
+            def answer(self):
+                body = self.request_body()
+                body = json.loads(body) if body else None
                 requests.append((self.command, self.path, self.headers.get('X-OpenStack-Ironic-API-Version'), body))
                 answers = script.get((self.command, self.path.split('?')[0]), [(404, ironic_error('no route'))])
                 status, payload = answers.pop(0) if len(answers) > 1 else answers[0]
                 if status is None:  # the request arrived; its answer is lost
-                    self.close_connection = True
-                    return
-                data = json.dumps(payload).encode() if payload is not None else b''
-                self.send_response(status)
-                self.send_header('Content-Type', 'application/json')
-                self.send_header('Content-Length', str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_PUT = do_POST = do_PATCH = do_DELETE = _answer
-
-            def log_message(self, *args):
-                pass
+                    self.lose_answer()
+                else:
+                    self.send_answer(status, [('Content-Type', 'application/json')],
+                                     json.dumps(payload).encode() if payload is not None else b'')
 
         self.server = HTTPServer(('127.0.0.1', port), Handler)
         self.port = self.server.server_address[1]

@@ -12,6 +12,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 
 from .fake_collections import FakeCollection
+from . import step_sets
 
 STEP = {'interface': 'deploy', 'step': 'deploy', 'priority': 150}
 
@@ -32,9 +33,12 @@ def stored(**fields):
                  'steps': [{'interface': 'deploy', 'step': 'deploy', 'args': {}, 'priority': 150}]}, **fields)
 
 
-def fake_ironic(version=(1, 115), templates=()):
+def fake_ironic(templates=(), version=(1, 115)):
     """Deploy templates in memory, recording every write."""
     return FakeCollection(version, templates, lambda n: stored(uuid='t%d' % n, extra=None))
+
+
+TEMPLATES = step_sets.StepSet(template, template.ensure_deploy_templates, 'deploy_template', params, stored, fake_ironic)
 
 
 @pytest.mark.parametrize('declared, words', [
@@ -55,11 +59,7 @@ def fake_ironic(version=(1, 115), templates=()):
     (params(name=None, templates=[element(), element(state='absent')]), 'templates names CUSTOM_FAST 2 times'),
 ])
 def test_a_declaration_ironic_would_refuse_is_refused_before_any_write(declared, words):
-    client = fake_ironic()
-    with pytest.raises(BaremetalError) as caught:
-        template.ensure_deploy_templates(client, declared, check_mode=False)
-    assert words in str(caught.value)
-    assert client.writes == []
+    step_sets.refused_before_any_write(TEMPLATES, declared, words)
 
 
 def test_every_problem_of_every_template_is_named_at_once():
@@ -87,12 +87,7 @@ def test_steps_compare_as_ironic_stores_them_whatever_their_order():
 
 
 def test_a_secret_step_argument_compares_masked_and_never_shows():
-    secret = dict(STEP, args={'bios_password': 'hunter2'})
-    current = stored(steps=[dict(secret, args={'bios_password': '******'})])
-    assert template.changed_fields(current, template.declared_fields(params(steps=[secret]))) == []
-    client = fake_ironic()
-    result = template.ensure_deploy_templates(client, params(steps=[secret]), check_mode=False)
-    assert 'hunter2' not in str(result['deploy_template']) and 'hunter2' not in str(result['diff'])
+    step_sets.secret_step_argument_compares_masked_and_never_shows(TEMPLATES, dict(STEP, args={'bios_password': 'hunter2'}))
 
 
 def test_a_new_template_is_created_a_rerun_writes_nothing_and_check_mode_only_shows_it():
@@ -133,13 +128,7 @@ def test_a_missing_template_needs_its_steps():
 
 
 def test_absent_deletes_the_template_once():
-    client = fake_ironic(templates=[stored()])
-    assert template.ensure_deploy_templates(client, params(state='absent'), check_mode=True)['changed'] is True
-    assert client.writes == []
-    result = template.ensure_deploy_templates(client, params(state='absent', steps=None), check_mode=False)
-    assert result['changed'] is True and result['deploy_template'] is None and client.writes == [('delete', 't1')]
-    assert result['diff']['after'] == {} and result['diff']['before']['name'] == 'CUSTOM_FAST'
-    assert template.ensure_deploy_templates(client, params(state='absent'), check_mode=False)['changed'] is False
+    step_sets.absent_deletes_once(TEMPLATES)
 
 
 def test_several_templates_in_one_task_each_converged_with_one_diff_entry_each():

@@ -12,6 +12,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 
 from .fake_collections import FakeCollection
+from . import step_sets
 
 STEP = {'interface': 'vendor', 'step': 'log_passthrough', 'order': 1}
 
@@ -30,9 +31,12 @@ def stored(**fields):
                  'steps': [{'interface': 'vendor', 'step': 'log_passthrough', 'args': {}, 'order': 1}]}, **fields)
 
 
-def fake_ironic(version=(1, 115), runbooks=()):
+def fake_ironic(runbooks=(), version=(1, 115)):
     """Runbooks in memory, recording every write."""
     return FakeCollection(version, runbooks, lambda n: stored(uuid='r%d' % n, steps=[]))
+
+
+RUNBOOKS = step_sets.StepSet(runbook, runbook.ensure_runbook, 'runbook', params, stored, fake_ironic)
 
 
 @pytest.mark.parametrize('declared, words', [
@@ -47,11 +51,7 @@ def fake_ironic(version=(1, 115), runbooks=()):
     (params(public=True, owner='p1'), 'owner and public: true do not go together'),
 ])
 def test_a_declaration_ironic_would_refuse_is_refused_before_any_write(declared, words):
-    client = fake_ironic()
-    with pytest.raises(BaremetalError) as caught:
-        runbook.ensure_runbook(client, declared, check_mode=False)
-    assert words in str(caught.value)
-    assert client.writes == []
+    step_sets.refused_before_any_write(RUNBOOKS, declared, words)
 
 
 def test_before_1_112_the_name_is_a_trait_and_traits_and_description_are_refused_naming_the_versions():
@@ -83,12 +83,7 @@ def test_steps_compare_as_ironic_stores_them():
 
 
 def test_a_secret_step_argument_compares_masked_and_never_shows():
-    secret = dict(STEP, args={'admin_password': 'hunter2'})
-    current = stored(steps=[dict(secret, args={'admin_password': '******'})])
-    assert runbook.changed_fields(current, runbook.declared_fields(params(steps=[secret]))) == []
-    client = fake_ironic()
-    result = runbook.ensure_runbook(client, params(steps=[secret]), check_mode=False)
-    assert 'hunter2' not in str(result['runbook']) and 'hunter2' not in str(result['diff'])
+    step_sets.secret_step_argument_compares_masked_and_never_shows(RUNBOOKS, dict(STEP, args={'admin_password': 'hunter2'}))
 
 
 def test_a_new_runbook_is_created_with_its_traits_and_a_rerun_writes_nothing():
@@ -128,10 +123,4 @@ def test_a_missing_runbook_needs_its_steps():
 
 
 def test_absent_deletes_the_runbook_once():
-    client = fake_ironic(runbooks=[stored()])
-    assert runbook.ensure_runbook(client, params(state='absent'), check_mode=True)['changed'] is True
-    assert client.writes == []
-    result = runbook.ensure_runbook(client, params(state='absent', steps=None), check_mode=False)
-    assert result['changed'] is True and result['runbook'] is None and client.writes == [('delete', 'r1')]
-    assert result['diff']['after'] == {} and result['diff']['before']['name'] == 'CUSTOM_FIRMWARE'
-    assert runbook.ensure_runbook(client, params(state='absent'), check_mode=False)['changed'] is False
+    step_sets.absent_deletes_once(RUNBOOKS)
