@@ -87,13 +87,9 @@ FEATURE_MIN_VERSION = {
     'virtual_media': (1, 93),
 }
 
-# Filters of GET /v1/nodes a selection (select:) may use, with the API version each needs.
-SELECTION_FILTERS = {
-    'resource_class': (1, 21),
-    'conductor_group': (1, 46),
-    'owner': (1, 50),
-    'shard': (1, 82),
-}
+# Filters of GET /v1/nodes a selection (select:) may use: each came with its field, at that field's row of
+# FEATURE_MIN_VERSION.
+SELECTION_FILTERS = ('resource_class', 'conductor_group', 'owner', 'shard')
 
 # What a poll reads beyond the node summary, with the version of each (see IronicClient.poll_fields): whether a
 # conductor holds the node (which one), its progress, and its conductor group (only a live conductor of that group

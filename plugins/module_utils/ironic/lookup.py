@@ -6,7 +6,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import SELECTION_FILTERS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
+    FEATURE_MIN_VERSION, SELECTION_FILTERS)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import PAGE_LIMIT
 
 # The option naming one node to find, by name or UUID: node, or name, whichever word the user reaches for
@@ -23,7 +24,7 @@ def selection_filters(client, selection):
     for name, value in sorted((selection or {}).items()):
         if value is None:
             continue
-        client.require('filtering nodes by %s' % name, SELECTION_FILTERS[name])
+        client.require('filtering nodes by %s' % name, FEATURE_MIN_VERSION[name])
         filters[name] = value
     return filters
 
