@@ -16,7 +16,7 @@ __metaclass__ = type
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import DONE_WHEN_ANSWERED
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender, diagnosis
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
@@ -27,12 +27,6 @@ STRANDED_WAY_OUT = dict(
     (state, graph.Step(verb, state, next(destination for source, event, destination in states.TRANSITIONS
                                          if (source, event) == (state, states.VERBS[verb]))))
     for state, verb in states.STRANDED_WAY_OUT.items())
-
-
-def _diagnosis():
-    """engine/diagnosis.py, which words what went wrong: loaded only when something did."""
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
-    return diagnosis
 
 
 class Moves(object):
@@ -84,10 +78,10 @@ class Moves(object):
             self.scheduler.plan_node(job, node, check_mode)
             if job.error:
                 job.error = '%s Ironic ended the step when it took the node over from conductor %s. %s' % (
-                    _diagnosis().describe_failure(step, node), takeover['hostname'],
+                    diagnosis().describe_failure(step, node), takeover['hostname'],
                     job.error[len('node %s: ' % job.label):])
         elif state != step.landing:
-            job.error = _diagnosis().describe_failure(step, node)
+            job.error = diagnosis().describe_failure(step, node)
             job.stage = DONE
         else:
             job.stage = READY if job.remaining else DONE
@@ -100,20 +94,20 @@ class Moves(object):
         verdict, dead, reason = self.waiter.judge(job, node, conductors)
         if verdict == TAKEOVER:
             job.quiet = None
-            self.scheduler.progress.node(job.label, node['provision_state'], _diagnosis().awaited(job.takeover))
+            self.scheduler.progress.node(job.label, node['provision_state'], diagnosis().awaited(job.takeover))
         elif verdict == ABANDONED:
-            job.fail(_diagnosis().abandoned(node, dead, reason))
+            job.fail(diagnosis().abandoned(node, dead, reason))
         elif verdict == STRANDED:
             self._way_out(job, node, check_mode, conductors)
 
     def _way_out(self, job, node, check_mode, conductors):
         """A stranded node: take Ironic's safe way out where there is one, else fail this node only."""
         state = node['provision_state']
-        what = _diagnosis().stranded(state, round(self.scheduler.clock() - job.quiet[1], 1))
+        what = diagnosis().stranded(state, round(self.scheduler.clock() - job.quiet[1], 1))
         step = STRANDED_WAY_OUT.get(state)
         if step is None or check_mode:
             dead = [] if step else self.waiter.dead_conductors(conductors)
-            job.fail('%s %s' % (what, _diagnosis().no_way_out(state, step and step.verb, dead)))
+            job.fail('%s %s' % (what, diagnosis().no_way_out(state, step and step.verb, dead)))
             return
         if job.stage == MOVING:
             job.transitions[-1].update(to=state, seconds=self.seconds(job), stranded=True)
@@ -138,7 +132,7 @@ class Moves(object):
             elif job.stage == READY:
                 # Busy: Ironic takes no more now; as many as move now may move until one comes to rest.
                 self.limit = max(1, moving)
-                self.scheduler.progress.node(job.label, job.node.get('provision_state'), _diagnosis().HELD_BACK)
+                self.scheduler.progress.node(job.label, job.node.get('provision_state'), diagnosis().HELD_BACK)
                 return
 
     def follow(self, jobs, wait, check_mode):
@@ -156,7 +150,7 @@ class Moves(object):
                 nodes = self.waiter.poll(watched)
             except Unreachable as exc:
                 for job in watched:
-                    job.fail(_diagnosis().unreachable(exc))
+                    job.fail(diagnosis().unreachable(exc))
                 break
             if nodes is None:
                 continue
@@ -164,7 +158,7 @@ class Moves(object):
             for job in watched:
                 node = nodes.get(job.uuid)
                 if node is None:
-                    job.fail(_diagnosis().deleted(job.node))
+                    job.fail(diagnosis().deleted(job.node))
                     continue
                 if node.get('target_provision_state') is None and job.node.get('target_provision_state'):
                     # A node came to rest: others the conductor works through alongside it are about to, so
@@ -179,10 +173,10 @@ class Moves(object):
         scheduler = self.scheduler
         for job in jobs:
             moving = not (job.stage == READY or (job.stage == WAITING and not job.started))
-            job.error = _diagnosis().timed_out(scheduler.client, job, scheduler.timeout, scheduler.concurrency,
+            job.error = diagnosis().timed_out(scheduler.client, job, scheduler.timeout, scheduler.concurrency,
                                                self.sender.busy)
             if moving and scheduler.abort_on_timeout and job.started:
                 job.error += self.sender.abort(job)
             elif moving:
-                job.error += _diagnosis().timeout_advice(scheduler.client, job.node.get('provision_state'))
+                job.error += diagnosis().timeout_advice(scheduler.client, job.node.get('provision_state'))
             job.stage = DONE

@@ -16,6 +16,13 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError
 
 
+def diagnosis():
+    """engine/diagnosis.py, which words what went wrong: loaded only when something did (here and in
+    engine/moves.py)."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis as words
+    return words
+
+
 class Sender(object):
     """Sends steps with issue_step(client, uuid, step, options); busy is Ironic's latest Busy answer (None: none)."""
 
@@ -49,12 +56,10 @@ class Sender(object):
                 self.busy = exc
                 return False
             except IronicError as exc:
-                from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
-                job.fail(diagnosis.answer_lost_unread(step, exc))
+                job.fail(diagnosis().answer_lost_unread(step, exc))
                 return False
             if not took_effect:
-                from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
-                job.fail(diagnosis.answer_lost_twice(step))
+                job.fail(diagnosis().answer_lost_twice(step))
                 return False
             transition['answer_lost'] = True
         except IronicError as exc:
@@ -92,14 +97,12 @@ class Sender(object):
             node = self._read_again(job)
         except IronicError:
             node = None
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
-        job.fail(diagnosis.refused(step, job.plan, exc, node))
+        job.fail(diagnosis().refused(step, job.plan, exc, node))
 
     def abort(self, job):
         """abort_on_timeout: abort a node still in a wait state Ironic can abort. Returns what was done."""
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
         state = job.node.get('provision_state')
-        why_not = diagnosis.not_abortable(self.client, state)
+        why_not = diagnosis().not_abortable(self.client, state)
         if why_not:
             return ' %s, so it was left moving.' % why_not
         try:
@@ -109,4 +112,4 @@ class Sender(object):
         job.started = True
         job.transitions.append({'verb': 'abort', 'from': state, 'to': None, 'seconds': 0.0,
                                 'reason': 'abort_on_timeout'})
-        return diagnosis.aborted(state)
+        return diagnosis().aborted(state)
