@@ -174,7 +174,7 @@ class Moves(object):
         for job in jobs:
             moving = not (job.stage == READY or (job.stage == WAITING and not job.started))
             job.error = diagnosis().timed_out(scheduler.client, job, scheduler.timeout, scheduler.concurrency,
-                                               self.sender.busy)
+                                              self.sender.busy)
             if moving and scheduler.abort_on_timeout and job.started:
                 job.error += self.sender.abort(job)
             elif moving:

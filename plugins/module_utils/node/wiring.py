@@ -7,7 +7,7 @@ group of each port (node/port_groups.py), its virtual media (node/virtual_media.
 The record's code (node/record.py, node/writer.py) hands each node here at the same points as its own parts: the
 declaration, the checks before anything is read, the reads and checks before the first write (a Wiring per node,
 its changes in the node's diff), and the writes, after those of the record and its ports. A task loads the code of
-port groups and of virtual media only when a node declares them (manages_groups, declared.get('virtual_media')).
+port groups and of virtual media only when a node declares them (manages_groups, manages_media).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -36,18 +36,14 @@ def declared_wiring(params):
     port_memberships (when a port names its port_group) and virtual_media (None is not declared)."""
     declared = {}
     if params.get('port_groups') is not None or any(port.get('port_group') is not None for port in params.get('ports') or ()):
-        # Only for a node that declares port groups.
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
-        groups = port_groups.declared_groups(params)
+        groups = _port_groups().declared_groups(params)
         if groups is not None:
             declared['port_groups'] = groups
-        memberships = port_groups.declared_memberships(params)
+        memberships = _port_groups().declared_memberships(params)
         if memberships:
             declared['port_memberships'] = memberships
-    if params.get('virtual_media') is not None:
-        # Only for a node that declares virtual media.
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
-        declared['virtual_media'] = virtual_media.declared_media(params)
+    if manages_media(params):
+        declared['virtual_media'] = _virtual_media().declared_media(params)
     return declared
 
 
@@ -56,33 +52,48 @@ def manages_groups(declared):
     return declared.get('port_groups') is not None or bool(declared.get('port_memberships'))
 
 
+def manages_media(declared):
+    """Whether the node declares virtual media (then node/virtual_media.py is loaded)."""
+    return declared.get('virtual_media') is not None
+
+
+def _port_groups():
+    """node/port_groups.py, loaded only for a node that declares port groups or the group of a port."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
+    return port_groups
+
+
+def _virtual_media():
+    """node/virtual_media.py, loaded only for a node that declares virtual media."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
+    return virtual_media
+
+
+def _api():
+    """ironic/wiring.py, the requests of port groups and virtual media: loaded only for a node that declares them."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
+    return api
+
+
 def declaration_errors(declared):
     errors = []
     if manages_groups(declared):
-        # Only for a node that declares port groups.
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
-        errors.extend(port_groups.declaration_errors(declared))
-    if declared.get('virtual_media') is not None:
-        # Only for a node that declares virtual media.
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
-        errors.extend(virtual_media.declaration_errors(declared['virtual_media']))
+        errors.extend(_port_groups().declaration_errors(declared))
+    if manages_media(declared):
+        errors.extend(_virtual_media().declaration_errors(declared['virtual_media']))
     return errors + network_data.declaration_errors(declared)
 
 
 def required_features(declared):
     if not manages_groups(declared):
         return set()
-    # Only for a node that declares port groups.
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
-    return port_groups.required_features(declared)
+    return _port_groups().required_features(declared)
 
 
 def bulk_problems(declarations):
     if not any(declaration.declared.get('port_groups') for declaration in declarations):
         return []
-    # Only for a task that declares port groups.
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
-    return port_groups.bulk_problems(declarations)
+    return _port_groups().bulk_problems(declarations)
 
 
 def absent_problems(declaration):
@@ -103,22 +114,19 @@ class Wiring(object):
     """One node's port groups and virtual media: read (for an existing node), checked, and planned."""
 
     def __init__(self, client, declared, node, ports, port_changes):
-        # Loaded only for a node that declares port groups or virtual media (the module docstring).
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups, virtual_media
         uuid = node['uuid'] if node else None
         self.groups = self.media = None
         self.media_read = None
         if manages_groups(declared):
-            current = api.list_port_groups(client, uuid) if node else []
-            self.groups = port_groups.GroupPlan(declared, current, ports, port_changes)
-        if declared.get('virtual_media') is not None:
-            self.media_read = api.virtual_media(client, uuid) if node else None
-            self.media = virtual_media.MediaPlan(declared['virtual_media'], self.media_read, uuid,
-                                                 virtual_media.recorded_media(node))
+            current = _api().list_port_groups(client, uuid) if node else []
+            self.groups = _port_groups().GroupPlan(declared, current, ports, port_changes)
+        if manages_media(declared):
+            self.media_read = _api().virtual_media(client, uuid) if node else None
+            self.media = _virtual_media().MediaPlan(declared['virtual_media'], self.media_read, uuid,
+                                                    _virtual_media().recorded_media(node))
         problems = []
         if self.groups is not None:
-            problems.extend(port_groups.check_plan(client, self.groups, uuid))
+            problems.extend(_port_groups().check_plan(client, self.groups, uuid))
         if self.media is not None:
             problems.extend(self.media.problems(self.media_read))
         if problems:
@@ -144,22 +152,18 @@ class Wiring(object):
         if self.groups is not None:
             view['port_groups'] = self.groups.before
         if self.media is not None:
-            # Loaded by the Wiring already.
-            from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
-            view['virtual_media'] = virtual_media.masked(self.media.before)
+            view['virtual_media'] = _virtual_media().masked(self.media.before)
         return view
 
 
 def plan(client, declared, node, change):
     """The node's Wiring, its changes added to the record's Change and diff; None when it declares none."""
-    if not (manages_groups(declared) or declared.get('virtual_media') is not None):
+    if not (manages_groups(declared) or manages_media(declared)):
         return None
-    # Loaded by the Wiring already.
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
     wiring = Wiring(client, declared, node, change.current_ports, change.ports)
     before, after = wiring.diff()
-    change.diff['before'].update(virtual_media.masked(before))
-    change.diff['after'].update(virtual_media.masked(after))
+    change.diff['before'].update(_virtual_media().masked(before))
+    change.diff['after'].update(_virtual_media().masked(after))
     return wiring
 
 
@@ -173,20 +177,18 @@ def apply(client, wiring, node, ports, view_of, timeout):
     it went."""
     if wiring is None:
         return view_of(node, ports)
-    # Loaded only for a node that declares port groups or virtual media (the module docstring).
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups, virtual_media
     shown = view_of(node, ports)
     try:
         if wiring.groups is not None:
-            groups, ports = (port_groups.apply_plan(client, wiring.groups, node['uuid'], ports) if wiring.groups
+            groups, ports = (_port_groups().apply_plan(client, wiring.groups, node['uuid'], ports) if wiring.groups
                              else (wiring.groups.current, ports))
-            shown = dict(view_of(node, ports), port_groups=port_groups.groups_view(groups, ports))
+            shown = dict(view_of(node, ports), port_groups=_port_groups().groups_view(groups, ports))
         if wiring.media is not None:
-            media = virtual_media.apply_plan(client, wiring.media, node['uuid'], timeout) if wiring.media else wiring.media_read
+            media = (_virtual_media().apply_plan(client, wiring.media, node['uuid'], timeout) if wiring.media
+                     else wiring.media_read)
             if media is None:  # a node just created: what its BMC shows now
-                media = api.virtual_media(client, node['uuid'])
-            shown['virtual_media'] = virtual_media.media_view(media, list(wiring.media.after))
+                media = _api().virtual_media(client, node['uuid'])
+            shown['virtual_media'] = _virtual_media().media_view(media, list(wiring.media.after))
     except BaremetalError as exc:
         raise WiringError(str(exc), dict(exc.result, node=shown))
     return shown
