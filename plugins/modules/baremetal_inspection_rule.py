@@ -29,6 +29,7 @@ author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
+  - baremetal.lifecycle.attributes
 attributes:
   check_mode:
     support: full

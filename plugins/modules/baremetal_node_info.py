@@ -18,13 +18,8 @@ author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
-attributes:
-  check_mode:
-    support: full
-    description: The module only reads.
-  diff_mode:
-    support: none
-    description: The module only reads.
+  - baremetal.lifecycle.attributes
+  - baremetal.lifecycle.attributes.info_module
 options:
   node:
     description:

@@ -22,6 +22,7 @@ author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
   - baremetal.lifecycle.connection
+  - baremetal.lifecycle.attributes
   - baremetal.lifecycle.node_selection
   - baremetal.lifecycle.node_selection.select
   - baremetal.lifecycle.waves

@@ -37,17 +37,26 @@ def module(name):
     return importlib.import_module('ansible_collections.baremetal.lifecycle.plugins.modules.%s' % name)
 
 
-def documented_options(name):
-    """The module's options as its documentation gives them, with those of the fragments it extends."""
+def documented(name, section='options'):
+    """A section of the module's documentation (options, attributes), with that of the fragments it extends."""
     documentation = yaml.safe_load(module(name).DOCUMENTATION)
-    options = dict(documentation.get('options') or {})
+    entries = dict(documentation.get(section) or {})
     for fragment in documentation.get('extends_documentation_fragment') or ():
         collection_fragment = fragment.split('.', 2)[2].split('.')
         doc = importlib.import_module('ansible_collections.baremetal.lifecycle.plugins.doc_fragments.%s'
                                       % collection_fragment[0]).ModuleDocFragment
         text = getattr(doc, collection_fragment[1].upper() if len(collection_fragment) > 1 else 'DOCUMENTATION')
-        options.update(yaml.safe_load(text).get('options') or {})
-    return options
+        entries.update(yaml.safe_load(text).get(section) or {})
+    return entries
+
+
+def test_every_module_documents_the_action_groups_of_meta_runtime_it_is_in():
+    with open(os.path.join(MODULES_DIR, '..', '..', 'meta', 'runtime.yml'), encoding='utf-8') as handle:
+        groups = yaml.safe_load(handle)['action_groups']
+    for name in sorted(list(ONE_NODE) + list(NOT_A_NODE) + list(EVERY_NODE)):
+        membership = sorted('baremetal.lifecycle.%s' % group for group, members in groups.items() if name in members)
+        assert membership, '%s is in no action group of meta/runtime.yml' % name
+        assert documented(name, 'attributes')['action_group']['membership'] == membership, name
 
 
 def test_the_table_names_every_module():
@@ -59,7 +68,7 @@ def test_the_table_names_every_module():
 def test_a_module_that_names_one_node_takes_node_and_name_and_documents_both(name):
     option, alias = ONE_NODE[name]
     assert module(name).ARGUMENT_SPEC[option].get('aliases') == [alias]
-    assert documented_options(name)[option].get('aliases') == [alias]
+    assert documented(name)[option].get('aliases') == [alias]
     spec = dict(CONNECTION_ARGUMENT_SPEC, **module(name).ARGUMENT_SPEC)
     for word in (option, alias):
         result = ArgumentSpecValidator(spec).validate({word: 'rack1-node07'})
@@ -81,4 +90,4 @@ def test_a_module_whose_name_is_not_a_node_takes_node_only_for_another_node(name
 @pytest.mark.parametrize('name', EVERY_NODE)
 def test_a_module_that_reads_every_node_takes_neither_node_nor_name(name):
     assert not set(('node', 'name', 'nodes')) & set(module(name).ARGUMENT_SPEC)
-    assert not set(('node', 'name', 'nodes')) & set(documented_options(name))
+    assert not set(('node', 'name', 'nodes')) & set(documented(name))
