@@ -58,8 +58,9 @@ NOTHING_TO_DO = 'nodes is an empty list: there is nothing to do, and nothing was
 def is_uuid_like(text):
     """Whether Ironic takes text for a UUID (oslo uuidutils.is_uuid_like: dashes and braces optional).
 
-    oslo compares uuid.UUID(text).hex with the text; the hex digits are read here as uuid.UUID reads them, so that
-    a task does not load Python's uuid module (and its C part) for this one check.
+    oslo compares uuid.UUID(text).hex with the text's own digits; those digits are taken here as uuid.UUID takes
+    them (without urn:, uuid:, braces and dashes), so that a task does not load Python's uuid module (and its C
+    part) for this one check.
     """
     if not isinstance(text, str):
         return False
@@ -68,7 +69,7 @@ def is_uuid_like(text):
         value = int(digits, 16)
     except ValueError:
         return False
-    return len(digits) == 32 and '%032x' % value == re.sub(r'urn:|uuid:|[{}-]', '', text.lower())
+    return len(digits) == 32 and '%032x' % value == digits.lower()
 
 
 def closest(word, choices, n=1):
