@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
 import json
 import os
 import subprocess
@@ -58,13 +59,15 @@ NOT_LOADED = {
 NOT_LOADED_STDLIB = ('difflib', 'uuid')
 
 
+@functools.lru_cache(maxsize=None)
 def loaded_modules(module):
-    """Every module a fresh Python has loaded once it imported the module (as the unit tests see the collection)."""
+    """Every module a fresh Python has loaded once it imported the module (as the unit tests see the collection);
+    one Python per module, whichever test asks first."""
     code = ('import json, sys; import ansible_collections.baremetal.lifecycle.plugins.modules.%s; '
             'print(json.dumps(sorted(sys.modules)))' % module)
     output = subprocess.run([sys.executable, '-c', code], env=dict(os.environ, PYTHONPATH=COLLECTIONS),
                             check=True, capture_output=True, text=True).stdout
-    return set(json.loads(output))
+    return frozenset(json.loads(output))
 
 
 def loaded_by(module):
