@@ -154,11 +154,11 @@ CASES = [
     Case(NODE, 'virtual media without its image', {'name': '{enrolled}', 'virtual_media': [{'device_type': 'cdrom'}]},
          ['virtual_media[0] needs image_url']),
     Case(NODE, 'misspelled hardware type', {'name': NEW, 'driver': 'redfsh', 'driver_info': REDFISH},
-         ["unknown driver 'redfsh': did you mean 'redfish'?"]),
+         ["unknown driver 'redfsh' (did you mean 'redfish'?)"]),
     Case(NODE, 'misspelled driver_info key', {'name': NEW, 'driver': 'redfish',
                                               'driver_info': dict(REDFISH, redfish_pasword='x')},
-         ["driver_info key 'redfish_pasword' is not known for hardware type 'redfish': did you mean "
-          "'redfish_password'?"]),
+         ["driver_info key 'redfish_pasword' is not known for hardware type 'redfish' (did you mean "
+          "'redfish_password'?)"]),
     Case(NODE, 'required driver_info key missing', {'name': NEW, 'driver': 'redfish',
                                                     'driver_info': {'redfish_username': 'admin'}},
          ["driver_info key 'redfish_address' is required for hardware type 'redfish'"]),

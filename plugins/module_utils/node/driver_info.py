@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import import_library
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import closest
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import did_you_mean
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_schemas import SCHEMAS, SUPPORTED_HARDWARE_TYPES
 
 
@@ -124,22 +124,17 @@ def _expected_type(prop):
     return ' or '.join(_TYPE_NAMES[name] for name in types)
 
 
-def _did_you_mean(word, choices):
-    close = closest(word, choices)
-    return ': did you mean %r?' % close[0] if close else '.'
-
-
 def _required_message(driver, key):
     return 'driver_info key %r is required for hardware type %r' % (key, driver)
 
 
 def _unknown_driver_message(driver):
-    return 'unknown driver %r%s Known hardware types: %s' % (
-        driver, _did_you_mean(driver, SUPPORTED_HARDWARE_TYPES),
+    return 'unknown driver %r%s. Known hardware types: %s' % (
+        driver, did_you_mean(driver, SUPPORTED_HARDWARE_TYPES),
         ', '.join(SUPPORTED_HARDWARE_TYPES))
 
 
 def _unknown_key_message(driver, key, properties):
-    return ('driver_info key %r is not known for hardware type %r%s Set '
+    return ('driver_info key %r is not known for hardware type %r%s. Set '
             'validate_driver_info: false to pass vendor-specific keys.'
-            % (key, driver, _did_you_mean(key, properties)))
+            % (key, driver, did_you_mean(key, properties)))

@@ -60,7 +60,7 @@ def test_a_valid_fleet_has_no_errors():
      "fleet[0] (n): interfaces.bot: is not a known field (did you mean 'boot'?)"),
     ({'name': 'n', 'driver': 'ipmi', 'driver_info': {'ipmi_address': '127.0.0.1', 'ipmi_port': 'six'}},
      "fleet[0] (n): driver_info key 'ipmi_port' must be an integer, got 'six' (str)"),
-    ({'name': 'n', 'driver': 'ipmy'}, "fleet[0] (n): unknown driver 'ipmy': did you mean 'ipmi'?"),
+    ({'name': 'n', 'driver': 'ipmy'}, "fleet[0] (n): unknown driver 'ipmy' (did you mean 'ipmi'?)"),
     ('n', "fleet[0]: must be a dictionary, got 'n' (string)"),
 ])
 def test_each_error_names_the_node_and_the_field(node, message):

@@ -142,7 +142,7 @@ def test_ipmi_misspelling_suggestion():
         'ipmi', {'ipmi_address': 'h', 'ipmi_adress': '10.0.0.5'})
     assert errors == [
         "driver_info key 'ipmi_adress' is not known for hardware type "
-        "'ipmi': did you mean 'ipmi_address'? Set validate_driver_info: "
+        "'ipmi' (did you mean 'ipmi_address'?). Set validate_driver_info: "
         "false to pass vendor-specific keys."]
 
 
@@ -168,17 +168,17 @@ def test_several_unknown_keys_each_get_a_message():
                     'redfish_usrname': 'y'})
     assert errors == [
         "driver_info key 'redfish_pasword' is not known for hardware type "
-        "'redfish': did you mean 'redfish_password'? Set "
+        "'redfish' (did you mean 'redfish_password'?). Set "
         "validate_driver_info: false to pass vendor-specific keys.",
         "driver_info key 'redfish_usrname' is not known for hardware type "
-        "'redfish': did you mean 'redfish_username'? Set "
+        "'redfish' (did you mean 'redfish_username'?). Set "
         "validate_driver_info: false to pass vendor-specific keys.",
     ]
 
 
 def test_unknown_driver_suggestion():
     assert hw.validate_driver_info('redfsh', {'redfish_address': 'a'}) == [
-        "unknown driver 'redfsh': did you mean 'redfish'? Known hardware "
+        "unknown driver 'redfsh' (did you mean 'redfish'?). Known hardware "
         "types: ipmi, redfish, idrac, ilo, fake-hardware, manual-management"]
 
 
@@ -215,8 +215,8 @@ def test_check_required_false_still_validates_the_rest():
         'ilo', {'ilo_pasword': 'x', 'client_port': 'https'},
         check_required=False)
     assert errors == [
-        "driver_info key 'ilo_pasword' is not known for hardware type 'ilo': "
-        "did you mean 'ilo_password'? Set validate_driver_info: false to pass "
+        "driver_info key 'ilo_pasword' is not known for hardware type 'ilo' "
+        "(did you mean 'ilo_password'?). Set validate_driver_info: false to pass "
         "vendor-specific keys.",
         "driver_info key 'client_port' must be an integer, got 'https' (str)",
     ]
@@ -393,7 +393,7 @@ def test_without_jsonschema_a_driver_info_with_nothing_to_check_is_still_checked
     assert hw.validate_driver_info('ilo', {}) == hw.validate_driver_info('ilo', {'ilo_address': None}) == [
         "driver_info key %r is required for hardware type 'ilo'" % key
         for key in ('ilo_address', 'ilo_username', 'ilo_password')]
-    assert hw.validate_driver_info('redfsh', {})[0].startswith("unknown driver 'redfsh': did you mean 'redfish'?")
+    assert hw.validate_driver_info('redfsh', {})[0].startswith("unknown driver 'redfsh' (did you mean 'redfish'?)")
     hw.require_validator(None)
     hw.require_validator({'ipmi_address': None})
 
