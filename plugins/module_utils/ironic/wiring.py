@@ -9,7 +9,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import FEATURE_MIN_VERSION
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import PAGE_LIMIT
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import NotFound
 
 # The fields of a port group a declaration manages, each with the feature (a row of FEATURE_MIN_VERSION) that
@@ -33,16 +32,10 @@ def group_fields(client):
 def list_port_groups(client, node_uuid=None):
     """The port groups of one node (every node's without node_uuid), following Ironic's pagination."""
     _require(client, 'port_groups')
-    params = {'limit': PAGE_LIMIT, 'fields': ','.join(group_fields(client))}
+    params = {'fields': ','.join(group_fields(client))}
     if node_uuid:
         params['node'] = node_uuid
-    groups = []
-    while True:
-        page = client.request('GET', '/portgroups', params=params)
-        groups.extend(page.get('portgroups', []))
-        if not page.get('next') or not page.get('portgroups'):
-            return groups
-        params['marker'] = page['portgroups'][-1]['uuid']
+    return [group for page, _last in client.pages('/portgroups', params, 'portgroups') for group in page]
 
 
 def find_port_group(client, name):
