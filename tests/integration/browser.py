@@ -8,6 +8,7 @@ group of its own, stopped by that group's id when the command ends or its time i
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -112,3 +113,31 @@ def parse(html):
     builder.feed(html)
     builder.close()
     return builder.root
+
+
+# Added to a copy of a page: for each element of class panel, named by the first element with an id inside it, the
+# width its content needs, the width it shows, and its overflow-x (whether what does not fit scrolls or is cut off).
+_PANEL_PROBE = '''<script>
+document.body.setAttribute('data-panels', JSON.stringify(Array.prototype.map.call(
+  document.querySelectorAll('.panel'), function (panel) {
+    return [(panel.querySelector('[id]') || {}).id || '', panel.scrollWidth, panel.clientWidth,
+            getComputedStyle(panel).overflowX];
+  })));
+</script>'''
+
+
+def panel_widths(page, window_width, workdir):
+    """{panel: (width its content needs, width it shows, its overflow-x)} of each panel of the page (a path) as
+    Chromium lays it out in a window window_width pixels wide; a panel is named by the first element with an id in
+    it. The page is read from a copy with a script added that measures the panels once the page has run its own."""
+    with open(page, encoding='utf-8') as handle:
+        html = handle.read()
+    if '</body>' not in html:
+        raise AssertionError('%s has no </body> to add the measuring script before' % page)
+    copy = os.path.join(str(workdir), 'measured-%d-%s' % (window_width, os.path.basename(str(page))))
+    with open(copy, 'w', encoding='utf-8') as handle:
+        handle.write(html.replace('</body>', _PANEL_PROBE + '</body>', 1))
+    dumped = parse(chromium('--dump-dom', '--window-size=%d,1000' % window_width, 'file://' + copy, workdir=workdir))
+    body = next(dumped.iter('body'))
+    return dict((name, (needed, shown, overflow)) for name, needed, shown, overflow
+                in json.loads(body.attrs['data-panels']))

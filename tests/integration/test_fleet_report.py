@@ -21,7 +21,7 @@ import time
 
 import jsonschema
 
-from browser import chromium, parse
+from browser import chromium, panel_widths, parse
 from nodes import CLOSED_LOOPBACK_URL
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -252,6 +252,17 @@ def check_page(page, tmp_path):
     by_name = parse(chromium('--dump-dom', url + '#sort=name-desc', workdir=tmp_path))
     assert [next(row.iter('b')).text for row in rows_of(by_name)] == [
         'rack2-node01', 'rack1-node05', 'rack1-node04', 'rack1-node03', 'rack1-node02', 'rack1-node01']
+
+    # Nothing is cut off: at any width what a panel cannot show scrolls, and in a desktop window (1280 pixels and
+    # wider) the capacity table and the node table show whole.
+    for width in (800, 1280, 1920):
+        panels = panel_widths(page, width, tmp_path)
+        assert {'capacity', 'firmware', 'nodes'} <= set(panels), panels
+        for name, (needed, shown, overflow) in panels.items():
+            assert needed <= shown or overflow in ('auto', 'scroll'), (width, name, needed, shown, overflow)
+        if width >= 1280:
+            assert [panels[name][0] <= panels[name][1] for name in ('capacity', 'nodes')] == [True, True], (
+                width, panels)
 
     screenshot = tmp_path / 'fleet-report.png'
     chromium('--screenshot=%s' % screenshot, '--window-size=1400,1000', url, workdir=tmp_path)
