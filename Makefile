@@ -111,7 +111,8 @@ endef
 install: venv
 	$(call install_collection,$(VENV))
 
-# At its end the playbook says where its clouds.yaml is and prints an ad-hoc command to try next.
+# At its end the playbook says where its clouds.yaml is and prints two commands to try next: an ad-hoc read of the
+# nodes, and the fleet report.
 demo:
 	$(MAKE) --no-print-directory -j2 $(DEMO_STAMP) $(IRONIC_VENV)/bin/ironic
 	$(call install_collection,$(DEMO_VENV))

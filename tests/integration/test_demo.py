@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 """The README's demo, against the session's Ironic: it converges the nodes, and a second run changes nothing; it
-ends saying where its cloud is defined, with an ad-hoc command that runs as printed."""
+ends saying where its cloud is defined, with an ad-hoc command and the fleet report's playbook, each of which runs as
+printed."""
 
 import os
 import re
@@ -31,7 +32,7 @@ def test_demo_converges_then_changes_nothing(ironic, run_playbook):
     assert '"The cloud %s is defined in %s (OS_CLIENT_CONFIG_FILE names that file to the modules)."' % (
         ironic.cloud_name, ironic.clouds_yaml) in output, output
     assert '"Try next, in this directory:"' in output, output
-    command = re.search(r'"(OS_CLIENT_CONFIG_FILE=[^"]*)"', output).group(1)
+    command, report_command = re.findall(r'"(OS_CLIENT_CONFIG_FILE=[^"]*)"', output)
     words = shlex.split(command)
     assert words[:1] + words[2:] == ['OS_CLIENT_CONFIG_FILE=%s' % ironic.clouds_yaml, 'localhost', '-m',
                                      'baremetal.lifecycle.baremetal_node_info', '-a', 'cloud=%s' % ironic.cloud_name]
@@ -45,3 +46,19 @@ def test_demo_converges_then_changes_nothing(ironic, run_playbook):
     assert 'localhost | SUCCESS' in process.stdout, process.stdout
     for number in range(1, 6):
         assert '"name": "demo-node-0%d"' % number in process.stdout, process.stdout
+
+    # Then the fleet report it prints, as typed: a page of the demo's nodes, where the demo said it would be.
+    report_dir = os.path.join(os.path.dirname(ironic.clouds_yaml), 'fleet-report')
+    assert '"Then the fleet report, a page to open in a browser (%s/fleet-report.html):"' % report_dir in output, output
+    words = shlex.split(report_command)
+    assert words[:1] + words[2:] == ['OS_CLIENT_CONFIG_FILE=%s' % ironic.clouds_yaml, 'playbooks/fleet_report.yml',
+                                     '-e', 'fleet_cloud=%s' % ironic.cloud_name, '-e', 'report_dir=%s' % report_dir]
+    assert os.path.realpath(words[1]) == os.path.realpath(
+        os.path.join(os.path.dirname(sys.executable), 'ansible-playbook'))
+    process = subprocess.run(['bash', '-c', report_command], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=300, check=False)
+    assert process.returncode == 0, process.stdout + process.stderr
+    with open(os.path.join(report_dir, 'fleet-report.html'), encoding='utf-8') as handle:
+        page = handle.read()
+    for number in range(1, 6):
+        assert 'demo-node-0%d' % number in page
