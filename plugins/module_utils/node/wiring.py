@@ -16,6 +16,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import network_data
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked
 
 # Declared fields that are not fields of the node record: each has its own requests.
 WIRING_FIELDS = ('port_groups', 'port_memberships', 'virtual_media')
@@ -152,7 +153,7 @@ class Wiring(object):
         if self.groups is not None:
             view['port_groups'] = self.groups.before
         if self.media is not None:
-            view['virtual_media'] = _virtual_media().masked(self.media.before)
+            view['virtual_media'] = masked(self.media.before)
         return view
 
 
@@ -162,8 +163,8 @@ def plan(client, declared, node, change):
         return None
     wiring = Wiring(client, declared, node, change.current_ports, change.ports)
     before, after = wiring.diff()
-    change.diff['before'].update(_virtual_media().masked(before))
-    change.diff['after'].update(_virtual_media().masked(after))
+    change.diff['before'].update(masked(before))
+    change.diff['after'].update(masked(after))
     return wiring
 
 
