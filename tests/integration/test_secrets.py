@@ -37,7 +37,8 @@ FIELDS = (
     'bad_config_drive', 'bad_step_password', 'fleet_password', 'fleet_instance_secret', 'fleet_invalid_password',
     # Secrets no task is given, so that Ansible's no_log cannot hide them: only the collection's masking does.
     'bios_setup_token', 'maintenance_password', 'maintenance_url_password', 'maintenance_log_password',
-    'bmc_url_password', 'bmc_password',
+    'bmc_url_password', 'bmc_password', 'maintenance_pair_password', 'snmp_community', 'ipmi_kg', 'retired_password',
+    'description_password',
 )
 MARKERS = dict((field, 'mk%s%s' % (TAG, field.replace('_', ''))) for field in FIELDS)
 ALL_HARDWARE_SECRETS = {
@@ -231,12 +232,18 @@ PLAYBOOK = '''
       ignore_errors: true
       register: power_failed
 
+    - name: Read the node whose driver_info, retired_reason and description hold secrets no task was given
+      baremetal.lifecycle.baremetal_node_info:
+        node: "{{ operator_node }}"
+      register: operator_view
+
     - name: Show every result
       ansible.builtin.debug:
         var: item
       loop: "{{ [enrolled, rotated_in_check_mode, by_hardware_type, misspelled, info, deploy_planned, deployed,
                  rescued, clean_failed, info_after_failure, bad_config_drive, bad_step, hardware_secret_setting,
-                 hardware_view, hardware_failed, maintenance_view, maintenance_failed, power_view, power_failed] }}"
+                 hardware_view, hardware_failed, maintenance_view, maintenance_failed, power_view, power_failed,
+                 operator_view] }}"
 '''
 
 FLEET_PLAYBOOK = '''
@@ -312,13 +319,20 @@ def planted_nodes(ironic):
     maintenance_node = raw.node_in('manageable')
     ironic.api('PUT', '/nodes/%s/maintenance' % maintenance_node['uuid'], {
         'reason': "BMC credentials rotated, old password=%s; console at http://admin:%s@127.0.0.1:9; ipmitool -I "
-                  "lanplus ipmi_password: '%s' returned 1" % (
+                  "lanplus ipmi_password: '%s' returned 1; step {'settings': [{'value': '%s', 'name': 'AdminPassword'}]}" % (
                       MARKERS['maintenance_password'], MARKERS['maintenance_url_password'],
-                      MARKERS['maintenance_log_password'])})
+                      MARKERS['maintenance_log_password'], MARKERS['maintenance_pair_password'])})
     bmc_node = raw.create(prefix='secrets-bmc', driver='redfish', driver_info={
         'redfish_address': closed_loopback_url().replace('http://', 'http://admin:%s@' % MARKERS['bmc_url_password']),
         'redfish_username': 'admin', 'redfish_password': MARKERS['bmc_password']})
-    return bios_node['name'], maintenance_node['name'], bmc_node['name']
+    # An SNMP community and a Kg key under a name Ironic does not know, shown in clear by Ironic; an operator's
+    # retired_reason and description quoting a password.
+    operator_node = raw.node_in('manageable')
+    raw.patch(operator_node['uuid'], driver_info={'snmp_community': MARKERS['snmp_community'],
+                                                  'ipmi_kg': MARKERS['ipmi_kg']},
+              retired=True, retired_reason='old BMC, ipmi_password=%s' % MARKERS['retired_password'],
+              description="rack 7; root password: '%s'" % MARKERS['description_password'])
+    return bios_node['name'], maintenance_node['name'], bmc_node['name'], operator_node['name']
 
 
 def delete_node(ironic, ident):
@@ -332,7 +346,7 @@ def outputs(ironic, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp('secrets')
     node, second_node = 'secrets-%s' % TAG, 'secrets-second-%s' % TAG
     ironic.api('POST', '/nodes', {'name': second_node, 'driver': 'fake-hardware'})
-    bios_node, maintenance_node, bmc_node = planted_nodes(ironic)
+    bios_node, maintenance_node, bmc_node, operator_node = planted_nodes(ironic)
     echo_node, echo = ironic_echo(ironic)
     texts = {}
     facts = {'ironic echo': echo}
@@ -340,7 +354,7 @@ def outputs(ironic, tmp_path_factory):
         'cloud': ironic.cloud_name, 'node': node, 'second_node': second_node, 'markers': MARKERS,
         'secrets': ALL_HARDWARE_SECRETS, 'by_hardware': BY_HARDWARE, 'user_data': USER_DATA,
         'bios_node': bios_node, 'maintenance_node': maintenance_node, 'bmc_node': bmc_node,
-        'ssh_address': SSH_ADDRESS})
+        'operator_node': operator_node, 'ssh_address': SSH_ADDRESS})
     texts.update(texts_of_run)
     facts['modules rc'] = rc
     facts['node'] = ironic.api('GET', '/nodes/%s' % node, expect=None)
@@ -348,6 +362,7 @@ def outputs(ironic, tmp_path_factory):
     facts['bios'] = ironic.api('GET', '/nodes/%s/bios' % bios_node)['bios']
     facts['maintenance node'] = ironic.api('GET', '/nodes/%s' % maintenance_node)
     facts['bmc node'] = ironic.api('GET', '/nodes/%s' % bmc_node)
+    facts['operator node'] = ironic.api('GET', '/nodes/%s' % operator_node)
 
     # The inventory, with its jsonfile cache, reading the address from instance_info.
     cache = tmp_path / 'inventory-cache'
@@ -389,7 +404,7 @@ def outputs(ironic, tmp_path_factory):
     facts['fleet invalid rc'] = rc
     facts['fleet node'] = ironic.api('GET', '/nodes/%s' % fleet_node, expect=None)
     yield texts, facts
-    for ident in (node, second_node, fleet_node, bios_node, maintenance_node, bmc_node, echo_node):
+    for ident in (node, second_node, fleet_node, bios_node, maintenance_node, bmc_node, operator_node, echo_node):
         delete_node(ironic, ident)
 
 
@@ -449,10 +464,17 @@ def test_every_module_met_secrets_ironic_shows_back_and_masked_them(outputs):
     assert MARKERS['maintenance_password'] in facts['maintenance node']['maintenance_reason']
     assert MARKERS['maintenance_log_password'] in facts['maintenance node']['maintenance_reason']
     assert MARKERS['bmc_url_password'] in facts['bmc node']['driver_info']['redfish_address']
+    assert MARKERS['maintenance_pair_password'] in facts['maintenance node']['maintenance_reason']
+    operator = facts['operator node']
+    assert operator['driver_info'] == {'snmp_community': MARKERS['snmp_community'], 'ipmi_kg': MARKERS['ipmi_kg']}
+    assert MARKERS['retired_password'] in operator['retired_reason']
+    assert MARKERS['description_password'] in operator['description']
     for shown in ('"SetupToken": {\n', '"before": "********"', 'password=********; console at http://admin:********@',
                   "ipmi_password: '********' returned 1",
                   "is in maintenance", "No node is named or has the UUID", "admin_password': '********'",
-                  "Ironic could not 'power on' it"):
+                  "Ironic could not 'power on' it", "[{'value': '********', 'name': 'AdminPassword'}]",
+                  '"snmp_community": "********"', '"ipmi_kg": "********"', 'old BMC, ipmi_password=********',
+                  "root password: '********'"):
         assert shown in output, shown
 
 

@@ -28,6 +28,13 @@ _WORD_PARTS = re.compile(r'[_.-]+|(?<=[a-z])(?=[A-Z])')
 _BARE_VALUE = re.compile(r'''(?:[^\s,;&)\]}'"\\]|\\+(?![\\'"]))+''')
 # A setting quoted as a pair ({'name': 'AdminPassword', 'value': 'x'}): the text before its value key.
 _PAIR_NAME = re.compile(r'''name\\*['"]?[ \t]*[:=][ \t]*\\*['"]?(?P<name>[^'"\\{},\n]{1,100})\\*['"]?\s*,\s*\\*['"]?$''')
+# A key of a setting's dictionary that says its value is secret, in any order: its name ({'value': 'x', 'name':
+# 'AdminPassword'}), the path it sets ({'path': '/driver_info/ipmi_password', 'value': 'x'}), its registry's type
+# ({'attribute_type': 'Password', ...}); quoted, up to its quote, or a bare word.
+_PAIR_KEY = re.compile(r'''(?<![\w-])\\*['"]?(?:name|path|attribute_type)\\*['"]?[ \t]*[:=][ \t]*'''
+                       r'''(?:\\*['"](?P<quoted>[^'"\\\n]{1,100})|(?P<bare>[\w./-]{1,100}))''')
+# How far before a value key the opening bracket of its dictionary is looked for.
+_PAIR_REACH = 1000
 
 
 class FreeText(object):
@@ -67,15 +74,16 @@ class FreeText(object):
     def _value_start(self, text, key):
         """Where the value of a secret-named key begins, or None when key is no such key (or has no value)."""
         name = _key_name(key)
-        if not (self.is_secret(name) or name.lower() == 'value' and self._after_secret_name(text, key.start())):
+        if not (self.is_secret(name) or name.lower() == 'value' and self._in_secret_pair(text, key.start())):
             return None
         separator = _SEPARATOR.match(text, key.end())
         if separator is None and key.group('flag') and not key.group('close'):
             separator = _FLAG_SEPARATOR.match(text, key.end())
         if separator is None or separator.end() == len(text) or text[separator.end()] in '\n\r':
             return None
-        if key.group('bare') and '=' not in separator.group() and not self._names_a_secret(text, key):
-            return None
+        if key.group('bare') and '=' not in separator.group() and name.lower() != 'value' \
+                and not self._names_a_secret(text, key):
+            return None  # (a bare value key reached here in a secret setting's pair: {value: x, name: AdminPwd})
         return separator.end()
 
     def _names_a_secret(self, text, key):
@@ -91,10 +99,17 @@ class FreeText(object):
         last = _WORD_PARTS.split(name)[-1]
         return self.is_secret(last) or self.ends_in_secret(name)
 
-    def _after_secret_name(self, text, position):
-        """Whether a value key follows the name of a secret setting: {'name': 'AdminPassword', 'value': ...}."""
+    def _in_secret_pair(self, text, position):
+        """Whether the value key at position is a secret setting's: the name of one before it (name: AdminPassword,
+        value: ...), or its dictionary says so by a key before or after it ({'value': ..., 'name': 'AdminPassword'})."""
         pair = _PAIR_NAME.search(text[max(0, position - 200):position])
-        return pair is not None and self.is_secret(pair.group('name'))
+        if pair is not None and self.is_secret(pair.group('name')):
+            return True
+        start = _enclosing_brace(text, position)
+        if start is None:
+            return False
+        return any(self.is_secret(key.group('quoted') or key.group('bare'))
+                   for key in _PAIR_KEY.finditer(text, start, _bracket_end(text, start)))
 
     def _value_end(self, text, start):
         """(end, shown): where the value that begins at start ends, and what is shown instead.
@@ -153,3 +168,17 @@ def _bracket_end(text, start):
                 return position + 1
         position += 1
     return len(text)
+
+
+def _enclosing_brace(text, position):
+    """Where the dictionary that holds position opens (its '{'), looked for up to _PAIR_REACH back; None outside one."""
+    depth = 0
+    for index in range(position - 1, max(-1, position - 1 - _PAIR_REACH), -1):
+        char = text[index]
+        if char in '}]':
+            depth += 1
+        elif char in '{[':
+            if depth == 0:
+                return index if char == '{' else None
+            depth -= 1
+    return None

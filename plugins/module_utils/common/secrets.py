@@ -29,19 +29,24 @@ IRONIC_MASK = '******'
 
 # Key names that hold secrets: every name that oslo.utils strutils.mask_dict_password (used by the Ironic
 # API) masks, plus any name containing "key", such as ipmi_hex_kg_key that Ironic leaves visible, and the
-# config drive and its user_data and vendor_data, which may carry passwords. Masking too much only hides a
-# value; too little leaks one.
+# config drive and its user_data and vendor_data, which may carry passwords; an SNMP community (the snmp
+# driver's snmp_community, snmp_community_read and snmp_community_write, which Ironic shows in clear) and an IPMI
+# Kg key under any name (ipmi_kg, bmc_kg, ipmiKg: kg as a word of its own, not the kg of pkg or background).
+# Masking too much only hides a value; too little leaks one.
 _SECRET_NAME = re.compile(
     r'pass|pswd|pwd|secret|token|credential|cookie|config_?drive|fsid|hashsuffix'
-    r'|kek|key|user_data|vendor_data',
+    r'|kek|key|user_data|vendor_data|community'
+    r'|(?<![a-z])kg(?![a-z])|(?-i:(?<=[a-z])Kg(?![a-z]))',
     re.IGNORECASE)
 
 # The node fields whose secret-named keys Ironic shows masked (IRONIC_MASK): their values cannot be compared.
 IRONIC_MASKED_FIELDS = ('driver_info', 'instance_info')
 
 # Node fields where Ironic writes free text that may quote input; results carry Ironic's words in these too.
-# event: a node history event's text, which quotes the errors it records; inventory_note: why Ironic has no inventory.
-FREE_TEXT_FIELDS = ('last_error', 'maintenance_reason', 'error', 'msg', 'event', 'inventory_note')
+# event: a node history event's text, which quotes the errors it records; inventory_note: why Ironic has no inventory;
+# retired_reason, protected_reason and description: an operator's words, as a maintenance_reason is.
+FREE_TEXT_FIELDS = ('last_error', 'maintenance_reason', 'error', 'msg', 'event', 'inventory_note', 'retired_reason',
+                    'protected_reason', 'description')
 
 # Shown by their size only: a whole config drive is neither read nor hashed.
 _SIZED_NAME = re.compile(r'config_?drive|user_data', re.IGNORECASE)

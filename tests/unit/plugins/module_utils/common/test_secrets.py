@@ -43,14 +43,16 @@ def test_the_name_rule_finds_exactly_the_secrets_of_every_hardware_type(driver):
 @pytest.mark.parametrize('key', [
     'ipmi_username', 'ipmi_address', 'redfish_address', 'deploy_kernel',
     'image_no_proxy', 'snmp_auth_user', 'redfish_tls_ciphers',
-    'agent_verify_ca'])
+    'agent_verify_ca', 'pkg', 'background', 'kgs'])
 def test_not_secret(key):
     assert not secrets.is_secret_name(key)
 
 
 @pytest.mark.parametrize('key', [
     'vendor_password', 'bmc_token', 'api_secret', 'ssh_key', 'X_PASSWORD',
-    'auth_passphrase', 'drac_password', 'snmp_auth_key', 'snmp_priv_key'])
+    'auth_passphrase', 'drac_password', 'snmp_auth_key', 'snmp_priv_key',
+    # The snmp driver's communities (Ironic shows them in clear) and a Kg key under any name.
+    'snmp_community', 'snmp_community_read', 'snmp_community_write', 'ipmi_kg', 'IPMI_KG', 'bmc_kg', 'ipmiKg'])
 def test_secret_name_pattern(key):
     assert secrets.is_secret_name(key)
 
@@ -237,6 +239,14 @@ def test_public_node_masks_secrets_quoted_in_last_error():
         'uuid': 'u', 'last_error': "bad step {'args': {'password': '********'}}", 'maintenance_reason': 'fan'}
 
 
+@pytest.mark.parametrize('field', ['maintenance_reason', 'retired_reason', 'protected_reason', 'description'])
+def test_public_node_masks_secrets_an_operator_wrote_in_any_reason_or_description(field):
+    # An operator's words, in any of the node's texts: the same rule as a maintenance_reason (they were shown whole).
+    node = {'uuid': 'u', field: "BMC replaced, old ipmi_password=pw-9; console http://admin:pw-8@127.0.0.1/"}
+    assert secrets.public_node(node, ('uuid', field)) == {
+        'uuid': 'u', field: "BMC replaced, old ipmi_password=********; console http://admin:********@127.0.0.1/"}
+
+
 # -- free text: every shape a secret-named key and its value take ------------------------------------------------
 
 # Secret names as texts quote them: driver_info keys, what Ironic masks, a header, an environment variable, a BIOS
@@ -316,6 +326,8 @@ def _documents(draw):
     document = draw(st.sampled_from([
         {'interface': 'deploy', 'args': {key: held, 'port': 623}},
         [{'name': 'BootMode', 'value': 'Uefi'}, {'name': setting, 'value': value}],
+        # The value before the name, other keys between: a dictionary names its setting in any order.
+        [{'value': 'Uefi', 'name': 'BootMode'}, {'value': value, 'attribute_type': 'String', 'name': setting}],
     ]))
     printed = draw(st.sampled_from([
         repr, json.dumps, lambda doc: json.dumps(json.dumps(doc)), lambda doc: json.dumps(repr(doc)),
@@ -393,6 +405,19 @@ def test_a_text_without_a_secret_is_left_as_it_was(text):
     ('an unended "password": "abc', 'an unended "password": "********'),
     ('{"config_drive": {"meta_data": {"hostname": "n7"}, "user_data": "#cloud-config"}}',
      '{"config_drive": {"meta_data": {"hostname": "n7"}, "user_data": "********"}}'),
+    # A setting's value before its name (a clean step written so, quoted back in last_error), keys between.
+    ("step: {'settings': [{'value': 'pw1', 'name': 'AdminPassword'}, {'value': 'Uefi', 'name': 'BootMode'}]}",
+     "step: {'settings': [{'value': '********', 'name': 'AdminPassword'}, {'value': 'Uefi', 'name': 'BootMode'}]}"),
+    ('{"value": "pw1", "read_only": false, "name": "SetupPwd"}', '{"value": "********", "read_only": false, "name": "SetupPwd"}'),
+    ("{name: AdminPassword, value: pw1} and name: AdminPassword, value: pw2",
+     "{name: AdminPassword, value: ********} and name: AdminPassword, value: ********"),
+    ("{value: pw1, name: AdminPassword}", "{value: ********, name: AdminPassword}"),
+    # Its registry's type, or the secret path an inspection rule's action sets.
+    ("{'name': 'BootPin', 'attribute_type': 'Password', 'value': '4242'}",
+     "{'name': 'BootPin', 'attribute_type': 'Password', 'value': '********'}"),
+    ("{'args': {'value': 'pw1', 'path': '/driver_info/ipmi_password'}}",
+     "{'args': {'value': '********', 'path': '/driver_info/ipmi_password'}}"),
+    ("snmp_community=pub1 ipmi_kg: 'k1'", "snmp_community=******** ipmi_kg: '********'"),
 ])
 def test_each_shape_of_a_secret_in_free_text_is_masked(text, shown):
     assert secrets.masked_text(text) == shown
