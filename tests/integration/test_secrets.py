@@ -38,7 +38,7 @@ FIELDS = (
     # Secrets no task is given, so that Ansible's no_log cannot hide them: only the collection's masking does.
     'bios_setup_token', 'maintenance_password', 'maintenance_url_password', 'maintenance_log_password',
     'bmc_url_password', 'bmc_password', 'maintenance_pair_password', 'snmp_community', 'ipmi_kg', 'retired_password',
-    'description_password',
+    'description_password', 'rollout_bios_token',
 )
 MARKERS = dict((field, 'mk%s%s' % (TAG, field.replace('_', ''))) for field in FIELDS)
 ALL_HARDWARE_SECRETS = {
@@ -402,6 +402,17 @@ def outputs(ironic, tmp_path_factory):
                                         {'fleet_file': str(tmp_path / 'invalid.yml')})
     texts.update(texts_of_run)
     facts['fleet invalid rc'] = rc
+    # A rollout (fleet_wave_check), in check mode: its waves carry the declared hardware of their nodes, a BIOS
+    # setting named like a secret too (the node's fake BIOS has it, so the hardware is planned).
+    rollout = [{'name': bios_node, 'driver': 'fake-hardware', 'provision_state': 'manageable',
+                'bios_settings': {'SetupToken': MARKERS['rollout_bios_token']}}]
+    (tmp_path / 'rollout.yml').write_text(json.dumps(rollout), encoding='utf-8')
+    (tmp_path / 'wave-check.yml').write_text('- ansible.builtin.debug: {msg: "{{ fleet_wave_nodes }}"}\n', encoding='utf-8')
+    rc, texts_of_run = playbook_outputs(ironic, tmp_path, 'fleet-rollout', FLEET_PLAYBOOK % 'true', {
+        'fleet_file': str(tmp_path / 'rollout.yml'), 'fleet_wave_check': str(tmp_path / 'wave-check.yml')})
+    texts.update(texts_of_run)
+    facts['fleet rollout rc'] = rc
+    facts['bios node'] = bios_node
     facts['fleet node'] = ironic.api('GET', '/nodes/%s' % fleet_node, expect=None)
     yield texts, facts
     for ident in (node, second_node, fleet_node, bios_node, maintenance_node, bmc_node, operator_node, echo_node):
@@ -411,7 +422,8 @@ def outputs(ironic, tmp_path_factory):
 OUTPUT_NAMES = ['modules: ansible-playbook -vvvv output', 'modules: ANSIBLE_LOG_PATH file',
                 'inventory: ansible-inventory -vvvv output', 'inventory: ANSIBLE_LOG_PATH file',
                 'inventory: cache files'] + [
-                    '%s: %s' % (run, kind) for run in ('fleet-check-true', 'fleet-check-false', 'fleet-invalid')
+                    '%s: %s' % (run, kind)
+                    for run in ('fleet-check-true', 'fleet-check-false', 'fleet-invalid', 'fleet-rollout')
                     for kind in ('ansible-playbook -vvvv output', 'ANSIBLE_LOG_PATH file')]
 
 
@@ -494,3 +506,8 @@ def test_the_inventory_and_fleet_scenarios_ran(outputs):
     invalid = texts['fleet-invalid: ansible-playbook -vvvv output']
     assert "driver_info key 'ipmi_port' must be an integer" in invalid
     assert "drvier: is not a known field (did you mean 'driver'?)" in invalid
+    rollout = texts['fleet-rollout: ansible-playbook -vvvv output']
+    assert facts['fleet rollout rc'] == 0, rollout[-3000:]
+    # The hardware was planned and the node put in a wave (shown by name), whose secret stayed hidden.
+    assert re.search(r'"SetupToken": \{\s*"after": "\*{8}"', rollout), rollout[-3000:]
+    assert re.search(r'Show the waves of the rollout.*?"msg": \[\s*"%s"' % re.escape(facts['bios node']), rollout, re.S)
