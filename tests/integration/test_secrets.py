@@ -38,7 +38,7 @@ FIELDS = (
     # Secrets no task is given, so that Ansible's no_log cannot hide them: only the collection's masking does.
     'bios_setup_token', 'maintenance_password', 'maintenance_url_password', 'maintenance_log_password',
     'bmc_url_password', 'bmc_password', 'maintenance_pair_password', 'snmp_community', 'ipmi_kg', 'retired_password',
-    'description_password', 'rollout_bios_token',
+    'description_password', 'rollout_bios_token', 'schemeless_url_password',
 )
 MARKERS = dict((field, 'mk%s%s' % (TAG, field.replace('_', ''))) for field in FIELDS)
 ALL_HARDWARE_SECRETS = {
@@ -328,8 +328,10 @@ def planted_nodes(ironic):
     # An SNMP community and a Kg key under a name Ironic does not know, shown in clear by Ironic; an operator's
     # retired_reason and description quoting a password.
     operator_node = raw.node_in('manageable')
+    # A BMC address without a scheme, user information and all (Ironic assumes https).
     raw.patch(operator_node['uuid'], driver_info={'snmp_community': MARKERS['snmp_community'],
-                                                  'ipmi_kg': MARKERS['ipmi_kg']},
+                                                  'ipmi_kg': MARKERS['ipmi_kg'],
+                                                  'redfish_address': 'admin:%s@127.0.0.1:9' % MARKERS['schemeless_url_password']},
               retired=True, retired_reason='old BMC, ipmi_password=%s' % MARKERS['retired_password'],
               description="rack 7; root password: '%s'" % MARKERS['description_password'])
     return bios_node['name'], maintenance_node['name'], bmc_node['name'], operator_node['name']
@@ -478,7 +480,8 @@ def test_every_module_met_secrets_ironic_shows_back_and_masked_them(outputs):
     assert MARKERS['bmc_url_password'] in facts['bmc node']['driver_info']['redfish_address']
     assert MARKERS['maintenance_pair_password'] in facts['maintenance node']['maintenance_reason']
     operator = facts['operator node']
-    assert operator['driver_info'] == {'snmp_community': MARKERS['snmp_community'], 'ipmi_kg': MARKERS['ipmi_kg']}
+    assert operator['driver_info'] == {'snmp_community': MARKERS['snmp_community'], 'ipmi_kg': MARKERS['ipmi_kg'],
+                                       'redfish_address': 'admin:%s@127.0.0.1:9' % MARKERS['schemeless_url_password']}
     assert MARKERS['retired_password'] in operator['retired_reason']
     assert MARKERS['description_password'] in operator['description']
     for shown in ('"SetupToken": {\n', '"before": "********"', 'password=********; console at http://admin:********@',
@@ -486,7 +489,7 @@ def test_every_module_met_secrets_ironic_shows_back_and_masked_them(outputs):
                   "is in maintenance", "No node is named or has the UUID", "admin_password': '********'",
                   "Ironic could not 'power on' it", "[{'value': '********', 'name': 'AdminPassword'}]",
                   '"snmp_community": "********"', '"ipmi_kg": "********"', 'old BMC, ipmi_password=********',
-                  "root password: '********'"):
+                  "root password: '********'", '"redfish_address": "admin:********@127.0.0.1:9"'):
         assert shown in output, shown
 
 

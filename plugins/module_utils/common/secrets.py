@@ -151,6 +151,11 @@ def _masked_value(key, value):
 # The password of a URL's user information: http://admin:password@127.0.0.1:8000 (a BMC or an image server);
 # up to the last @ before the host, as a URL parser reads http://admin:p@ss@host.
 _URL_PASSWORD = re.compile(r'(?P<prefix>\b[a-zA-Z][\w+.-]*://[^:/@\s]*:)(?P<password>[^/\s"<>]+)@')
+# The same without a scheme, where a text or a word of it begins: an authority (admin:password@10.0.0.5:443), as a
+# redfish_address may be written (Ironic assumes https), or a network-path reference (//admin:password@host).
+_AUTHORITY_PASSWORD = re.compile(
+    r'''(?P<prefix>(?:^|(?<=[\s'"=(\[{,]))(?://)?[^:/@\s'"=(\[{,]*:)(?P<password>[^/\s"<>]+)@(?=[\w\[])''')
+_PASSWORDS_OF_URLS = (_URL_PASSWORD, _AUTHORITY_PASSWORD)
 
 
 def _ends_in_secret(word):
@@ -183,7 +188,9 @@ def masked_text(text):
 def _masked_url_passwords(text):
     if '@' not in text:
         return text
-    return _URL_PASSWORD.sub(lambda match: '%s%s@' % (match.group('prefix'), MASK), text)
+    for pattern in _PASSWORDS_OF_URLS:
+        text = pattern.sub(lambda match: '%s%s@' % (match.group('prefix'), MASK), text)
+    return text
 
 
 def public_node(node, fields):
@@ -247,7 +254,7 @@ def _collect_nested(value, values):
             _collect_nested(item, values)
     elif isinstance(value, str) and '@' in value:
         # The password of a URL an option holds (an image's, a BMC's: http://user:password@host).
-        values.update(match.group('password') for match in _URL_PASSWORD.finditer(value))
+        values.update(match.group('password') for pattern in _PASSWORDS_OF_URLS for match in pattern.finditer(value))
 
 
 def _collect_secret(key, value, values):

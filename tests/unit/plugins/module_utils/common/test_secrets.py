@@ -188,6 +188,9 @@ def test_the_password_of_a_url_an_option_holds_is_a_secret_value():
     params = {'virtual_media': [{'device_type': 'cdrom', 'image_url': 'http://reader:Zq-p@ss@127.0.0.1:8080/boot.iso'}],
               'instance_info': {'image_source': 'http://127.0.0.1:9/i.img'}}
     assert secrets.no_log_values(params) == {'Zq-p@ss'}
+    # Without a scheme too: Ironic takes a redfish_address without one (https assumed), user information and all.
+    params = {'driver_info': {'redfish_address': 'admin:Zq-p@ss@10.0.0.5:443', 'redfish_username': 'admin'}}
+    assert secrets.no_log_values(params) == {'Zq-p@ss'}
 
 
 def test_secret_values_takes_a_config_drive_text_whole_and_survives_raw_arguments():
@@ -343,8 +346,10 @@ _URL_PASSWORD_CHARS = st.text(st.sampled_from(list("abcXYZ019-._~!$&'()*+,;=:%@"
 def _urls(draw):
     password = _HEAD + draw(_URL_PASSWORD_CHARS) + _TAIL
     user = draw(st.sampled_from(['', 'admin', 'root.user']))
-    return '%s://%s:%s@127.0.0.1:%d/redfish' % (draw(st.sampled_from(['http', 'https', 'redfish+https'])), user,
-                                                password, draw(st.integers(1, 65535)))
+    # With a scheme, or without one: an authority (admin:pw@host, as a redfish_address may be written) or a
+    # network-path reference (//admin:pw@host).
+    scheme = draw(st.sampled_from(['http://', 'https://', 'redfish+https://', '', '//']))
+    return '%s%s:%s@127.0.0.1:%d/redfish' % (scheme, user, password, draw(st.integers(1, 65535)))
 
 
 def _assert_masked(text, before):
@@ -402,6 +407,8 @@ def test_a_text_without_a_secret_is_left_as_it_was(text):
     ("'BMC Password': 'x y'", "'BMC Password': '********'"),
     ('http://admin:p@ss@127.0.0.1:9/x and http://:tok@127.0.0.1/',
      'http://admin:********@127.0.0.1:9/x and http://:********@127.0.0.1/'),
+    ("redfish_address 'admin:p@ss@10.0.0.5:443' and //root:tok@10.0.0.6/redfish/v1",
+     "redfish_address 'admin:********@10.0.0.5:443' and //root:********@10.0.0.6/redfish/v1"),
     ('an unended "password": "abc', 'an unended "password": "********'),
     ('{"config_drive": {"meta_data": {"hostname": "n7"}, "user_data": "#cloud-config"}}',
      '{"config_drive": {"meta_data": {"hostname": "n7"}, "user_data": "********"}}'),
