@@ -38,7 +38,7 @@ FIELDS = (
     # Secrets no task is given, so that Ansible's no_log cannot hide them: only the collection's masking does.
     'bios_setup_token', 'maintenance_password', 'maintenance_url_password', 'maintenance_log_password',
     'bmc_url_password', 'bmc_password', 'maintenance_pair_password', 'snmp_community', 'ipmi_kg', 'retired_password',
-    'description_password', 'rollout_bios_token', 'schemeless_url_password',
+    'description_password', 'rollout_bios_token', 'schemeless_url_password', 'bios_pin',
 )
 MARKERS = dict((field, 'mk%s%s' % (TAG, field.replace('_', ''))) for field in FIELDS)
 ALL_HARDWARE_SECRETS = {
@@ -187,6 +187,14 @@ PLAYBOOK = '''
       diff: true
       register: hardware_secret_setting
 
+    - name: Change a BIOS setting whose registry says Password, named like no secret (check mode, diff)
+      baremetal.lifecycle.baremetal_hardware:
+        node: "{{ bios_node }}"
+        bios_settings: {BootPin: "{{ markers.bios_pin }}"}
+      check_mode: true
+      diff: true
+      register: hardware_registry_password
+
     - name: Read the hardware of the node whose last error quotes a secret (its node view)
       baremetal.lifecycle.baremetal_hardware:
         node: "{{ second_node }}"
@@ -242,7 +250,7 @@ PLAYBOOK = '''
         var: item
       loop: "{{ [enrolled, rotated_in_check_mode, by_hardware_type, misspelled, info, deploy_planned, deployed,
                  rescued, clean_failed, info_after_failure, bad_config_drive, bad_step, hardware_secret_setting,
-                 hardware_view, hardware_failed, maintenance_view, maintenance_failed, power_view, power_failed,
+                 hardware_registry_password, hardware_view, hardware_failed, maintenance_view, maintenance_failed, power_view, power_failed,
                  operator_view] }}"
 '''
 
@@ -314,7 +322,9 @@ def planted_nodes(ironic):
         {'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': [
             {'name': 'SetupToken', 'value': MARKERS['bios_setup_token'], 'attribute_type': 'String', 'read_only': False},
             {'name': 'ProcTurboMode', 'value': 'Enabled', 'attribute_type': 'Enumeration', 'read_only': False,
-             'allowable_values': ['Enabled', 'Disabled']}]}}])
+             'allowable_values': ['Enabled', 'Disabled']},
+            # A secret by its registry only: its name says nothing.
+            {'name': 'BootPin', 'value': '0000', 'attribute_type': 'Password', 'read_only': False}]}}])
     assert settled['provision_state'] == 'manageable', settled['last_error']
     maintenance_node = raw.node_in('manageable')
     ironic.api('PUT', '/nodes/%s/maintenance' % maintenance_node['uuid'], {
@@ -489,7 +499,7 @@ def test_every_module_met_secrets_ironic_shows_back_and_masked_them(outputs):
                   "is in maintenance", "No node is named or has the UUID", "admin_password': '********'",
                   "Ironic could not 'power on' it", "[{'value': '********', 'name': 'AdminPassword'}]",
                   '"snmp_community": "********"', '"ipmi_kg": "********"', 'old BMC, ipmi_password=********',
-                  "root password: '********'", '"redfish_address": "admin:********@127.0.0.1:9"'):
+                  "root password: '********'", '"redfish_address": "admin:********@127.0.0.1:9"', '"BootPin": {\n'):
         assert shown in output, shown
 
 

@@ -257,6 +257,22 @@ def _collect_nested(value, values):
         values.update(match.group('password') for pattern in _PASSWORDS_OF_URLS for match in pattern.finditer(value))
 
 
+# Values the task learns are secret while it runs, which no name in its arguments told apart: a declared BIOS setting
+# whose registry says Password (BootPin). The module base hands them to Ansible (found_secrets), which scrubs them from
+# every output, the echo of the arguments (-vvv) too. One task runs in one process: the set is the task's.
+_FOUND = set()
+
+
+def found_secret(value):
+    """Record a value of the task's arguments that turned out to be secret (and the forms a message quotes it in)."""
+    _collect_secret(None, value, _FOUND)
+
+
+def found_secrets():
+    """Every value found_secret recorded, for Ansible's no_log_values."""
+    return set(_FOUND)
+
+
 def _collect_secret(key, value, values):
     if isinstance(value, Mapping) and _CONFIG_DRIVE_NAME.match(str(key)):
         _collect_nested(value, values)

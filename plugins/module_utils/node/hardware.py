@@ -38,6 +38,9 @@ def read(client, node, declaration):
     bios = {}
     if declaration.bios_settings:
         bios = dict((entry['name'], entry) for entry in client.get_bios(node['uuid']))
+        for name, value in declaration.bios_settings.items():
+            if secrets.is_secret_setting(name, bios.get(name)):
+                secrets.found_secret(value)  # a Password by its registry only: Ansible must scrub it from the echo too
     firmware = {}
     if declaration.firmware:
         firmware = dict((entry['component'], entry) for entry in client.get_firmware(node['uuid']))

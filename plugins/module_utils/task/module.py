@@ -100,6 +100,8 @@ class BaremetalModule(object):
         if not self.ansible._diff:
             result.pop('diff', None)
         result['api_calls'] = self.api_calls
+        # Arguments the task found secret as it ran (a BIOS setting whose registry says Password): scrubbed as well.
+        self.ansible.no_log_values.update(secrets.found_secrets())
         shown = secrets.masked(result)
         if not CORE_ECHOES_WHEN_ASKED and self.ansible._verbosity < SHOWN_ECHO_VERBOSITY:
             # Below -vvv no callback shows the echo; at a thousand nodes it is 0.9 MB of the result, which Ansible

@@ -195,3 +195,15 @@ def test_the_old_value_of_a_setting_named_like_a_secret_is_masked_in_changes_and
     result = hw.configure(client, [(client.node, hwd.Declaration(bios_settings={name: 'NEW-MARKER'}, apply='never'))])[0]
     assert 'MARKER' not in repr(result['changes']) and 'MARKER' not in repr(result['diff'])
     assert result['changes']['bios_settings'][name] == {'before': secrets.MASK, 'after': secrets.MASK}
+
+
+def test_a_declared_value_of_a_setting_whose_registry_says_password_is_handed_to_ansible_to_scrub():
+    # BootPin names no secret: only its registry tells, once read; the echo of the task's arguments must hide it too.
+    registry = dict(REGISTRY, BootPin={'name': 'BootPin', 'value': 'OLD-PIN', 'attribute_type': 'Password'})
+    client = ReadOnlyIronic(node(), registry)
+    declaration = hwd.Declaration(bios_settings={'BootPin': 'pin-found-4242', 'NumCores': 37},
+                                  apply='never')
+    result = hw.configure(client, [(client.node, declaration)])[0]
+    assert 'pin-found' not in repr(result) and 'OLD-PIN' not in repr(result)
+    assert 'pin-found-4242' in secrets.found_secrets()
+    assert '37' not in secrets.found_secrets()

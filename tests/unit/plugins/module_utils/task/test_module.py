@@ -12,6 +12,7 @@ import pytest
 from ansible.module_utils import basic
 from ansible.module_utils.common.text.converters import to_bytes
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task import module as _module
 
 SECRETS = {'driver_info': 'bmc-pass-7f3a', 'instance_info': 'pull-secret-91c2', 'user_data': 'root:ud-pass-55e1',
@@ -88,6 +89,19 @@ def test_secrets_ironic_quotes_back_are_masked_in_every_result_message_and_warni
     assert result['msg'] == "clean step failed: {'admin_password': '********'} at http://admin:********@127.0.0.1:9"
     assert warned == ['node a: ' + result['msg']]
     assert result['changes']['bios_settings']['SetupToken'] == {'before': '********', 'after': '********'}
+
+
+def test_an_argument_the_task_found_secret_is_scrubbed_from_the_echo_and_the_result(monkeypatch, capsys, echo_asked):
+    # A BIOS setting whose registry says Password, named like no secret: only the task, once it read the registry, knows.
+    args = dict(ARGS, driver_info={'boot_pin': 'pin-found-9182'}, **echo_asked)
+
+    def main(module):
+        secrets.found_secret(module.params['driver_info']['boot_pin'])
+        module.exit(changed=False, msg='set to %s' % module.params['driver_info']['boot_pin'])
+
+    shown, logged = run_module(monkeypatch, capsys, args, main)
+    assert shown['invocation']['module_args']['driver_info'] == {'boot_pin': 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER'}
+    assert 'pin-found' not in json.dumps(shown)
 
 
 @pytest.mark.parametrize('finish', ['exit', 'fail'])
