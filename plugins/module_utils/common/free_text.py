@@ -109,7 +109,7 @@ class FreeText(object):
         if start is None:
             return False
         return any(self.is_secret(key.group('quoted') or key.group('bare'))
-                   for key in _PAIR_KEY.finditer(text, start, _bracket_end(text, start)))
+                   for key in _PAIR_KEY.finditer(_own_keys(text, start, _bracket_end(text, start))))
 
     def _value_end(self, text, start):
         """(end, shown): where the value that begins at start ends, and what is shown instead.
@@ -171,14 +171,44 @@ def _bracket_end(text, start):
 
 
 def _enclosing_brace(text, position):
-    """Where the dictionary that holds position opens (its '{'), looked for up to _PAIR_REACH back; None outside one."""
+    """Where the dictionary that holds position opens (its '{'), read from up to _PAIR_REACH back, the quoted texts
+    that end before position skipped; None outside one."""
+    opened = []
+    index = max(0, position - _PAIR_REACH)
+    while index < position:
+        quote = _QUOTE.match(text, index)
+        if quote:
+            close = _closing_quote(text, quote.end(), quote.group())
+            # A quoted text that holds position (a document quoted whole, JSON in JSON): read on inside it.
+            index = quote.end() if close is None or close > position else close
+            continue
+        if text[index] in '{[':
+            opened.append(index)
+        elif text[index] in '}]' and opened:
+            opened.pop()
+        index += 1
+    return opened[-1] if opened and text[opened[-1]] == '{' else None
+
+
+def _own_keys(text, start, end):
+    """The text of the dictionary that opens at start, up to end, without what is nested in it: its own keys (quoted
+    texts whole, whatever brackets they hold)."""
+    kept = []
     depth = 0
-    for index in range(position - 1, max(-1, position - 1 - _PAIR_REACH), -1):
-        char = text[index]
-        if char in '}]':
+    index = start
+    while index < end:
+        quote = _QUOTE.match(text, index)
+        if quote:
+            close = _closing_quote(text, quote.end(), quote.group()) or end
+            if depth == 1:
+                kept.append(text[index:close])
+            index = close
+            continue
+        if text[index] in '{[':
             depth += 1
-        elif char in '{[':
-            if depth == 0:
-                return index if char == '{' else None
+        elif text[index] in '}]':
             depth -= 1
-    return None
+        elif depth == 1:
+            kept.append(text[index])
+        index += 1
+    return ''.join(kept)

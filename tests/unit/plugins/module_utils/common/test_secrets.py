@@ -419,6 +419,12 @@ def test_a_text_without_a_secret_is_left_as_it_was(text):
     ("{name: AdminPassword, value: pw1} and name: AdminPassword, value: pw2",
      "{name: AdminPassword, value: ********} and name: AdminPassword, value: ********"),
     ("{value: pw1, name: AdminPassword}", "{value: ********, name: AdminPassword}"),
+    # A dictionary is judged by its own keys, not those of a dictionary nested in it (nor of text after an unclosed {).
+    ("{value: 1 [{'name': 'BootMode', 'value': 'Uefi'}, {'name': 'AdminPassword', 'value': 'pw1'}]",
+     "{value: 1 [{'name': 'BootMode', 'value': 'Uefi'}, {'name': 'AdminPassword', 'value': '********'}]"),
+    ("{'value': 'v1', 'args': {'name': 'AdminPassword'}}", "{'value': 'v1', 'args': {'name': 'AdminPassword'}}"),
+    # Brackets inside a quoted text are not the document's: the name after them is still read.
+    ("{'value': 'pw[1', 'note': 'a}b', 'name': 'AdminPassword'}", "{'value': '********', 'note': 'a}b', 'name': 'AdminPassword'}"),
     # Its registry's type, or the secret path an inspection rule's action sets.
     ("{'name': 'BootPin', 'attribute_type': 'Password', 'value': '4242'}",
      "{'name': 'BootPin', 'attribute_type': 'Password', 'value': '********'}"),
