@@ -119,10 +119,28 @@ def normalized_mac(address):
     return str(address).strip().lower()
 
 
+def _sexagesimal_mac(address):
+    """The MAC address YAML 1.1 read as a base-60 number (52:54:00:12:34:56 unquoted is 41135085296), or None."""
+    if not address.isdigit():
+        return None
+    number, octets = int(address), []
+    while number:
+        number, octet = divmod(number, 60)
+        octets.insert(0, octet)
+    if len(octets) != 6 or octets[0] > 99:
+        return None
+    return ':'.join('%02d' % octet for octet in octets)
+
+
 def mac_errors(option, address):
     """Problems of a MAC address (normalized_mac): six hexadecimal octets separated by colons."""
     if MAC_ADDRESS.match(address):
         return []
+    unquoted = _sexagesimal_mac(address)
+    if unquoted:
+        return ['%s %s is a number, not a MAC address: YAML reads a MAC address written without quotes whose octets '
+                'are all decimal digits, such as %s, as a base-60 number. Quote it: "%s".'
+                % (option, _quoted(address), unquoted, unquoted)]
     return ['%s %s is not a MAC address; write six hexadecimal octets separated by colons, for example '
             '52:54:00:12:34:56.' % (option, _quoted(address))]
 
