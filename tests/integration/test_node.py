@@ -416,7 +416,7 @@ def test_absent_refuses_to_tear_down_an_active_node_without_allow_destructive(ir
     mark = ironic.log_mark()
     refused = run_module('baremetal_node', name=node['name'], state='absent')
     assert refused['failed'] is True and refused['changed'] is False
-    assert 'deleted (active -> available)' in refused['msg'] and 'allow_destructive: true' in refused['msg']
+    assert 'undeploy (active -> available)' in refused['msg'] and 'allow_destructive: true' in refused['msg']
     assert_no_write(ironic, mark)
     assert raw.node(node['uuid'])['provision_state'] == 'active'
 

@@ -59,7 +59,7 @@ def test_destructive_step_is_refused_without_opt_in_and_nothing_changes(raw, iro
     mark = ironic.log_mark()
     result = converge(run_module, node['name'], 'available')
     assert result['failed']
-    assert 'deleted (active -> available)' in result['msg'] and 'allow_destructive: true' in result['msg']
+    assert 'undeploy (active -> available)' in result['msg'] and 'allow_destructive: true' in result['msg']
     assert ironic.write_requests_since(mark) == []
     assert raw.node(node['uuid'])['provision_state'] == 'active'
 
