@@ -169,8 +169,8 @@ def wave_size_errors(name, value, wait=None):
     match = _WAVE_SIZE.match(str(value))
     number = float(match.group('number')) if match else 0
     if not match or not (0 < number <= 100 if match.group('percent') else number >= 1 and number == int(number)):
-        return ['%s must be a number of nodes (such as 10) or a percentage of the nodes the task changes (such as '
-                '"10%%"), got %r.' % (name, str(value)[:40])]
+        return ['%s must be a whole number of nodes from 1 (such as 10) or a percentage above 0 and up to 100 of the '
+                'nodes the task changes (such as "10%%"), got %r.' % (name, str(value)[:40])]
     if wait is False:
         return ['%s needs wait: true: a wave starts only when the nodes of the one before are back and healthy. '
                 'Set wait: true, or leave %s out.' % (name, name)]
