@@ -55,6 +55,13 @@ TRAIT_NAME = re.compile(r'^[A-Z][A-Z0-9_]{0,254}$')
 NOTHING_TO_DO = 'nodes is an empty list: there is nothing to do, and nothing was sent to Ironic.'
 
 
+def nothing_selected(selection):
+    """What a task says when its select matches no node: a filter with a typo in its value must not pass unseen."""
+    filters = ', '.join('%s: %s' % (name, value) for name, value in sorted((selection or {}).items()) if value is not None)
+    return ('select (%s) matches no node: there is nothing to do, and nothing was changed. Check the filters against '
+            'what baremetal.lifecycle.baremetal_node_info returns.' % (filters or 'every node'))
+
+
 def is_uuid_like(text):
     """Whether Ironic takes text for a UUID (oslo uuidutils.is_uuid_like: dashes and braces optional).
 
