@@ -126,10 +126,11 @@ def normalized_mac(address):
     return str(address).strip().lower()
 
 
-def _sexagesimal_mac(address):
+def sexagesimal_mac(address):
     """The MAC address YAML 1.1 read as a base-60 number (52:54:00:12:34:56 unquoted is 41135085296), or None."""
-    if not address.isdigit():
+    if isinstance(address, bool) or not str(address).isdigit():
         return None
+    address = str(address)
     number, octets = int(address), []
     while number:
         number, octet = divmod(number, 60)
@@ -139,15 +140,19 @@ def _sexagesimal_mac(address):
     return ':'.join('%02d' % octet for octet in octets)
 
 
+def unquoted_mac_note(unquoted):
+    """Why a MAC address written without quotes became a number, and the fix."""
+    return ('YAML reads a MAC address written without quotes whose octets are all decimal digits, such as %s, as a '
+            'base-60 number. Quote it: "%s".' % (unquoted, unquoted))
+
+
 def mac_errors(option, address):
     """Problems of a MAC address (normalized_mac): six hexadecimal octets separated by colons."""
     if MAC_ADDRESS.match(address):
         return []
-    unquoted = _sexagesimal_mac(address)
+    unquoted = sexagesimal_mac(address)
     if unquoted:
-        return ['%s %s is a number, not a MAC address: YAML reads a MAC address written without quotes whose octets '
-                'are all decimal digits, such as %s, as a base-60 number. Quote it: "%s".'
-                % (option, _quoted(address), unquoted, unquoted)]
+        return ['%s %s is a number, not a MAC address: %s' % (option, _quoted(address), unquoted_mac_note(unquoted))]
     return ['%s %s is not a MAC address; write six hexadecimal octets separated by colons, for example '
             '52:54:00:12:34:56.' % (option, _quoted(address))]
 
