@@ -57,7 +57,8 @@ options:
   select:
     version_added: 0.2.0
     description:
-      - Every node that matches all the given filters, with the task's options. No node matching is no change.
+      - Every node that matches all the given filters, with the task's options. No node matching is no change, and
+        says so in C(msg).
     type: dict
     suboptions:
       conductor_group:

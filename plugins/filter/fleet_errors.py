@@ -72,7 +72,10 @@ def _schema_messages(error):
     if validator == 'type':
         expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         names = ' or '.join(_TYPE_NAMES[name] for name in expected)
-        return [(path, 'must be %s, got %s' % (names, _shown(path, error.instance)))]
+        unquoted = (validate.sexagesimal_mac(error.instance) if path and path[-1] in ('address', 'mac')
+                    and isinstance(error.instance, int) and not isinstance(error.instance, bool) else None)
+        note = '; %s' % validate.unquoted_mac_note(unquoted) if unquoted else ''
+        return [(path, 'must be %s, got %s%s' % (names, _shown(path, error.instance), note))]
     if validator == 'enum':
         choices = ', '.join(str(value) for value in error.validator_value)
         return [(path, 'must be one of %s, got %s' % (choices, _shown(path, error.instance)))]

@@ -124,7 +124,7 @@ EXAMPLES = r'''
 
 - name: The node whose NIC has this MAC address (as openstack.cloud's module, name works as well as node)
   baremetal.lifecycle.baremetal_node_info:
-    mac: 52:54:00:12:34:56
+    mac: "52:54:00:12:34:56"
   register: by_mac
 
 - name: What Ironic did to one node

@@ -54,3 +54,17 @@ def test_select_is_accepted_wherever_nodes_is(ironic, run_module, fresh_node, mo
     result = run_module(module, check=True, select={'resource_class': resource_class}, **options)
     assert ironic.write_requests_since(mark) == []
     assert_one_shape(result, nodes, changes)
+
+
+@pytest.mark.parametrize('module', sorted(MODULES))
+def test_a_selection_that_matches_no_node_says_so_and_changes_nothing(ironic, run_module, module):
+    # a typo in a filter's value (webb for web) must not pass as a quiet success
+    options, _changes = MODULES[module]
+    resource_class = 'nosuch%s' % uuid.uuid4().hex[:8]
+    mark = ironic.log_mark()
+    result = run_module(module, select={'resource_class': resource_class}, **options)
+    assert ironic.write_requests_since(mark) == []
+    assert not result.get('failed') and result['changed'] is False and result['nodes'] == []
+    assert result['msg'] == ('select (resource_class: %s) matches no node: there is nothing to do, and nothing was '
+                             'changed. Check the filters against what baremetal.lifecycle.baremetal_node_info returns.'
+                             % resource_class)

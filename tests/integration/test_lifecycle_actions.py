@@ -194,7 +194,7 @@ def test_retired_and_protected_nodes_declared_available_fail_before_any_write(ra
         assert words in result['msg']
     result = converge(run_module, protected['name'], 'available', allow_destructive=True)
     assert result['failed'] and result['node']['protected'] is True
-    for words in ('deleted (active -> available)', 'protected node', 'database primary',
+    for words in ('undeploy (active -> available)', 'protected node', 'database primary',
                   'baremetal.lifecycle.baremetal_node protected: false'):
         assert words in result['msg']
     assert ironic.write_requests_since(mark) == []

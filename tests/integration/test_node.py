@@ -342,6 +342,13 @@ def test_vendor_keys_pass_with_validate_driver_info_false(ironic, run_module, ne
                         driver_info={'vendor_boot_quirk': 'on'})
     assert not result.get('failed'), result.get('msg')
     assert ironic.api('GET', '/nodes/%s' % name)['driver_info'] == {'vendor_boot_quirk': 'on'}
+    # the day-to-day declaration, validated, names the same driver and no driver_info: the vendor key is the node's
+    # own, not one left from another hardware type
+    mark = ironic.log_mark()
+    again = run_module('baremetal_node', name=name, driver='fake-hardware')
+    assert not again.get('failed'), again.get('msg')
+    assert again['changed'] is False
+    assert_no_write(ironic, mark)
 
 
 def test_without_jsonschema_a_node_without_driver_info_enrolls_and_driver_info_names_the_pip_command(
@@ -416,7 +423,7 @@ def test_absent_refuses_to_tear_down_an_active_node_without_allow_destructive(ir
     mark = ironic.log_mark()
     refused = run_module('baremetal_node', name=node['name'], state='absent')
     assert refused['failed'] is True and refused['changed'] is False
-    assert 'deleted (active -> available)' in refused['msg'] and 'allow_destructive: true' in refused['msg']
+    assert 'undeploy (active -> available)' in refused['msg'] and 'allow_destructive: true' in refused['msg']
     assert_no_write(ironic, mark)
     assert raw.node(node['uuid'])['provision_state'] == 'active'
 

@@ -28,10 +28,12 @@ def test_one_task_enrolls_a_node_and_makes_it_available_and_a_rerun_writes_nothi
     name = new_name()
     args = record(name, provision_state='available')
 
-    result = run_module('baremetal_node', **args)
+    result = run_module('baremetal_node', diff=True, **args)
 
     assert not result.get('failed'), result.get('msg')
     assert result['changed'] is True and result['created'] is True
+    # the node did not exist: nothing before it, not the enroll its record started in
+    assert result['diff']['before'] == {} and result['diff']['after']['provision_state'] == 'available'
     assert [(step['verb'], step['from'], step['to']) for step in result['provision']['transitions']] == [
         ('manage', 'enroll', 'manageable'), ('provide', 'manageable', 'available')]
     assert result['provision']['changed'] is True

@@ -59,7 +59,7 @@ def test_destructive_step_is_refused_without_opt_in_and_nothing_changes(raw, iro
     mark = ironic.log_mark()
     result = converge(run_module, node['name'], 'available')
     assert result['failed']
-    assert 'deleted (active -> available)' in result['msg'] and 'allow_destructive: true' in result['msg']
+    assert 'undeploy (active -> available)' in result['msg'] and 'allow_destructive: true' in result['msg']
     assert ironic.write_requests_since(mark) == []
     assert raw.node(node['uuid'])['provision_state'] == 'active'
 
@@ -110,6 +110,20 @@ def test_instance_info_is_set_by_a_step_of_the_plan_that_check_mode_shows(raw, i
         (step['verb'], step['from'], step['to']) for step in preview['plan']]
     assert [(request.method, request.path) for request in ironic.write_requests_since(mark)] == [
         ('PATCH', '/v1/nodes/%s' % node['uuid']), ('PUT', '/v1/nodes/%s/states/provision' % node['uuid'])]
+
+
+def test_an_active_node_is_left_alone_when_only_its_instance_info_differs_and_a_rebuild_applies_it(raw, ironic,
+                                                                                                   run_module):
+    # docs/migrating-from-openstack-cloud.md: as openstack.cloud's baremetal_node_action, until rebuild: true
+    node = raw.node_in('active')
+    info = {'image_source': 'http://127.0.0.1:9/next.img'}
+    mark = ironic.log_mark()
+    left = converge(run_module, node['name'], 'active', instance_info=info)
+    assert left['changed'] is False and left['plan'] == []
+    assert ironic.write_requests_since(mark) == []
+    rebuilt = converge(run_module, node['name'], 'active', instance_info=info, rebuild=True, allow_destructive=True)
+    assert [step['verb'] for step in rebuilt['plan']] == ['set_instance_info', 'rebuild']
+    assert raw.node(node['uuid'])['instance_info']['image_source'] == info['image_source']
 
 
 def test_rescue_needs_a_password_and_never_shows_it(raw, ironic, run_module, echo_asked):

@@ -55,6 +55,13 @@ TRAIT_NAME = re.compile(r'^[A-Z][A-Z0-9_]{0,254}$')
 NOTHING_TO_DO = 'nodes is an empty list: there is nothing to do, and nothing was sent to Ironic.'
 
 
+def nothing_selected(selection):
+    """What a task says when its select matches no node: a filter with a typo in its value must not pass unseen."""
+    filters = ', '.join('%s: %s' % (name, value) for name, value in sorted((selection or {}).items()) if value is not None)
+    return ('select (%s) matches no node: there is nothing to do, and nothing was changed. Check the filters against '
+            'what baremetal.lifecycle.baremetal_node_info returns.' % (filters or 'every node'))
+
+
 def is_uuid_like(text):
     """Whether Ironic takes text for a UUID (oslo uuidutils.is_uuid_like: dashes and braces optional).
 
@@ -119,10 +126,33 @@ def normalized_mac(address):
     return str(address).strip().lower()
 
 
+def sexagesimal_mac(address):
+    """The MAC address YAML 1.1 read as a base-60 number (52:54:00:12:34:56 unquoted is 41135085296), or None."""
+    if isinstance(address, bool) or not str(address).isdigit():
+        return None
+    address = str(address)
+    number, octets = int(address), []
+    while number:
+        number, octet = divmod(number, 60)
+        octets.insert(0, octet)
+    if len(octets) != 6 or octets[0] > 99:
+        return None
+    return ':'.join('%02d' % octet for octet in octets)
+
+
+def unquoted_mac_note(unquoted):
+    """Why a MAC address written without quotes became a number, and the fix."""
+    return ('YAML reads a MAC address written without quotes whose octets are all decimal digits, such as %s, as a '
+            'base-60 number. Quote it: "%s".' % (unquoted, unquoted))
+
+
 def mac_errors(option, address):
     """Problems of a MAC address (normalized_mac): six hexadecimal octets separated by colons."""
     if MAC_ADDRESS.match(address):
         return []
+    unquoted = sexagesimal_mac(address)
+    if unquoted:
+        return ['%s %s is a number, not a MAC address: %s' % (option, _quoted(address), unquoted_mac_note(unquoted))]
     return ['%s %s is not a MAC address; write six hexadecimal octets separated by colons, for example '
             '52:54:00:12:34:56.' % (option, _quoted(address))]
 
@@ -151,8 +181,8 @@ def wave_size_errors(name, value, wait=None):
     match = _WAVE_SIZE.match(str(value))
     number = float(match.group('number')) if match else 0
     if not match or not (0 < number <= 100 if match.group('percent') else number >= 1 and number == int(number)):
-        return ['%s must be a number of nodes (such as 10) or a percentage of the nodes the task changes (such as '
-                '"10%%"), got %r.' % (name, str(value)[:40])]
+        return ['%s must be a whole number of nodes from 1 (such as 10) or a percentage above 0 and up to 100 of the '
+                'nodes the task changes (such as "10%%"), got %r.' % (name, str(value)[:40])]
     if wait is False:
         return ['%s needs wait: true: a wave starts only when the nodes of the one before are back and healthy. '
                 'Set wait: true, or leave %s out.' % (name, name)]

@@ -16,7 +16,7 @@ __metaclass__ = type
 import heapq
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
-    ACTIONS, ACTIONS_BY_NAME, CLEAR_FAULT)
+    ACTIONS, ACTIONS_BY_NAME, CLEAR_FAULT, step_word)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import (
@@ -103,7 +103,9 @@ def _shortest(source, goals, policy):
 
 
 def _describe(steps):
-    return ', '.join('%s (%s -> %s)' % (step.action.name if step.action else step.verb, step.source, step.landing)
+    """Steps in a person's words, as plans and progress name them: undeploy (active -> available), not 'deleted'."""
+    return ', '.join('%s (%s -> %s)' % (step.action.name if step.action else step_word(step.verb), step.source,
+                                        step.landing)
                      for step in steps)
 
 

@@ -49,11 +49,19 @@ class Progress(object):
         self._clock = clock
         self._started = clock()
         self._last = {}
+        self._nodes = 0
         # Nodes of one task may be waited for in threads (baremetal_power with concurrency).
         self._lock = threading.Lock()
 
     def start(self, nodes):
-        """Announce how many nodes the task works on; the viewer summarizes a fleet instead of listing it."""
+        """Announce how many nodes the task works on; the viewer summarizes a fleet instead of listing it.
+
+        Every stage announces its own (a wave, the provision moves after the records): the task's count only grows,
+        so that a last wave of one node does not make a fleet a one-node task, listed node by node and without its
+        last line."""
+        if nodes <= self._nodes:
+            return
+        self._nodes = nodes
         self._write({'nodes': nodes})
 
     def node(self, label, state, step=None):

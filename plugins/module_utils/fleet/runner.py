@@ -14,7 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes, did_you_mean
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import (
@@ -70,6 +70,13 @@ def _wrong_type(value, expected):
     return None
 
 
+def _element_key_hint(key, defaults):
+    """The option an element's unknown key may have meant: node for name (the task's node is also called name)."""
+    if key == 'name':
+        return " (write node: the task's option node is also called name, an element's is not)"
+    return did_you_mean(str(key), ['node'] + list(defaults))
+
+
 def targets_from_elements(elements, defaults, types):
     """Targets of a nodes list whose elements are names or UUIDs, or dictionaries with node and any of the keys of
     defaults, each a per-node option that overrides the task's value (a null or missing one keeps it). types says
@@ -79,10 +86,11 @@ def targets_from_elements(elements, defaults, types):
     for index, element in enumerate(elements):
         where = 'nodes[%d]' % index
         if isinstance(element, dict):
-            unknown = set(element) - set(defaults) - set(['node'])
+            unknown = sorted(set(element) - set(defaults) - set(['node']), key=str)
             if not isinstance(element.get('node'), str) or not element['node'] or unknown:
-                errors.append('%s must be a name, a UUID, or a dictionary with node and optionally %s; got keys %s.'
-                              % (where, ', '.join(defaults), ', '.join(sorted(element))))
+                misspelled = ''.join(' %r is not one of them%s.' % (key, _element_key_hint(key, defaults)) for key in unknown)
+                errors.append('%s must be a name, a UUID, or a dictionary with node and optionally %s; got keys %s.%s'
+                              % (where, ', '.join(defaults), ', '.join(sorted(map(str, element))), misspelled))
                 continue
             ident = element['node']
             settings = dict((key, element[key] if element.get(key) is not None else value)

@@ -76,6 +76,19 @@ def _load_clouds_file():
     return None, None
 
 
+def _no_file_found():
+    """Why no clouds.yaml was read, and what to do: an OS_CLIENT_CONFIG_FILE that names no file is named."""
+    override = os.environ.get('OS_CLIENT_CONFIG_FILE')
+    if not override:
+        return 'no clouds.yaml found (set OS_CLIENT_CONFIG_FILE, or use endpoint instead of cloud).'
+    if os.path.isabs(override):
+        return 'OS_CLIENT_CONFIG_FILE names %s, which does not exist, and no other clouds.yaml was found. Fix the path.' % (
+            override,)
+    return ('OS_CLIENT_CONFIG_FILE names %s, a relative path, which the module reads from its own working directory '
+            '(%s), where it does not exist; no other clouds.yaml was found. Give its absolute path (%s from where '
+            'you ran the playbook, for example).' % (override, os.getcwd(), '$PWD/' + override))
+
+
 def file_entry(name):
     """The clouds.yaml entry named ``name``, or None when only openstacksdk can resolve it."""
     if _secure_file_exists():
@@ -85,8 +98,7 @@ def file_entry(name):
     except LookupError:
         return None
     if path is None:
-        raise BaremetalError('cloud %r is not defined: no clouds.yaml found (set OS_CLIENT_CONFIG_FILE, or use '
-                             'endpoint instead of cloud).' % name)
+        raise BaremetalError('cloud %r is not defined: %s' % (name, _no_file_found()))
     if name not in clouds:
         raise BaremetalError('cloud %r is not in %s, which defines: %s. Fix the name (cloud option or OS_CLOUD).'
                              % (name, path, ', '.join(sorted(clouds)) or 'no cloud'))

@@ -158,6 +158,9 @@ def explain_failure(error, node, interfaces, release):
             '; '.join("%s steps need a %s that offers them (this node's is '%s')" % (
                 interface, STEP_INTERFACE_FIELDS[interface], node.get(STEP_INTERFACE_FIELDS[interface]))
                 for interface in sorted(interfaces)))
+    error = error.rstrip()
+    if not error.endswith(('.', '!', '?')):
+        error += '.'  # Ironic's last_error often ends without one: the sentences that follow start on their own
     return ('%s%s The node is left where Ironic put it; baremetal.lifecycle.baremetal_provision_state recovers it %s'
             % (error, needs, recovery(release)))
 

@@ -47,12 +47,14 @@ def check_declaration(declared, validate_driver_info=True):
         raise NodeError(_sentences(errors))
 
 
-def check_driver_info(declared, driver, current_driver_info):
+def check_driver_info(declared, driver, current_driver_info, current_driver=None):
     """Validate driver_info against the node's hardware type once the node has been read.
 
     current_driver_info is None when the node is to be created: then every required key must be given.
+    current_driver is the node's hardware type: keys it keeps that the declared one does not know are refused only
+    when the declaration changes it (a key written with validate_driver_info: false stays the node's own).
     """
-    errors = _driver_info_errors(declared, driver, current_driver_info)
+    errors = _driver_info_errors(declared, driver, current_driver_info, current_driver)
     if errors:
         raise NodeError(_sentences(errors))
 
@@ -79,7 +81,7 @@ def _driver_info_keys(driver):
     return frozenset(schema['properties']), tuple(schema['required'])
 
 
-def _driver_info_errors(declared, driver, current_driver_info):
+def _driver_info_errors(declared, driver, current_driver_info, current_driver=None):
     if driver not in SUPPORTED_HARDWARE_TYPES:
         return driver_info.validate_driver_info(driver, {}) + [
             'Set validate_driver_info: false to use a hardware type this collection has no schema for.']
@@ -89,7 +91,7 @@ def _driver_info_errors(declared, driver, current_driver_info):
     after.update(given)
     after = dict((key, value) for key, value in after.items() if value is not None)
     errors = driver_info.validate_driver_info(driver, given, check_required=False)
-    if current_driver_info is not None and 'driver' in declared:
+    if current_driver_info is not None and 'driver' in declared and declared['driver'] != current_driver:
         # The node keeps the keys of its old hardware type unless they are removed.
         stale = sorted(key for key in after if key not in given and key not in known)
         if stale:

@@ -85,7 +85,8 @@ def check_change(snapshot, declaration, send_secrets):
     if node is None and driver is None:
         raise NodeError("Node %s does not exist; set driver to enroll it." % declaration.name)
     if declaration.validate_driver_info:
-        check_driver_info(declared, driver, None if node is None else node.get('driver_info') or {})
+        check_driver_info(declared, driver, None if node is None else node.get('driver_info') or {},
+                          None if node is None else node.get('driver'))
     for feature in required_features(declared):
         client.require(feature, FEATURE_MIN_VERSION[feature])
     check_flags(node, declared)

@@ -167,11 +167,13 @@ def _finish(course, check_mode):
                              or any((result.get(part) or {}).get('changed') for part in ('provision', 'power')))
 
 
-def merged_diff(diffs):
-    """One diff of a node from the diffs of its stages, in order (a later stage's item wins)."""
+def merged_diff(diffs, created=False):
+    """One diff of a node from the diffs of its stages, in order (a later stage's item wins). A node the task created
+    had nothing before it: its before stays empty, not the enroll and maintenance its record started with."""
     merged = {'before': {}, 'after': {}}
     for diff in diffs:
-        merged['before'].update(diff['before'])
+        if not created:
+            merged['before'].update(diff['before'])
         merged['after'].update(diff['after'])
     return merged
 
@@ -204,4 +206,4 @@ def run_stages(client, stated, check_mode, timeout, concurrency):
          [course for course in courses if (course.states['maintenance'] and not course.failed) or course.cleared])
     for course in courses:
         _finish(course, check_mode)
-        course.result['diff'] = merged_diff(course.result['diff'])
+        course.result['diff'] = merged_diff(course.result['diff'], created=course.result.get('created'))

@@ -89,6 +89,8 @@ class BaremetalModule(object):
         message, result, warnings = report.outcome(self.started, self.api_calls)
         if message:
             self.fail(message, **result)
+        if result.get('nodes') == [] and self.params.get('select') is not None:
+            result['msg'] = validate.nothing_selected(self.params['select'])
         for warning in warnings:
             self.warn(warning)
         self.exit(**result)

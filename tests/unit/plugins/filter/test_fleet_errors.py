@@ -43,6 +43,11 @@ def test_a_valid_fleet_has_no_errors():
     ({'driver': 'fake-hardware'}, 'fleet[0]: name: is required'),
     ({'name': 'n', 'driver': 'fake-hardware', 'ports': [{'address': '52:54:00:12:34'}]},
      "fleet[0] (n): ports[0].address: must match ^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$, got '52:54:00:12:34' (string)"),
+    # 52:54:00:10:00:01 written without quotes: YAML 1.1 reads it as a base-60 number
+    ({'name': 'n', 'driver': 'fake-hardware', 'ports': [{'address': 41135076001}]},
+     'fleet[0] (n): ports[0].address: must be a string, got 41135076001 (integer); YAML reads a MAC address written '
+     'without quotes whose octets are all decimal digits, such as 52:54:00:10:00:01, as a base-60 number. Quote it: '
+     '"52:54:00:10:00:01".'),
     ({'name': 'n', 'driver': 'fake-hardware', 'ports': [{'pxe_enabled': True}]},
      'fleet[0] (n): ports[0].address: is required'),
     ({'name': 'n', 'driver': 'fake-hardware', 'provision_state': 'deployed'},

@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import pytest
+import yaml
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import validate
 
@@ -81,6 +82,20 @@ def test_a_mac_address_to_look_up_is_checked_before_any_request(mac, problem):
         validate.check_options({'mac': mac})
     assert str(caught.value) == ('mac %r is not a MAC address; write six hexadecimal octets separated by colons, for '
                                  'example 52:54:00:12:34:56.' % mac.strip().lower())
+
+
+@pytest.mark.parametrize('written, read', [
+    ('52:54:00:12:34:56', 41135085296), ('52:54:00:03:00:01', 41135050801), ('12:00:00:00:00:01', 9331200001),
+])
+def test_a_mac_address_yaml_read_as_a_number_is_told_to_be_quoted(written, read):
+    # YAML 1.1 (PyYAML, Ansible) reads 52:54:00:12:34:56 unquoted as a base-60 integer; the option gets its digits
+    assert yaml.safe_load('mac: %s' % written) == {'mac': read}
+    with pytest.raises(validate.InputError) as caught:
+        validate.check_options({'mac': read})
+    assert str(caught.value) == ("mac '%d' is a number, not a MAC address: YAML reads a MAC address written without "
+                                 "quotes whose octets are all decimal digits, such as %s, as a base-60 number. Quote "
+                                 "it: \"%s\"." % (read, written, written))
+    assert validate.mac_errors('ports[0].address', str(read)) == ['ports[0].address' + str(caught.value)[len('mac'):]]
 
 
 def test_a_misspelled_name_is_told_the_closest_choices_and_a_name_close_to_none_nothing():

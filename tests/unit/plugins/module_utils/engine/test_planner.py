@@ -172,7 +172,7 @@ def test_refusal_names_the_destructive_step_and_the_option(current, target):
     except graph.PlanError as exc:
         message = str(exc)
         assert 'allow_destructive: true' in message
-        assert 'deleted' in message or 'rebuild' in message
+        assert 'undeploy' in message or 'rebuild' in message
         # the refusal is right: every path needs a destructive step
         assert any(step.destructive for step in planner.plan(current, target, allow_destructive=True))
     else:
@@ -272,7 +272,7 @@ def test_each_step_is_named_in_the_words_of_the_progress_lines_beside_its_api_ve
     ('active', 'active', {'actions': ['rebuild']}, ['allow_destructive: true']),
     ('available', 'available', {'actions': ['rebuild']}, ['rebuild needs state: active']),
     ('available', 'available', {'actions': ['service']}, ['service_steps needs state: active']),
-    ('active', 'available', {}, ["destructive step deleted (active -> available)", 'allow_destructive: true']),
+    ('active', 'available', {}, ["destructive step undeploy (active -> available)", 'allow_destructive: true']),
     ('active', 'active', {'actions': ['inspect']}, ["inspect runs in 'manageable'", 'allow_destructive: true']),
     ('no such state', 'available', {}, ['does not know']),
     # node flags: the flag, its reason and how to clear it
@@ -281,7 +281,7 @@ def test_each_step_is_named_in_the_words_of_the_progress_lines_beside_its_api_ve
     ('active', 'available', {'flags': {'retired': 'end of life'}, 'allow_destructive': True},
      ['provide (manageable -> available)', 'retired node', 'baremetal_node retired: false']),
     ('active', 'available', {'flags': {'protected': 'db primary'}, 'allow_destructive': True},
-     ['deleted (active -> available)', 'protected node', 'db primary', 'baremetal_node protected: false']),
+     ['undeploy (active -> available)', 'protected node', 'db primary', 'baremetal_node protected: false']),
     ('active', 'available', {'flags': {'protected': None}},
      ['protected node', 'protected: false', 'allow_destructive: true']),
     ('active', 'active', {'flags': {'protected': None}, 'actions': ['rebuild'], 'allow_destructive': True},

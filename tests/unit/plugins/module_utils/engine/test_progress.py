@@ -76,3 +76,13 @@ def test_every_stage_of_a_task_reports_to_its_one_progress_on_one_clock(tmp_path
     assert task_progress() is progress and Scheduler(None, 60).progress is progress
     monkeypatch.setenv(PROGRESS_FILE_ENV, str(tmp_path / 'another-task'))
     assert task_progress() is not progress
+
+
+def test_a_stage_on_fewer_nodes_does_not_make_the_task_one_of_fewer(tmp_path):
+    # waves of 2, 2 and 1 node of a 5-node task: the last wave of one node was listed node by node, and the
+    # task's last line ('done, 5 nodes: ...'), which the viewer writes for a fleet only, was missing
+    path = str(tmp_path / 'progress')
+    progress = Progress(path, Clock())
+    for nodes in (5, 2, 2, 1, 7):
+        progress.start(nodes)
+    assert records(path) == [{'nodes': 5}, {'nodes': 7}]

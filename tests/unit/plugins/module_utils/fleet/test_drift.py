@@ -5,11 +5,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+import re
+
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.drift import (
-    check_fleet, declared_subset, fleet_problems, match, node_drift, reads_for)
+    DRIFT_FIELDS, check_fleet, declared_subset, fleet_problems, match, node_drift, reads_for)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import MASK
 
 NODE = {'uuid': 'u1', 'name': 'n1', 'resource_class': 'gold', 'properties': {'cpus': 8, 'vendor': 'Contoso'},
@@ -87,6 +90,21 @@ def test_the_declared_subset_drops_what_drift_does_not_compare():
     node = {'name': 'n1', 'driver': 'redfish', 'driver_info': {'redfish_password': 'pw'}, 'traits': [],
             'provision_state': 'active', 'uuid': 'u1'}
     assert declared_subset(node) == {'name': 'n1', 'traits': [], 'uuid': 'u1'}
+
+
+def test_the_fleet_report_page_names_what_drift_compares_and_what_it_does_not():
+    # docs/fleet-report.md said 'A node drifts exactly where the fleet role would change it', and a node whose
+    # maintenance, provision state or ports differed from the file was reported with no drift
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), *([os.pardir] * 5)))
+    with open(os.path.join(root, 'docs', 'fleet-report.md'), encoding='utf-8') as page:
+        text = page.read()
+    assert 'A node drifts exactly where the fleet role would change it.' not in text
+    table = re.findall(r'^\| `(\w+)` \| .* \| `baremetal_\w+` \|$', text, re.M)
+    assert table == list(DRIFT_FIELDS)
+    not_compared = re.search(r'The other fields of the file are not\s+compared: (.*?) differ from', text, re.S).group(1)
+    for field in ('provision_state', 'maintenance', 'ports', 'driver_info'):
+        assert '`%s`' % field in not_compared
+        assert declared_subset({'name': 'n1', field: 'x'}) == {'name': 'n1'}
 
 
 def test_match_by_name_then_uuid_and_names_the_undeclared_and_the_missing():

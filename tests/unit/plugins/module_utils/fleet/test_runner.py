@@ -35,6 +35,15 @@ def test_elements_are_names_or_dictionaries_and_every_invalid_one_is_listed():
     assert 'nodes[1] must be a name, a UUID, or a dictionary with node' in message
     assert "nodes[3].state must be one of enabled, disabled, not 'on'" in message
     assert 'nodes[4] must be a name' in message
+    assert ("got keys name. 'name' is not one of them (write node: the task's option node is also called name, an "
+            "element's is not).") in message
+
+
+def test_a_misspelled_key_of_an_element_is_told_the_closest_option():
+    with pytest.raises(BaremetalError) as error:
+        targets_from_elements([{'node': 'b', 'stat': 'available'}], {'state': 'manageable', 'rebuild': False}, {})
+    assert str(error.value) == ("nodes[0] must be a name, a UUID, or a dictionary with node and optionally state, "
+                                "rebuild; got keys node, stat. 'stat' is not one of them (did you mean 'state'?).")
 
 
 def test_many_targets_are_read_with_one_list_and_every_missing_one_is_named():

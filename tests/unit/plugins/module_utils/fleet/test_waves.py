@@ -26,10 +26,11 @@ def test_a_wave_holds_a_number_of_nodes_or_a_percentage_rounded_down_but_never_n
 
 
 @pytest.mark.parametrize('size', ['0', '-1', '2.5', 'ten', '0%', '101%', '%', ''])
-def test_a_wave_size_that_cannot_be_a_number_of_nodes_is_refused_naming_both_forms(size):
+def test_a_wave_size_that_cannot_be_a_number_of_nodes_is_refused_naming_both_forms_and_their_bounds(size):
+    # 0, -1, 2.5 and 101% are numbers and percentages: the message says which ones are taken
     assert wave_size_errors('wave_size', size) == [
-        'wave_size must be a number of nodes (such as 10) or a percentage of the nodes the task changes (such as '
-        '"10%%"), got %r.' % size]
+        'wave_size must be a whole number of nodes from 1 (such as 10) or a percentage above 0 and up to 100 of the '
+        'nodes the task changes (such as "10%%"), got %r.' % size]
 
 
 def test_waves_need_a_task_that_waits():

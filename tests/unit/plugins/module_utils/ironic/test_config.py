@@ -29,6 +29,29 @@ def test_a_clouds_yaml_that_is_no_yaml_names_the_place_without_quoting_the_file(
     assert message.endswith('Fix its syntax.') and 'Zq-in-the-file' not in message
 
 
+@pytest.mark.parametrize('override, message', [
+    (None, "cloud 'lab' is not defined: no clouds.yaml found (set OS_CLIENT_CONFIG_FILE, or use endpoint instead of "
+           "cloud)."),
+    ('/nowhere/clouds.yaml', "cloud 'lab' is not defined: OS_CLIENT_CONFIG_FILE names /nowhere/clouds.yaml, which does "
+                             "not exist, and no other clouds.yaml was found. Fix the path."),
+    # as make demo's clouds.yaml named from the checkout, for a playbook elsewhere: the module runs in another directory
+    ('.work/clouds.yaml', "cloud 'lab' is not defined: OS_CLIENT_CONFIG_FILE names .work/clouds.yaml, a relative path, "
+                          "which the module reads from its own working directory ("),
+])
+def test_a_cloud_without_a_clouds_yaml_says_why_none_was_read(override, message, tmp_path, monkeypatch):
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import clouds_file
+    monkeypatch.setattr(clouds_file, 'CONFIG_DIRS', (str(tmp_path / 'nothing-here'),))
+    monkeypatch.chdir(tmp_path)
+    if override:
+        monkeypatch.setenv('OS_CLIENT_CONFIG_FILE', override)
+    with pytest.raises(BaremetalError) as raised:
+        client_from_params(params(cloud='lab'))
+    assert str(raised.value).startswith(message)
+    if override and not override.startswith('/'):
+        assert '(%s), where it does not exist' % tmp_path in str(raised.value)
+        assert 'Give its absolute path ($PWD/.work/clouds.yaml' in str(raised.value)
+
+
 @pytest.mark.parametrize('endpoint, message', [
     ('127.0.0.1:6385', "endpoint '127.0.0.1:6385' has no scheme: write http://127.0.0.1:6385 (or https://127.0.0.1:6385 "
                        "for TLS)."),

@@ -147,6 +147,10 @@ def test_a_failure_names_the_interface_that_would_be_needed():
     message = hw.explain_failure('Ironic says: node does not support this clean step', node(), ['raid', 'bios'], None)
     assert "raid steps need a raid_interface that offers them (this node's is 'fake')" in message
     assert "bios steps need a bios_interface" in message and 'baremetal_provision_state recovers it' in message
+    # Ironic's text ends without a full stop: the explanation starts a sentence of its own, not a run-on
+    assert message.startswith("Ironic says: node does not support this clean step. bios steps need a bios_interface")
+    assert hw.explain_failure('node n1: servicing failed.', node(), [], None).startswith(
+        'node n1: servicing failed. The node is left where Ironic put it')
 
 
 @pytest.mark.parametrize('release, recovery', [

@@ -73,6 +73,17 @@ def test_changing_the_driver_names_the_keys_left_from_the_old_one():
     assert 'ilo_address' in str(error.value) and 'set them to null' in str(error.value)
 
 
+def test_declaring_the_driver_a_node_already_has_leaves_the_keys_it_keeps_alone():
+    # a key written with validate_driver_info: false (a vendor key, a password for a BMC of another type) is the
+    # node's own: a declaration that repeats its driver and says nothing of driver_info is no reason to fail
+    declared = declared_record(params(driver='fake-hardware'))
+    record_checks.check_driver_info(declared, 'fake-hardware', {'redfish_password': '******'}, 'fake-hardware')
+    record_checks.check_driver_info(declared_record(params(driver='redfish', driver_info={
+        'redfish_address': 'http://127.0.0.1:8000'})), 'redfish', {'vendor_quirk': 1}, 'redfish')
+    with pytest.raises(NodeError, match=r'driver_info keeps redfish_password from the current driver'):
+        record_checks.check_driver_info(declared, 'fake-hardware', {'redfish_password': '******'}, 'redfish')
+
+
 @pytest.mark.parametrize('node, declared, problem', [
     (None, {'protected': True}, "Ironic protects a node only in active or rescue; this node is in 'enroll' "
                                 "(it is being created)"),

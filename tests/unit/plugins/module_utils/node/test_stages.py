@@ -37,3 +37,12 @@ def test_a_move_that_has_no_acceptable_plan_is_refused_before_maintenance_is_cle
 def test_merged_diff_keeps_the_order_of_the_stages_and_a_later_item_wins():
     assert stages.merged_diff([{'before': {'a': 1}, 'after': {'a': 2}}, {'before': {'b': 1}, 'after': {'b': 3, 'a': 4}}]) == {
         'before': {'a': 1, 'b': 1}, 'after': {'a': 4, 'b': 3}}
+
+
+def test_the_diff_of_a_node_the_task_created_has_nothing_before():
+    # a new node with provision_state showed before: {provision_state: enroll}, as if it had existed
+    diffs = [{'before': {}, 'after': {'name': 'n1', 'driver': 'fake-hardware'}},
+             {'before': {'provision_state': 'enroll'}, 'after': {'provision_state': 'manageable'}}]
+    assert stages.merged_diff(diffs, created=True) == {
+        'before': {}, 'after': {'name': 'n1', 'driver': 'fake-hardware', 'provision_state': 'manageable'}}
+    assert stages.merged_diff(diffs)['before'] == {'provision_state': 'enroll'}

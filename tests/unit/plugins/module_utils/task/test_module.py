@@ -120,3 +120,26 @@ def test_the_arguments_are_echoed_only_where_they_are_shown(monkeypatch, capsys,
     assert echoed['config_drive']['meta_data'] == ARGS['config_drive']['meta_data']
     for secret in SECRETS.values():
         assert secret not in json.dumps(shown)
+
+
+@pytest.mark.parametrize('selection, named', [
+    ({'resource_class': 'webb', 'owner': None}, 'select (resource_class: webb) matches no node'),
+    ({}, 'select (every node) matches no node'),
+])
+def test_a_selection_that_matches_no_node_says_so(monkeypatch, capsys, selection, named):
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import Report
+
+    def main(module):
+        module.finish(Report([], [], False, None, 0))
+
+    spec = dict(SPEC, select=dict(type='dict'))
+    logged = []
+    monkeypatch.setattr(basic, '_ANSIBLE_ARGS', to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': {'select': selection}})))
+    monkeypatch.setattr(basic, '_ANSIBLE_PROFILE', 'legacy', raising=False)
+    monkeypatch.setattr(basic.AnsibleModule, 'log', lambda self, msg, log_args=None: logged.append(msg))
+    with pytest.raises(SystemExit):
+        _module.BaremetalModule(spec).run(main)
+    result = json.loads(capsys.readouterr().out)
+    assert not result.get('failed') and result['changed'] is False and result['nodes'] == []
+    assert result['msg'].startswith(named + ': there is nothing to do, and nothing was changed.')
+    assert 'baremetal.lifecycle.baremetal_node_info' in result['msg']
