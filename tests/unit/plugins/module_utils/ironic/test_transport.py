@@ -171,6 +171,14 @@ def test_a_lost_answer_to_a_post_or_patch_is_not_sent_again(server, method, path
     assert len([request for request in server.requests if request[0] == method]) == 1
 
 
+def test_a_lost_answer_to_a_boot_device_read_is_not_sent_again(server):
+    # Ironic answers it once the BMC has, and holds the node's lock meanwhile: a second read would meet the lock.
+    server.on('GET', '/v1/nodes/n1/management/boot_device', (None, None), (409, ironic_error('Node n1 is locked')))
+    with pytest.raises(AnswerLost):
+        IronicClient(server.endpoint).get_boot_device('n1')
+    assert [request[:2] for request in server.requests[1:]] == [('GET', '/v1/nodes/n1/management/boot_device')]
+
+
 def test_a_lost_answer_to_a_read_or_a_value_put_is_sent_again(server):
     server.on('GET', '/v1/nodes/n1', (None, None), (200, {'uuid': 'n1'}))
     server.on('PUT', '/v1/nodes/n1/maintenance', (None, None), (202, None))
