@@ -31,6 +31,9 @@ SOFT_ACTIONS = ('soft_powered_off', 'soft_rebooted')
 # After a soft action's timeout, how long to wait for Ironic to record its own verdict.
 SOFT_VERDICT_GRACE = 5
 
+# What a failure says Ironic could not do, where Ironic's target is no verb ('rebooting'); else "'<target>' it".
+FAILED_ACTIONS = {'rebooted': "reboot it ('rebooting')", 'soft_rebooted': "soft reboot it ('soft rebooting')"}
+
 
 class PowerError(BaremetalError):
     """The power action failed or did not finish; result holds the node as last seen."""
@@ -94,8 +97,9 @@ def ensure_power(client, node, declared, timeout, check_mode, progress=None, clo
                          % (node_label(node), target, timeout, node['target_power_state'], advice), result)
     if node.get('power_state') != reached:
         reason = masked_text(node.get('last_error') or 'nothing').rstrip('.')
-        raise PowerError("node %s: Ironic could not '%s' it; power state is '%s'. Ironic says: %s. Check the "
+        raise PowerError("node %s: Ironic could not %s; power state is '%s'. Ironic says: %s. Check the "
                          "BMC address and credentials in driver_info (baremetal.lifecycle.baremetal_node) and that "
-                         "the conductor can reach the BMC." % (node_label(node), target, node.get('power_state') or 'unknown', reason),
+                         "the conductor can reach the BMC." % (node_label(node), FAILED_ACTIONS.get(declared, "'%s' it" % target),
+                                                               node.get('power_state') or 'unknown', reason),
                          dict(result, changed=node.get('power_state') != before))
     return result

@@ -129,6 +129,16 @@ def test_a_failed_action_reports_ironics_last_error_and_no_change():
     assert error.value.result['changed'] is False
 
 
+@pytest.mark.parametrize('state, said', [('powered_on', "Ironic could not 'power on' it;"),
+                                         ('rebooted', "Ironic could not reboot it ('rebooting');"),
+                                         ('soft_rebooted', "Ironic could not soft reboot it ('soft rebooting');")])
+def test_a_failed_action_is_named_in_words(state, said):
+    fake = FakeConductor(power_state='power off', fails_with='Redfish connection failed for node u-1.')
+    with pytest.raises(PowerError) as error:
+        run(fake, state)
+    assert str(error.value).startswith('node n1: %s' % said), str(error.value)
+
+
 def test_a_secret_ironic_quotes_in_its_reason_never_reaches_the_message():
     fake = FakeConductor(power_state=None, fails_with="Invalid driver_info {'ipmi_password': 'MARKER-PW'} for "
                                                       "http://admin:MARKER-URL@127.0.0.1:9")
