@@ -52,6 +52,11 @@ class Busy(IronicError):
     done; the same request may be sent again once some of that work is over."""
 
 
+class Locked(IronicError):
+    """The node stayed locked by a conductor at work on it (HTTP 409 'locked') through the retries, often one waiting
+    for a slow BMC: nothing was done; the same request may be sent again once the conductor is done."""
+
+
 class AnswerLost(IronicError):
     """A write was sent but its answer never came: Ironic may or may not have applied it.
 
@@ -148,6 +153,8 @@ class Transport(object):
                                    "once. Lower concurrency, or run Ironic on MySQL or PostgreSQL."
                                    % (_first_line(message), RETRY_ATTEMPTS))
                     error = {404: NotFound, 503: Busy}.get(response.status_code, IronicError)
+                    if response.status_code == 409 and _is_locked(409, message):
+                        error = Locked
                     raise error('Ironic refused %s %s (HTTP %d): %s' % (
                         method, url[len(self.endpoint):], response.status_code, message), response.status_code,
                         message)

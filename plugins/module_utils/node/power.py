@@ -16,6 +16,7 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Locked
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
@@ -51,6 +52,24 @@ def _settle(client, node, waiting, progress, step):
         node = client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
 
 
+def _request(client, node, target, timeout, waiting, progress, result):
+    """Ask Ironic for the power action; a node a conductor keeps locked (at work on it, often waiting for a slow BMC)
+    is asked again until the wait's deadline, as Ironic itself would take the request once the conductor is done."""
+    waiting.reset()
+    while True:
+        try:
+            client.set_power_state(node['uuid'], target, timeout=timeout)
+            return
+        except Locked as exc:
+            progress.node(node_label(node), node.get('power_state') or 'unknown', 'waiting for its lock (%s)' % target)
+            if not waiting.pause():
+                raise PowerError("node %s: Ironic kept the node locked until the timeout passed, so '%s' was never "
+                                 "started. Ironic's latest answer: %s. A conductor is at work on the node (often "
+                                 "waiting for a slow BMC): raise timeout, or look at the conductor log."
+                                 % (node_label(node), target, masked_text(exc.reason or str(exc)).rstrip('.')),
+                                 dict(result, changed=False))
+
+
 def declared_power(declared):
     """What a declared power state sets, which a wave's health gate then expects (waves.HEALTH_CHECKS)."""
     return {'power_state': POWER_ACTIONS[declared][1]}
@@ -82,7 +101,7 @@ def ensure_power(client, node, declared, timeout, check_mode, progress=None, clo
     if not result['changed'] or check_mode:
         return result
     soft = declared in SOFT_ACTIONS
-    client.set_power_state(node['uuid'], target, timeout=timeout if soft else None)
+    _request(client, node, target, timeout if soft else None, waiting, progress, result)
     if soft:
         waiting.extend(SOFT_VERDICT_GRACE)
     node = _settle(client, client.get_node(node['uuid'], NODE_SUMMARY_FIELDS), waiting, progress, target)

@@ -12,7 +12,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import transport as _transport
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError, Unreachable
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError, Locked, Unreachable
 
 from .scripted import ScriptedIronic, ironic_error
 
@@ -26,6 +26,19 @@ def test_503_and_node_locked_are_retried_then_succeed(server):
     client.set_power_state('n1', 'power on')
     assert [request[0] for request in server.requests] == ['GET', 'PUT', 'PUT', 'PUT']
     assert client.api_calls == 4
+
+
+def test_a_node_still_locked_after_the_retries_is_locked_and_another_409_is_not(server, sleeps):
+    server.on('PUT', '/v1/nodes/n1/states/power', (409, ironic_error('Node n1 is locked by host c1, please retry.')))
+    server.on('POST', '/v1/nodes', (409, ironic_error('A node with name n1 already exists.')))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(Locked) as caught:
+        client.set_power_state('n1', 'power on')
+    assert caught.value.status == 409 and caught.value.reason == 'Node n1 is locked by host c1, please retry.'
+    assert len([request for request in server.requests if request[0] == 'PUT']) == _transport.RETRY_ATTEMPTS
+    with pytest.raises(IronicError) as caught:
+        client.create_node({'name': 'n1', 'driver': 'fake-hardware'})
+    assert not isinstance(caught.value, Locked)
 
 
 CONCURRENT_ACTION_LIMIT = ('Unable to process request at this time. The concurrent action limit for cleaning has been '

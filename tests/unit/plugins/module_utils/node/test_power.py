@@ -14,6 +14,7 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import (
     SOFT_VERDICT_GRACE, PowerError, ensure_power)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Locked
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._progress import READ_INTERVAL, ProgressView
 
 from ..common.fake_clock import FakeClock
@@ -28,6 +29,7 @@ class FakeConductor(FakeClock):
         self.ignores_soft = ignores_soft
         self.fails_with = fails_with
         self.requests = []
+        self.locked_until = 0.0  # a conductor holds the node's lock until then (fake clock)
         self.node = {'uuid': 'u-1', 'name': 'n1', 'power_state': power_state, 'target_power_state': None,
                      'last_error': None}
         self._done_at = None
@@ -40,6 +42,11 @@ class FakeConductor(FakeClock):
 
     def set_power_state(self, uuid, target, timeout=None):
         self.requests.append((target, timeout))
+        if self.now < self.locked_until:
+            self.sleep(30)  # the transport's own retries of a locked node
+            raise Locked('Ironic refused PUT /v1/nodes/u-1/states/power (HTTP 409): Node u-1 is locked by host c1, '
+                         'please retry after the current operation is completed.', 409,
+                         'Node u-1 is locked by host c1, please retry after the current operation is completed.')
         reaches = 'power off' if 'off' in target else 'power on'
         self.start(target, reaches, seconds=float('inf') if self.ignores_soft and 'soft' in target else None)
 
@@ -137,6 +144,26 @@ def test_a_failed_action_is_named_in_words(state, said):
     with pytest.raises(PowerError) as error:
         run(fake, state)
     assert str(error.value).startswith('node n1: %s' % said), str(error.value)
+
+
+def test_a_node_a_conductor_keeps_locked_is_asked_again_until_it_takes_the_action():
+    fake = FakeConductor(power_state='power off')
+    fake.locked_until = 70.0  # a conductor waiting for a slow BMC
+    result = run(fake, 'powered_on', timeout=300)
+    assert result['changed'] is True and result['node']['power_state'] == 'power on'
+    assert len(fake.requests) == 4 and 70 <= fake.now < 120
+
+
+def test_a_node_locked_past_the_timeout_fails_naming_the_lock_and_no_change():
+    fake = FakeConductor(power_state='power off')
+    fake.locked_until = float('inf')
+    with pytest.raises(PowerError) as error:
+        run(fake, 'powered_on', timeout=100)
+    assert str(error.value).startswith("node n1: Ironic kept the node locked until the timeout passed, so 'power on' "
+                                       "was never started. Ironic's latest answer: Node u-1 is locked by host c1, "
+                                       "please retry after the current operation is completed. A conductor"), str(error.value)
+    assert error.value.result['changed'] is False
+    assert 100 <= fake.now <= 130
 
 
 def test_a_secret_ironic_quotes_in_its_reason_never_reaches_the_message():
