@@ -52,21 +52,19 @@ def _settle(client, node, waiting, progress, step):
         node = client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
 
 
-def _request(client, node, target, timeout, waiting, progress, result):
+def _request(client, node, target, soft, timeout, waiting, progress, result):
     """Ask Ironic for the power action; a node a conductor keeps locked (at work on it, often waiting for a slow BMC)
-    is asked again until the wait's deadline, as Ironic itself would take the request once the conductor is done."""
+    is asked again until the task's timeout, as Ironic itself would take the request once the conductor is done."""
     waiting.reset()
     while True:
         try:
-            client.set_power_state(node['uuid'], target, timeout=timeout)
+            client.set_power_state(node['uuid'], target, timeout=timeout if soft else None)
             return
         except Locked as exc:
-            progress.node(node_label(node), node.get('power_state') or 'unknown', 'waiting for its lock (%s)' % target)
+            from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
+            progress.node(node_label(node), node.get('power_state') or 'unknown', diagnosis.LOCKED)
             if not waiting.pause():
-                raise PowerError("node %s: Ironic kept the node locked until the timeout passed, so '%s' was never "
-                                 "started. Ironic's latest answer: %s. A conductor is at work on the node (often "
-                                 "waiting for a slow BMC): raise timeout, or look at the conductor log."
-                                 % (node_label(node), target, masked_text(exc.reason or str(exc)).rstrip('.')),
+                raise PowerError(diagnosis.kept_locked(node_label(node), target, timeout, exc),
                                  dict(result, changed=False))
 
 
@@ -101,7 +99,7 @@ def ensure_power(client, node, declared, timeout, check_mode, progress=None, clo
     if not result['changed'] or check_mode:
         return result
     soft = declared in SOFT_ACTIONS
-    _request(client, node, target, timeout if soft else None, waiting, progress, result)
+    _request(client, node, target, soft, timeout, waiting, progress, result)
     if soft:
         waiting.extend(SOFT_VERDICT_GRACE)
     node = _settle(client, client.get_node(node['uuid'], NODE_SUMMARY_FIELDS), waiting, progress, target)

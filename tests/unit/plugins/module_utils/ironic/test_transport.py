@@ -54,13 +54,14 @@ def test_a_provision_verb_ironic_is_too_busy_for_is_busy_at_once_for_the_executo
     assert [request[0] for request in server.requests] == ['GET', 'PUT']
 
 
-def test_a_locked_node_is_retried_for_a_provision_verb_too(server):
+def test_a_locked_node_is_locked_at_once_for_a_provision_verb_which_the_scheduler_sends_again(server):
     server.on('PUT', '/v1/nodes/n1/states/provision',
               (409, ironic_error('Node n1 is locked by host c1, please retry after the current operation is completed.')),
               (202, None))
     client = IronicClient(server.endpoint)
-    client.set_provision_state('n1', 'provide')
-    assert [request[0] for request in server.requests] == ['GET', 'PUT', 'PUT']
+    with pytest.raises(Locked):
+        client.set_provision_state('n1', 'provide')
+    assert [request[0] for request in server.requests] == ['GET', 'PUT']
 
 
 def test_retries_are_bounded_and_end_with_ironics_message(server):

@@ -159,9 +159,10 @@ def test_a_node_locked_past_the_timeout_fails_naming_the_lock_and_no_change():
     fake.locked_until = float('inf')
     with pytest.raises(PowerError) as error:
         run(fake, 'powered_on', timeout=100)
-    assert str(error.value).startswith("node n1: Ironic kept the node locked until the timeout passed, so 'power on' "
-                                       "was never started. Ironic's latest answer: Node u-1 is locked by host c1, "
-                                       "please retry after the current operation is completed. A conductor"), str(error.value)
+    assert str(error.value) == ("node n1: 'power on' was never started: a conductor kept the node locked until the "
+                                "timeout (100 s) passed (Ironic's latest answer: Node u-1 is locked by host c1, please "
+                                "retry after the current operation is completed). It is at work on the node, often "
+                                "waiting for a slow BMC: raise timeout, or look at the conductor's log.")
     assert error.value.result['changed'] is False
     assert 100 <= fake.now <= 130
 
