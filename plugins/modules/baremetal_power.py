@@ -17,7 +17,8 @@ description:
     V(rebooted) and V(soft_rebooted) are actions and always report a change.
   - When the node's power interface cannot act (for example its BMC is unreachable), the task fails with
     Ironic's reason.
-  - A power action Ironic is already running on the node is waited for first.
+  - A power action Ironic is already running on the node is waited for first, and a node a conductor keeps locked
+    (for example while it waits for a slow BMC) is asked again until O(timeout) passes.
 author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:

@@ -5,7 +5,10 @@ behind HTTP basic authentication, tests/integration/redfish.py). The playbook is
 shows, without the wave options; the last test rotates in waves and stops at the wave of a wrong password."""
 
 import json
+import os
 import re
+import signal
+import time
 import uuid
 
 import pytest
@@ -138,3 +141,39 @@ def test_a_rotation_in_waves_stops_at_the_wave_of_a_wrong_password(ironic, run_m
     assert patched == set([uuids[names[0]], uuids[names[1]]]), patched
     for secret in (wrong, new):
         assert secret not in json.dumps(result)
+
+
+def test_a_bmc_that_answers_no_check_within_api_timeout_is_named_and_not_asked_twice(ironic, run_module, redfish_bmc,
+                                                                                     new_name):
+    """A BMC that accepts connections and answers nothing (its emulator stopped): Ironic waits for it (its [redfish]
+    read_timeout, 30 s in the tests' Ironic) longer than the module waits for Ironic (api_timeout). The lost answer is
+    not asked again: Ironic still holds the node's lock for the first read, so a second one would only meet that lock
+    (HTTP 409, 'locked') and the task would blame it."""
+    bmc = redfish_bmc()
+    name = new_name()
+    enrolled = run_module('baremetal_node', name=name, driver='redfish', driver_info=bmc.driver_info())
+    assert not enrolled.get('failed'), enrolled.get('msg')
+    new = 'Zq-new-%s' % uuid.uuid4().hex
+    bmc.set_password(new)
+    mark = ironic.log_mark()
+    os.kill(bmc.process.pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        result = run_module('baremetal_node', name=name, driver_info={'redfish_password': new}, update_secrets='always',
+                            api_timeout=3)
+        seconds = time.monotonic() - started
+    finally:
+        os.kill(bmc.process.pid, signal.SIGCONT)
+    # Ironic's own read goes on once the BMC answers again; the node is left alone until then.
+    deadline = time.monotonic() + 40
+    while ironic.api('GET', '/nodes/%s' % name)['reservation'] is not None:
+        assert time.monotonic() < deadline, 'Ironic still holds node %s' % name
+        time.sleep(0.2)
+
+    assert result['failed'] is True and result['bmc_verified'] is False and result['changed'] is True
+    assert result['msg'].startswith('node %s: Ironic did not answer within api_timeout (3 s) ' % name), result['msg']
+    assert 'the BMC is slow or does not answer' in result['msg'] and 'locked' not in result['msg'], result['msg']
+    assert seconds < 20, seconds
+    reads = [request for request in ironic.requests_since(mark) if request.path.endswith('/management/boot_device')]
+    assert len(reads) == 1, reads
+    assert new not in json.dumps(result)

@@ -26,6 +26,9 @@ HISTORY_EVENTS = 5
 # What the progress says of a node Ironic took no more of (Busy): it waits for room.
 HELD_BACK = 'held back: Ironic takes no more nodes at once for now'
 
+# What the progress says of a node a conductor holds (Locked): its step is sent again until the conductor lets go.
+LOCKED = 'waiting for its lock: a conductor is at work on it'
+
 # Why no other conductor takes over a node a dead one left (waiter.no_takeover's answers).
 NO_TAKEOVER = {
     'state': "No other conductor takes over a node in '%(state)s'",
@@ -151,10 +154,20 @@ def aborted(state):
     return " It was aborted (abort_on_timeout), out of '%s'; Ironic puts it in a failed state." % state
 
 
+def kept_locked(label, request, timeout, locked):
+    """Why a request for the node was never taken: a conductor held the node's lock (transport.Locked) until the
+    timeout passed."""
+    return ("node %s: '%s' was never started: a conductor kept the node locked until the timeout (%d s) passed "
+            "(Ironic's latest answer: %s). It is at work on the node, often waiting for a slow BMC: raise timeout, "
+            "or look at the conductor's log." % (label, request, timeout, masked_text(locked.reason or str(locked)).rstrip('.')))
+
+
 def timed_out(client, job, timeout, concurrency, busy):
     """Why a job was not done when the timeout passed; busy is Ironic's latest Busy answer (None: none)."""
     waiting = (' while %s' % awaited(job.takeover)) if job.takeover is not None else ''
     doubt = unproven_death(job.holder)
+    if job.stage == READY and job.locked is not None:
+        return kept_locked(job.label, job.remaining[0].verb, timeout, job.locked)
     if job.stage == READY and not job.started and busy is not None:
         return ("node %s: not started: the timeout (%d s) passed while Ironic took no more nodes at once (its latest "
                 "answer: %s). Raise timeout, or Ironic's limits (its [conductor] max_concurrent_clean, "

@@ -34,6 +34,7 @@ class Job(object):
         self.takeover = None  # the dead conductor (from IronicClient.conductors) Ironic must take the node over from
         self.holder = None  # the conductor holding the node when the conductors were last read (None: none held it)
         self.holders = {}  # conductor -> the state it was last seen holding the node in, since the step was sent
+        self.locked = None  # Ironic's answer (transport.Locked) while a conductor holds the node the step is for
 
     @property
     def remaining(self):

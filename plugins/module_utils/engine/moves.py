@@ -129,6 +129,9 @@ class Moves(object):
             if self.start_next(job, wait):
                 moving += 1
                 self.scheduler.wait.reset()
+            elif job.locked is not None:
+                # Locked: a conductor holds this node only; the others go on.
+                self.scheduler.progress.node(job.label, job.node.get('provision_state'), diagnosis().LOCKED)
             elif job.stage == READY:
                 # Busy: Ironic takes no more now; as many as move now may move until one comes to rest.
                 self.limit = max(1, moving)

@@ -1,10 +1,11 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Sending a node's step to Ironic: lost answers, refusals and back-pressure (HTTP 503) told apart.
+"""Sending a node's step to Ironic: lost answers, refusals, back-pressure (HTTP 503) and locks told apart.
 
 A lost answer is not a failure: the node is read again and the task goes on from what Ironic reports, sending the
-step once more only where it never reached the conductor. Busy leaves the job as it was, for the scheduler to send
-the step later. What went wrong is worded by engine/diagnosis.py, loaded on those paths only.
+step once more only where it never reached the conductor. Busy (Ironic takes no more nodes now) and Locked (a
+conductor holds this node) leave the job as it was, for the scheduler to send the step later. What went wrong is
+worded by engine/diagnosis.py, loaded on those paths only.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -13,7 +14,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError, Locked
 
 
 def diagnosis():
@@ -37,15 +38,19 @@ class Sender(object):
         """Send one step; on a lost answer, re-read the node and go on from what Ironic reports.
 
         Returns True when the step is under way (or already done), False when the job failed or Ironic answered
-        Busy (self.busy; the job is as it was, to send the step later).
+        Busy (self.busy) or Locked (job.locked): the job is as it was, to send the step later.
         """
         transition = {'verb': step.verb, 'from': step.source, 'to': None, 'seconds': 0.0}
         if step.action:
             transition['action'] = step.action.name
         if reason:
             transition['reason'] = reason
+        job.locked = None
         try:
             self.issue_step(self.client, job.uuid, step, job.options)
+        except Locked as exc:
+            job.locked = exc
+            return False
         except Busy as exc:
             self.busy = exc
             return False

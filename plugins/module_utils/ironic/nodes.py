@@ -141,8 +141,11 @@ class NodeEndpoints(object):
         return self.request('GET', '/nodes/%s/validate' % ident)
 
     def get_boot_device(self, ident):
-        """The boot device the node's management interface reads from the BMC at this moment (never a cached value)."""
-        return self.request('GET', '/nodes/%s/management/boot_device' % ident)
+        """The boot device the node's management interface reads from the BMC at this moment (never a cached value).
+
+        Ironic answers once the BMC has, holding the node's lock meanwhile: an answer lost (api_timeout passed) is not
+        asked again, as the second read would only meet that lock (HTTP 409); AnswerLost is raised instead."""
+        return self.request('GET', '/nodes/%s/management/boot_device' % ident, replay=False)
 
     def set_traits(self, ident, traits):
         self.require('traits', FEATURE_MIN_VERSION['traits'])

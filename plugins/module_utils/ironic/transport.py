@@ -52,6 +52,12 @@ class Busy(IronicError):
     done; the same request may be sent again once some of that work is over."""
 
 
+class Locked(IronicError):
+    """A conductor at work on the node holds its lock (HTTP 409 'locked'), often waiting for a slow BMC: through the
+    retries, or at once with retry_busy=False. Nothing was done; the same request may be sent again once the
+    conductor is done."""
+
+
 class AnswerLost(IronicError):
     """A write was sent but its answer never came: Ironic may or may not have applied it.
 
@@ -78,9 +84,9 @@ def _error_message(response):
     return str(message)
 
 
-def _is_locked(status, message):
+def _is_node_locked(status, message):
     # 409 also means "name or MAC already taken"; only a lock is worth waiting for.
-    return (status == 409 and 'locked' in message.lower()) or _is_database_locked(status, message)
+    return status == 409 and 'locked' in message.lower()
 
 
 def _is_database_locked(status, message):
@@ -113,8 +119,9 @@ class Transport(object):
     def _send(self, method, url, body=None, params=None, headers=None, replay=True, retry_busy=True):
         """One HTTP exchange with bounded, jittered retries for locks, 503 and dropped connections.
 
-        replay=False: a lost answer raises AnswerLost even for a PUT. retry_busy=False: a 503 raises Busy at once,
-        for a caller that has other work to do meanwhile (the scheduler sends the step again later).
+        replay=False: a lost answer raises AnswerLost even for a PUT. retry_busy=False: a 503 raises Busy and a node
+        lock Locked at once, for a caller that has other work to do meanwhile (the scheduler sends the step again
+        later).
         """
         waiting = Wait(initial=RETRY_BASE_DELAY, factor=2, cap=RETRY_MAX_DELAY, jitter=1.0, sleep=time.sleep)
         for attempt in range(1, RETRY_ATTEMPTS + 1):
@@ -141,13 +148,15 @@ class Transport(object):
                 if response.status_code < 400:
                     return response
                 message = _error_message(response)
-                retryable = (response.status_code == 503 and retry_busy) or _is_locked(response.status_code, message)
+                node_locked = _is_node_locked(response.status_code, message)
+                retryable = ((response.status_code == 503 or node_locked) and retry_busy) \
+                    or _is_database_locked(response.status_code, message)
                 if not retryable or attempt == RETRY_ATTEMPTS:
                     if _is_database_locked(response.status_code, message):
                         message = ("%s, %d times in a row: Ironic's SQLite database cannot take this many writes at "
                                    "once. Lower concurrency, or run Ironic on MySQL or PostgreSQL."
                                    % (_first_line(message), RETRY_ATTEMPTS))
-                    error = {404: NotFound, 503: Busy}.get(response.status_code, IronicError)
+                    error = Locked if node_locked else {404: NotFound, 503: Busy}.get(response.status_code, IronicError)
                     raise error('Ironic refused %s %s (HTTP %d): %s' % (
                         method, url[len(self.endpoint):], response.status_code, message), response.status_code,
                         message)

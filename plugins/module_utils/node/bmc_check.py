@@ -13,7 +13,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import is_secret_key, masked_text
 
@@ -46,7 +46,8 @@ def check_bmc(client, node):
     chosen over the alternatives because it reads and changes nothing: GET /states returns what Ironic cached at
     its last power sync, and a power request for the state Ironic shows would switch a server whose cached state
     is stale, and would report only later, in last_error. For Redfish the read is the very request of a power
-    state read (the System resource holds both); for IPMI it uses the same session and credentials.
+    state read (the System resource holds both); for IPMI it uses the same session and credentials. Ironic answers
+    the read only once the BMC has: a read not answered within api_timeout is a BMC too slow to tell (asked once).
     """
     label = node_label(node)
     try:
@@ -57,6 +58,14 @@ def check_bmc(client, node):
             raise NodeError('node %s: the new driver_info does not validate: %s. The record holds the new values: '
                             'correct driver_info and rerun.' % (label, masked_text('; '.join(failed))))
         client.get_boot_device(node['uuid'])
+    except AnswerLost as exc:
+        # Ironic waits for the BMC before it answers: no answer in time is a BMC that is slow or silent (or an
+        # Ironic that is), which says nothing of the credentials either way.
+        raise NodeError("node %s: Ironic did not answer within api_timeout (%s s) when asked to read the boot device "
+                        "from its BMC with the new driver_info (%s): the BMC is slow or does not answer, and Ironic may "
+                        "still be waiting for it. The record holds the new values. Rerun once the BMC answers, or with "
+                        "an api_timeout longer than Ironic waits for a BMC, to get Ironic's own reason."
+                        % (label, client.timeout, masked_text(str(exc))))
     except IronicError as exc:
         if exc.status is None:
             raise  # no answer from Ironic: it says nothing of the BMC

@@ -16,6 +16,7 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Locked
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
@@ -30,6 +31,9 @@ SOFT_ACTIONS = ('soft_powered_off', 'soft_rebooted')
 
 # After a soft action's timeout, how long to wait for Ironic to record its own verdict.
 SOFT_VERDICT_GRACE = 5
+
+# What a failure says Ironic could not do, where Ironic's target is no verb ('rebooting'); else "'<target>' it".
+FAILED_ACTIONS = {'rebooted': "reboot it ('rebooting')", 'soft_rebooted': "soft reboot it ('soft rebooting')"}
 
 
 class PowerError(BaremetalError):
@@ -46,6 +50,22 @@ def _settle(client, node, waiting, progress, step):
         if not (moving and waiting.pause()):
             return node
         node = client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
+
+
+def _request(client, node, target, soft, timeout, waiting, progress, result):
+    """Ask Ironic for the power action; a node a conductor keeps locked (at work on it, often waiting for a slow BMC)
+    is asked again until the task's timeout, as Ironic itself would take the request once the conductor is done."""
+    waiting.reset()
+    while True:
+        try:
+            client.set_power_state(node['uuid'], target, timeout=timeout if soft else None)
+            return
+        except Locked as exc:
+            from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
+            progress.node(node_label(node), node.get('power_state') or 'unknown', diagnosis.LOCKED)
+            if not waiting.pause():
+                raise PowerError(diagnosis.kept_locked(node_label(node), target, timeout, exc),
+                                 dict(result, changed=False))
 
 
 def declared_power(declared):
@@ -79,7 +99,7 @@ def ensure_power(client, node, declared, timeout, check_mode, progress=None, clo
     if not result['changed'] or check_mode:
         return result
     soft = declared in SOFT_ACTIONS
-    client.set_power_state(node['uuid'], target, timeout=timeout if soft else None)
+    _request(client, node, target, soft, timeout, waiting, progress, result)
     if soft:
         waiting.extend(SOFT_VERDICT_GRACE)
     node = _settle(client, client.get_node(node['uuid'], NODE_SUMMARY_FIELDS), waiting, progress, target)
@@ -94,8 +114,9 @@ def ensure_power(client, node, declared, timeout, check_mode, progress=None, clo
                          % (node_label(node), target, timeout, node['target_power_state'], advice), result)
     if node.get('power_state') != reached:
         reason = masked_text(node.get('last_error') or 'nothing').rstrip('.')
-        raise PowerError("node %s: Ironic could not '%s' it; power state is '%s'. Ironic says: %s. Check the "
+        raise PowerError("node %s: Ironic could not %s; power state is '%s'. Ironic says: %s. Check the "
                          "BMC address and credentials in driver_info (baremetal.lifecycle.baremetal_node) and that "
-                         "the conductor can reach the BMC." % (node_label(node), target, node.get('power_state') or 'unknown', reason),
+                         "the conductor can reach the BMC." % (node_label(node), FAILED_ACTIONS.get(declared, "'%s' it" % target),
+                                                               node.get('power_state') or 'unknown', reason),
                          dict(result, changed=node.get('power_state') != before))
     return result

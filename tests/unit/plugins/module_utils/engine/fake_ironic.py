@@ -15,7 +15,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conduct
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
-    AnswerLost, Busy, IronicError, Unreachable)
+    AnswerLost, Busy, IronicError, Locked, Unreachable)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import plan_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import issue_step
@@ -52,6 +52,8 @@ class FakeIronic(FakeClock):
         self.watch = ConductorWatch()
         self.capacity = None  # Ironic's concurrent action limit: how many nodes may be in transient states at once
         self.busy_answers = []  # when Ironic answered Busy, and to which node
+        self.locked_until = {}  # node -> until when a conductor at work on it holds its lock (fake clock)
+        self.locked_answers = []  # when Ironic answered Locked, and to which node
 
     HEARTBEAT_INTERVAL = 5.0
     HEARTBEAT_TIMEOUT = 15.0
@@ -106,6 +108,10 @@ class FakeIronic(FakeClock):
             self.busy_answers.append((self.now, uuid))
             raise Busy('Ironic refused PUT /nodes/%s/states/provision (HTTP 503): The concurrent action limit for '
                        'cleaning has been reached.' % uuid, 503)
+        if self.now < self.locked_until.get(uuid, 0):
+            self.locked_answers.append((self.now, uuid))
+            reason = 'Node %s is locked by host c1, please retry after the current operation is completed.' % uuid
+            raise Locked('Ironic refused PUT /nodes/%s/states/provision (HTTP 409): %s' % (uuid, reason), 409, reason)
         self.requests.append((self.now, uuid, verb))
         node = self.nodes[uuid]
         if verb in self.refuse:

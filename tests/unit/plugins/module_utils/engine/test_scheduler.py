@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.diagnosis import HELD_BACK
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.diagnosis import HELD_BACK, LOCKED
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
@@ -146,6 +146,36 @@ def test_a_timeout_while_ironic_takes_no_more_nodes_says_so_and_what_to_raise():
     assert 'timed out after 50 s' in first.error and first.started
     assert 'not started' in second.error and not second.started
     assert 'concurrent action limit for cleaning' in second.error and 'max_concurrent_clean' in second.error
+
+
+def test_a_node_a_conductor_keeps_locked_is_sent_again_while_the_others_move(tmp_path):
+    fake = FakeIronic()
+    for name in ('n1', 'n2', 'n3'):
+        fake.add(name, 'manageable')
+    fake.locked_until['n1'] = 40.0  # a conductor waiting for a slow BMC holds n1
+    path = str(tmp_path / 'progress')
+    jobs = scheduler(fake, timeout=300, concurrency=3, progress=Progress(path, fake.clock)).run(
+        jobs_for(fake, 'available', ['n1', 'n2', 'n3']))
+    assert all(job.error is None and job.node['provision_state'] == 'available' for job in jobs)
+    sent = dict((uuid, at) for at, uuid, _verb in fake.requests)
+    assert sent['n2'] < 1 and sent['n3'] < 1 and sent['n1'] >= 40.0
+    # The lock lowers no limit: the others were never held back, and n1 was asked again less and less often.
+    assert not fake.busy_answers and len(fake.locked_answers) < 40
+    with open(path) as stream:
+        steps = [json.loads(line).get('step') for line in stream]
+    assert LOCKED in steps and HELD_BACK not in steps
+
+
+def test_a_node_locked_until_the_timeout_names_the_lock_and_its_step():
+    fake = FakeIronic()
+    fake.add('n1', 'manageable')
+    fake.add('n2', 'manageable')
+    fake.locked_until['n1'] = float('inf')
+    first, second = run(fake, 'available', timeout=60, concurrency=2)
+    assert first.error.startswith("node n1: 'provide' was never started: a conductor kept the node locked until the "
+                                  "timeout (60 s) passed (Ironic's latest answer: Node n1 is locked by host c1"), \
+        first.error
+    assert not first.started and second.error is None
 
 
 def test_many_nodes_share_one_poll_and_respect_concurrency():

@@ -12,7 +12,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import transport as _transport
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError, Unreachable
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError, Locked, Unreachable
 
 from .scripted import ScriptedIronic, ironic_error
 
@@ -28,6 +28,19 @@ def test_503_and_node_locked_are_retried_then_succeed(server):
     assert client.api_calls == 4
 
 
+def test_a_node_still_locked_after_the_retries_is_locked_and_another_409_is_not(server, sleeps):
+    server.on('PUT', '/v1/nodes/n1/states/power', (409, ironic_error('Node n1 is locked by host c1, please retry.')))
+    server.on('POST', '/v1/nodes', (409, ironic_error('A node with name n1 already exists.')))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(Locked) as caught:
+        client.set_power_state('n1', 'power on')
+    assert caught.value.status == 409 and caught.value.reason == 'Node n1 is locked by host c1, please retry.'
+    assert len([request for request in server.requests if request[0] == 'PUT']) == _transport.RETRY_ATTEMPTS
+    with pytest.raises(IronicError) as caught:
+        client.create_node({'name': 'n1', 'driver': 'fake-hardware'})
+    assert not isinstance(caught.value, Locked)
+
+
 CONCURRENT_ACTION_LIMIT = ('Unable to process request at this time. The concurrent action limit for cleaning has been '
                            'reached. Please contact your administrator and try again later.')
 
@@ -41,13 +54,14 @@ def test_a_provision_verb_ironic_is_too_busy_for_is_busy_at_once_for_the_executo
     assert [request[0] for request in server.requests] == ['GET', 'PUT']
 
 
-def test_a_locked_node_is_retried_for_a_provision_verb_too(server):
+def test_a_locked_node_is_locked_at_once_for_a_provision_verb_which_the_scheduler_sends_again(server):
     server.on('PUT', '/v1/nodes/n1/states/provision',
               (409, ironic_error('Node n1 is locked by host c1, please retry after the current operation is completed.')),
               (202, None))
     client = IronicClient(server.endpoint)
-    client.set_provision_state('n1', 'provide')
-    assert [request[0] for request in server.requests] == ['GET', 'PUT', 'PUT']
+    with pytest.raises(Locked):
+        client.set_provision_state('n1', 'provide')
+    assert [request[0] for request in server.requests] == ['GET', 'PUT']
 
 
 def test_retries_are_bounded_and_end_with_ironics_message(server):
@@ -169,6 +183,14 @@ def test_a_lost_answer_to_a_post_or_patch_is_not_sent_again(server, method, path
     with pytest.raises(AnswerLost):
         call(IronicClient(server.endpoint))
     assert len([request for request in server.requests if request[0] == method]) == 1
+
+
+def test_a_lost_answer_to_a_boot_device_read_is_not_sent_again(server):
+    # Ironic answers it once the BMC has, and holds the node's lock meanwhile: a second read would meet the lock.
+    server.on('GET', '/v1/nodes/n1/management/boot_device', (None, None), (409, ironic_error('Node n1 is locked')))
+    with pytest.raises(AnswerLost):
+        IronicClient(server.endpoint).get_boot_device('n1')
+    assert [request[:2] for request in server.requests[1:]] == [('GET', '/v1/nodes/n1/management/boot_device')]
 
 
 def test_a_lost_answer_to_a_read_or_a_value_put_is_sent_again(server):

@@ -11,7 +11,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import bmc_check
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, Unreachable
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, IronicError, Unreachable
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import Change, NodeError
 
@@ -44,6 +44,8 @@ def test_a_node_being_created_or_an_instance_info_secret_is_not_checked():
 
 class Client(object):
     """Answers validate and boot_device as told, and records what was asked."""
+
+    timeout = 60  # api_timeout
 
     def __init__(self, validation=None, boot_device=None):
         self.validation = validation or {'management': {'result': True}, 'power': {'result': True},
@@ -88,6 +90,16 @@ def test_a_bmc_refusal_names_the_node_and_quotes_ironic_with_secrets_masked():
     assert message.startswith('node rack1-node07: Ironic cannot use its BMC with the new driver_info: ')
     assert 'returned code 401' in message and 'Zq-leak' not in message
     assert 'Correct the credentials' in message
+
+
+def test_a_boot_device_read_not_answered_within_api_timeout_names_a_slow_bmc_not_the_credentials():
+    lost = AnswerLost('the answer to GET /nodes/u-1/management/boot_device was lost: timed out')
+    with pytest.raises(NodeError) as failed:
+        bmc_check.check_bmc(Client(boot_device=lost), NODE)
+    message = str(failed.value)
+    assert message.startswith('node rack1-node07: Ironic did not answer within api_timeout (60 s) when asked to read '
+                              'the boot device from its BMC with the new driver_info (the answer to GET '), message
+    assert 'the BMC is slow or does not answer' in message and 'Correct the credentials' not in message
 
 
 def test_no_answer_from_ironic_is_not_blamed_on_the_bmc():

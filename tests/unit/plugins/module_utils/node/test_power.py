@@ -14,6 +14,7 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import (
     SOFT_VERDICT_GRACE, PowerError, ensure_power)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Locked
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._progress import READ_INTERVAL, ProgressView
 
 from ..common.fake_clock import FakeClock
@@ -28,6 +29,7 @@ class FakeConductor(FakeClock):
         self.ignores_soft = ignores_soft
         self.fails_with = fails_with
         self.requests = []
+        self.locked_until = 0.0  # a conductor holds the node's lock until then (fake clock)
         self.node = {'uuid': 'u-1', 'name': 'n1', 'power_state': power_state, 'target_power_state': None,
                      'last_error': None}
         self._done_at = None
@@ -40,6 +42,11 @@ class FakeConductor(FakeClock):
 
     def set_power_state(self, uuid, target, timeout=None):
         self.requests.append((target, timeout))
+        if self.now < self.locked_until:
+            self.sleep(30)  # the transport's own retries of a locked node
+            raise Locked('Ironic refused PUT /v1/nodes/u-1/states/power (HTTP 409): Node u-1 is locked by host c1, '
+                         'please retry after the current operation is completed.', 409,
+                         'Node u-1 is locked by host c1, please retry after the current operation is completed.')
         reaches = 'power off' if 'off' in target else 'power on'
         self.start(target, reaches, seconds=float('inf') if self.ignores_soft and 'soft' in target else None)
 
@@ -127,6 +134,37 @@ def test_a_failed_action_reports_ironics_last_error_and_no_change():
     assert 'Ironic says: Redfish connection failed for node u-1. Check the BMC address' in str(error.value)
     assert "power state is 'unknown'" in str(error.value)
     assert error.value.result['changed'] is False
+
+
+@pytest.mark.parametrize('state, said', [('powered_on', "Ironic could not 'power on' it;"),
+                                         ('rebooted', "Ironic could not reboot it ('rebooting');"),
+                                         ('soft_rebooted', "Ironic could not soft reboot it ('soft rebooting');")])
+def test_a_failed_action_is_named_in_words(state, said):
+    fake = FakeConductor(power_state='power off', fails_with='Redfish connection failed for node u-1.')
+    with pytest.raises(PowerError) as error:
+        run(fake, state)
+    assert str(error.value).startswith('node n1: %s' % said), str(error.value)
+
+
+def test_a_node_a_conductor_keeps_locked_is_asked_again_until_it_takes_the_action():
+    fake = FakeConductor(power_state='power off')
+    fake.locked_until = 70.0  # a conductor waiting for a slow BMC
+    result = run(fake, 'powered_on', timeout=300)
+    assert result['changed'] is True and result['node']['power_state'] == 'power on'
+    assert len(fake.requests) == 4 and 70 <= fake.now < 120
+
+
+def test_a_node_locked_past_the_timeout_fails_naming_the_lock_and_no_change():
+    fake = FakeConductor(power_state='power off')
+    fake.locked_until = float('inf')
+    with pytest.raises(PowerError) as error:
+        run(fake, 'powered_on', timeout=100)
+    assert str(error.value) == ("node n1: 'power on' was never started: a conductor kept the node locked until the "
+                                "timeout (100 s) passed (Ironic's latest answer: Node u-1 is locked by host c1, please "
+                                "retry after the current operation is completed). It is at work on the node, often "
+                                "waiting for a slow BMC: raise timeout, or look at the conductor's log.")
+    assert error.value.result['changed'] is False
+    assert 100 <= fake.now <= 130
 
 
 def test_a_secret_ironic_quotes_in_its_reason_never_reaches_the_message():
