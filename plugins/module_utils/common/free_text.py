@@ -149,44 +149,48 @@ def _closing_quote(text, position, quote):
             return index + len(quote)
 
 
+def _pieces(text, start, end, enter_open_quotes=False):
+    """Each piece of text[start:end], left to right, as (index, close): a quoted text whole (close: where it ends),
+    else one character (close: None). A quoted text that does not end before end is read to end, or, with
+    enter_open_quotes, only its quote is passed over and what it holds is read on (a document quoted whole)."""
+    index = start
+    while index < end:
+        quote = _QUOTE.match(text, index)
+        if quote is None:
+            yield index, None
+            index += 1
+            continue
+        close = _closing_quote(text, quote.end(), quote.group())
+        if close is None or close > end:
+            if enter_open_quotes:
+                index = quote.end()
+                continue
+            close = end
+        yield index, close
+        index = close
+
+
 def _bracket_end(text, start):
     depth = 0
-    position = start
-    while position < len(text):
-        quote = _QUOTE.match(text, position)
-        if quote:
-            close = _closing_quote(text, quote.end(), quote.group())
-            if close is None:
-                return len(text)
-            position = close
-            continue
-        if text[position] in '{[':
+    for index, close in _pieces(text, start, len(text)):
+        if close is None and text[index] in '{[':
             depth += 1
-        elif text[position] in '}]':
+        elif close is None and text[index] in '}]':
             depth -= 1
             if depth == 0:
-                return position + 1
-        position += 1
+                return index + 1
     return len(text)
 
 
 def _enclosing_brace(text, position):
     """Where the dictionary that holds position opens (its '{'), read from up to _PAIR_REACH back, the quoted texts
-    that end before position skipped; None outside one."""
+    that end before position skipped (one that holds position, JSON in JSON, is read inside); None outside one."""
     opened = []
-    index = max(0, position - _PAIR_REACH)
-    while index < position:
-        quote = _QUOTE.match(text, index)
-        if quote:
-            close = _closing_quote(text, quote.end(), quote.group())
-            # A quoted text that holds position (a document quoted whole, JSON in JSON): read on inside it.
-            index = quote.end() if close is None or close > position else close
-            continue
-        if text[index] in '{[':
+    for index, close in _pieces(text, max(0, position - _PAIR_REACH), position, enter_open_quotes=True):
+        if close is None and text[index] in '{[':
             opened.append(index)
-        elif text[index] in '}]' and opened:
+        elif close is None and text[index] in '}]' and opened:
             opened.pop()
-        index += 1
     return opened[-1] if opened and text[opened[-1]] == '{' else None
 
 
@@ -195,20 +199,14 @@ def _own_keys(text, start, end):
     texts whole, whatever brackets they hold)."""
     kept = []
     depth = 0
-    index = start
-    while index < end:
-        quote = _QUOTE.match(text, index)
-        if quote:
-            close = _closing_quote(text, quote.end(), quote.group()) or end
+    for index, close in _pieces(text, start, end):
+        if close is not None:
             if depth == 1:
                 kept.append(text[index:close])
-            index = close
-            continue
-        if text[index] in '{[':
+        elif text[index] in '{[':
             depth += 1
         elif text[index] in '}]':
             depth -= 1
         elif depth == 1:
             kept.append(text[index])
-        index += 1
     return ''.join(kept)
