@@ -38,7 +38,7 @@ FIELDS = (
     # Secrets no task is given, so that Ansible's no_log cannot hide them: only the collection's masking does.
     'bios_setup_token', 'maintenance_password', 'maintenance_url_password', 'maintenance_log_password',
     'bmc_url_password', 'bmc_password', 'maintenance_pair_password', 'snmp_community', 'ipmi_kg', 'retired_password',
-    'description_password', 'rollout_bios_token', 'schemeless_url_password', 'bios_pin',
+    'description_password', 'rollout_bios_token', 'schemeless_url_password', 'bios_pin', 'reason_password',
 )
 MARKERS = dict((field, 'mk%s%s' % (TAG, field.replace('_', ''))) for field in FIELDS)
 ALL_HARDWARE_SECRETS = {
@@ -195,6 +195,15 @@ PLAYBOOK = '''
       diff: true
       register: hardware_registry_password
 
+    - name: Put a node in maintenance with a reason an operator wrote a password into (check mode, diff)
+      baremetal.lifecycle.baremetal_maintenance:
+        node: "{{ bios_node }}"
+        maintenance: true
+        reason: "BMC swapped, ipmi_password={{ markers.reason_password }}"
+      check_mode: true
+      diff: true
+      register: reason_with_a_password
+
     - name: Read the hardware of the node whose last error quotes a secret (its node view)
       baremetal.lifecycle.baremetal_hardware:
         node: "{{ second_node }}"
@@ -250,8 +259,8 @@ PLAYBOOK = '''
         var: item
       loop: "{{ [enrolled, rotated_in_check_mode, by_hardware_type, misspelled, info, deploy_planned, deployed,
                  rescued, clean_failed, info_after_failure, bad_config_drive, bad_step, hardware_secret_setting,
-                 hardware_registry_password, hardware_view, hardware_failed, maintenance_view, maintenance_failed, power_view, power_failed,
-                 operator_view] }}"
+                 hardware_registry_password, reason_with_a_password, hardware_view, hardware_failed,
+                 maintenance_view, maintenance_failed, power_view, power_failed, operator_view] }}"
 '''
 
 FLEET_PLAYBOOK = '''

@@ -51,11 +51,29 @@ class FreeText(object):
     def masked(self, text):
         """text with the value of every secret key it names replaced by the mask."""
         parts = []
-        done = position = 0
+        done = 0
+        for start, end, shown in self._secret_values(text):
+            parts.append(text[done:start])
+            parts.append(shown)
+            done = end
+        parts.append(text[done:])
+        return ''.join(parts)
+
+    def values(self, text):
+        """The values masked hides in text, each without the quotes masked keeps around its mask."""
+        for start, end, shown in self._secret_values(text):
+            before, _mask, after = shown.partition(self.mask)
+            value = text[start + len(before):end - len(after)]
+            if value:
+                yield value
+
+    def _secret_values(self, text):
+        """(start, end, shown) of the value of each secret key text names, in order: shown is what masked writes."""
+        position = 0
         while True:
             key = _KEY.search(text, position)
             if key is None:
-                break
+                return
             start = self._value_start(text, key)
             if start is None:
                 # A quoted text that is no secret key may hold one (a quote opening a phrase): read inside it.
@@ -65,11 +83,8 @@ class FreeText(object):
                 position = start  # a config drive dictionary is judged key by key, as no_log_values judges it
                 continue
             end, shown = self._value_end(text, start)
-            parts.append(text[done:start])
-            parts.append(shown)
-            done = position = end
-        parts.append(text[done:])
-        return ''.join(parts)
+            yield start, end, shown
+            position = end
 
     def _value_start(self, text, key):
         """Where the value of a secret-named key begins, or None when key is no such key (or has no value)."""

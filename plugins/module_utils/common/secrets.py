@@ -205,7 +205,8 @@ def no_log_values(params, argument_spec=None):
     """Every secret value held in module arguments, for Ansible to scrub from all output (no_log_values).
 
     A top-level option counts by its name, unless its spec says no_log: false (update_secrets, client_key);
-    inside dictionaries and lists, every key counts by its name; in any text, the password of a URL is secret. A secret key gives all the values under it,
+    inside dictionaries and lists, every key counts by its name; in any text, what masked_text hides (the password
+    of a URL, the value of a secret key the text names) is secret. A secret key gives all the values under it,
     except a config drive dictionary, whose keys count one by one. Besides each value, the escaped forms an
     error message may quote (JSON, Python repr) are returned. Works on raw arguments of any type.
     """
@@ -252,9 +253,21 @@ def _collect_nested(value, values):
     elif isinstance(value, (list, tuple)):
         for item in value:
             _collect_nested(item, values)
-    elif isinstance(value, str) and '@' in value:
-        # The password of a URL an option holds (an image's, a BMC's: http://user:password@host).
-        values.update(match.group('password') for pattern in _PASSWORDS_OF_URLS for match in pattern.finditer(value))
+    elif isinstance(value, str):
+        # What masked_text hides in any text an option holds: a URL's password (an image's, a BMC's), the value of a
+        # secret key an operator wrote into a reason or a description (reason: 'ipmi_password=x').
+        for secret in text_secrets(value):
+            _collect_secret(None, secret, values)
+
+
+def text_secrets(text):
+    """The secret values free text holds: what masked_text hides of it."""
+    secrets = set()
+    if _SECRET_NAME.search(text):
+        secrets.update(_free_text().values(text))
+    if '@' in text:
+        secrets.update(match.group('password') for pattern in _PASSWORDS_OF_URLS for match in pattern.finditer(text))
+    return secrets
 
 
 # Values the task learns are secret while it runs, which no name in its arguments told apart: a declared BIOS setting

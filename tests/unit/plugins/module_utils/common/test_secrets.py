@@ -193,6 +193,18 @@ def test_the_password_of_a_url_an_option_holds_is_a_secret_value():
     assert secrets.no_log_values(params) == {'Zq-p@ss'}
 
 
+def test_the_secret_an_operators_text_names_is_a_secret_value_and_the_text_around_it_is_not():
+    # A reason or a description holds what an operator wrote: what masked_text hides of it is scrubbed from every
+    # output by Ansible, the echo of the arguments (-vvv) too.
+    params = {'reason': 'BMC reset, ipmi_password=Zq9-old', 'description': "{'value': 'Bp-77x', 'name': 'AdminPassword'}",
+              'nodes': [{'node': 'rack-secrets-01', 'reason': 'root password: "Pw 3"'}]}
+    values = secrets.no_log_values(params)
+    assert {'Zq9-old', 'Bp-77x', 'Pw 3'} <= values
+    assert not [value for value in values if 'rack' in value or 'BMC' in value or 'root' in value]
+    for text in ('BMC reset, ipmi_password=Zq9-old', "{'value': 'Bp-77x', 'name': 'AdminPassword'}"):
+        assert not [value for value in values if value in secrets.masked_text(text)]
+
+
 def test_secret_values_takes_a_config_drive_text_whole_and_survives_raw_arguments():
     assert 'H4sIAAAA' in secrets.no_log_values({'config_drive': 'H4sIAAAA'})
     assert secrets.no_log_values({'driver_info': 'not a dict', 'nodes': 5, 'auth': None}) == set()
