@@ -18,15 +18,11 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module im
 MODULES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))), 'plugins', 'modules')
 
-# Each module that names one node: its option, and the other word for it.
-ONE_NODE = {
-    'baremetal_hardware': ('node', 'name'),
-    'baremetal_maintenance': ('node', 'name'),
-    'baremetal_node': ('name', 'node'),
-    'baremetal_node_info': ('node', 'name'),
-    'baremetal_power': ('node', 'name'),
-    'baremetal_provision_state': ('node', 'name'),
-}
+# Modules that name one node: by the option node, with name as the other word for it, but for baremetal_node, whose
+# option is name (the node record's field) and node the other word.
+ONE_NODE = ('baremetal_hardware', 'baremetal_maintenance', 'baremetal_node', 'baremetal_node_info', 'baremetal_power',
+            'baremetal_provision_state')
+NAMED_BY_NAME = ('baremetal_node',)
 # Modules whose name is not a node's but the runbook's, the rule's, the template's or the allocation's.
 NOT_A_NODE = ('baremetal_runbook', 'baremetal_inspection_rule', 'baremetal_deploy_template', 'baremetal_allocation')
 # Modules that read every node and name none: neither node nor name.
@@ -66,7 +62,7 @@ def test_the_table_names_every_module():
 
 @pytest.mark.parametrize('name', sorted(ONE_NODE))
 def test_a_module_that_names_one_node_takes_node_and_name_and_documents_both(name):
-    option, alias = ONE_NODE[name]
+    option, alias = ('name', 'node') if name in NAMED_BY_NAME else ('node', 'name')
     assert module(name).ARGUMENT_SPEC[option].get('aliases') == [alias]
     assert documented(name)[option].get('aliases') == [alias]
     spec = dict(CONNECTION_ARGUMENT_SPEC, **module(name).ARGUMENT_SPEC)

@@ -31,12 +31,12 @@ def test_elements_are_names_or_dictionaries_and_every_invalid_one_is_listed():
     with pytest.raises(BaremetalError) as error:
         targets_from_elements(['a', {'name': 'b'}, 'a', {'node': 'c', 'state': 'on'}, 3],
                               {'state': 'disabled'}, {'state': ('enabled', 'disabled')})
-    message = str(error.value)
-    assert 'nodes[1] must be a name, a UUID, or a dictionary with node' in message
-    assert "nodes[3].state must be one of enabled, disabled, not 'on'" in message
-    assert 'nodes[4] must be a name' in message
-    assert ("got keys name. 'name' is not one of them (write node: the task's option node is also called name, an "
-            "element's is not).") in message
+    for said in ('nodes[1] must be a name, a UUID, or a dictionary with node',
+                 "nodes[3].state must be one of enabled, disabled, not 'on'",
+                 'nodes[4] must be a name',
+                 "got keys name. 'name' is not one of them (write node: the task's option node is also called name, an "
+                 "element's is not)."):
+        assert said in str(error.value)
 
 
 def test_a_misspelled_key_of_an_element_is_told_the_closest_option():
