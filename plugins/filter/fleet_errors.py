@@ -72,8 +72,7 @@ def _schema_messages(error):
     if validator == 'type':
         expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         names = ' or '.join(_TYPE_NAMES[name] for name in expected)
-        unquoted = (validate.sexagesimal_mac(error.instance) if path and path[-1] in ('address', 'mac')
-                    and isinstance(error.instance, int) and not isinstance(error.instance, bool) else None)
+        unquoted = validate.sexagesimal_mac(error.instance) if path and path[-1] in ('address', 'mac') else None
         note = '; %s' % validate.unquoted_mac_note(unquoted) if unquoted else ''
         return [(path, 'must be %s, got %s%s' % (names, _shown(path, error.instance), note))]
     if validator == 'enum':

@@ -149,10 +149,10 @@ class Transport(object):
                     return response
                 message = _error_message(response)
                 node_locked = _is_node_locked(response.status_code, message)
-                retryable = ((response.status_code == 503 or node_locked) and retry_busy) \
-                    or _is_database_locked(response.status_code, message)
+                database_locked = _is_database_locked(response.status_code, message)
+                retryable = ((response.status_code == 503 or node_locked) and retry_busy) or database_locked
                 if not retryable or attempt == RETRY_ATTEMPTS:
-                    if _is_database_locked(response.status_code, message):
+                    if database_locked:
                         message = ("%s, %d times in a row: Ironic's SQLite database cannot take this many writes at "
                                    "once. Lower concurrency, or run Ironic on MySQL or PostgreSQL."
                                    % (_first_line(message), RETRY_ATTEMPTS))
