@@ -70,8 +70,8 @@ class Plan(object):
         return self.action != 'none'
 
     def planned(self):
-        """The rule as it will be (as far as the plan knows it)."""
-        if self.action == 'delete':
+        """The rule as it will be (as far as the plan knows it): None once deleted, or when there is none to keep."""
+        if self.action == 'delete' or self.current is None and self.action == 'none':
             return None
         if self.action == 'create':
             return dict(rules.CREATE_DEFAULTS, description=self.name, **self.fields)

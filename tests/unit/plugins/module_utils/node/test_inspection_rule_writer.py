@@ -91,6 +91,14 @@ def test_absent_deletes_the_rule_and_then_does_nothing():
     assert again['changed'] is False and client.writes == [('delete', 'u1')]
 
 
+def test_absent_in_check_mode_plans_the_delete_or_nothing_for_a_rule_that_does_not_exist():
+    client = fake_ironic(rules=[stored()])
+    deleted, missing = ensure(client, {'name': 'x86', 'state': 'absent'}, {'name': 'old', 'state': 'absent'},
+                              check_mode=True)
+    assert client.writes == [] and deleted['changed'] is True and deleted['rule'] is None
+    assert missing['changed'] is False and missing['rule'] is None and missing['diff']['before'] == missing['diff']['after']
+
+
 def test_a_sensitive_rule_is_never_shown_and_its_hidden_fields_are_written_only_on_create_unless_always():
     action = {'op': 'set-attribute', 'args': {'path': '/extra/note', 'value': SECRET}}
     client = fake_ironic()

@@ -1,0 +1,155 @@
+# -*- coding: utf-8 -*-
+"""Every example of the modules' EXAMPLES (what ``ansible-doc`` shows a reader, who copies it) runs in check mode
+against the session's Ironic, so that an example that no longer validates, or that a module can no longer plan, fails
+``make test``. test_examples.py runs the examples of the README and docs/ for real; these run in check mode, in the
+order of their module's EXAMPLES, one play a module: check mode writes nothing (Ironic's API log shows no write), so every example meets the nodes as
+the test made them, whatever the examples before it would have done.
+
+What the test changes, and nothing else (as test_examples.py does):
+
+- the clouds the examples name are the test's Ironic; ``OS_CLOUD`` stands for an example that names none;
+- ``vault_*`` variables are given as extra vars, and an inventory gives the group ``rack1`` the examples loop on;
+- the nodes the examples name exist (``NODES``): fake-hardware nodes in the state a reader would have them, and
+  rack1-node07 on a Redfish emulator, whose address stands for the examples' ``http://127.0.0.1:8000``.
+
+An example that cannot run here is in ``NOT_RUN``, by its module and task name, with the reason;
+``test_every_module_example_is_run_or_marked`` fails for a mark that names no example.
+"""
+
+from __future__ import annotations
+
+import ast
+import glob
+import os
+import uuid
+
+import pytest
+import yaml
+
+from test_examples import EXAMPLE_BMC, EXAMPLE_CLOUD, ROOT, ansible, delete_nodes, write_clouds
+from nodes import RawIronic
+
+MODULES = sorted(os.path.basename(path)[:-3] for path in glob.glob(os.path.join(ROOT, 'plugins', 'modules', '*.py'))
+                 if not os.path.basename(path).startswith('_'))
+
+# The clouds the examples name besides EXAMPLE_CLOUD: all of them are the test's Ironic.
+OTHER_CLOUDS = ('old-ironic', 'new-ironic')
+
+# Name: (the state the test puts the node in, fields besides fake-hardware's). rack1-node07 gets the Redfish
+# emulator's driver_info besides.
+NODES = {
+    'rack1-node07': ('manageable', {'resource_class': 'baremetal.large'}),
+    'rack1-node01': ('manageable', {}),
+    'rack1-node02': ('manageable', {}),
+    'rack1-node08': ('manageable', {'maintenance': True}),
+    'rack1-node09': ('manageable', {}),
+    'rack3-node09': ('manageable', {}),
+    'legacy-db01': ('manageable', {}),
+    'rack2-node04': ('active', {}),
+    'db01': ('active', {}),
+}
+
+# The examples that speak of rack1-node07 deployed: they run in a second play, once the test has put a deployed
+# fake-hardware node in its place.
+DEPLOYED = {
+    ('baremetal_node', 'Protect a deployed node from being torn down, saying why'),
+}
+
+INVENTORY = ('localhost ansible_connection=local ansible_python_interpreter="{{ ansible_playbook_python }}"\n'
+             '\n[rack1]\nrack1-node01\nrack1-node02\nrack1-node07\n')
+
+NOT_RUN = {
+    ('baremetal_allocation', 'Deploy the node Ironic picked'):
+        'it deploys the node the allocation before it picked, and check mode picks none',
+    ('baremetal_node', 'Enroll an IPMI server (here a virtualbmc) and check what Ironic thinks of its interfaces'):
+        "the ipmi hardware type needs the ipmitool command, which the tests' Ironic does not have",
+    ('baremetal_node', 'Set the image to deploy; keys not named stay as they are'):
+        'its node is the IPMI server the example before it enrolls',
+    ('baremetal_node', 'Declare a whole rack in one task; only the nodes that differ are written'):
+        "its first node is an IPMI server (the ipmi hardware type needs the ipmitool command, which the tests' Ironic "
+        "does not have)",
+}
+
+
+def module_examples(module):
+    """The tasks of the module's EXAMPLES, as ansible-doc reads them (the string literal assigned to EXAMPLES)."""
+    with open(os.path.join(ROOT, 'plugins', 'modules', module + '.py'), encoding='utf-8') as stream:
+        tree = ast.parse(stream.read())
+    (text,) = [node.value.value for node in tree.body
+               if isinstance(node, ast.Assign) and [target.id for target in node.targets] == ['EXAMPLES']]
+    return yaml.safe_load(text)
+
+
+def test_every_module_example_is_run_or_marked():
+    names = set((module, task['name']) for module in MODULES for task in module_examples(module))
+    for table in (NOT_RUN, DEPLOYED):
+        assert set(table) <= names, 'examples that do not exist (any more): %s' % sorted(set(table) - names)
+
+
+@pytest.fixture(scope='module')
+def example_nodes(ironic, tmp_path_factory):
+    """The nodes of NODES, for every test of this file (check mode changes none of them), deleted afterwards;
+    rack1-node07 on a started Redfish emulator (returned), stopped afterwards."""
+    from redfish import RedfishBMC  # pylint: disable=import-outside-toplevel
+    raw = RawIronic(ironic)
+    bmc = RedfishBMC(tmp_path_factory.mktemp('redfish-bmc'))
+    made = []
+    try:
+        bmc.start()
+        for name, (state, fields) in NODES.items():
+            node = raw.node_in(state)
+            made.append(node['uuid'])
+            raw.patch(node['uuid'], name=name, **fields)
+            if name == 'rack1-node07':
+                ironic.api('PATCH', '/nodes/%s?reset_interfaces=true' % node['uuid'], [
+                    {'op': 'add', 'path': '/driver', 'value': 'redfish'},
+                    {'op': 'add', 'path': '/driver_info', 'value': bmc.driver_info()}])
+        yield bmc
+    finally:
+        delete_nodes(ironic, made)
+        bmc.stop()
+
+
+def run_examples(ironic, tmp_path, tasks, bmc):
+    """Run the tasks in check mode as a play on localhost; asserts that every one passed, that Ironic received no
+    write, and that no vault variable's value is in the output."""
+    clouds = write_clouds(tmp_path / 'clouds.yaml', dict((name, ironic) for name in (EXAMPLE_CLOUD,) + OTHER_CLOUDS))
+    (tmp_path / 'inventory').write_text(INVENTORY, encoding='utf-8')
+    text = yaml.safe_dump([{'name': 'The examples', 'hosts': 'localhost', 'gather_facts': False, 'check_mode': True,
+                            'tasks': tasks}], sort_keys=False, width=1000)
+    (tmp_path / 'examples.yml').write_text(text.replace(EXAMPLE_BMC, bmc.address), encoding='utf-8')
+    secrets = dict((name, 'example-%s' % uuid.uuid4().hex)
+                   for name in ('vault_bmc_password', 'vault_new_bmc_password', 'vault_ipmi_password'))
+    mark = ironic.log_mark()
+
+    rc, output = ansible(['ansible-playbook', '-i', 'inventory', 'examples.yml'], tmp_path, clouds, extra_vars=secrets)
+
+    assert rc == 0, output
+    assert 'failed=0' in output, output
+    assert ironic.write_requests_since(mark) == []
+    assert not any(secret in output for secret in secrets.values())
+
+
+def examples_to_run(module, deployed=False):
+    """The module's examples but those NOT_RUN: those of DEPLOYED, or the others."""
+    return [task for task in module_examples(module)
+            if (module, task['name']) not in NOT_RUN and ((module, task['name']) in DEPLOYED) == deployed]
+
+
+@pytest.mark.parametrize('module', MODULES)
+def test_the_examples_of_each_module_run_in_check_mode(module, ironic, example_nodes, tmp_path):
+    run_examples(ironic, tmp_path, examples_to_run(module), example_nodes)
+
+
+def test_the_examples_for_a_deployed_node_run_in_check_mode(ironic, example_nodes, tmp_path):
+    """DEPLOYED's examples, with a deployed fake-hardware node as rack1-node07 and the Redfish one put aside."""
+    raw = RawIronic(ironic)
+    aside = raw.patch('rack1-node07', name='rack1-node07-aside')
+    deployed = raw.node_in('active')
+    try:
+        raw.patch(deployed['uuid'], name='rack1-node07')
+        run_examples(ironic, tmp_path, [task for module in MODULES for task in examples_to_run(module, deployed=True)],
+                     example_nodes)
+    finally:
+        delete_nodes(ironic, [deployed['uuid']])
+        raw.patch(aside['uuid'], name='rack1-node07')
