@@ -935,12 +935,15 @@ EXAMPLES = r'''
         standalone_ports_supported: false
     ports:
       - address: "52:54:00:12:34:56"
+        physical_network: provisioning
         port_group: rack1-node07-bond0
       - address: "52:54:00:12:34:57"
+        physical_network: provisioning
         port_group: rack1-node07-bond0
     network_data:
       links:
-        - {id: bond0, type: bond, bond_links: [port0, port1], ethernet_mac_address: "52:54:00:12:34:56"}
+        - {id: bond0, type: bond, bond_mode: 802.3ad, bond_links: [port0, port1],
+           ethernet_mac_address: "52:54:00:12:34:56"}
         - {id: port0, type: phy, ethernet_mac_address: "52:54:00:12:34:56"}
         - {id: port1, type: phy, ethernet_mac_address: "52:54:00:12:34:57"}
       networks:

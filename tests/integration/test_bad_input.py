@@ -147,6 +147,12 @@ CASES = [
                                                            'ports': [{'address': '52:54:00:aa:bb:02',
                                                                       'port_group': 'bond0'}]},
          ["port 52:54:00:aa:bb:02 names port_group 'bond0', which port_groups does not declare"]),
+    Case(NODE, 'a port group whose ports are on different physical networks',
+         {'name': NEW, 'driver': 'fake-hardware', 'port_groups': [{'name': 'bond0'}],
+          'ports': [{'address': '52:54:00:aa:bb:03', 'physical_network': 'provisioning', 'port_group': 'bond0'},
+                    {'address': '52:54:00:aa:bb:04', 'port_group': 'bond0'}]},
+         ['port group bond0 would hold ports on different physical networks (52:54:00:aa:bb:03: provisioning, '
+          '52:54:00:aa:bb:04: none)', 'Give its ports the same physical_network.']),
     Case(NODE, 'a port group name with a space', {'name': NEW, 'driver': 'fake-hardware',
                                                   'port_groups': [{'name': 'bond 0'}]},
          ["port_groups[0].name 'bond 0' is not a port group name Ironic accepts"]),

@@ -163,16 +163,39 @@ class GroupPlan(object):
             after_groups[group['name']] = merged
         self.after = [group_view(group, [address for address, target in after.items() if target == name])
                       for name, group in sorted(after_groups.items())]
+        # (group name, its own physical network, {MAC address: physical network}) of each group the plan would
+        # leave on more than one physical network.
+        networks = dict((port['address'], port.get('physical_network'))
+                        for port in list(ports) + (port_changes.after if port_changes else []))
+        self.mixed_networks = [(view['name'], view['physical_network'],
+                                dict((address, networks.get(address)) for address in view['ports']))
+                               for view in self.after if len(_networks_of(view, networks)) > 1]
 
     def __bool__(self):
         return bool(self.create or self.update or self.delete or self.moves)
 
 
+def _networks_of(view, networks):
+    """The physical networks a group (its view after the plan) would be on: its members', and its own if it has one.
+    Ironic refuses a port that would make them more than one (None counts as one)."""
+    found = set(networks.get(address) for address in view['ports'])
+    if view['physical_network'] is not None and view['ports']:
+        found.add(view['physical_network'])
+    return found
+
+
 def check_plan(client, plan, node_uuid):
     """What a plan needs of the rest of Ironic, before any write: a port named into a group the node will not have,
-    a new group's name taken by another node. Returns the problems."""
+    a group whose ports would be on different physical networks, a new group's name taken by another node. Returns
+    the problems."""
     problems = ['port_group %r is neither declared in port_groups nor a port group of the node: declare it, or '
                 'correct the name.' % name for name in plan.unknown]
+    for name, own, members in plan.mixed_networks:
+        problems.append('port group %s would hold ports on different physical networks (%s%s); Ironic keeps the ports '
+                        'of a port group on one physical network. Give its ports the same physical_network.'
+                        % (name, ', '.join('%s: %s' % (address, network or 'none')
+                                           for address, network in sorted(members.items())),
+                           '; the group itself: %s' % own if own is not None else ''))
     for group in plan.create:
         found = api.find_port_group(client, group['name'])
         if found is not None and found.get('node_uuid') != node_uuid:

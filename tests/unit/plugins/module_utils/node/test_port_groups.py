@@ -31,8 +31,8 @@ def current_group(name, uuid, **attributes):
     return dict(group(name, **attributes), uuid=uuid)
 
 
-def current_port(address, uuid, portgroup_uuid=None):
-    return {'uuid': uuid, 'address': address, 'portgroup_uuid': portgroup_uuid}
+def current_port(address, uuid, portgroup_uuid=None, physical_network=None):
+    return {'uuid': uuid, 'address': address, 'portgroup_uuid': portgroup_uuid, 'physical_network': physical_network}
 
 
 def test_a_declaration_keeps_groups_and_the_group_each_port_names_apart_from_the_ports():
@@ -134,6 +134,32 @@ def test_without_port_groups_a_port_may_only_name_a_group_of_the_node():
     plan = port_groups.GroupPlan(declared(None, [{'address': MAC1, 'port_group': 'elsewhere'}]),
                                  [current_group('bond0', 'g0')], [current_port(MAC1, 'p1')], None)
     assert plan.unknown == ['elsewhere'] and plan.delete == []
+
+
+def test_a_group_whose_ports_would_be_on_different_physical_networks_is_refused_before_any_write():
+    # What Ironic refuses with HTTP 409 once the group exists and one port has joined it: the task stopped halfway.
+    groups = [current_group('bond0', 'g0')]
+    ports = [current_port(MAC1, 'p1', 'g0', physical_network='provisioning')]
+    record = declared([{'name': 'bond0'}], [{'address': MAC1, 'port_group': 'bond0'},
+                                            {'address': MAC2, 'port_group': 'bond0'}])
+    plan = port_groups.GroupPlan(record, groups, ports, PortChanges(ports, record['ports']))
+    assert port_groups.check_plan(None, plan, 'node') == [
+        'port group bond0 would hold ports on different physical networks (%s: provisioning, %s: none); Ironic keeps '
+        'the ports of a port group on one physical network. Give its ports the same physical_network.' % (MAC1, MAC2)]
+    record = declared([{'name': 'bond0'}], [{'address': MAC1, 'port_group': 'bond0'},
+                                            {'address': MAC2, 'port_group': 'bond0', 'physical_network': 'provisioning'}])
+    assert port_groups.check_plan(None, port_groups.GroupPlan(record, groups, ports, PortChanges(ports, record['ports'])),
+                                  'node') == []
+
+
+def test_a_group_on_its_own_physical_network_takes_only_ports_on_it():
+    groups = [current_group('bond0', 'g0', physical_network='storage')]
+    ports = [current_port(MAC1, 'p1', physical_network='provisioning')]
+    plan = port_groups.GroupPlan(declared(None, [{'address': MAC1, 'port_group': 'bond0'}]), groups, ports, None)
+    (problem,) = port_groups.check_plan(None, plan, 'node')
+    assert '(%s: provisioning; the group itself: storage)' % MAC1 in problem
+    assert port_groups.check_plan(None, port_groups.GroupPlan(declared(None, [{'address': MAC1, 'port_group': ''}]),
+                                                              groups, ports, None), 'node') == []
 
 
 class Recorder(EveryVersion):
