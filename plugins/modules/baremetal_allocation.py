@@ -89,6 +89,9 @@ options:
     description:
       - Several allocations in one task, each with the options above; each name may appear once. Every allocation
         is read and checked before the first write, and the task fails naming every element that cannot be done.
+      - Releases are carried out first, then the allocations that ask for the most (a named O(allocations[].node),
+        candidate nodes, then more traits before fewer), so that one asking for less does not take the only node
+        that matches another. Results keep the order of the list.
     type: list
     elements: dict
     suboptions:

@@ -197,12 +197,12 @@ def ensure_allocation(client, params, check_mode, clock=time.monotonic, sleep=ti
             problems.append('allocations[%d] (%s): %s' % (index, one['name'], exc))
     if problems:
         raise AllocationError('%s Nothing was changed.' % ' '.join(problems), {'changed': False})
-    results, failures = [], []
-    for one, carry_out in zip(declared, plans):
+    results, failures = [None] * len(declared), []
+    for index in sorted(range(len(declared)), key=lambda index: _carry_out_order(declared[index])):
         try:
-            results.append(carry_out(check_mode))
+            results[index] = plans[index](check_mode)
         except AllocationError as exc:
-            results.append(dict({'changed': False, 'diff': allocation_diff(None, None)}, **exc.result))
+            results[index] = dict({'changed': False, 'diff': allocation_diff(None, None)}, **exc.result)
             failures.append(str(exc))
     result = {'changed': any(one['changed'] for one in results),
               'diff': [dict(one.pop('diff'), before_header=declared_one['name'], after_header=declared_one['name'])
@@ -211,6 +211,15 @@ def ensure_allocation(client, params, check_mode, clock=time.monotonic, sleep=ti
     if failures:
         raise AllocationError(' '.join(failures), result)
     return result
+
+
+def _carry_out_order(params):
+    """Ironic gives an allocation any node that matches it, so the task asks for its most particular ones first:
+    releases (their nodes become available to the others), a named node, candidate nodes, then more traits before
+    fewer. Asked in the order written, an allocation without traits could take the one node with the trait another
+    needs, and that one fail although the pool held a node for each."""
+    return (params['state'] != 'absent', not params.get('node'), not params.get('candidate_nodes'),
+            -len(params.get('traits') or ()))
 
 
 def _planned(client, params, wait, timeout):

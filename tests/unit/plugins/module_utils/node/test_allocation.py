@@ -238,6 +238,21 @@ def test_allocations_in_one_task_each_with_its_result_and_diff_the_state_from_th
     assert len(client.writes) == 1
 
 
+def test_releases_then_the_most_particular_allocations_are_carried_out_first_and_results_keep_the_task_order():
+    # Asked in the order written, web-01 (no trait) could take the one node with CUSTOM_SSD that web-02 needs.
+    old = stored(uuid='a-9', name='web-old')
+    client = FakeIronic(allocations=[old], picks=('active', 'active', 'active'))
+    result = ensure(client, bulk(element('web-01', resource_class='gpu'),
+                                 element('web-02', resource_class='gpu', traits=['CUSTOM_SSD']),
+                                 element('web-03', resource_class='gpu', candidate_nodes=['gpu-01']),
+                                 element('web-old', state='absent')))
+    assert [(method, body and body['name']) for method, _path, body in client.writes] == [
+        ('DELETE', None), ('POST', 'web-03'), ('POST', 'web-02'), ('POST', 'web-01')]
+    assert [one['allocation'] and one['allocation']['name'] for one in result['allocations']] == [
+        'web-01', 'web-02', 'web-03', None]
+    assert [one['before_header'] for one in result['diff']] == ['web-01', 'web-02', 'web-03', 'web-old']
+
+
 def test_bad_elements_and_a_name_given_twice_are_refused_in_one_message_before_any_read():
     client = FakeIronic()
     with pytest.raises(BaremetalError) as caught:
