@@ -113,6 +113,8 @@ class FreeText(object):
         if not (self.is_secret(name) or name.lower() == 'value' and self._in_secret_pair(text, key.start())
                 or _is_secret_short_option(key, commands)):
             return None
+        if key.group('quoted') and _SEPARATOR.search(key.group('quoted')):
+            return None  # a phrase that holds a key and its value (' password: x ': ...), read inside, is no key
         if key.group('element'):
             tag = _TAG_END.match(text, key.end())
             return tag.end() if _ELEMENT_TEXT.match(text, tag.end()) else None

@@ -492,6 +492,9 @@ def test_a_text_without_a_secret_is_left_as_it_was(text):
      '&X-Amz-Security-Token=********&X-Amz-Signature=********'),
     ('https://b.s3.example.com/k?AWSAccessKeyId=AKIA&Expires=1700000000&Signature=ab%2B12',
      'https://b.s3.example.com/k?AWSAccessKeyId=********&Expires=1700000000&Signature=********'),
+    # A quoted phrase that holds a key and its value is read inside, though a separator follows it.
+    ("' OS_PASSWORD:pw1 ':Failed to", "' OS_PASSWORD:******** ':Failed to"),
+    ('"password=pw2": y', '"password=********": y'),
 ])
 def test_each_shape_of_a_secret_in_free_text_is_masked(text, shown):
     assert secrets.masked_text(text) == shown
