@@ -518,12 +518,13 @@ options:
       - Ironic attaches and detaches in the background; the module reads what the BMC shows until the image is
         inserted (or ejected), at most 10 minutes per device, and fails with the node's C(last_error) when Ironic
         reports a failure.
-      - A URL's password (C(http://user:password@host/image.iso)) is masked in results, diffs and messages.
-      - Each attach records its O(virtual_media[].image_url), password masked, in the node's C(extra) under
+      - A URL's password (C(http://user:password@host/image.iso)) and the secret parameters of its query (a signed
+        URL's C(temp_url_sig) or C(X-Amz-Signature)) are masked in results, diffs and messages.
+      - Each attach records its O(virtual_media[].image_url), secrets masked, in the node's C(extra) under
         C(baremetal_lifecycle_virtual_media) (the key goes when no device has an image). Ironic's copy of an image
         (O(virtual_media[].download_source=local)) does not say what it is a copy of, so it counts as the declared image
         only when that record names it, otherwise the declared image is inserted in its place. A URL that differs
-        only by its password is the same image.
+        only by its password or signature is the same image.
     type: list
     elements: dict
     suboptions:

@@ -39,6 +39,10 @@ FIELDS = (
     'bios_setup_token', 'maintenance_password', 'maintenance_url_password', 'maintenance_log_password',
     'bmc_url_password', 'bmc_password', 'maintenance_pair_password', 'snmp_community', 'ipmi_kg', 'retired_password',
     'description_password', 'rollout_bios_token', 'schemeless_url_password', 'bios_pin', 'reason_password',
+    # Shapes with no secret-named key before the secret: a BMC tool's command line, an HTTP authorization, an XML
+    # element, a signed URL (in a reason, and in a driver_info value that is no free text).
+    'ipmitool_password', 'ipmitool_kg_key', 'bearer_token', 'xml_password', 'reason_url_signature',
+    'kernel_url_signature',
 )
 MARKERS = dict((field, 'mk%s%s' % (TAG, field.replace('_', ''))) for field in FIELDS)
 ALL_HARDWARE_SECRETS = {
@@ -62,6 +66,7 @@ BY_HARDWARE = {
             'snmp_auth_user': 'snmp', 'snmp_auth_prot_password': MARKERS['snmp_auth_prot_password'],
             'snmp_auth_priv_password': MARKERS['snmp_auth_priv_password']},
 }
+KERNEL_URL = 'http://127.0.0.1:9/v1/AUTH_a/c/ipa.kernel?temp_url_sig=%s&temp_url_expires=1' % MARKERS['kernel_url_signature']
 USER_DATA = '#cloud-config\nchpasswd:\n  list: |\n    root:%s\n' % MARKERS['user_data']
 
 PLAYBOOK = '''
@@ -338,19 +343,24 @@ def planted_nodes(ironic):
     maintenance_node = raw.node_in('manageable')
     ironic.api('PUT', '/nodes/%s/maintenance' % maintenance_node['uuid'], {
         'reason': "BMC credentials rotated, old password=%s; console at http://admin:%s@127.0.0.1:9; ipmitool -I "
-                  "lanplus ipmi_password: '%s' returned 1; step {'settings': [{'value': '%s', 'name': 'AdminPassword'}]}" % (
-                      MARKERS['maintenance_password'], MARKERS['maintenance_url_password'],
-                      MARKERS['maintenance_log_password'], MARKERS['maintenance_pair_password'])})
+                  "lanplus ipmi_password: '%s' returned 1; step {'settings': [{'value': '%s', 'name': 'AdminPassword'}]}"
+                  "\nipmitool -I lanplus -H 127.0.0.1 -U admin -P %s -y %s power status\nAuthorization: Bearer %s\n"
+                  "<Password>%s</Password>; image http://127.0.0.1:9/v1/AUTH_a/c/o.img?temp_url_sig=%s&temp_url_expires=1"
+                  % (MARKERS['maintenance_password'], MARKERS['maintenance_url_password'],
+                     MARKERS['maintenance_log_password'], MARKERS['maintenance_pair_password'],
+                     MARKERS['ipmitool_password'], MARKERS['ipmitool_kg_key'], MARKERS['bearer_token'],
+                     MARKERS['xml_password'], MARKERS['reason_url_signature'])})
     bmc_node = raw.create(prefix='secrets-bmc', driver='redfish', driver_info={
         'redfish_address': closed_loopback_url().replace('http://', 'http://admin:%s@' % MARKERS['bmc_url_password']),
         'redfish_username': 'admin', 'redfish_password': MARKERS['bmc_password']})
     # An SNMP community and a Kg key under a name Ironic does not know, shown in clear by Ironic; an operator's
     # retired_reason and description quoting a password.
     operator_node = raw.node_in('manageable')
-    # A BMC address without a scheme, user information and all (Ironic assumes https).
+    # A BMC address without a scheme, user information and all (Ironic assumes https); a deploy kernel at a signed URL.
     raw.patch(operator_node['uuid'], driver_info={'snmp_community': MARKERS['snmp_community'],
                                                   'ipmi_kg': MARKERS['ipmi_kg'],
-                                                  'redfish_address': 'admin:%s@127.0.0.1:9' % MARKERS['schemeless_url_password']},
+                                                  'redfish_address': 'admin:%s@127.0.0.1:9' % MARKERS['schemeless_url_password'],
+                                                  'deploy_kernel': KERNEL_URL},
               retired=True, retired_reason='old BMC, ipmi_password=%s' % MARKERS['retired_password'],
               description="rack 7; root password: '%s'" % MARKERS['description_password'])
     return bios_node['name'], maintenance_node['name'], bmc_node['name'], operator_node['name']
@@ -500,7 +510,10 @@ def test_every_module_met_secrets_ironic_shows_back_and_masked_them(outputs):
     assert MARKERS['maintenance_pair_password'] in facts['maintenance node']['maintenance_reason']
     operator = facts['operator node']
     assert operator['driver_info'] == {'snmp_community': MARKERS['snmp_community'], 'ipmi_kg': MARKERS['ipmi_kg'],
-                                       'redfish_address': 'admin:%s@127.0.0.1:9' % MARKERS['schemeless_url_password']}
+                                       'redfish_address': 'admin:%s@127.0.0.1:9' % MARKERS['schemeless_url_password'],
+                                       'deploy_kernel': KERNEL_URL}
+    for field in ('ipmitool_password', 'ipmitool_kg_key', 'bearer_token', 'xml_password', 'reason_url_signature'):
+        assert MARKERS[field] in facts['maintenance node']['maintenance_reason'], field
     assert MARKERS['retired_password'] in operator['retired_reason']
     assert MARKERS['description_password'] in operator['description']
     for shown in ('"SetupToken": {\n', '"before": "********"', 'password=********; console at http://admin:********@',
@@ -508,7 +521,10 @@ def test_every_module_met_secrets_ironic_shows_back_and_masked_them(outputs):
                   "is in maintenance", "No node is named or has the UUID", "admin_password': '********'",
                   "Ironic could not 'power on' it", "[{'value': '********', 'name': 'AdminPassword'}]",
                   '"snmp_community": "********"', '"ipmi_kg": "********"', 'old BMC, ipmi_password=********',
-                  "root password: '********'", '"redfish_address": "admin:********@127.0.0.1:9"', '"BootPin": {\n'):
+                  "root password: '********'", '"redfish_address": "admin:********@127.0.0.1:9"', '"BootPin": {\n',
+                  '-U admin -P ******** -y ******** power status', 'Authorization: ********',
+                  '<Password>********</Password>', 'o.img?temp_url_sig=********&temp_url_expires=1',
+                  'ipa.kernel?temp_url_sig=********&temp_url_expires=1'):
         assert shown in output, shown
 
 

@@ -14,13 +14,28 @@ import re
 # password=x), a Python repr or JSON ({'password': 'x'}, {"password": "x"}), YAML, JSON quoted inside JSON
 # ({\"password\": \"x\"}). Each is read as one key, one separator and one value: a key named like a secret,
 # bare or quoted (a quote may be escaped: \' \" \\"); then ':' or '=' (spaces around allowed), or the spaces
-# after a --flag; then one value, scanned by _value_end: quoted (up to the same quote, escapes inside), a
-# bracketed list or dictionary (whole), or a bare word.
+# after a --flag, or the comma between a quoted option and its value in an argument list (['--password', 'x']); then
+# one value, scanned by _value_end: quoted (up to the same quote, escapes inside), a bracketed list or dictionary
+# (whole), or a bare word. An XML element (<Password>x</Password>, <wsman:Password>) is a key too: its value is its
+# text, up to the next tag; and so is a short option on the line of a command that reads a secret from it (ipmitool
+# -P x, ['ipmitool', '-P', 'x']), whatever its letter names.
 _KEY = re.compile(
     r'''(?P<open>\\*['"])(?P<quoted>[^'"\\\n]{1,100})(?P=open)'''
+    r'''|<(?:[\w.-]+:)?(?P<element>\w[\w.-]*)(?=(?:\s[^<>]*)?>)'''
     r'''|(?<![\w-])(?:(?P<flag>-+)(?P<option>\w[\w.-]*)|(?P<bare>\w[\w-]*))(?P<close>\\*['"])?''')
 _SEPARATOR = re.compile(r'[ \t]*(?:=>|[:=]{1,2})[ \t]*')
 _FLAG_SEPARATOR = re.compile(r'[ \t]+')
+_LIST_SEPARATOR = re.compile(r'''[ \t]*,[ \t]*(?=\\*['"])''')
+# The rest of an element's start tag (its attributes), and its text.
+_TAG_END = re.compile(r'(?:\s[^<>]*)?>')
+_ELEMENT_TEXT = re.compile(r'[^<]+')
+# A short option (-P), alone or quoted in an argument list ('-P'): secret or not by the command whose line it is on.
+_SHORT_OPTION = re.compile(r'-(?P<letter>[A-Za-z])')
+# The words of a line before an option, the command among them (a path too: /usr/bin/ipmitool).
+_COMMAND_WORD = re.compile(r'''[^\s'"\[\](),=]+''')
+# An HTTP authorization written bare (Authorization: Bearer abc.def, a header in a log line): its scheme and its
+# token are one value, masked together.
+_AUTH_SCHEME = re.compile(r'(?:Basic|Bearer|Negotiate|NTLM|Token)[ \t]+(?=[\w.~+/-])', re.IGNORECASE)
 _QUOTE = re.compile(r'''\\*['"]''')
 _WORD_PARTS = re.compile(r'[_.-]+|(?<=[a-z])(?=[A-Z])')
 # A bare value ends at a space, a comma, a semicolon, an ampersand (a URL query), a closing bracket or a
@@ -40,12 +55,14 @@ _PAIR_REACH = 1000
 class FreeText(object):
     """Masks the values of the keys a judge calls secret, in free text of any shape."""
 
-    def __init__(self, is_secret, ends_in_secret, by_key, mask):
+    def __init__(self, is_secret, ends_in_secret, by_key, short_options, mask):
         """is_secret(name): the value of a key so named is secret; ends_in_secret(word): a word before a colon ends
-        in a secret's name; by_key(name): a dictionary under that key is judged key by key; mask: what is shown."""
+        in a secret's name; by_key(name): a dictionary under that key is judged key by key; short_options(command):
+        the letters of the short options whose value is secret on that command's line; mask: what is shown."""
         self.is_secret = is_secret
         self.ends_in_secret = ends_in_secret
         self.by_key = by_key
+        self.short_options = short_options
         self.mask = mask
 
     def masked(self, text):
@@ -70,11 +87,12 @@ class FreeText(object):
     def _secret_values(self, text):
         """(start, end, shown) of the value of each secret key text names, in order: shown is what masked writes."""
         position = 0
+        commands = _CommandLines(text, self.short_options)
         while True:
             key = _KEY.search(text, position)
             if key is None:
                 return
-            start = self._value_start(text, key)
+            start = self._value_start(text, key, commands)
             if start is None:
                 # A quoted text that is no secret key may hold one (a quote opening a phrase): read inside it.
                 position = key.start() + len(key.group('open')) if key.group('open') else key.end()
@@ -82,18 +100,29 @@ class FreeText(object):
             if text[start] == '{' and self.by_key(_key_name(key)):
                 position = start  # a config drive dictionary is judged key by key, as no_log_values judges it
                 continue
-            end, shown = self._value_end(text, start)
+            if key.group('element'):
+                end, shown = _ELEMENT_TEXT.match(text, start).end(), self.mask  # its text, up to the next tag
+            else:
+                end, shown = self._value_end(text, start)
             yield start, end, shown
             position = end
 
-    def _value_start(self, text, key):
+    def _value_start(self, text, key, commands):
         """Where the value of a secret-named key begins, or None when key is no such key (or has no value)."""
         name = _key_name(key)
-        if not (self.is_secret(name) or name.lower() == 'value' and self._in_secret_pair(text, key.start())):
+        if not (self.is_secret(name) or name.lower() == 'value' and self._in_secret_pair(text, key.start())
+                or _is_secret_short_option(key, commands)):
             return None
+        if key.group('quoted') and _SEPARATOR.search(key.group('quoted')):
+            return None  # a phrase that holds a key and its value (' password: x ': ...), read inside, is no key
+        if key.group('element'):
+            tag = _TAG_END.match(text, key.end())
+            return tag.end() if _ELEMENT_TEXT.match(text, tag.end()) else None
         separator = _SEPARATOR.match(text, key.end())
         if separator is None and key.group('flag') and not key.group('close'):
             separator = _FLAG_SEPARATOR.match(text, key.end())
+        if separator is None and (key.group('open') and name.startswith('-') or key.group('flag') and key.group('close')):
+            separator = _LIST_SEPARATOR.match(text, key.end())
         if separator is None or separator.end() == len(text) or text[separator.end()] in '\n\r':
             return None
         if key.group('bare') and '=' not in separator.group() and name.lower() != 'value' \
@@ -131,8 +160,9 @@ class FreeText(object):
 
         A quoted value ends at its own quote preceded by exactly as many backslashes as opened it (an escaped quote
         or a backslash before the quote reads as more of the value: masking too much only hides); a list or a
-        dictionary at its closing bracket, quotes inside skipped; a bare value at a space, a comma or a bracket. A
-        value that never ends runs to the end of the text.
+        dictionary at its closing bracket, quotes inside skipped; a bare value at a space, a comma or a bracket (an
+        authorization's scheme and the token after it are one value: Bearer abc.def). A value that never ends runs to
+        the end of the text.
         """
         opening = _QUOTE.match(text, start)
         if opening:
@@ -142,12 +172,42 @@ class FreeText(object):
             return close, opening.group() + self.mask + opening.group()
         if text[start] in '{[':
             return _bracket_end(text, start), self.mask
-        bare = _BARE_VALUE.match(text, start)
+        scheme = _AUTH_SCHEME.match(text, start)
+        bare = _BARE_VALUE.match(text, scheme.end() if scheme else start)
         return (bare.end(), self.mask) if bare else (start, '')
 
 
+class _CommandLines(object):
+    """The command each option of a text is on the line of: the last command on its line before it that short_options
+    knows (ipmitool ... -P x). Options are asked about left to right, so each line is read once."""
+
+    def __init__(self, text, short_options):
+        self.text = text
+        self.short_options = short_options
+        self.read = 0
+        self.letters = ''
+
+    def letters_at(self, position):
+        newline = self.text.rfind('\n', self.read, position)
+        if newline >= 0:
+            self.read, self.letters = newline + 1, ''
+        for word in _COMMAND_WORD.finditer(self.text, self.read, position):
+            self.letters = self.short_options(word.group().rsplit('/', 1)[-1]) or self.letters
+        self.read = position
+        return self.letters
+
+
+def _is_secret_short_option(key, commands):
+    """Whether key is a short option (-P, or '-P' in an argument list) that the command whose line it is on reads a
+    secret from."""
+    if not (key.group('quoted') or key.group('flag') == '-'):
+        return False
+    option = _SHORT_OPTION.fullmatch(key.group('quoted') or '-' + key.group('option'))
+    return option is not None and option.group('letter') in commands.letters_at(key.start())
+
+
 def _key_name(key):
-    return key.group('quoted') or key.group('option') or key.group('bare')
+    return key.group('quoted') or key.group('element') or key.group('option') or key.group('bare')
 
 
 def _closing_quote(text, position, quote):

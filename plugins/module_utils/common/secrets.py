@@ -6,9 +6,10 @@ A value is secret when its key is named like a secret (``redfish_password``, ``i
 ``SetupToken``, ``user_data``), when it is the value of a setting whose name is (``{name: AdminPwd,
 value: ...}``), or when a BIOS registry says its type is Password; Ironic shows back none of the secret keys of
 IRONIC_MASKED_FIELDS. In free text, the value that follows a secret-named key is secret, whatever shape the
-text gives it (masked_text), and so is the password of a URL. Every node view, every text that quotes Ironic
-(``last_error``, ``maintenance_reason``, error messages), every diff and every module result leaves the
-collection through this module; every secret an argument holds goes to Ansible's ``no_log_values``. No other
+text gives it (masked_text), as is that of a short option a BMC tool reads a secret from (``ipmitool -P``); in
+every text, the password of a URL and the secret-named parameters of its query (a signed URL). Every node view,
+every text that quotes Ironic (``last_error``, ``maintenance_reason``, error messages), every diff and every module
+result leaves the collection through this module; every secret an argument holds goes to Ansible's ``no_log_values``. No other
 file holds a rule of what is secret: a new secret-bearing name is one change to ``_SECRET_NAME``. (How free text
 is read for keys and values, whatever its shape, is common/free_text.py; it asks this module what is secret.)
 """
@@ -31,13 +32,26 @@ IRONIC_MASK = '******'
 # API) masks, plus any name containing "key", such as ipmi_hex_kg_key that Ironic leaves visible, and the
 # config drive and its user_data and vendor_data, which may carry passwords; an SNMP community (the snmp
 # driver's snmp_community, snmp_community_read and snmp_community_write, which Ironic shows in clear) and an IPMI
-# Kg key under any name (ipmi_kg, bmc_kg, ipmiKg: kg as a word of its own, not the kg of pkg or background).
+# Kg key under any name (ipmi_kg, bmc_kg, ipmiKg, FreeIPMI's --k-g: kg as a word of its own, not the kg of pkg or
+# background); an HTTP Authorization header (Proxy-Authorization too); the signature of a signed URL (Swift's
+# temp_url_sig, S3's X-Amz-Signature or Signature), which opens its object to whoever holds the URL until it expires.
 # Masking too much only hides a value; too little leaks one.
 _SECRET_NAME = re.compile(
     r'pass|pswd|pwd|secret|token|credential|cookie|config_?drive|fsid|hashsuffix'
-    r'|kek|key|user_data|vendor_data|community'
-    r'|(?<![a-z])kg(?![a-z])|(?-i:(?<=[a-z])Kg(?![a-z]))',
+    r'|kek|key|user_data|vendor_data|community|authorization|signature|(?<![a-z])sig(?![a-z])'
+    r'|(?<![a-z])k[-_]?g(?![a-z])|(?-i:(?<=[a-z])Kg(?![a-z]))',
     re.IGNORECASE)
+
+# The short options a command reads a secret from: ipmitool(1)'s -P (password), -k (Kg key) and -y (Kg key in hex),
+# as Ironic's ipmitool driver quotes its command lines (-y hex_kg_key); the -p (password) and -k (Kg key) of the
+# FreeIPMI tools that reach a BMC. Another command's -p or -P may be a port (ssh, scp), and ipmitool's -p is one: a
+# short option is judged on its command's line only. (-E, -K, -a, -Y read the environment or prompt: no value.)
+_SECRET_SHORT_OPTIONS = (
+    (re.compile(r'ipmitool'), 'Pky'),
+    (re.compile(r'ipmi-[a-z-]+|ipmipower|ipmiconsole|ipmiseld|bmc-(?:info|device|config)'), 'pk'),
+)
+# Where a text may hold such a command: a text without one, nor a secret's name, is not read for keys.
+_COMMAND = re.compile(r'ipmitool|ipmi-|ipmipower|ipmiconsole|ipmiseld|bmc-')
 
 # The node fields whose secret-named keys Ironic shows masked (IRONIC_MASK): their values cannot be compared.
 IRONIC_MASKED_FIELDS = ('driver_info', 'instance_info')
@@ -109,13 +123,14 @@ def masked(value):
 
     A secret key's value becomes MASK (a config drive or its user_data, MASK and its size); None values are
     kept: they ask to remove a key and reveal nothing. Free text (FREE_TEXT_FIELDS) has the values of the
-    secret-named keys it quotes masked; every text, the password of a URL (http://user:password@host).
+    secret-named keys it quotes masked; every text, the password of a URL (http://user:password@host) and the
+    secret-named parameters of its query (a signed URL's ?temp_url_sig=...).
     """
     kind = type(value)
     if value is None or kind in _SCALARS:  # most of a result: told apart first, as cheaply as can be
         return value
     if kind is str:
-        return _masked_url_passwords(value)
+        return _masked_url_secrets(value)
     if kind is dict or isinstance(value, Mapping):
         secret_pair = _is_secret_pair(value)
         copy = {}
@@ -130,7 +145,7 @@ def masked(value):
     if isinstance(value, (list, tuple)):
         return [masked(item) for item in value]
     if isinstance(value, str):
-        return _masked_url_passwords(value)
+        return _masked_url_secrets(value)
     return value
 
 
@@ -156,6 +171,14 @@ _URL_PASSWORD = re.compile(r'(?P<prefix>\b[a-zA-Z][\w+.-]*://[^:/@\s]*:)(?P<pass
 _AUTHORITY_PASSWORD = re.compile(
     r'''(?P<prefix>(?:^|(?<=[\s'"=(\[{,]))(?://)?[^:/@\s'"=(\[{,]*:)(?P<password>[^/\s"<>]+)@(?=[\w\[])''')
 _PASSWORDS_OF_URLS = (_URL_PASSWORD, _AUTHORITY_PASSWORD)
+# A secret-named parameter of a URL's query (a signed URL: ?temp_url_sig=...&temp_url_expires=..., X-Amz-Signature,
+# X-Amz-Credential, X-Amz-Security-Token): its value, up to the next parameter; the rest of the URL stays readable.
+_URL_QUERY_SECRET = re.compile(r'''(?P<prefix>[?&](?P<name>[\w.~%-]+)=)(?P<secret>[^&#\s'"<>\\]+)''')
+
+
+def _secret_short_options(command):
+    """The letters of the short options whose value is secret on a command's line ('' for a command unknown here)."""
+    return next((letters for name, letters in _SECRET_SHORT_OPTIONS if name.fullmatch(command)), '')
 
 
 def _ends_in_secret(word):
@@ -168,28 +191,31 @@ def _free_text():
     """The reader of free text, made (and common/free_text.py loaded) at the first text that names a secret: a task
     whose texts name none never compiles it."""
     from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.free_text import FreeText
-    return FreeText(is_secret_name, _ends_in_secret, _CONFIG_DRIVE_NAME.match, MASK)
+    return FreeText(is_secret_name, _ends_in_secret, _CONFIG_DRIVE_NAME.match, _secret_short_options, MASK)
 
 
 def masked_text(text):
     """Free text (Ironic's last_error, maintenance_reason, an error message) with the values of secret-named keys
-    masked, whatever shape the text gives them, and the password of every URL.
+    masked, whatever shape the text gives them (a command line's secret short options too: ipmitool -P x), and the
+    secrets of every URL.
 
     Ironic's errors quote the input they refuse, and last_error outlives the task that sent the secret, so a
     later task that never saw the secret cannot scrub it by value. Masking a text twice changes nothing more.
     """
     if not isinstance(text, str):
         return text
-    if _SECRET_NAME.search(text):
+    if _SECRET_NAME.search(text) or _COMMAND.search(text):
         text = _free_text().masked(text)
-    return _masked_url_passwords(text)
+    return _masked_url_secrets(text)
 
 
-def _masked_url_passwords(text):
-    if '@' not in text:
-        return text
-    for pattern in _PASSWORDS_OF_URLS:
-        text = pattern.sub(lambda match: '%s%s@' % (match.group('prefix'), MASK), text)
+def _masked_url_secrets(text):
+    if '@' in text:
+        for pattern in _PASSWORDS_OF_URLS:
+            text = pattern.sub(lambda match: '%s%s@' % (match.group('prefix'), MASK), text)
+    if '=' in text and ('?' in text or '&' in text):
+        text = _URL_QUERY_SECRET.sub(
+            lambda match: match.group('prefix') + MASK if is_secret_name(match.group('name')) else match.group(), text)
     return text
 
 
@@ -254,8 +280,9 @@ def _collect_nested(value, values):
         for item in value:
             _collect_nested(item, values)
     elif isinstance(value, str):
-        # What masked_text hides in any text an option holds: a URL's password (an image's, a BMC's), the value of a
-        # secret key an operator wrote into a reason or a description (reason: 'ipmi_password=x').
+        # What masked_text hides in any text an option holds: a URL's secrets (an image's password or signature, a
+        # BMC's password), the value of a secret key an operator wrote into a reason or a description (reason:
+        # 'ipmi_password=x').
         for secret in text_secrets(value):
             _collect_secret(None, secret, values)
 
@@ -263,10 +290,11 @@ def _collect_nested(value, values):
 def text_secrets(text):
     """The secret values free text holds: what masked_text hides of it."""
     secrets = set()
-    if _SECRET_NAME.search(text):
+    if _SECRET_NAME.search(text) or _COMMAND.search(text):
         secrets.update(_free_text().values(text))
     if '@' in text:
         secrets.update(match.group('password') for pattern in _PASSWORDS_OF_URLS for match in pattern.finditer(text))
+    secrets.update(match.group('secret') for match in _URL_QUERY_SECRET.finditer(text) if is_secret_name(match.group('name')))
     return secrets
 
 

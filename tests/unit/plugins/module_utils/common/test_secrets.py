@@ -52,7 +52,9 @@ def test_not_secret(key):
     'vendor_password', 'bmc_token', 'api_secret', 'ssh_key', 'X_PASSWORD',
     'auth_passphrase', 'drac_password', 'snmp_auth_key', 'snmp_priv_key',
     # The snmp driver's communities (Ironic shows them in clear) and a Kg key under any name.
-    'snmp_community', 'snmp_community_read', 'snmp_community_write', 'ipmi_kg', 'IPMI_KG', 'bmc_kg', 'ipmiKg'])
+    'snmp_community', 'snmp_community_read', 'snmp_community_write', 'ipmi_kg', 'IPMI_KG', 'bmc_kg', 'ipmiKg',
+    # FreeIPMI's Kg key option, an HTTP authorization header, the signature of a signed URL.
+    'k-g', 'k_g', 'Authorization', 'Proxy-Authorization', 'temp_url_sig', 'X-Amz-Signature', 'Signature', 'sig'])
 def test_secret_name_pattern(key):
     assert secrets.is_secret_name(key)
 
@@ -267,7 +269,8 @@ def test_public_node_masks_secrets_an_operator_wrote_in_any_reason_or_descriptio
 # Secret names as texts quote them: driver_info keys, what Ironic masks, a header, an environment variable, a BIOS
 # setting. Keys with a space are only written quoted.
 _TEXT_KEYS = sorted(set().union(*SECRETS.values()) | set(STRUTILS_SANITIZE_KEYS) | set([
-    'password', 'X-Auth-Token', 'OS_PASSWORD', 'SetupToken', 'ipmi_hex_kg_key', 'rescue_password', 'auth.password']))
+    'password', 'X-Auth-Token', 'OS_PASSWORD', 'SetupToken', 'ipmi_hex_kg_key', 'rescue_password', 'auth.password',
+    'Authorization', 'Proxy-Authorization', 'temp_url_sig', 'X-Amz-Signature', 'Signature', 'k-g']))
 _QUOTED_ONLY_KEYS = ['Admin Password', 'BMC Password', 'vendor token']
 # Unquoted before a colon, a word names a secret when its last part does: a label or a field path before prose
 # (node rack-secrets-01: ..., bios_settings.AdminPassword: ...) is not a key. secret_uuid and ansible_key_file (a
@@ -287,7 +290,8 @@ _PROSE_WORDS = st.sampled_from([
 
 
 def _no_secret_in(text):
-    return '@' not in text and not any(secrets.is_secret_name(word) for word in re.findall(r'[\w-]+', text))
+    return '@' not in text and not any(secrets.is_secret_name(word) for word in re.findall(r'[\w-]+', text)) \
+        and not (re.search(r'ipmi|bmc-', text) and re.search(r'-[Pkyp]', text))  # a BMC tool's -P x
 
 
 _PROSE = st.lists(st.one_of(_PROSE_WORDS, st.text(max_size=8)), max_size=6).map(''.join).filter(_no_secret_in)
@@ -364,6 +368,18 @@ def _urls(draw):
     return '%s%s:%s@127.0.0.1:%d/redfish' % (scheme, user, password, draw(st.integers(1, 65535)))
 
 
+@st.composite
+def _command_lines(draw):
+    """A BMC tool's command line with a secret short option among others, written as a line or as an argument list."""
+    command, letters = draw(st.sampled_from([
+        ('ipmitool', 'Pky'), ('/usr/bin/ipmitool', 'Pky'), ('ipmipower', 'pk'), ('ipmi-sensors', 'pk'), ('bmc-info', 'pk')]))
+    others = draw(st.lists(st.sampled_from(['-I', 'lanplus', '-H', '127.0.0.1', '-U', 'admin', '-L', 'ADMINISTRATOR',
+                                            '-E', '-v', 'power', 'status', '-f', '/tmp/pw']), max_size=4))
+    value = _HEAD + draw(_BARE) + _TAIL
+    arguments = [command] + others + ['-' + draw(st.sampled_from(letters)), value] + others
+    return draw(st.sampled_from([' '.join, repr, json.dumps]))(arguments)
+
+
 def _assert_masked(text, before):
     masked = secrets.masked_text(text)
     assert _HEAD not in masked and _TAIL not in masked, (text, masked)
@@ -391,6 +407,12 @@ def test_no_secret_survives_in_a_document_quoted_in_free_text(before, document, 
 def test_no_password_of_a_url_survives(before, url, after):
     _assert_masked('%s %s %s' % (before, url, after), before + ' ')
     assert secrets.masked('see %s' % url) == secrets.masked_text('see %s' % url)
+
+
+@settings(max_examples=200, deadline=None)
+@given(before=_PROSE, line=_command_lines(), after=_PROSE)
+def test_no_secret_short_option_of_a_bmc_tool_survives(before, line, after):
+    _assert_masked('%s\n%s\n%s' % (before, line, after), before + '\n')
 
 
 @settings(max_examples=500, deadline=None)
@@ -443,6 +465,36 @@ def test_a_text_without_a_secret_is_left_as_it_was(text):
     ("{'args': {'value': 'pw1', 'path': '/driver_info/ipmi_password'}}",
      "{'args': {'value': '********', 'path': '/driver_info/ipmi_password'}}"),
     ("snmp_community=pub1 ipmi_kg: 'k1'", "snmp_community=******** ipmi_kg: '********'"),
+    # A BMC tool's command line, as Ironic's ipmitool driver quotes it (-y: the Kg key in hex), or as an argument list.
+    ('Command: ipmitool -I lanplus -H 127.0.0.1 -L ADMINISTRATOR -U admin -y 0102abcd -f /tmp/pw sol activate',
+     'Command: ipmitool -I lanplus -H 127.0.0.1 -L ADMINISTRATOR -U admin -y ******** -f /tmp/pw sol activate'),
+    ('ipmitool -I lanplus -H 127.0.0.1 -U admin -P s3cret -k kg1 chassis power status',
+     'ipmitool -I lanplus -H 127.0.0.1 -U admin -P ******** -k ******** chassis power status'),
+    ("['ipmitool', '-I', 'lanplus', '-P', 's3cret', '-U', 'admin'] and [\"ipmitool\", \"--password\", \"pw2\"]",
+     "['ipmitool', '-I', 'lanplus', '-P', '********', '-U', 'admin'] and [\"ipmitool\", \"--password\", \"********\"]"),
+    ('/usr/sbin/ipmipower -h 10.0.0.5 -u admin -p s3cret -k kg1 --stat; ipmi-sensors --k-g=kg2',
+     '/usr/sbin/ipmipower -h 10.0.0.5 -u admin -p ******** -k ******** --stat; ipmi-sensors --k-g=********'),
+    # An HTTP authorization: its scheme and credentials are one value.
+    ('Authorization: Bearer abc.def sent', 'Authorization: ******** sent'),
+    ('Proxy-Authorization: Basic dXNlcjpwdw==', 'Proxy-Authorization: ********'),
+    ("{'X-Auth-Token': 'x', 'Authorization': 'Bearer y.z'} {Authorization: Negotiate YII=, Accept: json}",
+     "{'X-Auth-Token': '********', 'Authorization': '********'} {Authorization: ********, Accept: json}"),
+    # An XML body quoted back (Redfish, WS-Man).
+    ('<Password>x y</Password><password>p</password><wsman:UserPassword>p&amp;w</wsman:UserPassword><UserName>u</UserName>',
+     '<Password>********</Password><password>********</password><wsman:UserPassword>********</wsman:UserPassword>'
+     '<UserName>u</UserName>'),
+    # A signed URL: its signature, credential and token masked, the rest of it readable.
+    ('image http://127.0.0.1:8080/v1/AUTH_a/c/o?temp_url_sig=9f8e&temp_url_expires=1700000000 unreachable',
+     'image http://127.0.0.1:8080/v1/AUTH_a/c/o?temp_url_sig=********&temp_url_expires=1700000000 unreachable'),
+    ('https://b.s3.example.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F2024&X-Amz-Expires=3600'
+     '&X-Amz-Security-Token=FQo&X-Amz-Signature=ab12',
+     'https://b.s3.example.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=********&X-Amz-Expires=3600'
+     '&X-Amz-Security-Token=********&X-Amz-Signature=********'),
+    ('https://b.s3.example.com/k?AWSAccessKeyId=AKIA&Expires=1700000000&Signature=ab%2B12',
+     'https://b.s3.example.com/k?AWSAccessKeyId=********&Expires=1700000000&Signature=********'),
+    # A quoted phrase that holds a key and its value is read inside, though a separator follows it.
+    ("' OS_PASSWORD:pw1 ':Failed to", "' OS_PASSWORD:******** ':Failed to"),
+    ('"password=pw2": y', '"password=********": y'),
 ])
 def test_each_shape_of_a_secret_in_free_text_is_masked(text, shown):
     assert secrets.masked_text(text) == shown
@@ -459,6 +511,24 @@ def test_each_shape_of_a_secret_in_free_text_is_masked(text, shown):
 ])
 def test_a_label_a_field_path_or_prose_naming_a_secret_is_left_as_it_was(text):
     assert secrets.masked_text(text) == text
+
+
+def test_a_short_option_is_secret_only_on_the_line_of_a_bmc_tool_that_reads_a_secret_from_it():
+    # ipmitool's -p is a port and -E takes no value; another command's -P or -p (scp, ssh) is a port; bmc-watchdog's -p
+    # is a timer: only the secret options of the command whose line it is.
+    text = ('ipmitool -I lanplus -p 623 -U admin -E -P pw1 power status\nscp -P 2222 a b\nssh -p 22 host\n'
+            'bmc-watchdog -p 3 -s')
+    assert secrets.masked_text(text) == text.replace('pw1', MASK)
+
+
+def test_the_secrets_of_a_signed_url_are_masked_in_every_text_and_scrubbed_from_the_arguments():
+    # instance_info's image_source is no free text: a URL's secrets are masked in every value, as its password is.
+    url = 'http://127.0.0.1:8080/v1/AUTH_a/c/o.img?temp_url_sig=9f8e&temp_url_expires=1700000000&filename=o.img'
+    shown = url.replace('9f8e', MASK)
+    node = {'instance_info': {'image_source': url, 'image_checksum': 'c'}, 'clean_step': {'args': {'url': url}}}
+    assert secrets.masked(node) == {'instance_info': {'image_source': shown, 'image_checksum': 'c'},
+                                    'clean_step': {'args': {'url': shown}}}
+    assert secrets.no_log_values({'instance_info': {'image_source': url}}) == {'9f8e'}
 
 
 # -- the rules other files ask for ------------------------------------------------------------------------------
