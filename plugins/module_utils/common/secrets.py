@@ -126,26 +126,42 @@ def masked(value):
     secret-named keys it quotes masked; every text, the password of a URL (http://user:password@host) and the
     secret-named parameters of its query (a signed URL's ?temp_url_sig=...).
     """
+    return _masked(value, masked_text, _masked_url_secrets)
+
+
+def masked_keys(value):
+    """A copy of value with the values of its secret-named keys masked, at any depth, and its texts as they are:
+    what compares with Ironic's copy of step arguments. Ironic masks the keys named like passwords there, but shows a
+    URL whole, so a new signature of a signed URL (or a new password in a URL) is a change to write."""
+    return _masked(value, _unchanged, _unchanged)
+
+
+def _unchanged(text):
+    return text
+
+
+def _masked(value, free_text, text):
+    """masked, with free_text(text) for the texts of FREE_TEXT_FIELDS and text(text) for the others."""
     kind = type(value)
     if value is None or kind in _SCALARS:  # most of a result: told apart first, as cheaply as can be
         return value
     if kind is str:
-        return _masked_url_secrets(value)
+        return text(value)
     if kind is dict or isinstance(value, Mapping):
         secret_pair = _is_secret_pair(value)
         copy = {}
         for key, item in value.items():
             if item is not None and (is_secret_name(key) or secret_pair and key == 'value'):
                 copy[key] = _masked_value(key, item)
-            elif key in FREE_TEXT_FIELDS:
-                copy[key] = masked_text(item) if isinstance(item, str) else masked(item)
+            elif key in FREE_TEXT_FIELDS and isinstance(item, str):
+                copy[key] = free_text(item)
             else:
-                copy[key] = masked(item)
+                copy[key] = _masked(item, free_text, text)
         return copy
     if isinstance(value, (list, tuple)):
-        return [masked(item) for item in value]
+        return [_masked(item, free_text, text) for item in value]
     if isinstance(value, str):
-        return _masked_url_secrets(value)
+        return text(value)
     return value
 
 

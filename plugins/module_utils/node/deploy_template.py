@@ -85,7 +85,7 @@ def declared_fields(declared):
 def _comparable(name, value):
     # Ironic masks step arguments named like passwords: a secret compares as masked on both sides.
     if name == 'steps':
-        return secrets.masked(normalized_steps(value or []))
+        return secrets.masked_keys(normalized_steps(value or []))
     return value or {} if name == 'extra' else value
 
 

@@ -76,7 +76,7 @@ def declared_fields(params):
 def _comparable(name, value):
     # Ironic masks step arguments named like passwords: a secret compares as masked on both sides.
     if name == 'steps':
-        return secrets.masked(normalized_steps(value or []))
+        return secrets.masked_keys(normalized_steps(value or []))
     if name == 'traits':
         return sorted(value or [])
     return value

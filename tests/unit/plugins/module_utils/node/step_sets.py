@@ -39,6 +39,20 @@ def secret_step_argument_compares_masked_and_never_shows(kind, secret_step):
         assert value not in str(result[kind.member]) and value not in str(result['diff'])
 
 
+def new_url_signature_is_a_change_and_never_shows(kind, step):
+    """A step whose args hold a signed URL (Ironic shows it whole) differs from Ironic's copy when only its signature
+    is new: the task writes it (an expired signature would otherwise stay). Results and diffs show neither."""
+    url = 'http://127.0.0.1:8080/v1/AUTH_x/fw/bmc.bin?temp_url_sig=%s&temp_url_expires=1'
+    current = kind.stored(steps=[dict(step, args={'url': url % 'old-signature'})])
+    declared = kind.module.declared_fields(kind.params(steps=[dict(step, args={'url': url % 'new-signature'})]))
+    assert kind.module.changed_fields(current, declared) == ['steps']
+    result = kind.ensure(kind.fake_ironic([current]), kind.params(steps=[dict(step, args={'url': url % 'new-signature'})]),
+                         check_mode=False)
+    assert result['changed'] is True
+    for signature in ('old-signature', 'new-signature'):
+        assert signature not in str(result[kind.member]) and signature not in str(result['diff'])
+
+
 def absent_deletes_once(kind):
     """state=absent: check mode writes nothing; then one delete of the stored set, the result's member None and
     the diff after empty; a rerun changes nothing."""
