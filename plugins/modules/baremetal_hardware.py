@@ -112,6 +112,7 @@ options:
   timeout:
     description:
       - Seconds the whole task may take, including the clean or service cycle.
+      - Recording a node's target RAID configuration waits this long at most for a node a conductor keeps locked.
     type: int
     default: 3600
   concurrency:

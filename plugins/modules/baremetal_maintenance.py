@@ -16,6 +16,8 @@ description:
   - Enabling maintenance on a node already in maintenance with the same reason changes nothing; with a
     different reason, the reason is updated.
   - Disabling maintenance clears the reason too.
+  - A node a conductor keeps locked (for example while it waits for a slow BMC) is asked again for about 30 s (the
+    module has no timeout); then the node fails naming the lock, to run the task again once the conductor is done.
 author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:

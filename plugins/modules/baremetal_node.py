@@ -771,6 +771,8 @@ options:
       - With O(provision_state), the seconds the moves of the task may take; with O(power), the seconds each power
         action may take (for soft actions also Ironic's own timeout, as in M(baremetal.lifecycle.baremetal_power)).
       - With O(virtual_media), the seconds each attach or detach may take until the BMC shows it.
+      - The seconds each node's writes (its record, traits, ports, port groups, virtual media, maintenance, deletion)
+        wait for a node a conductor keeps locked (for example while it waits for a slow BMC), from its first write.
     type: int
     default: 1800
 requirements:

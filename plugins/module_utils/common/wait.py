@@ -3,8 +3,9 @@
 """The one waiting primitive (Wait), used by everything that waits for Ironic: a deadline on a monotonic clock,
 backed-off pauses and a sleep.
 
-Provision moves (engine/scheduler.py), power actions (node/power.py), the transport's retries (ironic/client.py) and
-the pause between two waves (fleet/waves.py) all wait with a Wait, each with its own pace: one backoff scheme, a
+Provision moves (engine/scheduler.py), power requests and a node's writes held off by a lock
+(ironic/transport.resent_while_held), the transport's retries (ironic/transport.py) and the pause between two waves
+(fleet/waves.py) all wait with a Wait, each with its own pace: one backoff scheme, a
 pause growing from ``initial`` by ``factor`` up to ``cap``, each scaled by a random factor around 1 of width
 ``jitter`` (0: none), where a constant pause is a factor of 1.
 """

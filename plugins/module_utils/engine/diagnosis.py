@@ -3,8 +3,8 @@
 """What the scheduler tells of a node that did not get where the task declared: the messages, in one place.
 
 A failed step, a refused verb, a lost answer, a stranded node, a node a dead conductor left (and why no other takes
-it over), back-pressure, and the timeouts with what Ironic last said of the node. Each message names the node, where
-it rests and what to do about it.
+it over), back-pressure, a request or write a lock kept out, and the timeouts with what Ironic last said of the node.
+Each message names the node, where it rests and what to do about it.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,7 +17,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     UNREACHABLE_GRACE, WAIT_STATES)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import DEPLOY_WAIT_ABORT_VERSION, version_string
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, Locked
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import unproven_death
 
 # How many of a node's latest history events a timeout reports.
@@ -157,9 +157,23 @@ def aborted(state):
 def kept_locked(label, request, timeout, locked):
     """Why a request for the node was never taken: a conductor held the node's lock (transport.Locked) until the
     timeout passed."""
-    return ("node %s: '%s' was never started: a conductor kept the node locked until the timeout (%d s) passed "
-            "(Ironic's latest answer: %s). It is at work on the node, often waiting for a slow BMC: raise timeout, "
-            "or look at the conductor's log." % (label, request, timeout, masked_text(locked.reason or str(locked)).rstrip('.')))
+    return held_off(label, "'%s' was never started" % request, locked, timeout)
+
+
+def held_off(label, undone, answer, timeout=None, seconds=0):
+    """Why something for the node (undone: what did not happen, in words) never did: Ironic kept refusing it, its
+    latest answer ``answer``: Locked (a conductor held the node's lock) or Busy (Ironic took no more work), until the
+    task's timeout passed (None: a task without one, through the transport's retries for ``seconds``)."""
+    latest = masked_text(answer.reason or str(answer)).rstrip('.')
+    until = 'for %d s of retries' % seconds if timeout is None else 'until the timeout (%d s) passed' % timeout
+    if isinstance(answer, Locked):
+        fix = ("run the task again once it is done, or look at the conductor's log" if timeout is None
+               else "raise timeout, or look at the conductor's log")
+        return ("node %s: %s: a conductor kept the node locked %s (Ironic's latest answer: %s). It is at work on the "
+                "node, often waiting for a slow BMC: %s." % (label, undone, until, latest, fix))
+    fix = 'Run the task again later' if timeout is None else 'Raise timeout'
+    return ("node %s: %s: Ironic took no more work %s (its latest answer: %s). %s, or raise Ironic's "
+            "[conductor]workers_pool_size." % (label, undone, until, latest, fix))
 
 
 def timed_out(client, job, timeout, concurrency, busy):

@@ -16,9 +16,10 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import FEATURE_MIN_VERSION
 
-# How issue_step sends the steps that are not provision verbs.
+# How issue_step sends the steps that are not provision verbs: like the verbs, each takes Locked and Busy at once
+# (retry_busy=False), which the sender leaves for the scheduler to send again later.
 NODE_STEP_METHODS = {
-    CLEAR_FAULT: lambda client, uuid, options: client.unset_maintenance(uuid),
+    CLEAR_FAULT: lambda client, uuid, options: client.unset_maintenance(uuid, retry_busy=False),
     SET_INSTANCE_INFO: lambda client, uuid, options: set_instance_info(client, uuid, options.instance_info),
     SET_RETIRED: lambda client, uuid, options: set_retired(client, uuid, options.retired, options.retired_reason),
 }
@@ -83,7 +84,7 @@ def set_instance_info(client, uuid, instance_info):
     """
     patch = instance_info_patch(client.get_node(uuid, ('instance_info',)), instance_info)
     if patch:
-        client.update_node(uuid, patch)
+        client.update_node(uuid, patch, retry_busy=False)
 
 
 def set_retired(client, uuid, retired, retired_reason):
@@ -91,4 +92,4 @@ def set_retired(client, uuid, retired, retired_reason):
     (read first, like set_instance_info, so that a step sent again after a lost answer sends only what is missing)."""
     patch = retired_patch(client.get_node(uuid, ('retired', 'retired_reason')), retired, retired_reason)
     if patch:
-        client.update_node(uuid, patch)
+        client.update_node(uuid, patch, retry_busy=False)

@@ -94,16 +94,19 @@ class NodeEndpoints(object):
     def create_node(self, body):
         return self.request('POST', '/nodes', body=body)
 
-    def update_node(self, ident, patch, reset_interfaces=False):
-        """Apply a JSON patch; reset_interfaces gives interfaces the patch does not set their new driver's defaults."""
+    def update_node(self, ident, patch, reset_interfaces=False, retry_busy=True):
+        """Apply a JSON patch; reset_interfaces gives interfaces the patch does not set their new driver's defaults.
+
+        retry_busy, here and in the other writes for a node: False answers Locked and Busy at once, for a caller that
+        waits for them itself (transport.resent_while_held)."""
         params = None
         if reset_interfaces:
             self.require('reset_interfaces', FEATURE_MIN_VERSION['reset_interfaces'])
             params = {'reset_interfaces': 'true'}
-        return self.request('PATCH', '/nodes/%s' % ident, body=patch, params=params)
+        return self.request('PATCH', '/nodes/%s' % ident, body=patch, params=params, retry_busy=retry_busy)
 
-    def delete_node(self, ident):
-        self.request('DELETE', '/nodes/%s' % ident)
+    def delete_node(self, ident, retry_busy=True):
+        self.request('DELETE', '/nodes/%s' % ident, retry_busy=retry_busy)
 
     def require_provision_request(self, verb, arguments):
         """IronicError when this server's API is too old for the verb or one of its arguments."""
@@ -124,18 +127,19 @@ class NodeEndpoints(object):
         body['target'] = verb
         self.request('PUT', '/nodes/%s/states/provision' % ident, body=body, replay=False, retry_busy=False)
 
-    def set_power_state(self, ident, target, timeout=None):
+    def set_power_state(self, ident, target, timeout=None, retry_busy=True):
         body = {'target': target}
         if timeout is not None:
             self.require('power_timeout', FEATURE_MIN_VERSION['power_timeout'])
             body['timeout'] = timeout
-        self.request('PUT', '/nodes/%s/states/power' % ident, body=body)
+        self.request('PUT', '/nodes/%s/states/power' % ident, body=body, retry_busy=retry_busy)
 
-    def set_maintenance(self, ident, reason=None):
-        self.request('PUT', '/nodes/%s/maintenance' % ident, body={'reason': reason} if reason else {})
+    def set_maintenance(self, ident, reason=None, retry_busy=True):
+        self.request('PUT', '/nodes/%s/maintenance' % ident, body={'reason': reason} if reason else {},
+                     retry_busy=retry_busy)
 
-    def unset_maintenance(self, ident):
-        self.request('DELETE', '/nodes/%s/maintenance' % ident)
+    def unset_maintenance(self, ident, retry_busy=True):
+        self.request('DELETE', '/nodes/%s/maintenance' % ident, retry_busy=retry_busy)
 
     def validate_node(self, ident):
         return self.request('GET', '/nodes/%s/validate' % ident)
@@ -147,6 +151,6 @@ class NodeEndpoints(object):
         asked again, as the second read would only meet that lock (HTTP 409); AnswerLost is raised instead."""
         return self.request('GET', '/nodes/%s/management/boot_device' % ident, replay=False)
 
-    def set_traits(self, ident, traits):
+    def set_traits(self, ident, traits, retry_busy=True):
         self.require('traits', FEATURE_MIN_VERSION['traits'])
-        self.request('PUT', '/nodes/%s/traits' % ident, body={'traits': list(traits)})
+        self.request('PUT', '/nodes/%s/traits' % ident, body={'traits': list(traits)}, retry_busy=retry_busy)

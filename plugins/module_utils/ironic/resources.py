@@ -107,10 +107,10 @@ class HardwareEndpoints(object):
         self.require('firmware components', HARDWARE_MIN_VERSION['firmware components'])
         return self.request('GET', '/nodes/%s/firmware' % ident).get('firmware', [])
 
-    def set_target_raid_config(self, ident, target_raid_config):
+    def set_target_raid_config(self, ident, target_raid_config, retry_busy=True):
         """Record the RAID layout raid.create_configuration builds; {} clears it."""
         self.require('target_raid_config', HARDWARE_MIN_VERSION['target_raid_config'])
-        self.request('PUT', '/nodes/%s/states/raid' % ident, body=target_raid_config)
+        self.request('PUT', '/nodes/%s/states/raid' % ident, body=target_raid_config, retry_busy=retry_busy)
 
     def list_drivers(self):
         """The names of the hardware types the conductors enable."""
@@ -141,11 +141,12 @@ class PortEndpoints(object):
             return None
         return self.find_node(ports[0]['node_uuid'], fields)
 
-    def create_port(self, body):
-        return self.request('POST', '/ports', body=body)
+    # retry_busy, as the node's writes (nodes.NodeEndpoints.update_node): a port's node may be locked.
+    def create_port(self, body, retry_busy=True):
+        return self.request('POST', '/ports', body=body, retry_busy=retry_busy)
 
-    def update_port(self, uuid, patch):
-        return self.request('PATCH', '/ports/%s' % uuid, body=patch)
+    def update_port(self, uuid, patch, retry_busy=True):
+        return self.request('PATCH', '/ports/%s' % uuid, body=patch, retry_busy=retry_busy)
 
-    def delete_port(self, uuid):
-        self.request('DELETE', '/ports/%s' % uuid)
+    def delete_port(self, uuid, retry_busy=True):
+        self.request('DELETE', '/ports/%s' % uuid, retry_busy=retry_busy)

@@ -55,7 +55,7 @@ class Busy(IronicError):
 class Locked(IronicError):
     """A conductor at work on the node holds its lock (HTTP 409 'locked'), often waiting for a slow BMC: through the
     retries, or at once with retry_busy=False. Nothing was done; the same request may be sent again once the
-    conductor is done."""
+    conductor is done (resent_while_held)."""
 
 
 class AnswerLost(IronicError):
@@ -63,6 +63,22 @@ class AnswerLost(IronicError):
 
     Callers re-read what the write was meant to change and go on from what Ironic reports.
     """
+
+
+def resent_while_held(send, waiting, on_held=None):
+    """send(retry_busy=False), sent again while Ironic holds it off, Locked or Busy: nothing was done, so the same
+    request is safe to send again. Between two, on_held(the answer) and waiting's next pause (a Wait: the task's
+    timeout, at the poll's pace); past its deadline, the latest answer is raised. The one loop of the collection that
+    waits out a lock within a task's timeout, instead of the transport's few retries."""
+    waiting.reset()
+    while True:
+        try:
+            return send(retry_busy=False)
+        except (Locked, Busy) as exc:
+            if on_held is not None:
+                on_held(exc)
+            if not waiting.pause():
+                raise
 
 
 def _error_message(response):

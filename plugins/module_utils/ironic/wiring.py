@@ -47,19 +47,20 @@ def find_port_group(client, name):
         return None
 
 
-def create_port_group(client, body):
+# retry_busy, in the writes below, as the node's writes (nodes.NodeEndpoints.update_node): their node may be locked.
+def create_port_group(client, body, retry_busy=True):
     _require(client, 'port_groups')
-    return client.request('POST', '/portgroups', body=body)
+    return client.request('POST', '/portgroups', body=body, retry_busy=retry_busy)
 
 
-def update_port_group(client, uuid, patch):
+def update_port_group(client, uuid, patch, retry_busy=True):
     _require(client, 'port_groups')
-    return client.request('PATCH', '/portgroups/%s' % uuid, body=patch)
+    return client.request('PATCH', '/portgroups/%s' % uuid, body=patch, retry_busy=retry_busy)
 
 
-def delete_port_group(client, uuid):
+def delete_port_group(client, uuid, retry_busy=True):
     _require(client, 'port_groups')
-    client.request('DELETE', '/portgroups/%s' % uuid)
+    client.request('DELETE', '/portgroups/%s' % uuid, retry_busy=retry_busy)
 
 
 def virtual_media(client, node_uuid):
@@ -69,14 +70,14 @@ def virtual_media(client, node_uuid):
     return client.request('GET', '/nodes/%s/vmedia' % node_uuid) or []
 
 
-def attach_virtual_media(client, node_uuid, device_type, image_url, download_source):
+def attach_virtual_media(client, node_uuid, device_type, image_url, download_source, retry_busy=True):
     """Ask Ironic to insert the image; it does so in the background (the node's last_error says when it failed)."""
     _require(client, 'virtual_media')
-    client.request('POST', '/nodes/%s/vmedia' % node_uuid,
+    client.request('POST', '/nodes/%s/vmedia' % node_uuid, retry_busy=retry_busy,
                    body={'device_type': device_type, 'image_url': image_url, 'image_download_source': download_source})
 
 
-def detach_virtual_media(client, node_uuid, device_type):
+def detach_virtual_media(client, node_uuid, device_type, retry_busy=True):
     """Ask Ironic to eject the device's image, in the background."""
     _require(client, 'virtual_media')
-    client.request('DELETE', '/nodes/%s/vmedia' % node_uuid, params={'device_types': device_type})
+    client.request('DELETE', '/nodes/%s/vmedia' % node_uuid, params={'device_types': device_type}, retry_busy=retry_busy)

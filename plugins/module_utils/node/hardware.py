@@ -18,6 +18,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, Locked
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail, node_label, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import HardwareError, check_bios
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_difference import difference
@@ -223,9 +224,16 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
     recorded = set()
     for item in prepared:
         if not check_mode and item['record_raid']:
+            from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
+            writes = NodeWrites(item['label'], item['node']['provision_state'], timeout)
             try:
-                client.set_target_raid_config(item['node']['uuid'], item['declaration'].raid)
+                writes.send('recording its target RAID configuration', client.set_target_raid_config,
+                            item['node']['uuid'], item['declaration'].raid)
                 recorded.add(item['node']['uuid'])
+            except (Locked, Busy) as exc:
+                # Its message names the node and the write, and the lock is no matter of the RAID interface.
+                fail(results[item['node']['uuid']], str(exc), changed=False)
+                continue
             except BaremetalError as exc:
                 # Ironic checks the layout against the node's RAID interface; nothing else was written.
                 fail(results[item['node']['uuid']], explain_failure(

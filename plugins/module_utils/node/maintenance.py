@@ -12,7 +12,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_result
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label, node_result
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
 
 # baremetal_maintenance's older spelling of maintenance: true and false, kept working.
 STATES = {'enabled': True, 'disabled': False}
@@ -61,16 +62,20 @@ def declared_maintenance(maintenance):
     return {'maintenance': bool(maintenance)}
 
 
-def ensure_maintenance(client, node, maintenance, reason, check_mode):
-    """Set (maintenance true) or clear one node's maintenance and reason. Returns its result."""
+def ensure_maintenance(client, node, maintenance, reason, check_mode, timeout=None):
+    """Set (maintenance true) or clear one node's maintenance and reason. Returns its result.
+
+    A node a conductor keeps locked is waited for within timeout seconds (the task's; None: a task without one, the
+    transport's retries only)."""
     current = (bool(node.get('maintenance')), node.get('maintenance_reason') or None)
     wanted = wanted_maintenance(node, maintenance, reason)
     changed = current != wanted
     if changed and not check_mode:
+        writes = NodeWrites(node_label(node), node.get('provision_state'), timeout)
         if wanted[0]:
-            client.set_maintenance(node['uuid'], wanted[1])
+            writes.send('setting maintenance', client.set_maintenance, node['uuid'], wanted[1])
         else:
-            client.unset_maintenance(node['uuid'])
+            writes.send('clearing maintenance', client.unset_maintenance, node['uuid'])
         node = client.get_node(node['uuid'], NODE_SUMMARY_FIELDS)
         wanted = (node.get('maintenance'), node.get('maintenance_reason'))
     diff = DifferenceTracker().add('maintenance', current[0], wanted[0]).add('maintenance_reason', current[1], wanted[1])

@@ -204,23 +204,25 @@ def check_plan(client, plan, node_uuid):
     return problems
 
 
-def apply_plan(client, plan, node_uuid, ports):
-    """Write the plan, in the order Ironic needs; ports are the node's ports as the record's writes left them.
-    Returns (groups, ports) as Ironic answered."""
+def apply_plan(client, plan, node_uuid, ports, writes):
+    """Write the plan, in the order Ironic needs, each write sent by writes (the node's engine.writes.NodeWrites);
+    ports are the node's ports as the record's writes left them. Returns (groups, ports) as Ironic answered."""
     groups = dict((group['name'], group) for group in plan.current)
     uuids = dict((group['name'], group['uuid']) for group in plan.current)
     for wanted in plan.create:
-        created = _create_group(client, node_uuid, wanted)
+        created = _create_group(client, node_uuid, wanted, writes)
         groups[wanted['name']], uuids[wanted['name']] = created, created['uuid']
     for current, operations in plan.update:
-        groups[current['name']] = _resent(functools.partial(api.update_port_group, client, current['uuid'], operations))
+        groups[current['name']] = _resent(functools.partial(writes.send, 'updating its port group %s' % current['name'],
+                                                            api.update_port_group, client, current['uuid'], operations))
     by_address = dict((port['address'], port) for port in ports)
     for address, name in plan.moves:
         operation = ({'op': 'remove', 'path': '/portgroup_uuid'} if name == NO_GROUP
                      else {'op': 'replace', 'path': '/portgroup_uuid', 'value': uuids[name]})
-        by_address[address] = _resent(functools.partial(client.update_port, by_address[address]['uuid'], [operation]))
+        by_address[address] = _resent(functools.partial(writes.send, 'moving its port %s' % address, client.update_port,
+                                                        by_address[address]['uuid'], [operation]))
     for group in plan.delete:
-        api.delete_port_group(client, group['uuid'])
+        writes.send('deleting its port group %s' % group['name'], api.delete_port_group, client, group['uuid'])
         groups.pop(group['name'], None)
     return list(groups.values()), list(by_address.values())
 
@@ -233,15 +235,16 @@ def _resent(write):
         return write()
 
 
-def _create_group(client, node_uuid, wanted):
+def _create_group(client, node_uuid, wanted, writes):
     """POST the group; after a lost answer or a 'name exists' refusal, the group of that name when it is the node's."""
     body = dict((attribute, value) for attribute, value in wanted.items() if value is not None)
     body['node_uuid'] = node_uuid
+    doing = 'creating its port group %s' % wanted['name']
     try:
-        return api.create_port_group(client, body)
+        return writes.send(doing, api.create_port_group, client, body)
     except AnswerLost:
         found = api.find_port_group(client, wanted['name'])
-        return found if found is not None else api.create_port_group(client, body)
+        return found if found is not None else writes.send(doing, api.create_port_group, client, body)
     except IronicError as exc:
         found = api.find_port_group(client, wanted['name']) if exc.status == 409 else None
         if found is None or found.get('node_uuid') != node_uuid:

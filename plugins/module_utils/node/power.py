@@ -11,12 +11,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Locked
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, Locked, resent_while_held
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
@@ -53,19 +54,22 @@ def _settle(client, node, waiting, progress, step):
 
 
 def _request(client, node, target, soft, timeout, waiting, progress, result):
-    """Ask Ironic for the power action; a node a conductor keeps locked (at work on it, often waiting for a slow BMC)
-    is asked again until the task's timeout, as Ironic itself would take the request once the conductor is done."""
-    waiting.reset()
-    while True:
-        try:
-            client.set_power_state(node['uuid'], target, timeout=timeout if soft else None)
-            return
-        except Locked as exc:
-            from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
-            progress.node(node_label(node), node.get('power_state') or 'unknown', diagnosis.LOCKED)
-            if not waiting.pause():
-                raise PowerError(diagnosis.kept_locked(node_label(node), target, timeout, exc),
-                                 dict(result, changed=False))
+    """Ask Ironic for the power action. A node a conductor keeps locked (at work on it, often waiting for a slow BMC),
+    or an Ironic that takes no more work for now (HTTP 503), is asked again until the task's timeout, as Ironic itself
+    would take the request later: the transport answers at once, so that this is the only wait. engine/diagnosis.py
+    is loaded only then."""
+    def held(answer):
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
+        progress.node(node_label(node), node.get('power_state') or 'unknown',
+                      diagnosis.LOCKED if isinstance(answer, Locked) else diagnosis.HELD_BACK)
+
+    try:
+        resent_while_held(functools.partial(client.set_power_state, node['uuid'], target, timeout=timeout if soft else None),
+                          waiting, held)
+    except (Locked, Busy) as exc:
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
+        raise PowerError(diagnosis.held_off(node_label(node), "'%s' was never started" % target, exc, timeout),
+                         dict(result, changed=False))
 
 
 def declared_power(declared):

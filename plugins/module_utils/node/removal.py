@@ -18,8 +18,9 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.paralle
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import is_at_rest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, converge
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail, node_result
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail, node_label, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DELETE_ALLOWED_STATES
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError, node_view, when_refused
@@ -44,7 +45,7 @@ def remove_nodes(client, declarations, check_mode, timeout=1800, concurrency=1):
         result = node_result(None, True, name=declaration.name, plan=[], transitions=[],
                              diff={'before': node_view(node, ports), 'after': {}})
         if declaration.keep_workload:
-            return _detach(client, node, result, check_mode)
+            return _detach(client, node, result, check_mode, timeout)
         return dict(result, ports=ports)
 
     results = run_each(declarations, read, concurrency)
@@ -59,9 +60,11 @@ def remove_nodes(client, declarations, check_mode, timeout=1800, concurrency=1):
         ports = result.pop('ports', None)
         if ports is None or result.get('error') or check_mode:
             return result
+        node = found[declaration.name]
+        writes = _writes(node, timeout)
         for port in ports:
-            client.delete_port(port['uuid'])
-        client.delete_node(found[declaration.name]['uuid'])
+            writes.send('deleting its port %s' % port['address'], client.delete_port, port['uuid'])
+        writes.send('deleting it', client.delete_node, node['uuid'])
         return result
 
     results = run_each(list(zip(declarations, results)), delete, concurrency)
@@ -101,7 +104,12 @@ def detach_steps(node):
     return not node.get('maintenance') and node['provision_state'] not in DELETE_ALLOWED_STATES
 
 
-def _detach(client, node, result, check_mode):
+def _writes(node, timeout):
+    """The node's writes, each waiting for a node a conductor keeps locked within the task's timeout."""
+    return NodeWrites(node_label(node), node['provision_state'], timeout)
+
+
+def _detach(client, node, result, check_mode, timeout):
     """Delete the node's record and leave its workload running: no provision move, maintenance set first where
     Ironic needs it (with DETACH_REASON), then the DELETE, which takes the ports with the node."""
     sets_maintenance = detach_steps(node)
@@ -110,11 +118,12 @@ def _detach(client, node, result, check_mode):
                         else masked_text(node.get('maintenance_reason'))}
     if check_mode:
         return result
+    writes = _writes(node, timeout)
     if sets_maintenance:
         with when_refused(dict(result, changed=False)):
-            client.set_maintenance(node['uuid'], DETACH_REASON)
+            writes.send('setting maintenance', client.set_maintenance, node['uuid'], DETACH_REASON)
     try:
-        client.delete_node(node['uuid'])
+        writes.send('deleting it', client.delete_node, node['uuid'])
     except AnswerLost:
         raise
     except BaremetalError as exc:

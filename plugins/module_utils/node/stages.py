@@ -79,11 +79,11 @@ def _guarded(stage):
     return run
 
 
-def _maintenance_stage(client, check_mode, wanted, reason_of):
+def _maintenance_stage(client, check_mode, timeout, wanted, reason_of):
     from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import ensure_maintenance
 
     def stage(course):
-        outcome = ensure_maintenance(client, course.node, wanted, reason_of(course), check_mode)
+        outcome = ensure_maintenance(client, course.node, wanted, reason_of(course), check_mode, timeout)
         course.maintenance_changed = course.maintenance_changed or outcome['changed']
         course.maintenance_set = True
         course.maintenance = (outcome['maintenance'], outcome['maintenance_reason'])
@@ -99,8 +99,8 @@ def _restored_reason(course):
     return course.before.get('maintenance_reason') if course.cleared else None
 
 
-def _clear_stage(client, check_mode):
-    clear = _maintenance_stage(client, check_mode, False, lambda course: None)
+def _clear_stage(client, check_mode, timeout):
+    clear = _maintenance_stage(client, check_mode, timeout, False, lambda course: None)
 
     def stage(course):
         if clears_maintenance(course.node, course.declaration):
@@ -195,14 +195,14 @@ def run_stages(client, stated, check_mode, timeout, concurrency):
         run_each(selected, _guarded(stage), concurrency)
 
     from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
-    each(_clear_stage(client, check_mode), courses)
+    each(_clear_stage(client, check_mode, timeout), courses)
     moving = [course for course in courses if not course.failed and course.states['provision_state'] is not None]
     if moving:
         _provision_stage(client, moving, check_mode, timeout, concurrency)
     progress = task_progress()
     each(_power_stage(client, check_mode, timeout, progress),
          [course for course in courses if not course.failed and course.states['power'] is not None])
-    each(_maintenance_stage(client, check_mode, True, _restored_reason),
+    each(_maintenance_stage(client, check_mode, timeout, True, _restored_reason),
          [course for course in courses if (course.states['maintenance'] and not course.failed) or course.cleared])
     for course in courses:
         _finish(course, check_mode)

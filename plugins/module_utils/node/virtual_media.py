@@ -138,32 +138,32 @@ def media_view(media, devices):
     return masked(dict((device, inserted_image(media, device)[0]) for device in devices))
 
 
-def apply_plan(client, plan, node_uuid, timeout):
+def apply_plan(client, plan, node_uuid, timeout, writes):
     """Detach, then attach, each followed by reads until the BMC shows it, each within timeout seconds (the task's),
-    then write the record of what is attached. Returns the media as last read."""
+    then write the record of what is attached; each request sent by writes (the node's engine.writes.NodeWrites).
+    Returns the media as last read."""
     media = None
     for device in plan.detach:
-        api.detach_virtual_media(client, node_uuid, device)
+        writes.send('detaching its %s' % device, api.detach_virtual_media, client, node_uuid, device)
         media = _wait(client, node_uuid, timeout, 'detaching %s' % device,
                       lambda read, device=device: inserted_image(read, device)[0] is None)
     for medium in plan.attach:
-        api.attach_virtual_media(client, node_uuid, medium['device_type'], medium['image_url'], medium['download_source'])
+        writes.send('attaching its %s' % medium['device_type'], api.attach_virtual_media, client, node_uuid,
+                    medium['device_type'], medium['image_url'], medium['download_source'])
         media = _wait(client, node_uuid, timeout, 'attaching %s' % medium['device_type'],
                       lambda read, medium=medium: shows(medium, inserted_image(read, medium['device_type'])[0],
                                                         node_uuid, plan.record))
-    write_record(client, plan, node_uuid)
+    write_record(client, plan, node_uuid, writes)
     return media
 
 
-def write_record(client, plan, node_uuid):
+def write_record(client, plan, node_uuid, writes):
     """Record in the node's extra the image each device was given (the key goes when no device has one)."""
     if plan.record == plan.recorded:
         return
     path = '/extra/%s' % RECORD_KEY
-    if plan.record:
-        client.update_node(node_uuid, [{'op': 'add', 'path': path, 'value': plan.record}])
-    else:
-        client.update_node(node_uuid, [{'op': 'remove', 'path': path}])
+    operation = {'op': 'add', 'path': path, 'value': plan.record} if plan.record else {'op': 'remove', 'path': path}
+    writes.send('recording its virtual media in extra', client.update_node, node_uuid, [operation])
 
 
 def _wait(client, node_uuid, timeout, doing, done):

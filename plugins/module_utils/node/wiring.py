@@ -172,20 +172,20 @@ def view(wiring, node_view):
     return dict(node_view, **wiring.view()) if wiring is not None else node_view
 
 
-def apply(client, wiring, node, ports, view_of, timeout):
-    """Write the wiring after the record, each virtual media attach or detach within timeout seconds (the task's);
-    returns the node's view (view_of(node, ports) with the wiring). A failure carries the view of the node as far as
-    it went."""
+def apply(client, wiring, node, ports, view_of, timeout, writes):
+    """Write the wiring after the record (each write sent by writes, the node's engine.writes.NodeWrites), each
+    virtual media attach or detach within timeout seconds (the task's); returns the node's view (view_of(node, ports)
+    with the wiring). A failure carries the view of the node as far as it went."""
     if wiring is None:
         return view_of(node, ports)
     shown = view_of(node, ports)
     try:
         if wiring.groups is not None:
-            groups, ports = (_port_groups().apply_plan(client, wiring.groups, node['uuid'], ports) if wiring.groups
+            groups, ports = (_port_groups().apply_plan(client, wiring.groups, node['uuid'], ports, writes) if wiring.groups
                              else (wiring.groups.current, ports))
             shown = dict(view_of(node, ports), port_groups=_port_groups().groups_view(groups, ports))
         if wiring.media is not None:
-            media = (_virtual_media().apply_plan(client, wiring.media, node['uuid'], timeout) if wiring.media
+            media = (_virtual_media().apply_plan(client, wiring.media, node['uuid'], timeout, writes) if wiring.media
                      else wiring.media_read)
             if media is None:  # a node just created: what its BMC shows now
                 media = _api().virtual_media(client, node['uuid'])

@@ -8,6 +8,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import time
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_result
@@ -17,11 +19,12 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.snapshot import plan_changes
 
 
-def apply_change(client, change, check_mode, verify_bmc=True, timeout=1800):
+def apply_change(client, change, check_mode, verify_bmc=True, timeout=1800, clock=time.monotonic, sleep=time.sleep):
     """Make one node what its Change says. Returns its result (name, changed, created, node, diff, bmc_verified).
 
     The node returned is built from Ironic's answers to the writes, without reading it again. With verify_bmc, a
-    write that changes a BMC secret is followed by a check that Ironic can use it (_bmc_check).
+    write that changes a BMC secret is followed by a check that Ironic can use it (_bmc_check). Its writes wait for
+    a node a conductor keeps locked until timeout seconds after the first (engine/writes.py, on clock and sleep).
     """
     node = None if change.node is None else wiring.view(change.wiring, node_view(change.node, change.current_ports))
     result = node_result(node, change.changed, name=change.declaration.name, created=change.node is None,
@@ -29,10 +32,13 @@ def apply_change(client, change, check_mode, verify_bmc=True, timeout=1800):
     if not change.changed or check_mode:
         return result
     # Loaded only by a task that writes a node.
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
     from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_writes import write_record
+    writes = NodeWrites(change.declaration.name, (change.node or {}).get('provision_state', 'enroll'), timeout,
+                        clock=clock, sleep=sleep)
     try:
-        node, ports = write_record(client, change)
-        result['node'] = wiring.apply(client, change.wiring, node, ports, node_view, timeout)
+        node, ports = write_record(client, change, writes)
+        result['node'] = wiring.apply(client, change.wiring, node, ports, node_view, timeout, writes)
     except BaremetalError as exc:
         raise NodeError(str(exc), dict(result, **exc.result))
     if not verify_bmc:

@@ -133,7 +133,7 @@ class FakeIronic(FakeClock):
             self.lose_answer[verb] -= 1
             raise AnswerLost('the answer to PUT %s was lost' % verb)
 
-    def update_node(self, uuid, patch):
+    def update_node(self, uuid, patch, retry_busy=True):
         """The instance_info part of a JSON patch, applied as Ironic applies it."""
         self.requests.append((self.now, uuid, 'PATCH %s' % ' '.join(op['path'] for op in patch)))
         info = self.nodes[uuid].setdefault('instance_info', {})

@@ -27,10 +27,10 @@ class RecordingClient(object):
     def set_provision_state(self, uuid, verb, **arguments):
         self.calls.append(('provision', uuid, verb, arguments))
 
-    def unset_maintenance(self, uuid):
+    def unset_maintenance(self, uuid, retry_busy=True):
         self.calls.append(('unset_maintenance', uuid))
 
-    def update_node(self, uuid, patch):
+    def update_node(self, uuid, patch, retry_busy=True):
         self.calls.append(('update_node', uuid, patch))
         self.instance_info = dict(self.instance_info, **dict(
             (op['path'].split('/')[-1], op['value']) for op in patch if op['op'] == 'add'))

@@ -60,6 +60,31 @@ def test_issue_step_sends_a_verb_with_its_fields_or_the_request_of_a_node_step()
                             ('unset_maintenance', 'u1'), ('provision', 'u1', 'manage', {})]
 
 
+class HowSent(object):
+    """Records whether each node step's write lets the transport retry a lock itself (retry_busy)."""
+
+    def __init__(self):
+        self.retry_busy = []
+
+    def unset_maintenance(self, uuid, retry_busy=True):
+        self.retry_busy.append(retry_busy)
+
+    def update_node(self, uuid, patch, retry_busy=True):
+        self.retry_busy.append(retry_busy)
+
+    def get_node(self, uuid, fields=None):
+        return {'uuid': uuid, 'instance_info': {}, 'retired': False, 'retired_reason': None}
+
+
+def test_a_node_step_takes_a_lock_at_once_as_a_verb_does_for_the_scheduler_to_send_it_again():
+    # The transport's own retries (about 30 s) would let a locked node's step overrun the task's timeout.
+    client = HowSent()
+    for verb, options in [('clear_fault', Options()), ('set_instance_info', Options(instance_info=IMAGE)),
+                          ('set_retired', Options(retired=True))]:
+        requests.issue_step(client, 'u1', Step(verb, 'manageable', 'manageable'), options)
+    assert client.retry_busy == [False, False, False]
+
+
 def test_set_instance_info_reads_what_ironic_holds_and_sends_only_the_keys_that_differ():
     client = RecordingClient()
     step = Step('set_instance_info', 'available', 'available')

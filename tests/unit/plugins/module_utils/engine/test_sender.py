@@ -77,7 +77,7 @@ def test_a_lost_answer_to_set_instance_info_sends_only_what_is_missing(applied):
     else:
         original = fake.update_node
 
-        def lost_before_applied(uuid, patch):
+        def lost_before_applied(uuid, patch, retry_busy=True):
             fake.update_node = original
             raise AnswerLost('lost')
 

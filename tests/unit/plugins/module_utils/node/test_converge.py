@@ -41,15 +41,15 @@ class StagedIronic(object):
         self.calls.append(('provision', verb))
         self.nodes[ident]['provision_state'] = LANDING[verb]
 
-    def set_power_state(self, ident, target, timeout=None):
+    def set_power_state(self, ident, target, timeout=None, retry_busy=True):
         self.calls.append(('power', target))
         self.nodes[ident]['power_state'] = POWER[target]
 
-    def set_maintenance(self, ident, reason=None):
+    def set_maintenance(self, ident, reason=None, retry_busy=True):
         self.calls.append(('set maintenance', reason))
         self.nodes[ident].update(maintenance=True, maintenance_reason=reason)
 
-    def unset_maintenance(self, ident):
+    def unset_maintenance(self, ident, retry_busy=True):
         self.calls.append(('clear maintenance',))
         self.nodes[ident].update(maintenance=False, maintenance_reason=None, fault=None)
 

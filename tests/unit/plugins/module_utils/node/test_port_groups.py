@@ -9,6 +9,7 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration, check_declarations
@@ -170,7 +171,7 @@ class Recorder(EveryVersion):
         self.lose = list(lose)
         self.groups = {}
 
-    def request(self, method, path, body=None, params=None):
+    def request(self, method, path, body=None, params=None, retry_busy=True):
         self.calls.append((method, path))
         if self.lose and self.lose[0] == (method, path):
             self.lose.pop(0)
@@ -184,7 +185,7 @@ class Recorder(EveryVersion):
             return self.groups.get(path.rsplit('/', 1)[-1])
         return {'uuid': path.rsplit('/', 1)[-1], 'name': 'x'}
 
-    def update_port(self, uuid, patch):
+    def update_port(self, uuid, patch, retry_busy=True):
         self.calls.append(('PATCH', '/ports/%s' % uuid, patch[0]['op'], patch[0].get('value')))
         return {'uuid': uuid, 'address': {'p1': MAC1, 'p3': MAC3}[uuid], 'portgroup_uuid': patch[0].get('value')}
 
@@ -195,7 +196,7 @@ def test_writes_go_in_the_order_ironic_needs_and_a_lost_creation_is_found_not_re
     record = declared([{'name': 'new'}], [{'address': MAC1, 'port_group': ''}, {'address': MAC3, 'port_group': 'new'}])
     plan = port_groups.GroupPlan(record, groups, ports, PortChanges(ports, record['ports']))
     client = Recorder(lose=[('POST', '/portgroups')])
-    after, after_ports = port_groups.apply_plan(client, plan, 'node-uuid', ports)
+    after, after_ports = port_groups.apply_plan(client, plan, 'node-uuid', ports, NodeWrites('n1', 'enroll', 600))
     assert client.calls == [('POST', '/portgroups'), ('GET', '/portgroups/new'),
                             ('PATCH', '/ports/p1', 'remove', None), ('PATCH', '/ports/p3', 'replace', 'uuid-new'),
                             ('DELETE', '/portgroups/g1')]

@@ -14,7 +14,8 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import (
     SOFT_VERDICT_GRACE, PowerError, ensure_power)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Locked
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_MAX_DELAY
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, Locked
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._progress import READ_INTERVAL, ProgressView
 
 from ..common.fake_clock import FakeClock
@@ -30,6 +31,7 @@ class FakeConductor(FakeClock):
         self.fails_with = fails_with
         self.requests = []
         self.locked_until = 0.0  # a conductor holds the node's lock until then (fake clock)
+        self.busy_until = 0.0  # Ironic takes no more work (HTTP 503) until then
         self.node = {'uuid': 'u-1', 'name': 'n1', 'power_state': power_state, 'target_power_state': None,
                      'last_error': None}
         self._done_at = None
@@ -40,13 +42,17 @@ class FakeConductor(FakeClock):
         self._reaches = reaches
         self._done_at = self.now + (self.seconds if seconds is None else seconds)
 
-    def set_power_state(self, uuid, target, timeout=None):
+    def set_power_state(self, uuid, target, timeout=None, retry_busy=True):
         self.requests.append((target, timeout))
+        if self.now < max(self.locked_until, self.busy_until) and retry_busy:
+            self.sleep(30)  # the transport's own retries
         if self.now < self.locked_until:
-            self.sleep(30)  # the transport's own retries of a locked node
             raise Locked('Ironic refused PUT /v1/nodes/u-1/states/power (HTTP 409): Node u-1 is locked by host c1, '
                          'please retry after the current operation is completed.', 409,
                          'Node u-1 is locked by host c1, please retry after the current operation is completed.')
+        if self.now < self.busy_until:
+            raise Busy('Ironic refused PUT /v1/nodes/u-1/states/power (HTTP 503): No free conductor workers '
+                       'available', 503, 'No free conductor workers available')
         reaches = 'power off' if 'off' in target else 'power on'
         self.start(target, reaches, seconds=float('inf') if self.ignores_soft and 'soft' in target else None)
 
@@ -151,7 +157,25 @@ def test_a_node_a_conductor_keeps_locked_is_asked_again_until_it_takes_the_actio
     fake.locked_until = 70.0  # a conductor waiting for a slow BMC
     result = run(fake, 'powered_on', timeout=300)
     assert result['changed'] is True and result['node']['power_state'] == 'power on'
-    assert len(fake.requests) == 4 and 70 <= fake.now < 120
+    # asked again at the poll's pace: taken within one poll of the lock's end
+    assert 70 <= fake.now <= 70 + POLL_MAX_DELAY + fake.seconds + POLL_MAX_DELAY
+
+
+def test_an_ironic_that_takes_no_more_work_for_a_while_is_asked_again_too():
+    fake = FakeConductor(power_state='power off')
+    fake.busy_until = 40.0  # no conductor worker free (HTTP 503)
+    result = run(fake, 'powered_on', timeout=300)
+    assert result['changed'] is True and result['node']['power_state'] == 'power on'
+    assert 40 <= fake.now <= 40 + POLL_MAX_DELAY + fake.seconds + POLL_MAX_DELAY
+
+
+@pytest.mark.parametrize('holds', ['locked_until', 'busy_until'])
+def test_a_node_held_off_past_the_timeout_ends_within_one_poll_of_it(holds):
+    fake = FakeConductor(power_state='power off')
+    setattr(fake, holds, float('inf'))
+    with pytest.raises(PowerError, match="node n1: 'power on' was never started: "):
+        run(fake, 'powered_on', timeout=100)
+    assert 100 <= fake.now <= 100 + POLL_MAX_DELAY
 
 
 def test_a_node_locked_past_the_timeout_fails_naming_the_lock_and_no_change():
@@ -164,7 +188,6 @@ def test_a_node_locked_past_the_timeout_fails_naming_the_lock_and_no_change():
                                 "retry after the current operation is completed). It is at work on the node, often "
                                 "waiting for a slow BMC: raise timeout, or look at the conductor's log.")
     assert error.value.result['changed'] is False
-    assert 100 <= fake.now <= 130
 
 
 def test_a_secret_ironic_quotes_in_its_reason_never_reaches_the_message():

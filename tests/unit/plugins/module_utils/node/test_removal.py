@@ -36,15 +36,15 @@ class RecordingClient(object):
     def list_ports(self, **query):
         return [{'uuid': 'p-1', 'address': '52:54:00:00:00:01', 'node_uuid': 'u-1'}]
 
-    def set_maintenance(self, ident, reason=None):
+    def set_maintenance(self, ident, reason=None, retry_busy=True):
         self.writes.append(('PUT maintenance', ident, reason))
 
-    def delete_node(self, ident):
+    def delete_node(self, ident, retry_busy=True):
         self.writes.append(('DELETE node', ident))
         if self.delete_refused:
             raise self.delete_refused
 
-    def delete_port(self, uuid):
+    def delete_port(self, uuid, retry_busy=True):
         self.writes.append(('DELETE port', uuid))
 
     def set_provision_state(self, ident, verb, **arguments):

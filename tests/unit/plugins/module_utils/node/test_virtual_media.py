@@ -9,6 +9,7 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import declared_record, required_features
 
@@ -16,6 +17,11 @@ URL = 'http://reader:Zq-secret@127.0.0.1:8080/boot.iso'
 NODE = '98142817-1a5c-40c7-b7e8-c53c428f2a15'
 CD = {'media_types': ['CD', 'DVD'], 'inserted': False, 'image': ''}
 FLOPPY = {'media_types': ['Floppy'], 'inserted': False, 'image': ''}
+
+
+def writes():
+    """The node's writes, as the writer makes them (no lock in these tests)."""
+    return NodeWrites('n1', 'active', 600)
 
 
 def media(**given):
@@ -111,7 +117,7 @@ class Client(object):
     def require(self, feature, version):
         pass
 
-    def request(self, method, path, body=None, params=None):
+    def request(self, method, path, body=None, params=None, retry_busy=True):
         if method != 'GET':
             self.writes.append((method, path, body, params))
             return None
@@ -121,7 +127,7 @@ class Client(object):
             return [dict(CD, inserted=not shown, image=URL)]
         return [inserted(CD, URL) if shown else CD]
 
-    def update_node(self, uuid, patch):
+    def update_node(self, uuid, patch, retry_busy=True):
         self.patches.append(patch)
 
     def get_node(self, uuid, fields):
@@ -131,7 +137,7 @@ class Client(object):
 def test_an_attach_is_read_until_the_bmc_shows_it(monkeypatch):
     monkeypatch.setattr(virtual_media.Wait, 'pause', lambda self: True)
     client = Client(after=2)
-    shown = virtual_media.apply_plan(client, virtual_media.MediaPlan(media(image_url=URL), [CD], NODE, {}), NODE, 600)
+    shown = virtual_media.apply_plan(client, virtual_media.MediaPlan(media(image_url=URL), [CD], NODE, {}), NODE, 600, writes())
     assert client.writes == [('POST', '/nodes/%s/vmedia' % NODE,
                               {'device_type': 'cdrom', 'image_url': URL, 'image_download_source': 'http'}, None)]
     assert client.patches == [[{'op': 'add', 'path': '/extra/' + virtual_media.RECORD_KEY,
@@ -144,7 +150,7 @@ def test_a_detach_is_read_until_the_device_is_empty(monkeypatch):
     monkeypatch.setattr(virtual_media.Wait, 'pause', lambda self: True)
     client = Client(after=1)
     plan = virtual_media.MediaPlan(media(state='absent'), [inserted(CD, COPY)], NODE, {'cdrom': MASKED})
-    virtual_media.apply_plan(client, plan, NODE, 600)
+    virtual_media.apply_plan(client, plan, NODE, 600, writes())
     assert client.writes == [('DELETE', '/nodes/%s/vmedia' % NODE, None, {'device_types': 'cdrom'})]
     assert client.patches == [[{'op': 'remove', 'path': '/extra/' + virtual_media.RECORD_KEY}]]
 
@@ -153,7 +159,7 @@ def test_a_failure_ironic_reports_fails_with_its_last_error_masked(monkeypatch):
     monkeypatch.setattr(virtual_media.Wait, 'pause', lambda self: True)
     client = Client(after=99, last_error='Could not attach device cdrom: %s unreachable' % URL)
     with pytest.raises(virtual_media.VirtualMediaError) as caught:
-        virtual_media.apply_plan(client, virtual_media.MediaPlan(media(image_url=URL), [CD], NODE, {}), NODE, 600)
+        virtual_media.apply_plan(client, virtual_media.MediaPlan(media(image_url=URL), [CD], NODE, {}), NODE, 600, writes())
     assert 'Ironic failed attaching cdrom: Could not attach device cdrom' in str(caught.value)
     assert 'Zq-secret' not in str(caught.value)
 
@@ -162,4 +168,4 @@ def test_an_attach_never_shown_ends_at_the_deadline(monkeypatch):
     monkeypatch.setattr(virtual_media.Wait, 'pause', lambda self: False)
     with pytest.raises(virtual_media.VirtualMediaError, match='attaching cdrom took more than 5 s'):
         virtual_media.apply_plan(Client(after=99), virtual_media.MediaPlan(media(image_url=URL), [CD], NODE, {}), NODE,
-                                 timeout=5)
+                                 5, writes())

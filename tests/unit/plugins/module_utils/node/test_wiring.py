@@ -26,7 +26,7 @@ class Client(EveryVersion):
     def __init__(self):
         self.sent = []
 
-    def request(self, method, path, body=None, params=None):
+    def request(self, method, path, body=None, params=None, retry_busy=True):
         self.sent.append((method, path))
         if path == '/portgroups':
             return {'portgroups': []}
@@ -80,6 +80,6 @@ def test_virtual_media_waits_up_to_the_tasks_timeout(monkeypatch):
     change, client = planned({'virtual_media': [{'device_type': 'cdrom', 'image_url': URL}]}, NODE)
     waited = []
     monkeypatch.setattr(virtual_media, 'apply_plan',
-                        lambda client, plan, uuid, timeout: waited.append(timeout) or [])
-    wiring.apply(client, change.wiring, NODE, [], lambda node, ports: {'name': node['name']}, 42)
+                        lambda client, plan, uuid, timeout, writes: waited.append(timeout) or [])
+    wiring.apply(client, change.wiring, NODE, [], lambda node, ports: {'name': node['name']}, 42, None)
     assert waited == [42]
