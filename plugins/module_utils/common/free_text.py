@@ -59,11 +59,8 @@ class FreeText(object):
         """is_secret(name): the value of a key so named is secret; ends_in_secret(word): a word before a colon ends
         in a secret's name; by_key(name): a dictionary under that key is judged key by key; short_options(command):
         the letters of the short options whose value is secret on that command's line; mask: what is shown."""
-        self.is_secret = is_secret
-        self.ends_in_secret = ends_in_secret
-        self.by_key = by_key
-        self.short_options = short_options
-        self.mask = mask
+        self.is_secret, self.ends_in_secret, self.by_key = is_secret, ends_in_secret, by_key
+        self.short_options, self.mask = short_options, mask
 
     def masked(self, text):
         """text with the value of every secret key it names replaced by the mask."""

@@ -28,26 +28,21 @@ def refused_before_any_write(kind, declared, words):
     assert client.writes == []
 
 
-def secret_step_argument_compares_masked_and_never_shows(kind, secret_step):
-    """A step whose args hold a secret (named like a password) compares equal with Ironic's masked copy, and its
-    value is in neither the result nor the diff."""
+def step_argument_secrets_compare_as_ironic_shows_them_and_never_show(kind, secret_step):
+    """A step whose args hold a secret (named like a password) compares equal with Ironic's masked copy; one whose
+    args hold a signed URL (Ironic shows it whole) differs from Ironic's copy when only its signature is new, so the
+    task writes it (an expired signature would otherwise stay). Results and diffs show none of them."""
     masked = dict(secret_step, args=dict.fromkeys(secret_step['args'], '******'))
     current = kind.stored(steps=[masked])
     assert kind.module.changed_fields(current, kind.module.declared_fields(kind.params(steps=[secret_step]))) == []
     result = kind.ensure(kind.fake_ironic(), kind.params(steps=[secret_step]), check_mode=False)
     for value in secret_step['args'].values():
         assert value not in str(result[kind.member]) and value not in str(result['diff'])
-
-
-def new_url_signature_is_a_change_and_never_shows(kind, step):
-    """A step whose args hold a signed URL (Ironic shows it whole) differs from Ironic's copy when only its signature
-    is new: the task writes it (an expired signature would otherwise stay). Results and diffs show neither."""
     url = 'http://127.0.0.1:8080/v1/AUTH_x/fw/bmc.bin?temp_url_sig=%s&temp_url_expires=1'
-    current = kind.stored(steps=[dict(step, args={'url': url % 'old-signature'})])
-    declared = kind.module.declared_fields(kind.params(steps=[dict(step, args={'url': url % 'new-signature'})]))
-    assert kind.module.changed_fields(current, declared) == ['steps']
-    result = kind.ensure(kind.fake_ironic([current]), kind.params(steps=[dict(step, args={'url': url % 'new-signature'})]),
-                         check_mode=False)
+    signed = dict(secret_step, args={'url': url % 'new-signature'})
+    current = kind.stored(steps=[dict(secret_step, args={'url': url % 'old-signature'})])
+    assert kind.module.changed_fields(current, kind.module.declared_fields(kind.params(steps=[signed]))) == ['steps']
+    result = kind.ensure(kind.fake_ironic([current]), kind.params(steps=[signed]), check_mode=False)
     assert result['changed'] is True
     for signature in ('old-signature', 'new-signature'):
         assert signature not in str(result[kind.member]) and signature not in str(result['diff'])

@@ -82,12 +82,8 @@ def test_steps_compare_as_ironic_stores_them():
         'public', 'traits']
 
 
-def test_a_new_signature_of_a_signed_url_in_a_step_argument_is_a_change_that_never_shows():
-    step_sets.new_url_signature_is_a_change_and_never_shows(RUNBOOKS, STEP)
-
-
-def test_a_secret_step_argument_compares_masked_and_never_shows():
-    step_sets.secret_step_argument_compares_masked_and_never_shows(RUNBOOKS, dict(STEP, args={'admin_password': 'hunter2'}))
+def test_step_argument_secrets_compare_as_ironic_shows_them_and_never_show():
+    step_sets.step_argument_secrets_compare_as_ironic_shows_them_and_never_show(RUNBOOKS, dict(STEP, args={'admin_password': 'hunter2'}))
 
 
 def test_a_new_runbook_is_created_with_its_traits_and_a_rerun_writes_nothing():
