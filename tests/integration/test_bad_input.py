@@ -259,6 +259,11 @@ CASES = [
     Case(DT, 'a template declared twice in templates',
          {'templates': [{'name': NEW_TEMPLATE, 'steps': [DEPLOY_TEMPLATE_STEP]}, {'name': NEW_TEMPLATE, 'state': 'absent'}]},
          ['templates names %s 2 times; declare each template once.' % NEW_TEMPLATE]),
+    # -- baremetal_hardware -------------------------------------------------------------------------------
+    Case('baremetal_hardware', 'RAID on a RAID interface without RAID steps (fake-hardware\'s fake)',
+         {'node': '{enrolled}', 'raid': {'logical_disks': [{'size_gb': 'MAX', 'raid_level': '1'}]}},
+         ["raid_interface 'fake' does not offer", 'Set raid_interface to one that does with '
+          'baremetal.lifecycle.baremetal_node']),
     # -- the roles ----------------------------------------------------------------------------------------
     Case('role:fleet', 'concurrency of zero (refused before any node is enrolled)',
          {'fleet_nodes': [FLEET_NODE], 'fleet_concurrency': 0}, ['fleet_concurrency must be at least 1, got 0.']),
