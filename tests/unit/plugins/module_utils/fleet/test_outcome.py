@@ -71,3 +71,14 @@ def test_over_budget_is_more_than_the_percentage_of_the_nodes_to_change():
     assert not over_budget(0, 10, 0)
     assert over_budget(1, 10, 0) and over_budget(1, 10, None)
     assert not over_budget(1, 10, 10) and over_budget(2, 10, 10)
+
+
+def test_the_warnings_a_node_result_carries_are_the_tasks_whether_it_fails_or_not_and_leave_the_result():
+    def results():
+        return [node_result({'name': 'a'}, True, warnings=['node a: kept']), node_result({'name': 'b'}, error='node b: failed')]
+    how, _msg, result, warnings = end(results()[:1], ['a'], time.monotonic(), single=True)
+    assert how == 'exit' and warnings == ['node a: kept'] and 'warnings' not in result
+    how, _msg, result, warnings = end(results(), ['a', 'b'], time.monotonic(), single=False)
+    assert how == 'fail' and warnings == ['node a: kept'] and all('warnings' not in node for node in result['nodes'])
+    how, _msg, _result, warnings = end(results(), ['a', 'b'], time.monotonic(), single=False, max_fail_percentage=50)
+    assert how == 'exit' and warnings == ['node a: kept', 'b: node b: failed']
