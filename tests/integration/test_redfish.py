@@ -54,6 +54,8 @@ def test_verify_with_a_wrong_password_fails_with_the_bmc_refusal(ironic, run_mod
     assert result.get('failed')
     assert node['name'] in result['msg'] and '401' in result['msg'], result['msg']
     assert ironic.api('GET', '/nodes/%s' % node['uuid'])['provision_state'] == 'enroll'
+    # The node is back where it was (only its last_error changed): no change, before true.
+    assert result['changed'] is False and [(t['from'], t['to']) for t in result['transitions']] == [('enroll', 'enroll')]
     assert wrong not in str(result)
 
 
@@ -79,7 +81,7 @@ def test_a_corrected_password_that_on_create_keeps_is_warned_of_and_always_write
     # Also when the same task goes on to move it, and fails doing so.
     moved = run_module('baremetal_node', name=node['name'], driver='redfish', driver_info=bmc.driver_info(),
                        provision_state='manageable')
-    assert moved['failed'] and warnings(moved) == [warning]
+    assert moved['failed'] and warnings(moved) == [warning] and moved['changed'] is False
     assert wrong not in str([rerun, moved]) and bmc.password not in str([rerun, moved])
 
     fixed = run_module('baremetal_node', name=node['name'], driver='redfish', driver_info=bmc.driver_info(),
