@@ -69,6 +69,26 @@ def test_check_options_reports_every_problem_at_once():
     validate.check_options({'timeout': 1, 'node': UUID, 'nodes': None, 'config_drive': None})
 
 
+@pytest.mark.parametrize('params, problem', [
+    ({'wave_pause': 30.0}, 'wave_pause (30 s) is the pause between two waves, and without wave_size the task runs no '
+                           'waves. Set wave_size (such as 10, or "25%" of the nodes that change), or leave wave_pause out.'),
+    ({'wave_pause': 0.5, 'wave_size': None}, 'wave_pause (0.5 s)'),
+    ({'wave_pause': 30.0, 'wave_size': '10%'}, None),
+    ({'wave_pause': 0.0}, None),  # the default
+])
+def test_a_pause_between_waves_needs_waves(params, problem):
+    if problem is None:
+        validate.check_options(params)
+        return
+    with pytest.raises(validate.InputError) as raised:
+        validate.check_options(params)
+    assert problem in str(raised.value)
+
+
+def test_numbers_are_written_as_a_task_writes_them():
+    assert [validate.as_written(number) for number in (0.0, 30.0, 12.5, 7)] == ['0', '30', '12.5', '7']
+
+
 @pytest.mark.parametrize('mac, problem', [
     ('52:54:00:12:34:56', None), (' 52:54:00:AB:cd:EF ', None),  # as Ironic stores it once in lower case
     ('52-54-00-12-34-56', 'is not a MAC address'), ('52:54:00:12:34', 'is not a MAC address'),
