@@ -218,9 +218,9 @@ def limit_errors(name, value, limit=None):
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return []
     if maximum is None and value < minimum:
-        return ['%s must be at least %s, got %s.' % (name, minimum, value)]
+        return ['%s must be at least %s, got %s.' % (name, minimum, as_written(value))]
     if maximum is not None and not minimum <= value <= maximum:
-        return ['%s must be between %s and %s, got %s: set it in that range.' % (name, minimum, maximum, value)]
+        return ['%s must be between %s and %s, got %s: set it in that range.' % (name, minimum, maximum, as_written(value))]
     return []
 
 

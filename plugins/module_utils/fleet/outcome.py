@@ -17,6 +17,7 @@ __metaclass__ = type
 import collections
 import time
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import as_written
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import held, node_name
 
 
@@ -41,7 +42,7 @@ def failure_message(results, labels, max_fail_percentage=None):
     changing = sum(1 for result in results if result.get('changed') or result.get('error') or held(result))
     if not over_budget(len(errors), changing, max_fail_percentage):
         return None
-    budget = '' if max_fail_percentage is None else ' (max_fail_percentage is %s)' % max_fail_percentage
+    budget = '' if max_fail_percentage is None else ' (max_fail_percentage is %s)' % as_written(max_fail_percentage)
     message = '%d of the %d nodes to change failed%s: %s' % (len(errors), changing, budget, ' | '.join(errors))
     not_started = [label for label, result in zip(labels, results) if held(result)]
     if not_started:

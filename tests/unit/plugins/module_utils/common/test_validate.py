@@ -19,6 +19,10 @@ def test_limits():
     assert validate.limit_errors('max_fail_percentage', 150) == [
         'max_fail_percentage must be between 0 and 100, got 150: set it in that range.']
     assert validate.limit_errors('max_fail_percentage', -1.5)
+    # Ansible hands float options over as floats: the message shows what the task wrote
+    assert validate.limit_errors('max_fail_percentage', 150.0) == [
+        'max_fail_percentage must be between 0 and 100, got 150: set it in that range.']
+    assert validate.limit_errors('wave_pause', -0.5) == ['wave_pause must be at least 0, got -0.5.']
     assert validate.limit_errors('max_fail_percentage', 100) == []
     assert validate.limit_errors('api_timeout', 0) == ['api_timeout must be at least 1, got 0.']
     assert validate.limit_errors('fleet_concurrency', '0', 'concurrency') == ['fleet_concurrency must be at least 1, got 0.']

@@ -58,6 +58,14 @@ def test_the_budget_is_a_percentage_of_the_nodes_to_change():
         '1 of the 4 nodes to change failed (max_fail_percentage is 20): a: x')
 
 
+def test_the_budget_is_written_as_a_task_writes_it_not_as_the_float_ansible_hands_over():
+    results = [{'error': 'x'}, {'error': 'y'}, {'changed': True}, {'changed': True}]
+    assert failure_message(results, 'abcd', max_fail_percentage=0.0).startswith(
+        '2 of the 4 nodes to change failed (max_fail_percentage is 0): ')
+    assert failure_message(results, 'abcd', max_fail_percentage=12.5).startswith(
+        '2 of the 4 nodes to change failed (max_fail_percentage is 12.5): ')
+
+
 def test_nodes_whose_wave_never_started_are_named_after_the_failures():
     results = [{'error': 'x', 'wave': 1, 'started': True}, {'changed': True, 'wave': 1, 'started': True},
                {'changed': False, 'wave': 2, 'started': False}, {'changed': False, 'wave': None, 'started': False}]
