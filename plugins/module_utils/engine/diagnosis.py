@@ -4,7 +4,8 @@
 
 A failed step, a refused verb, a lost answer, a stranded node, a node a dead conductor left (and why no other takes
 it over), back-pressure, and the timeouts with what Ironic last said of the node. Each message names the node, where
-it rests and what to do about it.
+it rests and what to do about it. Also how Ironic records a BMC that refused the credentials it holds (read by
+node/bmc_check.py).
 """
 
 from __future__ import absolute_import, division, print_function
