@@ -36,6 +36,8 @@ options:
     description:
       - With O(wave_size), seconds to wait between the end of a wave and the start of the next, for the workload
         to settle.
+      - A pause above 0 without O(wave_size) is refused before anything is sent to Ironic, as the task runs no
+        waves.
     type: float
     default: 0
   max_fail_percentage:

@@ -125,11 +125,15 @@ def _duplicate_messages(nodes):
 def _settings_messages(settings):
     """The role's own variables (fleet_concurrency...), by the numeric limits the modules apply."""
     messages = []
-    for name, value in sorted((settings or {}).items()):
+    settings = settings or {}
+    for name, value in sorted(settings.items()):
         if name == 'fleet_wave_size':
             messages.extend(validate.wave_size_errors(name, value) if value not in (None, '') else [])
         else:
             messages.extend(validate.limit_errors(name, value, name[len('fleet_'):]))
+    if 'fleet_wave_pause' in settings:
+        messages.extend(validate.wave_pause_errors('fleet_wave_pause', settings['fleet_wave_pause'], 'fleet_wave_size',
+                                                   settings.get('fleet_wave_size')))
     return messages
 
 

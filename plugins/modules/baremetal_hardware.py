@@ -21,7 +21,8 @@ description:
     cleaning runs again on V(provide).
   - Everything is validated before anything is written. An unknown BIOS setting gets a "did you mean"
     from the node's BIOS registry. A value outside the allowed values or range, a read-only setting, or a
-    malformed RAID layout or firmware entry fails the task and names the key. Nothing is sent to Ironic.
+    malformed RAID layout or firmware entry fails the task and names the key. So does a step the node's
+    interface does not offer (see the notes). Nothing is sent to Ironic.
   - When the node already matches, no request that changes anything is made and the task reports no change.
   - With O(nodes) or O(select), many nodes are validated first and then configured in one task.
 author:
@@ -132,11 +133,15 @@ notes:
   - While the task waits, its action plugin shows the nodes moving as the task runs, with every change of state
     or step of a single node, and counts by state every 10 seconds for several nodes (every change at C(-v)). With
     C(async) or a connection other than C(local), the module runs the same way without these lines.
-  - A step the node's hardware interface does not offer fails in Ironic. For example, the C(fake) RAID
-    interface offers no RAID clean steps. The task then fails with Ironic's message and names the interface
-    that would be needed (C(bios_interface), C(raid_interface) or C(firmware_interface)). The node is left in
-    V(clean failed) or V(service failed). M(baremetal.lifecycle.baremetal_provision_state) recovers it from
-    there, and Ironic keeps the recorded C(target_raid_config).
+  - Ironic's own interfaces that offer no step of their kind are refused before anything is written, in check
+    mode too. These are V(no-bios), V(no-raid), V(fake) RAID (which has no RAID clean steps) and V(no-firmware).
+    The error names the node's C(bios_interface), C(raid_interface) or C(firmware_interface), and says to set one
+    that offers the steps with M(baremetal.lifecycle.baremetal_node) or to leave the option out.
+    O(apply=never) still reports the difference.
+  - Another interface (a vendor's) that does not offer a step fails in Ironic. The task then fails with Ironic's
+    message and names the interface that would be needed. The node is left in V(clean failed) or
+    V(service failed). M(baremetal.lifecycle.baremetal_provision_state) recovers it from there, and Ironic keeps
+    the recorded C(target_raid_config).
   - Ironic's C(firmware.update) takes each component's C(url) and optional C(wait). It takes no checksum, so
     serve firmware images from a trusted location.
 seealso:

@@ -659,6 +659,11 @@ options:
       - When secret keys of O(driver_info) and O(instance_info) are sent to Ironic, which never shows their values.
       - V(on_create) sends them when the node is created, and when the node lacks the key; an existing secret
         value is never compared nor replaced, so reruns report no change.
+      - When Ironic's record of the node says its BMC refused the credentials Ironic holds (a node in V(enroll)
+        whose verification failed, or a node in maintenance after its power sync failed, with an HTTP 401 from a
+        Redfish BMC or a failed IPMI call) and the task gives a C(driver_info) secret that V(on_create) keeps, the
+        task warns, naming the node and the keys (never their values). Set V(always) to write the corrected
+        secret.
       - V(always) sends the given secret keys on every run, so the task always reports a change. Use it to
         rotate a password, then switch back.
       - A secret written to the C(driver_info) of an existing node is checked at once against its BMC; see O(verify_bmc).

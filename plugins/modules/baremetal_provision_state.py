@@ -475,7 +475,8 @@ nodes:
     - With O(nodes) or O(select), one entry per node with C(node), C(plan), C(transitions), C(changed) and C(error),
       and C(inspection) when the task inspected it.
     - C(changed) is whether the task sent the node a request that changes it; a node it did not get to has
-      C(changed=false) and an error starting with C(not started).
+      C(changed=false) and an error starting with C(not started). A step that failed and left the node where it
+      started (a verification that fails returns the node to V(enroll)) is no change.
   returned: with O(nodes) or O(select)
   type: list
   elements: dict

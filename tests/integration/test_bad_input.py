@@ -112,6 +112,9 @@ CASES = [
          ["'stat' is not one of them (did you mean 'state'?)"]),
     Case(PS, 'wave size of no node', {'node': '{enrolled}', 'state': 'manageable', 'wave_size': '0'},
          ['wave_size must be a whole number of nodes from 1 (such as 10) or a percentage above 0 and up to 100']),
+    Case(PS, 'a pause between waves without waves', {'nodes': ['{enrolled}'], 'state': 'manageable', 'wave_pause': 30},
+         ['wave_pause (30 s) is the pause between two waves, and without wave_size the task runs no waves. Set '
+          'wave_size (such as 10, or "25%" of the nodes that change), or leave wave_pause out.']),
     Case(PS, 'nodes element with an unknown state', {'nodes': [{'node': '{enrolled}', 'state': 'deployed'}],
                                                      'state': 'manageable'},
          ["nodes[0].state must be one of enroll, manageable, available, active, rescue, not 'deployed'"]),
@@ -265,12 +268,19 @@ CASES = [
     Case(DT, 'a template declared twice in templates',
          {'templates': [{'name': NEW_TEMPLATE, 'steps': [DEPLOY_TEMPLATE_STEP]}, {'name': NEW_TEMPLATE, 'state': 'absent'}]},
          ['templates names %s 2 times; declare each template once.' % NEW_TEMPLATE]),
+    # -- baremetal_hardware -------------------------------------------------------------------------------
+    Case('baremetal_hardware', 'RAID on a RAID interface without RAID steps (fake-hardware\'s fake)',
+         {'node': '{enrolled}', 'raid': {'logical_disks': [{'size_gb': 'MAX', 'raid_level': '1'}]}},
+         ["raid_interface 'fake' does not offer", 'Set raid_interface to one that does with '
+          'baremetal.lifecycle.baremetal_node']),
     # -- the roles ----------------------------------------------------------------------------------------
     Case('role:fleet', 'concurrency of zero (refused before any node is enrolled)',
          {'fleet_nodes': [FLEET_NODE], 'fleet_concurrency': 0}, ['fleet_concurrency must be at least 1, got 0.']),
     Case('role:fleet', 'max_fail_percentage above 100',
          {'fleet_nodes': [FLEET_NODE], 'fleet_max_fail_percentage': 101},
          ['fleet_max_fail_percentage must be between 0 and 100, got 101']),
+    Case('role:fleet', 'a pause between waves without waves', {'fleet_nodes': [FLEET_NODE], 'fleet_wave_pause': 60},
+         ['fleet_wave_pause (60 s) is the pause between two waves, and without fleet_wave_size the task runs no waves.']),
     Case('role:fleet', 'timeout of zero', {'fleet_nodes': [FLEET_NODE], 'fleet_timeout': 0},
          ['fleet_timeout must be at least 1, got 0.']),
     Case('role:fleet', 'node name that is a UUID', {'fleet_nodes': [dict(FLEET_NODE, name='{other_uuid}')]},

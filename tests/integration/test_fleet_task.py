@@ -113,7 +113,7 @@ def test_failing_nodes_do_not_stop_the_others(raw, ironic, run_module, fresh_nod
     again = run_module('baremetal_provision_state', nodes=names, state='active')
     assert again['failed'] is True
     # The three healthy nodes are already active: the three others are all the task changes.
-    assert again['msg'].startswith('3 of the 3 nodes to change failed (max_fail_percentage is 0.0)')
+    assert again['msg'].startswith('3 of the 3 nodes to change failed (max_fail_percentage is 0)')
     assert again['totals']['failed'] == 3
     assert all(by_name(again)[node['name']]['error'] is None for node in healthy)
 

@@ -152,7 +152,7 @@ def test_a_node_ironic_refuses_fails_alone_and_the_others_are_written(ironic, ru
     result = run_module('baremetal_node', nodes=[{'name': ok, 'driver': 'fake-hardware'},
                                                  {'name': refused, 'driver': 'fake-hardware',
                                                   'traits': ['HW_NO_SUCH_TRAIT']}])
-    assert result['failed'] is True and result['msg'].startswith('1 of the 2 nodes to change failed (max_fail_percentage is 0.0): nodes[1] (%s): ' % refused)
+    assert result['failed'] is True and result['msg'].startswith('1 of the 2 nodes to change failed (max_fail_percentage is 0): nodes[1] (%s): ' % refused)
     # The refused node was taken back: nothing of it is left, so it reports no change.
     assert [(entry['name'], entry['changed'], entry['created'], bool(entry['error'])) for entry in result['nodes']] == [
         (ok, True, True, False), (refused, False, False, True)]

@@ -54,7 +54,41 @@ def test_verify_with_a_wrong_password_fails_with_the_bmc_refusal(ironic, run_mod
     assert result.get('failed')
     assert node['name'] in result['msg'] and '401' in result['msg'], result['msg']
     assert ironic.api('GET', '/nodes/%s' % node['uuid'])['provision_state'] == 'enroll'
+    # The node is back where it was (only its last_error changed): no change, before true.
+    assert result['changed'] is False and [(t['from'], t['to']) for t in result['transitions']] == [('enroll', 'enroll')]
     assert wrong not in str(result)
+
+
+def warnings(result):
+    """The texts of a module result's warnings (ansible-core 2.19 and later hand them over as WarningSummary objects)."""
+    return [warning if isinstance(warning, str) else warning['event']['msg'] for warning in result.get('warnings') or []]
+
+
+def test_a_corrected_password_that_on_create_keeps_is_warned_of_and_always_writes_it(run_module, redfish_bmc, fresh_node):
+    bmc = redfish_bmc()
+    wrong = 'Zq-wrong-%s' % uuid.uuid4().hex
+    node = fresh_node(driver='redfish', driver_info=bmc.driver_info(password=wrong))
+    quiet = run_module('baremetal_node', name=node['name'], driver='redfish', driver_info=bmc.driver_info(password=wrong))
+    assert quiet['changed'] is False and warnings(quiet) == []  # an ordinary rerun says nothing
+    assert run_module('baremetal_provision_state', node=node['name'], state='manageable')['failed']
+
+    # The rerun with the right password, on_create: the stored one is kept, and the task says so (before: nothing).
+    rerun = run_module('baremetal_node', name=node['name'], driver='redfish', driver_info=bmc.driver_info())
+    assert not rerun.get('failed') and rerun['changed'] is False, rerun.get('msg')
+    (warning,) = warnings(rerun)
+    assert warning.startswith('node %s: its BMC refused the credentials Ironic holds' % node['name'])
+    assert 'returned code 401' in warning and 'set update_secrets to always to write it' in warning
+    # Also when the same task goes on to move it, and fails doing so.
+    moved = run_module('baremetal_node', name=node['name'], driver='redfish', driver_info=bmc.driver_info(),
+                       provision_state='manageable')
+    assert moved['failed'] and warnings(moved) == [warning] and moved['changed'] is False
+    assert wrong not in str([rerun, moved]) and bmc.password not in str([rerun, moved])
+
+    fixed = run_module('baremetal_node', name=node['name'], driver='redfish', driver_info=bmc.driver_info(),
+                       update_secrets='always', provision_state='manageable')
+    assert not fixed.get('failed'), fixed.get('msg')
+    assert fixed['node']['provision_state'] == 'manageable' and warnings(fixed) == []
+    assert warnings(run_module('baremetal_node', name=node['name'], driver='redfish', driver_info=bmc.driver_info())) == []
 
 
 def test_power_on_and_off_reach_the_emulated_system(ironic, run_module, bmc_node):

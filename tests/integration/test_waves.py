@@ -109,7 +109,7 @@ def test_a_failed_node_stops_the_waves_after_it_and_a_rerun_finishes_the_rest_al
     started = time.monotonic()
     result = run_module('baremetal_provision_state', nodes=names, state='active', wave_size='2', wave_pause=1)
     assert result['failed'] is True, result
-    assert result['msg'].startswith('1 of the 7 nodes to change failed (max_fail_percentage is 0.0): %s: ' % broken['name']), result['msg']
+    assert result['msg'].startswith('1 of the 7 nodes to change failed (max_fail_percentage is 0): %s: ' % broken['name']), result['msg']
     assert 'Not started, as no wave starts once the failures are over the budget: %s.' % ', '.join(names[4:]) in result['msg']
     entries = result['nodes']
     assert [(entry['wave'], entry['started']) for entry in entries] == [

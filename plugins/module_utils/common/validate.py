@@ -112,6 +112,7 @@ def check_options(params):
                       % _quoted(params['uuid']))
     if params.get('wave_size') is not None:
         errors.extend(wave_size_errors('wave_size', params['wave_size'], params.get('wait')))
+    errors.extend(wave_pause_errors('wave_pause', params.get('wave_pause'), 'wave_size', params.get('wave_size')))
     if params.get('node') is not None:
         errors.extend(ident_errors('node', params['node']))
     if params.get('mac') is not None:
@@ -189,6 +190,23 @@ def wave_size_errors(name, value, wait=None):
     return []
 
 
+def wave_pause_errors(name, value, size_name, size):
+    """A pause between waves in a task without waves (no wave_size) would be ignored: an error, not a silent no-op."""
+    try:
+        pause = float(value or 0)
+    except (TypeError, ValueError):
+        return []  # limit_errors names it
+    if pause <= 0 or size not in (None, ''):
+        return []
+    return ['%s (%s s) is the pause between two waves, and without %s the task runs no waves. Set %s (such as 10, '
+            'or "25%%" of the nodes that change), or leave %s out.' % (name, as_written(pause), size_name, size_name, name)]
+
+
+def as_written(number):
+    """A number as a task writes it, for messages: 0, 30 and 12.5 (Ansible hands float options over as 0.0)."""
+    return '%d' % number if number == int(number) else '%g' % number
+
+
 def limit_errors(name, value, limit=None):
     """Problems of a number outside the bounds of LIMITS[limit or name]; strings of digits count as numbers."""
     minimum, maximum = LIMITS[limit or name]
@@ -200,9 +218,9 @@ def limit_errors(name, value, limit=None):
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return []
     if maximum is None and value < minimum:
-        return ['%s must be at least %s, got %s.' % (name, minimum, value)]
+        return ['%s must be at least %s, got %s.' % (name, minimum, as_written(value))]
     if maximum is not None and not minimum <= value <= maximum:
-        return ['%s must be between %s and %s, got %s: set it in that range.' % (name, minimum, maximum, value)]
+        return ['%s must be between %s and %s, got %s: set it in that range.' % (name, minimum, maximum, as_written(value))]
     return []
 
 

@@ -4,12 +4,15 @@
 
 A failed step, a refused verb, a lost answer, a stranded node, a node a dead conductor left (and why no other takes
 it over), back-pressure, a request or write a lock kept out, and the timeouts with what Ironic last said of the node.
-Each message names the node, where it rests and what to do about it.
+Each message names the node, where it rests and what to do about it. Also how Ironic records a BMC that refused the
+credentials it holds (read by node/bmc_check.py).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import READY, WAITING
@@ -110,6 +113,40 @@ def refused(step, plan, exc, node):
                         "baremetal.lifecycle.baremetal_maintenance maintenance: false once the reason is dealt "
                         "with, then run the task again." % (node.get('maintenance_reason') or 'none given'))
     return message
+
+
+# Ironic's words for a BMC that refused the credentials it holds, as it records them on the node: the last_error of
+# a failed verify (manage from enroll) or the maintenance_reason of a failed power sync. Redfish (sushy's HTTP error):
+# "... Error: HTTP GET https://bmc/redfish/v1/Systems/1 returned code 401. ...". ipmitool: "Failed to get power
+# state for node <uuid>. Error: IPMI call failed: power status." (Ironic keeps the words that tell a refused
+# password from a silent BMC only in its log), hence "or does not answer".
+CREDENTIALS_REFUSED = ((re.compile(r'returned code 401\b'), 'refused the credentials Ironic holds'),
+                       (re.compile(r'IPMI call failed'), 'refused the credentials Ironic holds, or does not answer'))
+
+
+def credentials_refused(node):
+    """How the node's BMC refused the credentials Ironic holds, as Ironic recorded it ((what, Ironic's text)), or
+    None: a node in enroll by its last_error, a node in maintenance by its reason."""
+    texts = []
+    if node.get('provision_state') == 'enroll':
+        texts.append(node.get('last_error'))
+    if node.get('maintenance'):
+        texts.append(node.get('maintenance_reason'))
+    for text in texts:
+        for pattern, what in CREDENTIALS_REFUSED:
+            if text and pattern.search(text):
+                return what, text
+    return None
+
+
+def kept_secrets_refused(label, keys, refusal):
+    """A warning for a node whose BMC refused its stored credentials, when the task gives secrets update_secrets:
+    on_create keeps (keys: their names; the values are never shown)."""
+    what, text = refusal
+    # Not "update_secrets: always": masked_text takes that shape for a secret and its value.
+    return ("node %s: its BMC %s (Ironic says: %s), and update_secrets on_create (the default) keeps the stored "
+            "driver_info %s, so the value this task gives is not written. If it is the right one, set update_secrets "
+            "to always to write it (then back to on_create)." % (label, what, masked_text(text).rstrip('.'), ', '.join(keys)))
 
 
 def answer_lost_unread(step, exc):

@@ -48,6 +48,17 @@ class Job(object):
         self.error = 'node %s: %s' % (self.label, message)
         self.stage = DONE
 
+    @property
+    def changed(self):
+        """Whether the task changed the node: a step was sent that did not fail back to where it started (a verify
+        that fails takes the node back to enroll, and Ironic changed no more than its last_error). A step of the
+        plan that lands where it starts (clean, service) is a change."""
+        return self.started and any(
+            transition['to'] != transition['from']
+            or any((step.verb, step.source, step.landing) == (transition['verb'], transition['from'], transition['to'])
+                   for step in self.plan)
+            for transition in self.transitions)
+
     def result(self):
-        return node_result(self.node, self.started, self.error, plan=[step.as_dict() for step in self.plan],
+        return node_result(self.node, self.changed, self.error, plan=[step.as_dict() for step in self.plan],
                            transitions=self.transitions)

@@ -6,7 +6,8 @@ One node: its result is the task's, failed when it has an error. Many: ``nodes``
 changed and error), ``totals``, ``failed_nodes`` (the labels of the nodes that failed) and ``diff`` (one per node
 that changed, headed by the node's name, or its label when it has none); with waves, ``waves``: the names of each
 wave's nodes, as diffs head them. The task fails when more than max_fail_percentage of the nodes it set out to
-change failed (any one, when the module has no such option); the errors of a task that goes on are warnings.
+change failed (any one, when the module has no such option); the errors of a task that goes on are warnings, and
+so are the warnings a node's result carries (its ``warnings``, never part of the result returned).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,6 +17,7 @@ __metaclass__ = type
 import collections
 import time
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import as_written
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import held, node_name
 
 
@@ -40,7 +42,7 @@ def failure_message(results, labels, max_fail_percentage=None):
     changing = sum(1 for result in results if result.get('changed') or result.get('error') or held(result))
     if not over_budget(len(errors), changing, max_fail_percentage):
         return None
-    budget = '' if max_fail_percentage is None else ' (max_fail_percentage is %s)' % max_fail_percentage
+    budget = '' if max_fail_percentage is None else ' (max_fail_percentage is %s)' % as_written(max_fail_percentage)
     message = '%d of the %d nodes to change failed%s: %s' % (len(errors), changing, budget, ' | '.join(errors))
     not_started = [label for label, result in zip(labels, results) if held(result)]
     if not_started:
@@ -56,10 +58,12 @@ class Report(collections.namedtuple('Report', 'results labels single waves max_f
     __slots__ = ()
 
     def outcome(self, started, api_calls):
-        """(message, result, warnings): the task fails with message when it is not None, else warns and succeeds."""
+        """(message, result, warnings): the task fails with message when it is not None, else succeeds; it warns
+        either way. A node's result may carry warnings of its own (a list, taken out of the result here)."""
+        noted = [warning for result in self.results for warning in result.pop('warnings', None) or ()]
         if self.single:
             result = dict(self.results[0])
-            return result.pop('error', None), result, []
+            return result.pop('error', None), result, noted
         diffs = []
         for label, result in zip(self.labels, self.results):
             diff = result.pop('diff', None)
@@ -74,5 +78,6 @@ class Report(collections.namedtuple('Report', 'results labels single waves max_f
             summary['waves'] = [[node_name(self.results[index], self.labels[index]) for index in wave]
                                 for wave in self.waves]
         message = failure_message(self.results, self.labels, self.max_fail_percentage)
-        warnings = [] if message else ['%s: %s' % (label, result['error']) for label, result in pairs if result['error']]
-        return message, summary, warnings
+        if not message:
+            noted += ['%s: %s' % (label, result['error']) for label, result in pairs if result['error']]
+        return message, summary, noted

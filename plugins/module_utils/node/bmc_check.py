@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError
@@ -35,6 +36,26 @@ def changes_bmc_secret(change):
         if field == 'driver_info' and key and is_secret_key(field, key, current.get(key)):
             return True
     return False
+
+
+def kept_secrets(change):
+    """The secret keys of driver_info the task gives an existing node that its writes leave as stored
+    (update_secrets: on_create never replaces a stored secret)."""
+    if change.node is None:
+        return []
+    current = change.node.get('driver_info') or {}
+    written = set(operation['path'] for operation in change.operations)
+    return sorted(key for key, value in (change.declaration.declared.get('driver_info') or {}).items()
+                  if value is not None and key in current and is_secret_key('driver_info', key, current[key])
+                  and '/driver_info/%s' % key not in written)
+
+
+def refused_secrets_kept(change):
+    """The warning for a node whose BMC refused the credentials Ironic holds (as Ironic recorded it) while the
+    task gives secrets it keeps, or None. Only then: a rerun of a node that works says nothing."""
+    kept = kept_secrets(change)
+    refusal = kept and diagnosis.credentials_refused(change.node)
+    return diagnosis.kept_secrets_refused(node_label(change.node), kept, refusal) if refusal else None
 
 
 def check_bmc(client, node):

@@ -84,15 +84,15 @@ class BaremetalModule(object):
         self.ansible.fail_json(msg=secrets.masked_text(msg), **self._shown(result))
 
     def finish(self, report):
-        """End the task with the one result shape of every module (fleet/outcome.py): fail when the report says so,
-        else warn of every node that failed within the budget and exit."""
+        """End the task with the one result shape of every module (fleet/outcome.py): its warnings (a failed task
+        shows them too), then fail when the report says so, else exit."""
         message, result, warnings = report.outcome(self.started, self.api_calls)
+        for warning in warnings:
+            self.warn(warning)
         if message:
             self.fail(message, **result)
         if result.get('nodes') == [] and self.params.get('select') is not None:
             result['msg'] = validate.nothing_selected(self.params['select'])
-        for warning in warnings:
-            self.warn(warning)
         self.exit(**result)
 
     def _shown(self, result):

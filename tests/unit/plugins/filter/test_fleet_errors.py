@@ -130,3 +130,13 @@ def test_the_schema_declares_the_hardware_keys_baremetal_hardware_accepts():
 
 def test_the_schema_declares_the_declarable_provision_states():
     assert NODE['provision_state']['enum'] == list(DECLARABLE_STATES)
+
+
+def test_a_wave_pause_without_waves_is_named_by_the_role_variables():
+    settings = {'fleet_wave_pause': '60', 'fleet_wave_size': '', 'fleet_concurrency': '4'}
+    messages = fleet_errors([], SCHEMA, settings)
+    assert messages == ['fleet_wave_pause (60 s) is the pause between two waves, and without fleet_wave_size the task '
+                        'runs no waves. Set fleet_wave_size (such as 10, or "25%" of the nodes that change), or leave '
+                        'fleet_wave_pause out.']
+    assert fleet_errors([], SCHEMA, dict(settings, fleet_wave_size='2')) == []
+    assert fleet_errors([], SCHEMA, dict(settings, fleet_wave_pause='0')) == []

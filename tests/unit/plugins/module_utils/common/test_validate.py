@@ -19,6 +19,10 @@ def test_limits():
     assert validate.limit_errors('max_fail_percentage', 150) == [
         'max_fail_percentage must be between 0 and 100, got 150: set it in that range.']
     assert validate.limit_errors('max_fail_percentage', -1.5)
+    # Ansible hands float options over as floats: the message shows what the task wrote
+    assert validate.limit_errors('max_fail_percentage', 150.0) == [
+        'max_fail_percentage must be between 0 and 100, got 150: set it in that range.']
+    assert validate.limit_errors('wave_pause', -0.5) == ['wave_pause must be at least 0, got -0.5.']
     assert validate.limit_errors('max_fail_percentage', 100) == []
     assert validate.limit_errors('api_timeout', 0) == ['api_timeout must be at least 1, got 0.']
     assert validate.limit_errors('fleet_concurrency', '0', 'concurrency') == ['fleet_concurrency must be at least 1, got 0.']
@@ -67,6 +71,26 @@ def test_check_options_reports_every_problem_at_once():
         assert part in message
     assert SECRET not in message
     validate.check_options({'timeout': 1, 'node': UUID, 'nodes': None, 'config_drive': None})
+
+
+@pytest.mark.parametrize('params, problem', [
+    ({'wave_pause': 30.0}, 'wave_pause (30 s) is the pause between two waves, and without wave_size the task runs no '
+                           'waves. Set wave_size (such as 10, or "25%" of the nodes that change), or leave wave_pause out.'),
+    ({'wave_pause': 0.5, 'wave_size': None}, 'wave_pause (0.5 s)'),
+    ({'wave_pause': 30.0, 'wave_size': '10%'}, None),
+    ({'wave_pause': 0.0}, None),  # the default
+])
+def test_a_pause_between_waves_needs_waves(params, problem):
+    if problem is None:
+        validate.check_options(params)
+        return
+    with pytest.raises(validate.InputError) as raised:
+        validate.check_options(params)
+    assert problem in str(raised.value)
+
+
+def test_numbers_are_written_as_a_task_writes_them():
+    assert [validate.as_written(number) for number in (0.0, 30.0, 12.5, 7)] == ['0', '30', '12.5', '7']
 
 
 @pytest.mark.parametrize('mac, problem', [

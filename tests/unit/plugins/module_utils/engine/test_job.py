@@ -49,3 +49,27 @@ def test_the_result_shows_the_plan_the_transitions_and_changed_only_once_a_reque
     assert result['changed'] is True and result['error'] is None and result['node']['name'] == 'rack1-node07'
     assert [step['verb'] for step in result['plan']] == ['provide']
     assert result['transitions'] == [{'from': 'manageable', 'to': 'available'}]
+
+
+def test_a_step_that_failed_back_to_where_it_started_changed_nothing_but_one_before_it_did():
+    verify = a_job(provision_state='enroll')
+    verify.plan = [Step('manage', 'enroll', 'manageable'), Step('provide', 'manageable', 'available')]
+    verify.started = True
+    verify.transitions = [{'verb': 'manage', 'from': 'enroll', 'to': 'enroll'}]
+    verify.fail("'manage' from 'enroll' ended in 'enroll' instead of 'manageable'.")
+    assert verify.result()['changed'] is False
+    # a clean that ran (manageable to manageable) and a provide that failed after it: the clean changed the node
+    cleaned = a_job()
+    cleaned.plan = [Step('clean', 'manageable', 'manageable'), Step('provide', 'manageable', 'available')]
+    cleaned.started = True
+    cleaned.transitions = [{'verb': 'clean', 'from': 'manageable', 'to': 'manageable'},
+                           {'verb': 'provide', 'from': 'manageable', 'to': 'clean failed'}]
+    cleaned.fail('cleaning failed')
+    assert cleaned.result()['changed'] is True
+    cleaned.transitions = cleaned.transitions[:1]  # the clean succeeded, then Ironic refused the provide
+    assert cleaned.result()['changed'] is True
+    stuck = a_job()  # a step that failed, still moving (to: None), or that landed elsewhere
+    stuck.started = True
+    stuck.transitions = [{'verb': 'provide', 'from': 'manageable', 'to': None}]
+    stuck.fail('timed out')
+    assert stuck.result()['changed'] is True

@@ -58,6 +58,14 @@ def test_the_budget_is_a_percentage_of_the_nodes_to_change():
         '1 of the 4 nodes to change failed (max_fail_percentage is 20): a: x')
 
 
+def test_the_budget_is_written_as_a_task_writes_it_not_as_the_float_ansible_hands_over():
+    results = [{'error': 'x'}, {'error': 'y'}, {'changed': True}, {'changed': True}]
+    assert failure_message(results, 'abcd', max_fail_percentage=0.0).startswith(
+        '2 of the 4 nodes to change failed (max_fail_percentage is 0): ')
+    assert failure_message(results, 'abcd', max_fail_percentage=12.5).startswith(
+        '2 of the 4 nodes to change failed (max_fail_percentage is 12.5): ')
+
+
 def test_nodes_whose_wave_never_started_are_named_after_the_failures():
     results = [{'error': 'x', 'wave': 1, 'started': True}, {'changed': True, 'wave': 1, 'started': True},
                {'changed': False, 'wave': 2, 'started': False}, {'changed': False, 'wave': None, 'started': False}]
@@ -71,3 +79,14 @@ def test_over_budget_is_more_than_the_percentage_of_the_nodes_to_change():
     assert not over_budget(0, 10, 0)
     assert over_budget(1, 10, 0) and over_budget(1, 10, None)
     assert not over_budget(1, 10, 10) and over_budget(2, 10, 10)
+
+
+def test_the_warnings_a_node_result_carries_are_the_tasks_whether_it_fails_or_not_and_leave_the_result():
+    def results():
+        return [node_result({'name': 'a'}, True, warnings=['node a: kept']), node_result({'name': 'b'}, error='node b: failed')]
+    how, _msg, result, warnings = end(results()[:1], ['a'], time.monotonic(), single=True)
+    assert how == 'exit' and warnings == ['node a: kept'] and 'warnings' not in result
+    how, _msg, result, warnings = end(results(), ['a', 'b'], time.monotonic(), single=False)
+    assert how == 'fail' and warnings == ['node a: kept'] and all('warnings' not in node for node in result['nodes'])
+    how, _msg, _result, warnings = end(results(), ['a', 'b'], time.monotonic(), single=False, max_fail_percentage=50)
+    assert how == 'exit' and warnings == ['node a: kept', 'b: node b: failed']

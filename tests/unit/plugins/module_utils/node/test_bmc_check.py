@@ -119,3 +119,24 @@ def test_verified_marks_the_result_and_a_failure_keeps_the_write_in_the_result()
         bmc_check.verified(Client(boot_device=lost), rotation, NODE, result)
     assert failed.value.result == dict(result, bmc_verified=False)
     assert 'cannot reach Ironic' in str(failed.value)
+
+
+REFUSED = dict(NODE, provision_state='enroll', last_error=(
+    'Failed to get power state for node u-1. Error: Redfish exception occurred. Error: HTTP GET '
+    'http://127.0.0.1:8000/redfish/v1/Systems/1 returned code 401. Base.1.0.GeneralError: Incorrect username or password'))
+
+
+@pytest.mark.parametrize('driver_info, node, send_secrets, warned', [
+    # the rerun that corrects a refused password under on_create: the one case
+    ({'redfish_password': 'corrected'}, REFUSED, False, True),
+    ({'redfish_password': 'corrected'}, REFUSED, True, False),  # always writes it (and the check verifies it)
+    ({'redfish_password': 'same'}, dict(NODE, provision_state='manageable', last_error=None), False, False),
+    ({'redfish_address': 'http://127.0.0.1:8001'}, REFUSED, False, False),  # no secret given
+    ({'redfish_password': 'new'}, None, False, False),  # created: written anyway
+])
+def test_a_kept_secret_of_a_node_whose_bmc_refused_the_stored_one_is_warned_of(driver_info, node, send_secrets, warned):
+    warning = bmc_check.refused_secrets_kept(change(driver_info, node=node, send_secrets=send_secrets))
+    assert bool(warning) is warned
+    if warned:
+        assert warning.startswith('node rack1-node07: its BMC refused the credentials Ironic holds')
+        assert 'redfish_password' in warning and 'update_secrets to always' in warning and 'corrected' not in warning

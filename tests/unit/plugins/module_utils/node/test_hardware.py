@@ -183,6 +183,24 @@ class ReadOnlyIronic(object):
         return [dict(entry) for entry in self.bios.values()]
 
 
+@pytest.mark.parametrize('fields, declaration, words', [
+    ({}, hwd.Declaration(raid=LAYOUT), "node n1: raid needs raid.delete_configuration and raid.create_configuration, "
+                                       "which its raid_interface 'fake' does not offer. Set raid_interface"),
+    ({'bios_interface': 'no-bios'}, hwd.Declaration(bios_settings={'NumCores': 4}, apply='servicing', allow_reboot=True),
+     "bios_settings needs bios.apply_configuration, which its bios_interface 'no-bios' does not offer"),
+])
+def test_an_interface_that_offers_no_such_step_is_refused_before_the_plan(fields, declaration, words):
+    client = ReadOnlyIronic(node('active' if declaration.apply == 'servicing' else 'manageable', **fields), REGISTRY)
+    with pytest.raises(hwd.HardwareError) as error:
+        hw.prepare(client, client.node, declaration)
+    assert words in str(error.value)
+    # apply: never runs no step: it reports the difference
+    assert hw.prepare(client, client.node, declaration._replace(apply='never'))['target'] is None
+    # an interface the rule does not name is trusted
+    client.node.update(raid_interface='agent', bios_interface='redfish')
+    assert hw.prepare(client, client.node, declaration)['target'] is not None
+
+
 def test_the_node_view_masks_what_ironic_quotes_in_last_error_and_maintenance_reason():
     quoted = node(last_error="clean step failed: {'args': {'admin_password': 'MARKER-1'}}",
                   maintenance_reason='BMC reset, password=MARKER-2')

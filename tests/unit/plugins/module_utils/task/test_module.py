@@ -143,3 +143,18 @@ def test_a_selection_that_matches_no_node_says_so(monkeypatch, capsys, selection
     assert not result.get('failed') and result['changed'] is False and result['nodes'] == []
     assert result['msg'].startswith(named + ': there is nothing to do, and nothing was changed.')
     assert 'baremetal.lifecycle.baremetal_node_info' in result['msg']
+
+
+def test_a_failed_task_shows_its_warnings_too(monkeypatch, capsys):
+    warned = []
+
+    class Report(object):
+        def outcome(self, started, api_calls):
+            return 'node a: failed', {'changed': False}, ['node a: kept']
+
+    def main(module):
+        module.ansible.warn = warned.append
+        module.finish(Report())
+
+    result, _logged = run_module(monkeypatch, capsys, {'timeout': 5}, main)
+    assert result['failed'] and result['msg'] == 'node a: failed' and warned == ['node a: kept']
