@@ -156,8 +156,10 @@ options:
       - With O(state=manageable) or O(state=available) it runs as a manual clean in V(manageable), on the way;
         with O(state=active) it services the active node (V(active) -> V(servicing) -> V(active)).
       - Ironic runs a runbook only on a node approved for it, by traits. From API 1.112 the node needs one of the
-        runbook's C(traits); before, a trait named like the runbook. Otherwise Ironic refuses the step and the task
-        names the node and Ironic's reason.
+        runbook's C(traits); before, a trait named like the runbook. The task reads the runbook and the node's traits
+        before it sends anything for the node, and fails naming the node, the runbook and the traits when Ironic would
+        refuse the runbook, or when Ironic holds no runbook of that name (Ironic would refuse it only when the
+        runbook's step is sent, after the steps before it, an undeploy among them, have run).
     type: str
   erase:
     version_added: 0.3.0

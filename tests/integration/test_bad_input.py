@@ -41,6 +41,10 @@ CASES = [
     # -- baremetal_provision_state ------------------------------------------------------------------------
     Case(PS, 'unknown state', {'node': '{enrolled}', 'state': 'deployed'},
          ['value of state must be one of: enroll, manageable, available, active, rescue, got: deployed']),
+    Case(PS, 'a runbook Ironic does not hold', {'node': '{enrolled}', 'state': 'manageable',
+                                                'runbook': 'CUSTOM_BAD_INPUT_NO_SUCH_RUNBOOK'},
+         ['runbook CUSTOM_BAD_INPUT_NO_SUCH_RUNBOOK does not exist in Ironic. Correct the name, or declare the runbook '
+          'with baremetal.lifecycle.baremetal_runbook.']),
     Case(PS, 'node and nodes together', {'node': '{enrolled}', 'nodes': ['{enrolled}'], 'state': 'manageable'},
          ['mutually exclusive: node|nodes']),
     Case(PS, 'neither node nor nodes', {'state': 'manageable'}, ['one of the following is required: node, nodes']),

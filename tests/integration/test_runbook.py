@@ -96,10 +96,15 @@ def test_a_runbook_runs_as_a_manual_clean_on_a_manageable_node_and_by_servicing_
     assert actions == [['clean runbook'], ['service runbook']]
 
 
-def test_ironic_refuses_a_node_without_the_runbooks_trait_and_the_task_says_why(raw, ironic, run_module):
+def test_a_node_without_the_runbooks_trait_is_refused_before_any_write_and_the_task_says_why(raw, ironic, run_module):
+    # Ironic refuses it only when the runbook's step is sent, after the steps before it (an undeploy) have run.
     name = unique_trait('RB')
     assert not run_module('baremetal_runbook', name=name, steps=[LOG_PASSTHROUGH], traits=[name]).get('failed')
-    node = raw.node_in('manageable')
-    result = run_module('baremetal_provision_state', node=node['name'], state='manageable', runbook=name)
-    assert result['failed'] and 'not been approved for use on this node' in result['msg']
-    assert raw.node(node['uuid'])['provision_state'] == 'manageable'
+    node = raw.node_in('active')
+    mark = ironic.log_mark()
+    result = run_module('baremetal_provision_state', node=node['name'], state='manageable', runbook=name,
+                        allow_destructive=True)
+    assert result['failed'] and ('runbook %s runs only on a node with the trait %s, and this node has none. Give the '
+                                 'node one with baremetal.lifecycle.baremetal_node (traits).' % (name, name)) in result['msg']
+    assert raw.node(node['uuid'])['provision_state'] == 'active'
+    assert ironic.write_requests_since(mark) == []

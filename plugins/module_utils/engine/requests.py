@@ -14,7 +14,8 @@ __metaclass__ = type
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
     CLEAR_FAULT, SET_INSTANCE_INFO, SET_RETIRED)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import FEATURE_MIN_VERSION
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
+    FEATURE_MIN_VERSION, RUNBOOK_TRAITS_VERSION)
 
 # How issue_step sends the steps that are not provision verbs: like the verbs, each takes Locked and Busy at once
 # (retry_busy=False), which the sender leaves for the scheduler to send again later.
@@ -60,6 +61,28 @@ def check_requests(client, steps, options):
             client.require(NODE_STEP_FIELDS[step.verb], FEATURE_MIN_VERSION[NODE_STEP_FIELDS[step.verb]])
         elif step.verb not in NODE_STEP_METHODS:
             client.require_provision_request(step.verb, options.arguments(step.verb, step.action))
+
+
+def check_runbook(client, uuid, steps, options):
+    """PlanError, before the first step is sent, when a step runs a runbook Ironic would refuse for the node: one it
+    does not hold, or one the node's traits do not allow (from API 1.112 a trait of the runbook's, before it the
+    runbook's name). Ironic refuses it only when that step is sent, after the steps before it, an undeploy among
+    them, have run. Reads the runbook and the node's traits (a plan that runs no runbook reads nothing)."""
+    if not any(step.action is not None and step.action.option == 'runbook' for step in steps):
+        return
+    runbook = client.collection('runbooks').find(options.runbook)
+    if runbook is None:
+        raise graph.PlanError('runbook %s does not exist in Ironic. Correct the name, or declare the runbook with '
+                              'baremetal.lifecycle.baremetal_runbook.' % options.runbook)
+    allowed = set(runbook.get('traits') or ()) if client.supports(RUNBOOK_TRAITS_VERSION) else {runbook['name']}
+    if not allowed:
+        raise graph.PlanError('runbook %s has no trait, and Ironic runs a runbook only on a node with one of its traits. '
+                              'Give it one with baremetal.lifecycle.baremetal_runbook (traits).' % runbook['name'])
+    traits = client.get_node(uuid, ('traits',)).get('traits') or []
+    if not allowed & set(traits):
+        raise graph.PlanError('runbook %s runs only on a node with the trait %s, and this node has %s. Give the node '
+                              'one with baremetal.lifecycle.baremetal_node (traits).'
+                              % (runbook['name'], ' or '.join(sorted(allowed)), ', '.join(sorted(traits)) or 'none'))
 
 
 def instance_info_patch(node, instance_info):

@@ -33,6 +33,59 @@ def test_retiring_on_an_api_older_than_1_61_is_refused_before_any_step():
     requests.check_requests(IronicAt((1, 61)), steps, options)
 
 
+class RunbookIronic(object):
+    """The runbooks Ironic holds (by name) and one node's traits, at an API version; records what is read."""
+
+    def __init__(self, runbooks, traits, version=(1, 115)):
+        self.runbooks, self.traits, self.version = runbooks, traits, version
+        self.reads = []
+
+    def collection(self, name):
+        assert name == 'runbooks'
+        return self
+
+    def find(self, ident):
+        self.reads.append(('runbook', ident))
+        return self.runbooks.get(ident)
+
+    def supports(self, version):
+        return self.version >= version
+
+    def get_node(self, uuid, fields):
+        self.reads.append(('node', fields))
+        return {'uuid': uuid, 'traits': list(self.traits)}
+
+
+@pytest.mark.parametrize('runbooks, traits, version, words', [
+    ({}, [], (1, 115), 'runbook CUSTOM_FW does not exist in Ironic. Correct the name, or declare the runbook'),
+    ({'CUSTOM_FW': {'name': 'CUSTOM_FW', 'traits': ['CUSTOM_A', 'CUSTOM_B']}}, ['CUSTOM_X'], (1, 115),
+     'runbook CUSTOM_FW runs only on a node with the trait CUSTOM_A or CUSTOM_B, and this node has CUSTOM_X. Give'),
+    ({'CUSTOM_FW': {'name': 'CUSTOM_FW', 'traits': []}}, ['CUSTOM_FW'], (1, 115), 'runbook CUSTOM_FW has no trait'),
+    # Before 1.112 the runbook's name is the trait a node needs.
+    ({'CUSTOM_FW': {'name': 'CUSTOM_FW'}}, ['CUSTOM_A'], (1, 111),
+     'runbook CUSTOM_FW runs only on a node with the trait CUSTOM_FW, and this node has CUSTOM_A.'),
+])
+def test_a_runbook_ironic_would_refuse_fails_the_plan_before_the_undeploy_before_it(runbooks, traits, version, words):
+    # From active, manageable with a runbook is an undeploy, then the runbook as a clean: Ironic refused the runbook
+    # only once the workload was gone.
+    options = Options(runbook='CUSTOM_FW', allow_destructive=True)
+    steps = provision.plan_node(node('active'), 'manageable', options)
+    assert [step.verb for step in steps][0] == 'deleted'
+    with pytest.raises(provision.graph.PlanError) as caught:
+        requests.check_runbook(RunbookIronic(runbooks, traits, version), 'n1', steps, options)
+    assert words in str(caught.value)
+
+
+def test_a_runbook_the_node_may_run_passes_and_a_plan_without_one_reads_nothing():
+    options = Options(runbook='CUSTOM_FW', allow_destructive=True)
+    allowed = RunbookIronic({'CUSTOM_FW': {'name': 'CUSTOM_FW', 'traits': ['CUSTOM_A', 'CUSTOM_B']}}, ['CUSTOM_B'])
+    requests.check_runbook(allowed, 'n1', provision.plan_node(node('active'), 'manageable', options), options)
+    assert allowed.reads == [('runbook', 'CUSTOM_FW'), ('node', ('traits',))]
+    untouched = RunbookIronic({}, [])
+    requests.check_runbook(untouched, 'n1', provision.plan_node(node('enroll'), 'manageable', Options()), Options())
+    assert untouched.reads == []
+
+
 def IronicAt(version):  # pylint: disable=invalid-name
     """A client that negotiated the given API version, with no server behind it."""
     client = IronicClient('http://127.0.0.1:9')
