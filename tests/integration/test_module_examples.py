@@ -9,6 +9,7 @@ What the test changes, and nothing else (as test_examples.py does):
 
 - the clouds the examples name are the test's Ironic; ``OS_CLOUD`` stands for an example that names none;
 - ``vault_*`` variables are given as extra vars, and an inventory gives the group ``rack1`` the examples loop on;
+- the runbook the examples run exists (``RUNBOOK``), and rack1-node07 has its trait: check mode declares neither;
 - the nodes the examples name exist (``NODES``): fake-hardware nodes in the state a reader would have them, and
   rack1-node07 on a Redfish emulator, whose address stands for the examples' ``http://127.0.0.1:8000``, but for
   the examples of OTHER_RACK1_NODE07, which meet a fake-hardware rack1-node07 in the state they need.
@@ -60,6 +61,11 @@ OTHER_RACK1_NODE07 = {
     ('baremetal_hardware', 'Show what would change on a whole rack, without changing anything'): 'manageable',
 }
 
+# The runbook the examples run (baremetal_provision_state's, baremetal_runbook's): Ironic holds it, and rack1-node07
+# has its trait; check mode neither declares it nor gives the trait.
+RUNBOOK = 'CUSTOM_FIRMWARE_UPDATE'
+RUNBOOK_STEP = {'interface': 'vendor', 'step': 'log_passthrough', 'args': {}, 'order': 1}
+
 INVENTORY = ('localhost ansible_connection=local ansible_python_interpreter="{{ ansible_playbook_python }}"\n'
              '\n[rack1]\nrack1-node01\nrack1-node02\nrack1-node07\n')
 
@@ -96,13 +102,16 @@ def test_every_module_example_is_run_or_marked():
 
 @pytest.fixture(scope='module')
 def example_nodes(ironic, tmp_path_factory):
-    """The nodes of NODES, for every test of this file (check mode changes none of them), deleted afterwards;
-    rack1-node07 on a started Redfish emulator (returned), stopped afterwards."""
+    """The nodes of NODES and the runbook RUNBOOK, for every test of this file (check mode changes none of them),
+    deleted afterwards; rack1-node07 on a started Redfish emulator (returned), stopped afterwards."""
     from redfish import RedfishBMC  # pylint: disable=import-outside-toplevel
     raw = RawIronic(ironic)
     bmc = RedfishBMC(tmp_path_factory.mktemp('redfish-bmc'))
     made = []
+    runbook = ironic.api('POST', '/runbooks', {'name': RUNBOOK, 'steps': [RUNBOOK_STEP]})
     try:
+        # From API 1.112 a runbook's traits say which nodes may run it (before, its name does).
+        ironic.api('PUT', '/runbooks/%s/traits' % runbook['uuid'], {'traits': [RUNBOOK]}, expect=None)
         bmc.start()
         for name, (state, fields) in NODES.items():
             node = raw.node_in(state)
@@ -112,8 +121,10 @@ def example_nodes(ironic, tmp_path_factory):
                 ironic.api('PATCH', '/nodes/%s?reset_interfaces=true' % node['uuid'], [
                     {'op': 'add', 'path': '/driver', 'value': 'redfish'},
                     {'op': 'add', 'path': '/driver_info', 'value': bmc.driver_info()}])
+                ironic.api('PUT', '/nodes/%s/traits/%s' % (node['uuid'], RUNBOOK))
         yield bmc
     finally:
+        ironic.api('DELETE', '/runbooks/%s' % runbook['uuid'], expect=None)
         delete_nodes(ironic, made)
         bmc.stop()
 
