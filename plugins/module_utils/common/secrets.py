@@ -220,16 +220,27 @@ def masked_text(text):
     """
     if not isinstance(text, str):
         return text
-    if _SECRET_NAME.search(text) or _COMMAND.search(text):
+    if _names_secrets(text):
         text = _free_text().masked(text)
     return _masked_url_secrets(text)
+
+
+def _names_secrets(text):
+    """Whether free text may name a secret (a key named like one, a command that reads one from an option): only
+    then is it read for keys (common/free_text.py)."""
+    return _SECRET_NAME.search(text) or _COMMAND.search(text)
+
+
+def _has_query(text):
+    """Whether text may hold a URL's query parameters (?name=value, &name=value): a cheap test before the pattern."""
+    return '=' in text and ('?' in text or '&' in text)
 
 
 def _masked_url_secrets(text):
     if '@' in text:
         for pattern in _PASSWORDS_OF_URLS:
             text = pattern.sub(lambda match: '%s%s@' % (match.group('prefix'), MASK), text)
-    if '=' in text and ('?' in text or '&' in text):
+    if _has_query(text):
         text = _URL_QUERY_SECRET.sub(
             lambda match: match.group('prefix') + MASK if is_secret_name(match.group('name')) else match.group(), text)
     return text
@@ -306,11 +317,13 @@ def _collect_nested(value, values):
 def text_secrets(text):
     """The secret values free text holds: what masked_text hides of it."""
     secrets = set()
-    if _SECRET_NAME.search(text) or _COMMAND.search(text):
+    if _names_secrets(text):
         secrets.update(_free_text().values(text))
     if '@' in text:
         secrets.update(match.group('password') for pattern in _PASSWORDS_OF_URLS for match in pattern.finditer(text))
-    secrets.update(match.group('secret') for match in _URL_QUERY_SECRET.finditer(text) if is_secret_name(match.group('name')))
+    if _has_query(text):
+        secrets.update(match.group('secret') for match in _URL_QUERY_SECRET.finditer(text)
+                       if is_secret_name(match.group('name')))
     return secrets
 
 

@@ -32,6 +32,13 @@ HELD_BACK = 'held back: Ironic takes no more nodes at once for now'
 # What the progress says of a node a conductor holds (Locked): its step is sent again until the conductor lets go.
 LOCKED = 'waiting for its lock: a conductor is at work on it'
 
+
+def held_state(answer):
+    """What the progress says of a node whose request Ironic holds off: LOCKED for a lock (transport.Locked), else
+    HELD_BACK (transport.Busy)."""
+    return LOCKED if isinstance(answer, Locked) else HELD_BACK
+
+
 # Why no other conductor takes over a node a dead one left (waiter.no_takeover's answers).
 NO_TAKEOVER = {
     'state': "No other conductor takes over a node in '%(state)s'",

@@ -54,6 +54,4 @@ class NodeWrites(object):
 
     def _held(self, answer):
         from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
-        words = _diagnosis()
-        (self.progress or task_progress()).node(self.label, self.state,
-                                                words.LOCKED if isinstance(answer, Locked) else words.HELD_BACK)
+        (self.progress or task_progress()).node(self.label, self.state, _diagnosis().held_state(answer))

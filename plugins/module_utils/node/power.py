@@ -60,8 +60,7 @@ def _request(client, node, target, soft, timeout, waiting, progress, result):
     is loaded only then."""
     def held(answer):
         from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
-        progress.node(node_label(node), node.get('power_state') or 'unknown',
-                      diagnosis.LOCKED if isinstance(answer, Locked) else diagnosis.HELD_BACK)
+        progress.node(node_label(node), node.get('power_state') or 'unknown', diagnosis.held_state(answer))
 
     try:
         resent_while_held(functools.partial(client.set_power_state, node['uuid'], target, timeout=timeout if soft else None),
