@@ -45,6 +45,10 @@ CASES = [
                                                 'runbook': 'CUSTOM_BAD_INPUT_NO_SUCH_RUNBOOK'},
          ['runbook CUSTOM_BAD_INPUT_NO_SUCH_RUNBOOK does not exist in Ironic. Correct the name, or declare the runbook '
           'with baremetal.lifecycle.baremetal_runbook.']),
+    Case(PS, "an erase the node's deploy interface cannot run",
+         {'node': '{enrolled}', 'state': 'manageable', 'erase': 'metadata', 'allow_destructive': True},
+         ["erase needs deploy.erase_devices_metadata, which this node's deploy_interface 'fake' does not offer. Set "
+          'deploy_interface to one that offers it with baremetal.lifecycle.baremetal_node, or leave erase out.']),
     Case(PS, 'node and nodes together', {'node': '{enrolled}', 'nodes': ['{enrolled}'], 'state': 'manageable'},
          ['mutually exclusive: node|nodes']),
     Case(PS, 'neither node nor nodes', {'state': 'manageable'}, ['one of the following is required: node, nodes']),

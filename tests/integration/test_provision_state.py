@@ -78,7 +78,7 @@ def test_maintenance_names_the_reason_and_the_fix(raw, ironic, run_module):
 
 def test_a_failed_step_reports_ironics_last_error_and_a_rerun_recovers(raw, run_module):
     node = raw.node_in('manageable')
-    result = converge(run_module, node['name'], 'available', clean_steps=[{'interface': 'deploy', 'step': 'no_such'}])
+    result = converge(run_module, node['name'], 'available', clean_steps=[{'interface': 'vendor', 'step': 'no_such'}])
     assert result['failed']
     assert "'clean' from 'manageable' ended in 'clean failed'" in result['msg']
     assert result['node']['last_error'] and result['node']['last_error'] in result['msg']

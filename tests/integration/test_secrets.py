@@ -156,7 +156,7 @@ PLAYBOOK = '''
         node: "{{ second_node }}"
         state: manageable
         clean_steps:
-          - interface: deploy
+          - interface: vendor
             step: no_such_step
             args: {admin_password: "{{ markers.clean_step_password }}"}
       ignore_errors: true
@@ -323,7 +323,7 @@ def ironic_echo(ironic):
     raw = RawIronic(ironic)
     node = raw.node_in('manageable')
     settled = raw.verb(node['uuid'], 'clean', clean_steps=[
-        {'interface': 'deploy', 'step': 'no_such_step', 'args': {'admin_password': MARKERS['clean_step_password']}}])
+        {'interface': 'vendor', 'step': 'no_such_step', 'args': {'admin_password': MARKERS['clean_step_password']}}])
     return node['name'], settled['last_error'] or ''
 
 

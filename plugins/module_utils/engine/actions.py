@@ -59,6 +59,25 @@ ERASE_STEPS = {
     'full': {'interface': 'deploy', 'step': 'erase_devices'},
 }
 
+# Ironic's own interfaces that offer no step of their kind (drivers/modules/noop.py; fake.py: FakeDeploy has none, and
+# FakeRAID's create/delete_configuration are not clean steps), read from the node's <interface>_interface field: Ironic
+# has no API that lists a node's steps. An interface not named here (a vendor's) is trusted.
+STEPLESS_INTERFACES = {'bios': ('no-bios',), 'raid': ('no-raid', 'fake'), 'firmware': ('no-firmware',),
+                       'deploy': ('fake',)}
+
+
+def steps_not_offered(node, steps):
+    """[(interface, the node's field for it, the field's value, ['interface.step' of each step it does not offer])],
+    one per interface of steps (dicts with interface and step) that is one of STEPLESS_INTERFACES on the node."""
+    missing = []
+    for interface in sorted(set(step['interface'] for step in steps)):
+        field = interface + '_interface'
+        if node.get(field) in STEPLESS_INTERFACES.get(interface, ()):
+            missing.append((interface, field, node[field], ['%s.%s' % (interface, step['step'])
+                                                            for step in steps if step['interface'] == interface]))
+    return missing
+
+
 # verb -> the fields of its provision request; an action named otherwise than its verb sends its own row's.
 REQUEST_FIELDS = dict(MOVE_REQUEST_FIELDS, **dict((action.verb, action.request_fields) for action in ACTIONS
                                                   if action.name == action.verb))

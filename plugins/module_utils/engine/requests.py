@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
-    CLEAR_FAULT, SET_INSTANCE_INFO, SET_RETIRED)
+    CLEAR_FAULT, SET_INSTANCE_INFO, SET_RETIRED, STEPLESS_INTERFACES, steps_not_offered)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     FEATURE_MIN_VERSION, RUNBOOK_TRAITS_VERSION)
@@ -83,6 +83,36 @@ def check_runbook(client, uuid, steps, options):
         raise graph.PlanError('runbook %s runs only on a node with the trait %s, and this node has %s. Give the node '
                               'one with baremetal.lifecycle.baremetal_node (traits).'
                               % (runbook['name'], ' or '.join(sorted(allowed)), ', '.join(sorted(traits)) or 'none'))
+
+
+def check_step_interfaces(client, node, steps, options):
+    """PlanError, before the first step is sent, when a step sends clean or service steps that the node's interface
+    does not offer (actions.STEPLESS_INTERFACES). Ironic refuses them only when that step is sent, after the steps
+    before it, an undeploy among them, have run: an erase on a node whose deploy interface is fake undeployed it,
+    then failed. Reads the node's interface fields that node (as looked up) lacks, only for a plan that sends steps
+    of such an interface."""
+    sent = []
+    for step in steps:
+        if step.verb not in NODE_STEP_METHODS:
+            arguments = options.arguments(step.verb, step.action)
+            for field in ('clean_steps', 'service_steps'):
+                option = step.action.option if step.action is not None else field
+                sent += [(option, item) for item in arguments.get(field) or ()]
+    unread = set(item['interface'] + '_interface' for _option, item in sent
+                 if item.get('interface') in STEPLESS_INTERFACES) - set(node)
+    if unread:
+        node = dict(node, **client.get_node(node['uuid'], tuple(sorted(unread))))
+    problems = []
+    for option in sorted(set(option for option, _item in sent)):
+        missing = steps_not_offered(node, [item for owner, item in sent if owner == option])
+        if missing:
+            fields = ' and '.join(field for _interface, field, _value, _names in missing)
+            problems.append("%s needs %s. Set %s to %s with baremetal.lifecycle.baremetal_node, or leave %s out." % (
+                option, '; and '.join("%s, which this node's %s '%s' does not offer" % (' and '.join(names), field, value)
+                                      for _interface, field, value, names in missing),
+                fields, 'ones that offer them' if len(missing) > 1 else 'one that offers it', option))
+    if problems:
+        raise graph.PlanError(' '.join(problems))
 
 
 def instance_info_patch(node, instance_info):

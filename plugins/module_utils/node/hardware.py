@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import steps_not_offered
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
@@ -132,28 +133,20 @@ def describe_steps(steps):
 # Which interface a hardware step runs on, and the node field that selects it.
 STEP_INTERFACE_FIELDS = {'bios': 'bios_interface', 'raid': 'raid_interface', 'firmware': 'firmware_interface'}
 
-# Ironic's own interfaces that offer none of the steps of their kind (drivers/modules/noop.py; fake.py's FakeRAID
-# has create/delete_configuration, but not as clean steps): read from the node's field, no request. Ironic has no
-# API that lists a node's steps; an interface not named here (a vendor's) is trusted, and explain_failure names it
-# if Ironic refuses its steps.
-STEPLESS_INTERFACES = {'bios': ('no-bios',), 'raid': ('no-raid', 'fake'), 'firmware': ('no-firmware',)}
-
 # The option of baremetal_hardware that asks for the steps of each interface.
 STEP_OPTIONS = {'bios': 'bios_settings', 'raid': 'raid', 'firmware': 'firmware'}
 
 
 def check_interfaces(label, node, steps):
-    """Raises HardwareError, naming the interface and the fix, when the node's interface offers none of the steps."""
-    problems = []
-    for interface in sorted(set(step['interface'] for step in steps)):
-        field = STEP_INTERFACE_FIELDS[interface]
-        if node.get(field) in STEPLESS_INTERFACES[interface]:
-            problems.append(
-                "node %s: %s needs %s, which its %s '%s' does not offer. Set %s to one that does with "
-                "baremetal.lifecycle.baremetal_node (for example redfish on a Redfish BMC), or remove %s from this "
-                "node's declaration." % (label, STEP_OPTIONS[interface], ' and '.join(
-                    '%s.%s' % (interface, step['step']) for step in steps if step['interface'] == interface),
-                    field, node[field], field, STEP_OPTIONS[interface]))
+    """Raises HardwareError, naming the interface and the fix, when the node's interface offers none of the steps
+    (actions.STEPLESS_INTERFACES: no request; an interface not named there fails in Ironic, and explain_failure names
+    it)."""
+    problems = [
+        "node %s: %s needs %s, which its %s '%s' does not offer. Set %s to one that does with "
+        "baremetal.lifecycle.baremetal_node (for example redfish on a Redfish BMC), or remove %s from this "
+        "node's declaration." % (label, STEP_OPTIONS[interface], ' and '.join(names), field, value, field,
+                                 STEP_OPTIONS[interface])
+        for interface, field, value, names in steps_not_offered(node, steps)]
     if problems:
         raise HardwareError(' '.join(problems))
 

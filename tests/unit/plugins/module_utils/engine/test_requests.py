@@ -86,6 +86,62 @@ def test_a_runbook_the_node_may_run_passes_and_a_plan_without_one_reads_nothing(
     assert untouched.reads == []
 
 
+class InterfacesIronic(object):
+    """One node's interface fields; records each read."""
+
+    def __init__(self, **interfaces):
+        self.interfaces = interfaces
+        self.reads = []
+
+    def get_node(self, uuid, fields):
+        self.reads.append(fields)
+        return dict((field, self.interfaces[field]) for field in fields)
+
+
+def test_an_erase_the_deploy_interface_does_not_offer_fails_the_plan_before_the_undeploy_before_it():
+    # From active, manageable with erase is an undeploy, then the erase as a clean: Ironic refused the erase step
+    # only once the workload was gone (a fake deploy interface has no steps).
+    options = Options(erase='metadata', allow_destructive=True)
+    steps = provision.plan_node(node('active'), 'manageable', options)
+    assert [step.verb for step in steps][0] == 'deleted' and steps[-1].action.name == 'erase'
+    ironic = InterfacesIronic(deploy_interface='fake')
+    with pytest.raises(provision.graph.PlanError) as caught:
+        requests.check_step_interfaces(ironic, node('active'), steps, options)
+    assert str(caught.value) == (
+        "erase needs deploy.erase_devices_metadata, which this node's deploy_interface 'fake' does not offer. Set "
+        "deploy_interface to one that offers it with baremetal.lifecycle.baremetal_node, or leave erase out.")
+    assert ironic.reads == [('deploy_interface',)]
+
+
+def test_service_steps_name_every_interface_that_does_not_offer_them_in_one_message():
+    options = Options(service_steps=[{'interface': 'raid', 'step': 'delete_configuration'},
+                                     {'interface': 'vendor', 'step': 'log_passthrough'},
+                                     {'interface': 'deploy', 'step': 'write_image'}])
+    steps = provision.plan_node(node('active'), 'active', options)
+    with pytest.raises(provision.graph.PlanError) as caught:
+        requests.check_step_interfaces(InterfacesIronic(deploy_interface='fake', raid_interface='no-raid'),
+                                       node('active'), steps, options)
+    assert str(caught.value) == (
+        "service_steps needs deploy.write_image, which this node's deploy_interface 'fake' does not offer; and "
+        "raid.delete_configuration, which this node's raid_interface 'no-raid' does not offer. Set deploy_interface "
+        "and raid_interface to ones that offer them with baremetal.lifecycle.baremetal_node, or leave service_steps out.")
+
+
+def test_steps_the_node_offers_pass_reading_only_the_interfaces_the_node_as_looked_up_lacks():
+    options = Options(clean_steps=[{'interface': 'deploy', 'step': 'erase_devices'},
+                                   {'interface': 'bios', 'step': 'apply_configuration'}])
+    steps = provision.plan_node(node('manageable'), 'manageable', options)
+    ironic = InterfacesIronic(bios_interface='redfish')
+    requests.check_step_interfaces(ironic, dict(node('manageable'), deploy_interface='direct'), steps, options)
+    assert ironic.reads == [('bios_interface',)]
+    # steps of interfaces Ironic has no stepless one of, and plans without steps, read nothing
+    for options in (Options(clean_steps=[{'interface': 'vendor', 'step': 'log_passthrough'}]), Options()):
+        untouched = InterfacesIronic()
+        requests.check_step_interfaces(untouched, node('manageable'),
+                                       provision.plan_node(node('manageable'), 'manageable', options), options)
+        assert untouched.reads == []
+
+
 def IronicAt(version):  # pylint: disable=invalid-name
     """A client that negotiated the given API version, with no server behind it."""
     client = IronicClient('http://127.0.0.1:9')
