@@ -29,13 +29,16 @@ _LIST_SEPARATOR = re.compile(r'''[ \t]*,[ \t]*(?=\\*['"])''')
 # The rest of an element's start tag (its attributes), and its text.
 _TAG_END = re.compile(r'(?:\s[^<>]*)?>')
 _ELEMENT_TEXT = re.compile(r'[^<]+')
-# A short option (-P), alone or quoted in an argument list ('-P'): secret or not by the command whose line it is on.
-_SHORT_OPTION = re.compile(r'-(?P<letter>[A-Za-z])')
+# A short option (-P), alone or quoted in an argument list ('-P'), or with its value attached as getopt reads it
+# (-Ps3cret): secret or not by the command whose line it is on.
+_SHORT_OPTION = re.compile(r'-(?P<letter>[A-Za-z])(?P<attached>\S*)')
 # The words of a line before an option, the command among them (a path too: /usr/bin/ipmitool).
 _COMMAND_WORD = re.compile(r'''[^\s'"\[\](),=]+''')
 # An HTTP authorization written bare (Authorization: Bearer abc.def, a header in a log line): its scheme and its
-# token are one value, masked together.
+# token are one value, masked together. A Digest authorization's parameters are one value up to the end of the line:
+# its response is a hash of the password, to be guessed offline (username="admin", ..., response="6629...").
 _AUTH_SCHEME = re.compile(r'(?:Basic|Bearer|Negotiate|NTLM|Token)[ \t]+(?=[\w.~+/-])', re.IGNORECASE)
+_DIGEST = re.compile(r'Digest[ \t]+[^\r\n]*', re.IGNORECASE)
 _QUOTE = re.compile(r'''\\*['"]''')
 _WORD_PARTS = re.compile(r'[_.-]+|(?<=[a-z])(?=[A-Z])')
 # A bare value ends at a space, a comma, a semicolon, an ampersand (a URL query), a closing bracket or a
@@ -107,9 +110,11 @@ class FreeText(object):
     def _value_start(self, text, key, commands):
         """Where the value of a secret-named key begins, or None when key is no such key (or has no value)."""
         name = _key_name(key)
-        if not (self.is_secret(name) or name.lower() == 'value' and self._in_secret_pair(text, key.start())
-                or _is_secret_short_option(key, commands)):
+        short = _secret_short_option(key, commands)
+        if not (self.is_secret(name) or name.lower() == 'value' and self._in_secret_pair(text, key.start()) or short):
             return None
+        if short and short.group('attached'):
+            return key.start('quoted' if key.group('quoted') else 'flag') + short.start('attached')
         if key.group('quoted') and _SEPARATOR.search(key.group('quoted')):
             return None  # a phrase that holds a key and its value (' password: x ': ...), read inside, is no key
         if key.group('element'):
@@ -169,6 +174,9 @@ class FreeText(object):
             return close, opening.group() + self.mask + opening.group()
         if text[start] in '{[':
             return _bracket_end(text, start), self.mask
+        digest = _DIGEST.match(text, start)
+        if digest:
+            return digest.end(), self.mask
         scheme = _AUTH_SCHEME.match(text, start)
         bare = _BARE_VALUE.match(text, scheme.end() if scheme else start)
         return (bare.end(), self.mask) if bare else (start, '')
@@ -194,13 +202,13 @@ class _CommandLines(object):
         return self.letters
 
 
-def _is_secret_short_option(key, commands):
-    """Whether key is a short option (-P, or '-P' in an argument list) that the command whose line it is on reads a
-    secret from."""
+def _secret_short_option(key, commands):
+    """The _SHORT_OPTION match of key when it is a short option (-P, -Ps3cret, or '-P' in an argument list) that the
+    command whose line it is on reads a secret from; else None."""
     if not (key.group('quoted') or key.group('flag') == '-'):
-        return False
+        return None
     option = _SHORT_OPTION.fullmatch(key.group('quoted') or '-' + key.group('option'))
-    return option is not None and option.group('letter') in commands.letters_at(key.start())
+    return option if option is not None and option.group('letter') in commands.letters_at(key.start()) else None
 
 
 def _key_name(key):

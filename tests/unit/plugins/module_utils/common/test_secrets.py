@@ -477,11 +477,18 @@ def test_a_text_without_a_secret_is_left_as_it_was(text):
      "['ipmitool', '-I', 'lanplus', '-P', '********', '-U', 'admin'] and [\"ipmitool\", \"--password\", \"********\"]"),
     ('/usr/sbin/ipmipower -h 10.0.0.5 -u admin -p s3cret -k kg1 --stat; ipmi-sensors --k-g=kg2',
      '/usr/sbin/ipmipower -h 10.0.0.5 -u admin -p ******** -k ******** --stat; ipmi-sensors --k-g=********'),
+    # getopt takes a short option's value attached to its letter too.
+    ("ipmitool -I lanplus -U admin -Ps3cret -y0102 -v power status; ['ipmitool', '-kkg1']; ipmi-power -pp4 --on",
+     "ipmitool -I lanplus -U admin -P******** -y******** -v power status; ['ipmitool', '-k********']; "
+     "ipmi-power -p******** --on"),
     # An HTTP authorization: its scheme and credentials are one value.
     ('Authorization: Bearer abc.def sent', 'Authorization: ******** sent'),
     ('Proxy-Authorization: Basic dXNlcjpwdw==', 'Proxy-Authorization: ********'),
     ("{'X-Auth-Token': 'x', 'Authorization': 'Bearer y.z'} {Authorization: Negotiate YII=, Accept: json}",
      "{'X-Auth-Token': '********', 'Authorization': '********'} {Authorization: ********, Accept: json}"),
+    # A Digest authorization's response is a hash of the password: its parameters are masked to the end of the line.
+    ('Authorization: Digest username="admin", realm="BMC", nonce="n1", uri="/redfish/v1", response="6629fae4"\n'
+     'HTTP 401', 'Authorization: ********\nHTTP 401'),
     # An XML body quoted back (Redfish, WS-Man).
     ('<Password>x y</Password><password>p</password><wsman:UserPassword>p&amp;w</wsman:UserPassword><UserName>u</UserName>',
      '<Password>********</Password><password>********</password><wsman:UserPassword>********</wsman:UserPassword>'
@@ -520,7 +527,7 @@ def test_a_short_option_is_secret_only_on_the_line_of_a_bmc_tool_that_reads_a_se
     # ipmitool's -p is a port and -E takes no value; another command's -P or -p (scp, ssh) is a port; bmc-watchdog's -p
     # is a timer: only the secret options of the command whose line it is.
     text = ('ipmitool -I lanplus -p 623 -U admin -E -P pw1 power status\nscp -P 2222 a b\nssh -p 22 host\n'
-            'bmc-watchdog -p 3 -s')
+            'bmc-watchdog -p 3 -s\nscp -P2222 a b\nipmitool -p623 -Lx -Uadmin')
     assert secrets.masked_text(text) == text.replace('pw1', MASK)
 
 
