@@ -76,6 +76,21 @@ def test_maintenance_names_the_reason_and_the_fix(raw, ironic, run_module):
     assert converge(run_module, node['name'], 'manageable')['changed'] is False
 
 
+def test_inspection_on_a_node_without_an_inspect_interface_is_refused_before_anything_is_sent(raw, ironic, run_module):
+    # available -> manage, inspect, provide: Ironic refused inspect once manage had moved the node
+    node = raw.node_in('available')
+    raw.patch(node['uuid'], inspect_interface='no-inspect')
+    mark = ironic.log_mark()
+    for check in (True, False):
+        result = run_module('baremetal_provision_state', check=check, node=node['name'], state='available',
+                            inspection='always')
+        assert result['failed'] and result['changed'] is False
+        assert "'inspect' needs an interface that offers it, and this node's inspect_interface is 'no-inspect'" \
+            in result['msg']
+    assert ironic.write_requests_since(mark) == []
+    assert raw.node(node['uuid'])['provision_state'] == 'available'
+
+
 def test_a_failed_step_reports_ironics_last_error_and_a_rerun_recovers(raw, run_module):
     node = raw.node_in('manageable')
     result = converge(run_module, node['name'], 'available', clean_steps=[{'interface': 'vendor', 'step': 'no_such'}])

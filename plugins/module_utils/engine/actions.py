@@ -65,6 +65,11 @@ ERASE_STEPS = {
 STEPLESS_INTERFACES = {'bios': ('no-bios',), 'raid': ('no-raid', 'fake'), 'firmware': ('no-firmware',),
                        'deploy': ('fake',)}
 
+# Verbs Ironic refuses for a node whose interface for them is its no-op one (drivers/modules/noop.py: "Driver ... does
+# not support inspect"), as a field of the node and that interface's name. Ironic's default for inspection on a
+# hardware type without an inspector is no-inspect.
+VERB_INTERFACES = {'inspect': ('inspect_interface', 'no-inspect'), 'rescue': ('rescue_interface', 'no-rescue')}
+
 
 def steps_not_offered(node, steps):
     """[(interface, the node's field for it, the field's value, ['interface.step' of each step it does not offer])],

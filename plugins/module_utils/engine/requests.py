@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
-    CLEAR_FAULT, SET_INSTANCE_INFO, SET_RETIRED, STEPLESS_INTERFACES, steps_not_offered)
+    CLEAR_FAULT, SET_INSTANCE_INFO, SET_RETIRED, STEPLESS_INTERFACES, VERB_INTERFACES, steps_not_offered)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     FEATURE_MIN_VERSION, RUNBOOK_TRAITS_VERSION)
@@ -85,24 +85,24 @@ def check_runbook(client, uuid, steps, options):
                               % (runbook['name'], ' or '.join(sorted(allowed)), ', '.join(sorted(traits)) or 'none'))
 
 
-def check_step_interfaces(client, node, steps, options):
-    """PlanError, before the first step is sent, when a step sends clean or service steps that the node's interface
-    does not offer (actions.STEPLESS_INTERFACES). Ironic refuses them only when that step is sent, after the steps
-    before it, an undeploy among them, have run: an erase on a node whose deploy interface is fake undeployed it,
-    then failed. Reads the node's interface fields that node (as looked up) lacks, only for a plan that sends steps
-    of such an interface."""
-    sent = []
-    for step in steps:
-        if step.verb not in NODE_STEP_METHODS:
-            arguments = options.arguments(step.verb, step.action)
-            for field in ('clean_steps', 'service_steps'):
-                option = step.action.option if step.action is not None else field
-                sent += [(option, item) for item in arguments.get(field) or ()]
-    unread = set(item['interface'] + '_interface' for _option, item in sent
-                 if item.get('interface') in STEPLESS_INTERFACES) - set(node)
+def check_interfaces(client, node, steps, options):
+    """PlanError, before the first step is sent, when a step needs an interface the node lacks: a verb of
+    VERB_INTERFACES on the node's no-op interface for it, or clean or service steps of an interface that offers none
+    (STEPLESS_INTERFACES). Ironic refuses them only when that step is sent, after the steps before it have run: an
+    erase on a node whose deploy interface is fake undeployed it, then failed; inspection on no-inspect made an
+    available node manageable, then failed. Reads the interface fields that node (as looked up) lacks, only for a
+    plan that needs one."""
+    verbs = sorted(set(step.verb for step in steps if step.verb in VERB_INTERFACES))
+    sent = _steps_sent(steps, options)
+    unread = (set(VERB_INTERFACES[verb][0] for verb in verbs)
+              | set(item['interface'] + '_interface' for _option, item in sent
+                    if item.get('interface') in STEPLESS_INTERFACES)) - set(node)
     if unread:
         node = dict(node, **client.get_node(node['uuid'], tuple(sorted(unread))))
-    problems = []
+    problems = ["'%s' needs an interface that offers it, and this node's %s is '%s'. Set %s to one its driver enables "
+                "with baremetal.lifecycle.baremetal_node." % (verb, VERB_INTERFACES[verb][0], VERB_INTERFACES[verb][1],
+                                                              VERB_INTERFACES[verb][0])
+                for verb in verbs if node.get(VERB_INTERFACES[verb][0]) == VERB_INTERFACES[verb][1]]
     for option in sorted(set(option for option, _item in sent)):
         missing = steps_not_offered(node, [item for owner, item in sent if owner == option])
         if missing:
@@ -113,6 +113,18 @@ def check_step_interfaces(client, node, steps, options):
                 fields, 'ones that offer them' if len(missing) > 1 else 'one that offers it', option))
     if problems:
         raise graph.PlanError(' '.join(problems))
+
+
+def _steps_sent(steps, options):
+    """[(the option that asks for it, a clean or service step dict)] of every step list the plan's requests send."""
+    sent = []
+    for step in steps:
+        if step.verb not in NODE_STEP_METHODS:
+            arguments = options.arguments(step.verb, step.action)
+            for field in ('clean_steps', 'service_steps'):
+                option = step.action.option if step.action is not None else field
+                sent += [(option, item) for item in arguments.get(field) or ()]
+    return sent
 
 
 def instance_info_patch(node, instance_info):
