@@ -125,7 +125,9 @@ options:
         type: str
   timeout:
     description:
-      - Seconds to wait for Ironic to pick the node (of each allocation).
+      - Seconds to wait for Ironic to pick the node (of each allocation), and, with O(state=absent), for a
+        conductor at work on the node (which holds the node's lock, often waiting for a slow BMC) to let Ironic
+        release it.
     type: int
     default: 120
 seealso:

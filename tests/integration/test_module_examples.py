@@ -53,8 +53,10 @@ NODES = {
 
 # The examples that need rack1-node07 otherwise than on the Redfish emulator: a fake-hardware node in the state
 # given, which the test puts in its place for them (a deployed node; BIOS and firmware interfaces that offer steps,
-# which the Redfish hardware type has none of in the tests' Ironic). They run in plays of their own.
+# and an inspect interface, which the Redfish hardware type has none of in the tests' Ironic: its inspect_interface
+# is no-inspect, refused before any write). They run in plays of their own.
 OTHER_RACK1_NODE07 = {
+    ('baremetal_provision_state', 'Enroll to available, inspecting the hardware of nodes never inspected'): 'manageable',
     ('baremetal_node', 'Protect a deployed node from being torn down, saying why'): 'active',
     ('baremetal_hardware', 'Set BIOS settings on a node in manageable, in one manual clean'): 'manageable',
     ('baremetal_hardware', 'Bring the BMC firmware up to 2.76, with BIOS settings, in the same cycle'): 'manageable',

@@ -69,6 +69,10 @@ class Allocations(Collection):
         self.session.require('updating an allocation', ALLOCATION_FIELD_VERSION['updating an allocation'])
         return super(Allocations, self).update(ident, patch)
 
+    def delete(self, ident, retry_busy=True):
+        """Releasing an allocation takes its node's lock: retry_busy as the node's writes (NodeEndpoints.update_node)."""
+        self.session.request('DELETE', self._path(ident), retry_busy=retry_busy)
+
 
 # Each collection: its calls, the words a refusal names it with, and the API version it needs.
 COLLECTIONS = {

@@ -18,9 +18,11 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import name_errors, raise_errors, trait_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, Locked
 
 # What an allocation looks like in results and diffs.
 VIEW_FIELDS = ('uuid', 'name', 'state', 'node_uuid', 'resource_class', 'traits', 'candidate_nodes', 'owner', 'extra',
@@ -137,7 +139,7 @@ def _result(changed, allocation, node, before):
             'diff': allocation_diff(before and allocation_view(before), view)}
 
 
-def _releasing(client, params, current):
+def _releasing(client, params, current, wait):
     if current is None:
         return lambda check_mode: _result(False, None, None, None)
     node = _node(client, current.get('node_uuid'))
@@ -150,7 +152,15 @@ def _releasing(client, params, current):
 
     def release(check_mode):
         if not check_mode:
-            client.collection('allocations').delete(current['uuid'])
+            # Ironic takes the node's lock to release it: a conductor at work on the node (a power sync waiting on a
+            # slow BMC) holds the release off, which is sent again within what is left of the task's timeout.
+            writes = NodeWrites(node_label(node) if node else params['name'], node and node['provision_state'],
+                                timeout=max(0, wait.remaining()), clock=wait.clock, sleep=wait.sleep)
+            try:
+                writes.send('releasing allocation %s' % params['name'], client.collection('allocations').delete,
+                            current['uuid'])
+            except (Locked, Busy) as exc:
+                raise AllocationError(str(exc), _result(False, current, node, current))
         return _result(True, None, node, current)
     return release
 
@@ -227,7 +237,7 @@ def _planned(client, params, wait, timeout):
     returns its result. Raises AllocationError for what cannot be done as declared."""
     current = client.collection('allocations').find(params['name'])
     if params['state'] == 'absent':
-        return _releasing(client, params, current)
+        return _releasing(client, params, current, wait)
     if current is not None and current['state'] == 'allocating':
         current = _settled(client, current, wait)  # asked by an earlier run that did not wait it out
         if current.get('state') == 'allocating':

@@ -69,8 +69,9 @@ class Recorder(object):
         if self.version < version:
             raise IronicError('%s needs Ironic API %d.%d or newer' % ((feature,) + version))
 
-    def request(self, method, path, body=None):
+    def request(self, method, path, body=None, retry_busy=True):
         self.sent.append((method, path, body))
+        self.retry_busy = retry_busy
         if isinstance(self.answer, Exception):
             raise self.answer
         return self.answer
@@ -90,6 +91,12 @@ def test_each_collection_finds_creates_updates_and_deletes_at_its_path_and_a_mis
     assert [sent[:2] for sent in session.sent] == [
         ('POST', '/%s' % name), ('PATCH', '/%s/m-1' % name), ('DELETE', '/%s/m-1' % name)]
     assert collection(name, Recorder((1, 115), NotFound('gone'))).find('m') is None
+
+
+def test_releasing_an_allocation_takes_the_lock_at_once_when_asked_as_a_nodes_write_does():
+    session = Recorder((1, 115))
+    collection('allocations', session).delete('a-1', retry_busy=False)
+    assert session.sent == [('DELETE', '/allocations/a-1', None)] and session.retry_busy is False
 
 
 @pytest.mark.parametrize('name, words', [('runbooks', 'runbooks needs Ironic API 1.92'),

@@ -10,7 +10,7 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import allocation
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.resources import CollectionEndpoints
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, NotFound
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, Locked, NotFound
 
 NODE = {'uuid': 'n-1', 'name': 'gpu-01', 'provision_state': 'available', 'maintenance': False,
         'resource_class': 'gpu'}
@@ -210,6 +210,40 @@ def test_absent_releases_the_node_unless_its_workload_is_active():
     with pytest.raises(BaremetalError, match='which is active: Ironic releases the node of an active workload only'):
         ensure(busy, params(state='absent'))
     assert busy.writes == []
+
+
+class LockedNodeIronic(FakeIronic):
+    """Refuses the first ``held`` deletes with HTTP 409, its node locked by a conductor (at once: retry_busy=False)."""
+
+    def __init__(self, held, **kwargs):
+        super(LockedNodeIronic, self).__init__(**kwargs)
+        self.held = held
+        self.deletes = []
+
+    def request(self, method, path, body=None, params=None, replay=True, retry_busy=True):
+        if method == 'DELETE':
+            self.deletes.append(retry_busy)
+            if len(self.deletes) <= self.held:
+                raise Locked('HTTP 409', 409, 'Node n-1 is locked by host conductor-1, please retry after the current '
+                                              'operation is completed.')
+        return super(LockedNodeIronic, self).request(method, path, body, params, replay, retry_busy)
+
+
+def test_a_release_its_nodes_conductor_holds_off_is_sent_again_within_the_tasks_timeout():
+    # The transport's own retries gave up after ~30 s with a bare 409, though the task's timeout was longer.
+    client = LockedNodeIronic(held=5, allocations=[stored()])
+    result = ensure(client, params(state='absent'))
+    assert result['changed'] is True and client.allocations == {}
+    assert client.deletes == [False] * 6
+
+    # Still held off at the timeout: this allocation fails, naming the node and the lock, and the task's others go on.
+    client = LockedNodeIronic(held=10 ** 6, allocations=[stored(), stored(uuid='a-2', name='render-02')])
+    with pytest.raises(BaremetalError) as caught:
+        ensure(client, bulk(element('render-01', state='absent'), element('render-02', resource_class='gpu'), timeout=30))
+    assert str(caught.value).startswith('node gpu-01: releasing allocation render-01 never went through: a conductor '
+                                        'kept the node locked until the timeout (30 s) passed')
+    assert 'raise timeout' in str(caught.value) and 'a-1' in client.allocations
+    assert [one['changed'] for one in caught.value.result['allocations']] == [False, False]
 
 
 def element(name, **fields):
