@@ -115,6 +115,9 @@ options:
         V(always) inspects on every run; an V(active) node then has to be torn down, which needs
         O(allow_destructive=true).
       - What inspection learned is returned in RV(inspection).
+      - A node whose C(inspect_interface) is C(no-inspect) (Ironic's default where no inspector is enabled) fails
+        before anything is sent, in check mode too, naming the field: Ironic would refuse the inspection only after
+        the steps before it.
     type: str
     choices: [skip, once, always]
     default: skip
@@ -167,9 +170,12 @@ options:
       - Wipe the node's disks in V(manageable) by a manual clean with the deploy interface's step
         C(erase_devices_metadata) (V(metadata), partition tables and file system signatures) or C(erase_devices)
         (V(full), every block). Needs O(state=manageable) and, as the data cannot come back, O(allow_destructive=true).
-      - Runs on every run (the task reports changed). A deploy interface without the step (C(fake), C(ramdisk))
-        fails it; the node rests in V(clean failed), Ironic's error names the step and the interface, and the
-        next run of the task takes the node back to V(manageable) with V(manage).
+      - Runs on every run (the task reports changed). On Ironic's C(fake) deploy interface, which has no such
+        step, the task fails before anything is sent, in check mode too, naming the step and the interface (the
+        same holds for O(clean_steps) and O(service_steps) of an interface that offers none, such as C(no-raid)).
+        Another deploy interface without the step fails it in Ironic; the node rests in V(clean failed), Ironic's
+        error names the step and the interface, and the next run of the task takes the node back to V(manageable)
+        with V(manage).
     type: str
     choices: [full, metadata]
   retired:
