@@ -21,7 +21,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import (
-    check_interfaces, check_requests, check_runbook, instance_info_patch, issue_step, retired_patch)
+    check_node_interfaces, check_requests, check_runbook, instance_info_patch, issue_step, retired_patch)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
 
@@ -131,7 +131,7 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
         steps = plan_node(looked_up, job.target, job.options, client.release)
         check_requests(client, steps, job.options)
         check_runbook(client, job.uuid, steps, job.options)
-        check_interfaces(client, looked_up, steps, job.options)
+        check_node_interfaces(client, looked_up, steps, job.options)
         return steps
 
     found_by_uuid = dict((node['uuid'], node) for node in found.values())

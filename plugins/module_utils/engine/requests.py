@@ -85,7 +85,7 @@ def check_runbook(client, uuid, steps, options):
                               % (runbook['name'], ' or '.join(sorted(allowed)), ', '.join(sorted(traits)) or 'none'))
 
 
-def check_interfaces(client, node, steps, options):
+def check_node_interfaces(client, node, steps, options):
     """PlanError, before the first step is sent, when a step needs an interface the node lacks: a verb of
     VERB_INTERFACES on the node's no-op interface for it, or clean or service steps of an interface that offers none
     (STEPLESS_INTERFACES). Ironic refuses them only when that step is sent, after the steps before it have run: an

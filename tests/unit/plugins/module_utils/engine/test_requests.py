@@ -106,7 +106,7 @@ def test_an_erase_the_deploy_interface_does_not_offer_fails_the_plan_before_the_
     assert [step.verb for step in steps][0] == 'deleted' and steps[-1].action.name == 'erase'
     ironic = InterfacesIronic(deploy_interface='fake')
     with pytest.raises(provision.graph.PlanError) as caught:
-        requests.check_interfaces(ironic, node('active'), steps, options)
+        requests.check_node_interfaces(ironic, node('active'), steps, options)
     assert str(caught.value) == (
         "erase needs deploy.erase_devices_metadata, which this node's deploy_interface 'fake' does not offer. Set "
         "deploy_interface to one that offers it with baremetal.lifecycle.baremetal_node, or leave erase out.")
@@ -119,8 +119,8 @@ def test_service_steps_name_every_interface_that_does_not_offer_them_in_one_mess
                                      {'interface': 'deploy', 'step': 'write_image'}])
     steps = provision.plan_node(node('active'), 'active', options)
     with pytest.raises(provision.graph.PlanError) as caught:
-        requests.check_interfaces(InterfacesIronic(deploy_interface='fake', raid_interface='no-raid'),
-                                  node('active'), steps, options)
+        requests.check_node_interfaces(InterfacesIronic(deploy_interface='fake', raid_interface='no-raid'),
+                                       node('active'), steps, options)
     assert str(caught.value) == (
         "service_steps needs deploy.write_image, which this node's deploy_interface 'fake' does not offer; and "
         "raid.delete_configuration, which this node's raid_interface 'no-raid' does not offer. Set deploy_interface "
@@ -138,12 +138,12 @@ def test_a_verb_on_the_nodes_no_op_interface_for_it_fails_the_plan_before_the_st
     assert verbs(steps).index(verb) > 0
     ironic = InterfacesIronic(**{field: 'no-' + verb})
     with pytest.raises(provision.graph.PlanError) as caught:
-        requests.check_interfaces(ironic, node(start), steps, options)
+        requests.check_node_interfaces(ironic, node(start), steps, options)
     assert str(caught.value) == (
         "'%s' needs an interface that offers it, and this node's %s is 'no-%s'. Set %s to one its driver enables "
         "with baremetal.lifecycle.baremetal_node." % (verb, field, verb, field))
     assert ironic.reads == [(field,)]
-    requests.check_interfaces(InterfacesIronic(**{field: 'fake'}), node(start), steps, options)
+    requests.check_node_interfaces(InterfacesIronic(**{field: 'fake'}), node(start), steps, options)
 
 
 def test_steps_the_node_offers_pass_reading_only_the_interfaces_the_node_as_looked_up_lacks():
@@ -151,13 +151,13 @@ def test_steps_the_node_offers_pass_reading_only_the_interfaces_the_node_as_look
                                    {'interface': 'bios', 'step': 'apply_configuration'}])
     steps = provision.plan_node(node('manageable'), 'manageable', options)
     ironic = InterfacesIronic(bios_interface='redfish')
-    requests.check_interfaces(ironic, dict(node('manageable'), deploy_interface='direct'), steps, options)
+    requests.check_node_interfaces(ironic, dict(node('manageable'), deploy_interface='direct'), steps, options)
     assert ironic.reads == [('bios_interface',)]
     # steps of interfaces Ironic has no stepless one of, and plans without steps, read nothing
     for options in (Options(clean_steps=[{'interface': 'vendor', 'step': 'log_passthrough'}]), Options()):
         untouched = InterfacesIronic()
-        requests.check_interfaces(untouched, node('manageable'),
-                                  provision.plan_node(node('manageable'), 'manageable', options), options)
+        requests.check_node_interfaces(untouched, node('manageable'),
+                                       provision.plan_node(node('manageable'), 'manageable', options), options)
         assert untouched.reads == []
 
 
