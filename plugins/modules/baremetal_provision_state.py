@@ -116,7 +116,7 @@ options:
         O(allow_destructive=true).
       - What inspection learned is returned in RV(inspection).
       - A node whose C(inspect_interface) is C(no-inspect) (Ironic's default where no inspector is enabled) fails
-        before anything is sent, in check mode too, naming the field: Ironic would refuse the inspection only after
+        before anything is sent, in check mode too, naming the field; Ironic would refuse the inspection only after
         the steps before it.
     type: str
     choices: [skip, once, always]
