@@ -125,9 +125,9 @@ options:
         type: str
   timeout:
     description:
-      - Seconds to wait for Ironic to pick the node (of each allocation), and, with O(state=absent), for a
-        conductor at work on the node (which holds the node's lock, often waiting for a slow BMC) to let Ironic
-        release it.
+      - Seconds the task waits, in all, for Ironic to pick the node of each allocation and, with O(state=absent),
+        for a conductor at work on a node (which holds the node's lock, often waiting for a slow BMC) to let Ironic
+        release it. The allocations of one task share this time.
     type: int
     default: 120
 seealso:
