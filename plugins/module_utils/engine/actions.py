@@ -71,12 +71,17 @@ STEPLESS_INTERFACES = {'bios': ('no-bios',), 'raid': ('no-raid', 'fake'), 'firmw
 VERB_INTERFACES = {'inspect': ('inspect_interface', 'no-inspect'), 'rescue': ('rescue_interface', 'no-rescue')}
 
 
+def interface_field(interface):
+    """The node field that selects the node's interface of a kind (bios -> bios_interface)."""
+    return interface + '_interface'
+
+
 def steps_not_offered(node, steps):
     """[(interface, the node's field for it, the field's value, ['interface.step' of each step it does not offer])],
     one per interface of steps (dicts with interface and step) that is one of STEPLESS_INTERFACES on the node."""
     missing = []
     for interface in sorted(set(step['interface'] for step in steps)):
-        field = interface + '_interface'
+        field = interface_field(interface)
         if node.get(field) in STEPLESS_INTERFACES.get(interface, ()):
             missing.append((interface, field, node[field], ['%s.%s' % (interface, step['step'])
                                                             for step in steps if step['interface'] == interface]))

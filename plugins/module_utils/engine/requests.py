@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
-    CLEAR_FAULT, SET_INSTANCE_INFO, SET_RETIRED, STEPLESS_INTERFACES, VERB_INTERFACES, steps_not_offered)
+    CLEAR_FAULT, SET_INSTANCE_INFO, SET_RETIRED, STEPLESS_INTERFACES, VERB_INTERFACES, interface_field, steps_not_offered)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     FEATURE_MIN_VERSION, RUNBOOK_TRAITS_VERSION)
@@ -92,17 +92,17 @@ def check_node_interfaces(client, node, steps, options):
     erase on a node whose deploy interface is fake undeployed it, then failed; inspection on no-inspect made an
     available node manageable, then failed. Reads the interface fields that node (as looked up) lacks, only for a
     plan that needs one."""
-    verbs = sorted(set(step.verb for step in steps if step.verb in VERB_INTERFACES))
+    verbs = [(verb,) + VERB_INTERFACES[verb] for verb in sorted(set(step.verb for step in steps))
+             if verb in VERB_INTERFACES]
     sent = _steps_sent(steps, options)
-    unread = (set(VERB_INTERFACES[verb][0] for verb in verbs)
-              | set(item['interface'] + '_interface' for _option, item in sent
+    unread = (set(field for _verb, field, _no_op in verbs)
+              | set(interface_field(item['interface']) for _option, item in sent
                     if item.get('interface') in STEPLESS_INTERFACES)) - set(node)
     if unread:
         node = dict(node, **client.get_node(node['uuid'], tuple(sorted(unread))))
     problems = ["'%s' needs an interface that offers it, and this node's %s is '%s'. Set %s to one its driver enables "
-                "with baremetal.lifecycle.baremetal_node." % (verb, VERB_INTERFACES[verb][0], VERB_INTERFACES[verb][1],
-                                                              VERB_INTERFACES[verb][0])
-                for verb in verbs if node.get(VERB_INTERFACES[verb][0]) == VERB_INTERFACES[verb][1]]
+                "with baremetal.lifecycle.baremetal_node." % (verb, field, no_op, field)
+                for verb, field, no_op in verbs if node.get(field) == no_op]
     for option in sorted(set(option for option, _item in sent)):
         missing = steps_not_offered(node, [item for owner, item in sent if owner == option])
         if missing:

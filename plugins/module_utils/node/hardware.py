@@ -14,7 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import steps_not_offered
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import interface_field, steps_not_offered
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
@@ -130,9 +130,6 @@ def describe_steps(steps):
     return ', '.join('%s.%s' % (step['interface'], step['step']) for step in steps)
 
 
-# Which interface a hardware step runs on, and the node field that selects it.
-STEP_INTERFACE_FIELDS = {'bios': 'bios_interface', 'raid': 'raid_interface', 'firmware': 'firmware_interface'}
-
 # The option of baremetal_hardware that asks for the steps of each interface.
 STEP_OPTIONS = {'bios': 'bios_settings', 'raid': 'raid', 'firmware': 'firmware'}
 
@@ -175,7 +172,7 @@ def explain_failure(error, node, interfaces, release):
     if 'not support' in error:  # Ironic: "node does not support this clean step", "... RAID configuration"
         needs = ' %s. Set the interface with baremetal.lifecycle.baremetal_node (for example redfish on a Redfish BMC).' % (
             '; '.join("%s steps need a %s that offers them (this node's is '%s')" % (
-                interface, STEP_INTERFACE_FIELDS[interface], node.get(STEP_INTERFACE_FIELDS[interface]))
+                interface, interface_field(interface), node.get(interface_field(interface)))
                 for interface in sorted(interfaces)))
     error = error.rstrip()
     if not error.endswith(('.', '!', '?')):
