@@ -59,8 +59,18 @@ options:
     description:
       - Every node that matches all the given filters, with the task's options. No node matching is no change, and
         says so in C(msg).
+      - At least one filter must be set, or O(select.all=true). A selection that sets no filter (V({}), or every
+        filter null, as a filter templated from an empty or undefined variable is) is refused before any request,
+        never taken as every node. A filter set to an empty string is refused too.
     type: dict
     suboptions:
+      all:
+        description:
+          - Every node Ironic holds (that the credentials may see), on purpose.
+          - Cannot be combined with a filter.
+        type: bool
+        default: false
+        version_added: 0.4.0
       conductor_group:
         description: Only nodes of this conductor group, in any case (Ironic stores groups in lower case).
         type: str

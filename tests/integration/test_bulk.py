@@ -68,3 +68,37 @@ def test_a_selection_that_matches_no_node_says_so_and_changes_nothing(ironic, ru
     assert result['msg'] == ('select (resource_class: %s) matches no node: there is nothing to do, and nothing was '
                              'changed. Check the filters against what baremetal.lifecycle.baremetal_node_info returns.'
                              % resource_class)
+
+
+@pytest.mark.parametrize('module', sorted(MODULES))
+@pytest.mark.parametrize('selection, check', [({}, True), ({'resource_class': None, 'owner': None}, False)],
+                         ids=['empty in check mode', 'every filter null'])
+def test_a_selection_that_sets_no_filter_is_refused_before_any_request(ironic, run_module, fresh_node, module,
+                                                                        selection, check):
+    # A filter templated from an empty variable comes to the module as {} or as nulls: never every node.
+    options, _changes = MODULES[module]
+    node = fresh_node()
+    mark = ironic.log_mark()
+    result = run_module(module, check=check, select=selection, **options)
+    assert result.get('failed'), result
+    assert result['msg'] == (
+        'select sets no filter, and an empty selection is never every node: a filter templated from an empty or '
+        'undefined variable would otherwise send the task to every node Ironic holds. Set a filter (such as '
+        'select.resource_class), or write select: {all: true} to act on every node on purpose.')
+    assert [request for request in ironic.requests_since(mark) if '?sync=' not in request.path] == []
+    assert ironic.api('GET', '/nodes/%s' % node['uuid'])['updated_at'] == node['updated_at']
+
+
+def test_every_node_is_selected_only_on_purpose_with_all(ironic, run_module, fresh_node):
+    fresh_node()
+    held = [node['uuid'] for node in ironic.api('GET', '/nodes?fields=uuid&limit=1000')['nodes']]
+    mark = ironic.log_mark()
+    result = run_module('baremetal_maintenance', check=True, select={'all': True}, state='enabled',
+                        reason='every node')
+    assert ironic.write_requests_since(mark) == []
+    assert not result.get('failed'), result.get('msg')
+    assert sorted(entry['node']['uuid'] for entry in result['nodes']) == sorted(held)
+    refused = run_module('baremetal_maintenance', check=True, select={'all': True, 'resource_class': 'x'},
+                         state='enabled')
+    assert refused.get('failed') and refused['msg'].startswith('select.all: true selects every node, and select also '
+                                                               'sets resource_class: drop all')

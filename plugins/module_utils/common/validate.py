@@ -54,10 +54,39 @@ TRAIT_NAME = re.compile(r'^[A-Z][A-Z0-9_]{0,254}$')
 
 NOTHING_TO_DO = 'nodes is an empty list: there is nothing to do, and nothing was sent to Ironic.'
 
+# The suboption of select that asks for every node on purpose; every other suboption is a filter.
+SELECT_ALL = 'all'
+
+
+def selection_given(selection):
+    """The filters a select sets (name -> value), without SELECT_ALL: Ansible hands every unset suboption as null,
+    so select: {} and select: {resource_class: null} both set none."""
+    return dict((name, value) for name, value in (selection or {}).items() if name != SELECT_ALL and value is not None)
+
+
+def selection_errors(option, selection):
+    """Problems of a select: one that sets no filter is never every node (a variable that came out empty would turn
+    a task meant for a few nodes into one for all of them), so every node is asked for with all: true, alone; a
+    filter set to an empty string would match nothing or, on some Ironic releases, be dropped."""
+    filters = selection_given(selection)
+    every = bool((selection or {}).get(SELECT_ALL))
+    errors = ['%s.%s is an empty string: give the value to filter on, or leave %s out.' % (option, name, name)
+              for name, value in sorted(filters.items()) if isinstance(value, str) and not value.strip()]
+    if every and filters:
+        errors.append('%s.%s: true selects every node, and %s also sets %s: drop %s to act on the nodes that match, '
+                      'or drop the filters to act on every node.'
+                      % (option, SELECT_ALL, option, ', '.join(sorted(filters)), SELECT_ALL))
+    elif not every and not filters:
+        errors.append('%s sets no filter, and an empty selection is never every node: a filter templated from an '
+                      'empty or undefined variable would otherwise send the task to every node Ironic holds. Set a '
+                      'filter (such as %s.resource_class), or write %s: {%s: true} to act on every node on purpose.'
+                      % (option, option, option, SELECT_ALL))
+    return errors
+
 
 def nothing_selected(selection):
     """What a task says when its select matches no node: a filter with a typo in its value must not pass unseen."""
-    filters = ', '.join('%s: %s' % (name, value) for name, value in sorted((selection or {}).items()) if value is not None)
+    filters = ', '.join('%s: %s' % (name, value) for name, value in sorted(selection_given(selection).items()))
     return ('select (%s) matches no node: there is nothing to do, and nothing was changed. Check the filters against '
             'what baremetal.lifecycle.baremetal_node_info returns.' % (filters or 'every node'))
 
@@ -119,6 +148,8 @@ def check_options(params):
         errors.extend(mac_errors('mac', normalized_mac(params['mac'])))
     if params.get('nodes') is not None:
         errors.extend(nodes_errors('nodes', params['nodes']))
+    if params.get('select') is not None:
+        errors.extend(selection_errors('select', params['select']))
     raise_errors(errors)
 
 

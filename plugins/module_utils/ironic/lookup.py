@@ -6,6 +6,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import (
+    SELECT_ALL, raise_errors, selection_errors, selection_given)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     FEATURE_MIN_VERSION, SELECTION_FILTERS)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import PAGE_LIMIT
@@ -14,23 +16,23 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session
 # (baremetal_node, whose option is name, takes node the same way).
 NODE_SPEC = dict(type='str', aliases=['name'])
 
-# The options of a selection, shared by the modules that take one.
+# The options of a selection, shared by the modules that take one: its filters, and all (every node, on purpose).
 SELECTION_SPEC = dict((name, dict(type='str')) for name in sorted(SELECTION_FILTERS))
+SELECTION_SPEC[SELECT_ALL] = dict(type='bool', default=False)
 
 
 def selection_filters(client, selection):
     """The list filters of a selection (None values dropped), after checking the API supports each."""
-    filters = {}
-    for name, value in sorted((selection or {}).items()):
-        if value is None:
-            continue
+    filters = selection_given(selection)
+    for name in sorted(filters):
         client.require('filtering nodes by %s' % name, FEATURE_MIN_VERSION[name])
-        filters[name] = value
     return filters
 
 
 def select_nodes(client, selection, fields):
-    """Every node that matches all filters of the selection, one list request per page."""
+    """Every node that matches all filters of the selection, one list request per page. A selection that sets no
+    filter is refused unless it says all: true (validate.selection_errors), here too, where the list is asked for."""
+    raise_errors(selection_errors('select', selection))
     return client.list_nodes(fields=fields, **selection_filters(client, selection))
 
 

@@ -127,3 +127,31 @@ def test_a_misspelled_name_is_told_the_closest_choices_and_a_name_close_to_none_
     assert validate.did_you_mean('zzz', ('raid_level', 'size_gb')) == ''
     assert validate.closest('ProcTurbo', {'ProcTurboMode': {}, 'ProcTurbo2': {}, 'BootMode': {}}, n=3) == [
         'ProcTurbo2', 'ProcTurboMode']
+
+
+@pytest.mark.parametrize('selection, problem', [
+    ({}, 'select sets no filter, and an empty selection is never every node'),
+    ({'resource_class': None, 'owner': None, 'all': False}, 'select sets no filter'),
+    ({'resource_class': None, 'all': None}, "or write select: {all: true} to act on every node on purpose."),
+    ({'resource_class': ''}, 'select.resource_class is an empty string: give the value to filter on'),
+    ({'owner': '  ', 'shard': 's1'}, 'select.owner is an empty string'),
+    ({'all': True, 'shard': 's1'}, 'select.all: true selects every node, and select also sets shard: drop all'),
+])
+def test_a_selection_that_sets_no_filter_is_never_every_node(selection, problem):
+    errors = validate.selection_errors('select', selection)
+    assert len(errors) == 1 and problem in errors[0]
+    with pytest.raises(validate.InputError, match='select'):
+        validate.check_options({'select': selection})
+
+
+@pytest.mark.parametrize('selection', [{'all': True}, {'all': True, 'owner': None}, {'shard': 's1', 'all': False},
+                                       {'resource_class': 'gpu', 'owner': None}])
+def test_a_selection_with_a_filter_or_all_is_taken(selection):
+    assert validate.selection_errors('select', selection) == []
+    validate.check_options({'select': selection})
+
+
+def test_no_selection_is_not_an_empty_selection():
+    validate.check_options({'select': None, 'node': 'a'})
+    assert validate.selection_given(None) == {}
+    assert validate.selection_given({'all': True, 'owner': None, 'shard': 's'}) == {'shard': 's'}

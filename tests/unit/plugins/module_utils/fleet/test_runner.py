@@ -140,7 +140,7 @@ def test_a_target_that_matches_no_node_is_left_unread_where_the_module_takes_tha
 
 def test_the_one_node_option_nodes_and_select_are_parsed_into_targets_with_one_label_rule():
     client = FakeClient((1, 82), [{'uuid': 'u1', 'name': 'a'}, {'uuid': 'u2', 'name': None}])
-    params = dict(node=None, nodes=None, select={'owner': None})
+    params = dict(node=None, nodes=None, select={'owner': None, 'all': True})
     assert [(target.label, target.ident) for target in targets(client, params, {})] == [('node a', 'u1'), ('node u2', 'u2')]
     one, = targets(client, dict(params, node='a', select=None), {'state': 'on'})
     assert (one.label, one.ident, one.settings) == (None, 'a', {'state': 'on'})

@@ -8,7 +8,8 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import (
-    find_nodes, no_node_message, selection_filters)
+    find_nodes, no_node_message, select_nodes, selection_filters)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import InputError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 
 from .lookup_clients import FakeClient, InMemoryIronic
@@ -18,6 +19,20 @@ def test_a_selection_drops_unset_filters_and_checks_the_api_version():
     assert selection_filters(FakeClient((1, 82)), {'shard': 's1', 'owner': None}) == {'shard': 's1'}
     with pytest.raises(IronicError, match='filtering nodes by shard needs Ironic API 1.82'):
         selection_filters(FakeClient((1, 81)), {'shard': 's1'})
+    assert selection_filters(FakeClient((1, 82)), {'all': True, 'owner': None}) == {}
+
+
+@pytest.mark.parametrize('selection', [{}, {'owner': None, 'all': False}, {'shard': ''}])
+def test_a_selection_without_a_filter_lists_no_node(selection):
+    client = InMemoryIronic(5)
+    with pytest.raises(InputError, match='select'):
+        select_nodes(client, selection, ('uuid',))
+    assert client.sent == []
+
+
+def test_every_node_is_listed_only_when_asked_for_with_all():
+    client = InMemoryIronic(5)
+    assert len(select_nodes(client, {'all': True, 'owner': None}, ('uuid',))) == 5
 
 
 def test_one_ident_is_read_with_one_get_and_one_that_matches_no_node_is_named():

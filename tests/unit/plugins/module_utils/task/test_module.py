@@ -124,7 +124,7 @@ def test_the_arguments_are_echoed_only_where_they_are_shown(monkeypatch, capsys,
 
 @pytest.mark.parametrize('selection, named', [
     ({'resource_class': 'webb', 'owner': None}, 'select (resource_class: webb) matches no node'),
-    ({}, 'select (every node) matches no node'),
+    ({'all': True}, 'select (every node) matches no node'),
 ])
 def test_a_selection_that_matches_no_node_says_so(monkeypatch, capsys, selection, named):
     from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import Report
