@@ -26,12 +26,3 @@ def _collection_root():
 
 sys.path.insert(0, _collection_root())
 
-# Property tests judge the code, not the machine: on a loaded 2-core machine Hypothesis' timing checks (a slow
-# example, slow data generation) fail tests whose examples all pass. Speed is measured by bench/, never here.
-# make test runs the same examples every time (derandomize: a gate that passes or fails the same code the same way);
-# pytest --hypothesis-profile=explore draws new ones on every run, to look for what the fixed ones miss.
-from hypothesis import HealthCheck, settings  # noqa: E402
-
-settings.register_profile('untimed', deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-settings.register_profile('explore', settings.get_profile('untimed'), derandomize=False)
-settings.load_profile('untimed')

@@ -1,0 +1,113 @@
+# -*- coding: utf-8 -*-
+"""Wrong and empty ways of naming nodes, drawn by Hypothesis, against the real Ironic: for every module that writes
+and every shape that names its nodes (one node, nodes:, select:), each drawn task fails with a message that names
+the option, and Ironic's log shows no write.
+
+test_bad_input.py holds the cases written by hand, one each, with their whole messages; this draws many more of the
+same kinds. An example is a batch of tasks run by one ansible-playbook (one process per task would spend most of
+the time starting Python); make test draws the same examples every time (the derandomized profile of
+tests/conftest.py), and pytest --hypothesis-profile=explore draws new ones.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+# The modules that write, each with options that are right, so that only the naming of the nodes is wrong; and the
+# option naming one node (baremetal_node's is name).
+MODULES = {
+    'baremetal_provision_state': ({'state': 'manageable'}, 'node'),
+    'baremetal_power': ({'state': 'powered_on'}, 'node'),
+    'baremetal_maintenance': ({'state': 'enabled', 'reason': 'drawn'}, 'node'),
+    'baremetal_hardware': ({'bios_settings': {'ProcTurboMode': 'Disabled'}}, 'node'),
+    'baremetal_node': ({'extra': {'drawn': 'yes'}}, 'name'),
+}
+FILTERS = ('resource_class', 'conductor_group', 'owner', 'shard')
+
+# Text that templating leaves as it is (no {{, {% or {#) and YAML reads back as the same string.
+_TEXT = st.text(st.characters(codec='ascii', exclude_characters='{}%#\\"\'\n\r\t\x00'), max_size=12)
+_BLANK = st.sampled_from(['', ' ', '  ', '\t'])
+# A node name Ironic refuses: blank, or with a character outside RFC 3986's unreserved ones.
+_BAD_NAME = _BLANK | st.builds(lambda head, bad, tail: head + bad + tail, _TEXT, st.sampled_from(' /?&@:+,;='),
+                                _TEXT)
+
+
+def _empty_selection():
+    """A select that sets no filter: {}, or some filters null (as a filter templated from an empty variable is), or
+    a filter that is blank, with all false or unset."""
+    nulls = st.lists(st.sampled_from(FILTERS), unique=True).map(lambda names: dict.fromkeys(names))
+    blank = st.tuples(st.sampled_from(FILTERS), _BLANK).map(lambda item: {item[0]: item[1]})
+    with_all = st.sampled_from([{}, {'all': False}])
+    return st.tuples(nulls | blank, with_all).map(lambda parts: dict(parts[0], **parts[1]))
+
+
+def _bad_element(key):
+    """An element of nodes that names no node: null, blank, a number, a dictionary without a node name or with a
+    key no module has."""
+    return st.one_of(
+        st.none(), _BLANK, st.integers(), st.just({}), _BLANK.map(lambda blank: {key: blank}),
+        st.just({key: 'drawn-node', 'no_such_option_drawn': 1}),
+    )
+
+
+def _nodes(key, options):
+    """A nodes list with at least one element that names no node, among good names (baremetal_node's elements are
+    records: each holds the task's options, which baremetal_node does not take beside nodes)."""
+    good = st.sampled_from(['drawn-a', 'drawn-b']).map(lambda name: dict(options, name=name) if key == 'name' else name)
+    return st.tuples(st.lists(good, max_size=2, unique_by=str), _bad_element(key), st.integers(0, 2)).map(
+        lambda parts: parts[0][:parts[2]] + [parts[1]] + parts[0][parts[2]:])
+
+
+@st.composite
+def wrong_task(draw):
+    """(module, args, the option the message must name)."""
+    module = draw(st.sampled_from(sorted(MODULES)))
+    options, node_key = MODULES[module]
+    shape = draw(st.sampled_from(['select', 'nodes', 'node']))
+    if shape == 'select':
+        return module, dict(options, select=draw(_empty_selection())), 'select'
+    if shape == 'nodes' and module == 'baremetal_node':
+        return module, dict(nodes=draw(_nodes('name', options))), 'nodes'
+    if shape == 'nodes':
+        return module, dict(options, nodes=draw(_nodes('node', options))), 'nodes'
+    return module, dict(options, **{node_key: draw(_BAD_NAME)}), node_key
+
+
+def playbook(tasks, results_path, check):
+    """One play running every task, each allowed to fail, and writing their registered results to results_path."""
+    steps = []
+    for index, (module, args, _named) in enumerate(tasks):
+        steps.append({'name': 'drawn %d' % index, 'baremetal.lifecycle.%s' % module: args,
+                      'register': 'drawn_%d' % index, 'ignore_errors': True, 'check_mode': check})
+    every = ', '.join('drawn_%d' % index for index in range(len(tasks)))
+    steps.append({'name': 'results', 'ansible.builtin.copy': {
+        'content': '{{ [%s] | to_json }}' % every, 'dest': results_path, 'mode': '0600'}, 'check_mode': False})
+    return json.dumps([{'hosts': 'localhost', 'gather_facts': False, 'tasks': steps}])
+
+
+@pytest.fixture(scope='module')
+def drawn_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp('drawn')
+
+
+# run_playbook writes each playbook to a file of its own: nothing of one example is left for the next. An example
+# costs a playbook run of seconds: no shrinking, which would run hundreds; the failing batch is shown as drawn.
+@settings(max_examples=4, suppress_health_check=[HealthCheck.function_scoped_fixture],
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(tasks=st.lists(wrong_task(), min_size=6, max_size=6), check=st.booleans())
+def test_a_drawn_wrong_or_empty_naming_of_nodes_fails_naming_the_option_and_writes_nothing(
+        ironic, run_playbook, drawn_dir, tasks, check):
+    results_path = drawn_dir / 'results.json'
+    results_path.unlink(missing_ok=True)
+    mark = ironic.log_mark()
+    rc, output = run_playbook(playbook(tasks, str(results_path), check))
+    assert rc == 0, output[-3000:]
+    assert ironic.write_requests_since(mark) == []
+    results = json.loads(results_path.read_text(encoding='utf-8'))
+    for (module, args, named), result in zip(tasks, results):
+        assert result.get('failed'), (module, args, result)
+        assert named in result['msg'], (module, args, result['msg'])
