@@ -148,8 +148,8 @@ def keystone_client(region, endpoint, timeout):
             service_type='baremetal', interface=region.get_interface('baremetal'),
             region_name=region.get_region_name('baremetal'))
     except Exception as exc:  # keystoneauth raises many types; all mean the same to the user
-        raise IronicError('keystone authentication failed: %s' % _keystone_failure(exc, region, timeout,
-                                                                                    time.monotonic() - started))
+        raise IronicError('keystone authentication failed: %s' % _keystone_failure(
+            exc, region, timeout, time.monotonic() - started))
     if not endpoint:
         raise BaremetalError('the service catalog has no baremetal endpoint for this region and interface; set '
                              'endpoint, region_name or interface.')
