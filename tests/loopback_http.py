@@ -1,13 +1,15 @@
 # -*- coding: utf-8 -*-
 """What the tests' HTTP servers on loopback share, for the unit tests' scripted Ironic
 (tests/unit/plugins/module_utils/ironic/scripted.py) and the integration tests' fault-injecting proxy
-(tests/integration/proxy.py): a request handler that reads a request's body, sends an answer or loses it."""
+(tests/integration/proxy.py): a request handler that reads a request's body, sends an answer or loses it; and a
+server that accepts connections and never answers (SilentServer), for the tests of a hung endpoint."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 import socket
+import threading
 from http.server import BaseHTTPRequestHandler
 
 # Headers an answer never copies from another: they belong to one connection, or are set by send_answer itself.
@@ -47,3 +49,44 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         """The request arrived (and was acted on); the client hears no answer: the connection closes."""
         self.close_connection = True
         self.connection.shutdown(socket.SHUT_RDWR)
+
+
+class SilentServer(object):
+    """A server on loopback that accepts every connection and never answers (a hung Ironic or keystone): ``url``,
+    ``connections`` (how many it accepted). A context manager; closing it closes every connection it holds."""
+
+    def __init__(self):
+        self._listener = socket.socket()
+        self._listener.bind(('127.0.0.1', 0))
+        self._listener.listen(16)
+        self._listener.settimeout(0.1)
+        self.port = self._listener.getsockname()[1]
+        self.url = 'http://127.0.0.1:%d' % self.port
+        self._held = []
+        self._closing = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    @property
+    def connections(self):
+        return len(self._held)
+
+    def _accept(self):
+        while not self._closing.is_set():
+            try:
+                self._held.append(self._listener.accept()[0])
+            except socket.timeout:
+                continue
+
+    def close(self):
+        self._closing.set()
+        self._thread.join(5)
+        self._listener.close()
+        for connection in self._held:
+            connection.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

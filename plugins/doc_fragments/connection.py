@@ -98,10 +98,21 @@ options:
     aliases: [key]
   api_timeout:
     description:
-      - Seconds to wait for one answer from the Ironic API.
+      - Seconds to wait for one answer from the Ironic API (and from keystone). It bounds one try of one request,
+        connecting included.
+      - A request that gets no answer at all within O(api_timeout) is tried twice in all (a read, or a C(PUT) that
+        sets a value, or a C(DELETE)), then the task fails saying how long it waited and how many tries it made. An
+        Ironic that accepts connections and never answers fails the task in about twice O(api_timeout), 2 minutes
+        with the default, 10 seconds with V(5). A write that may have reached Ironic (a C(POST), a C(PATCH), a
+        provision state change) is not sent again; the task reads the node again and goes on from what Ironic
+        reports.
+      - keystone's requests (the token, version discovery) have the same bound, each tried once.
       - Requests refused because the node is locked (HTTP 409) or Ironic's SQLite database is locked (HTTP 500
         C(database is locked)), HTTP 503 and dropped connections are retried a bounded number of times with
         backoff; every other error fails at once with Ironic's message.
+      - What bounds the whole task is its O(timeout), where a module has one (the time it may wait for nodes to
+        move). While it waits, an Ironic that stops answering (a restart) is polled again for up to 60 seconds
+        before the nodes it waits for fail, counted from the first poll that got no answer.
     type: int
     default: 60
 requirements:

@@ -17,6 +17,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import dr
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import validate
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import MissingLibrary, import_library
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bifrost import looks_like_bifrost
 
 _TYPE_NAMES = {'array': 'a list', 'object': 'a dictionary', 'string': 'a string', 'integer': 'an integer',
                'boolean': 'a boolean', 'number': 'a number', 'null': 'null'}
@@ -78,6 +79,11 @@ def _schema_messages(error):
     if validator == 'enum':
         choices = ', '.join(str(value) for value in error.validator_value)
         return [(path, 'must be one of %s, got %s' % (choices, _shown(path, error.instance)))]
+    if validator == 'pattern' and path and path[-1] in ('address', 'mac') and isinstance(error.instance, str):
+        # As baremetal_node says it, not as the schema's regular expression: the message names the field itself,
+        # so its path is the node's.
+        return [(path[:1], mac) for mac in validate.mac_errors(_field_path(path[1:]), error.instance)] or [
+            (path, 'is not a MAC address')]
     if validator == 'pattern':
         return [(path, 'must match %s, got %s' % (error.validator_value, _shown(path, error.instance)))]
     if validator == 'uniqueItems':
@@ -166,6 +172,12 @@ def fleet_errors(nodes, schema, settings=None):
         raise AnsibleFilterError('baremetal.lifecycle.fleet_errors: the schema is not a valid JSON Schema: %s'
                                  % exc.message)
     messages = _settings_messages(settings)
+    if looks_like_bifrost(nodes):
+        return messages + [
+            'fleet: must be a list of nodes, and this is a dictionary of nodes by name (%s), which looks like a '
+            'Bifrost inventory: set fleet_format: bifrost (with the file in fleet_file) to read it as one.'
+            % ', '.join(_shown([], name) if not isinstance(name, str) else name for name in list(nodes)[:3])
+            + (', ...' if len(nodes) > 3 else '')]
     for error in sorted(validator.iter_errors(nodes), key=lambda error: [str(part) for part in error.absolute_path]):
         for path, text in _schema_messages(error):
             if path:

@@ -53,6 +53,13 @@ options:
     description:
       - Why the node is in maintenance. Only used with O(maintenance=true).
       - When not given, the reason of a node already in maintenance is kept; an empty string clears it.
+      - Ironic keeps no reason for a node out of maintenance, so a reason given with O(maintenance=false) (or
+        O(state=disabled)) fails the task before any request, as does an element's own C(reason) when that
+        element's maintenance is off, or a task's reason that no element with maintenance on takes. An empty
+        reason is accepted with either.
+      - A reason that holds a secret (the value of a key named like one, such as C(password=...), or a URL's
+        password) fails the task before any request. The task masks it in its output, but Ironic stores the text as
+        typed and shows it to anyone who can read the node.
       - An element of O(nodes) may give its own C(maintenance) (or C(state)) and C(reason).
     type: str
 seealso:
@@ -176,7 +183,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner i
     NODE_SELECTION_SPEC, each_node, run, targets)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import (
-    STATES, declared_maintenance, ensure_maintenance, node_maintenance, task_maintenance)
+    STATES, declared_maintenance, ensure_maintenance, node_maintenance, refuse_dropped_reasons, task_maintenance)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 
 ARGUMENT_SPEC = dict(
@@ -198,6 +205,7 @@ def main_logic(module):
     # An element's maintenance and state default to none, so that either one of them overrides the task's.
     nodes = targets(module.client, params, {'maintenance': None, 'state': None, 'reason': params['reason']},
                     {'maintenance': bool, 'state': tuple(STATES), 'reason': str}, fields=NODE_SUMMARY_FIELDS)
+    refuse_dropped_reasons(params, nodes, task)  # with nodes, the elements were only parsed: nothing was read yet
     module.finish(run(module, nodes, each_node(apply, params['concurrency']), NODE_SUMMARY_FIELDS,
                       declared=lambda target: declared_maintenance(node_maintenance(target.settings, task))))
 

@@ -609,6 +609,9 @@ options:
     version_added: 0.2.0
     description:
       - Why the node is protected. Only kept while the node is protected.
+      - A reason that holds a secret (the value of a key named like one, such as C(password=...), or a URL's
+        password) fails the task before any write. The task masks it in its output, but Ironic stores the text as
+        typed and shows it to anyone who can read the node.
     type: str
   retired:
     version_added: 0.2.0
@@ -620,6 +623,9 @@ options:
     version_added: 0.2.0
     description:
       - Why the node is retired. Only kept while the node is retired.
+      - A reason that holds a secret (the value of a key named like one, such as C(password=...), or a URL's
+        password) fails the task before any write. The task masks it in its output, but Ironic stores the text as
+        typed and shows it to anyone who can read the node.
     type: str
   disable_power_off:
     version_added: 0.2.0
@@ -718,6 +724,12 @@ options:
     description:
       - Why the node is in maintenance; only used with O(maintenance=true). When not given, the reason of a node
         already in maintenance is kept; an empty string clears it.
+      - Ironic keeps no reason for a node out of maintenance, so a reason given where O(maintenance) is V(false) or
+        not given fails the task before any write, as does an element's own C(maintenance_reason) when that
+        element's maintenance is not V(true), or a task's reason that no element with maintenance V(true) takes.
+      - A reason that holds a secret (the value of a key named like one, such as C(password=...), or a URL's
+        password) fails the task before any write. The task masks it in its output, but Ironic stores the text as
+        typed and shows it to anyone who can read the node.
     type: str
   power:
     version_added: 0.3.0

@@ -200,6 +200,14 @@ CASES = [
     Case(NODE, 'unknown state', {'name': NEW, 'state': 'gone'}, ['value of state must be one of: present, absent']),
     Case(NODE, 'negative timeout', {'name': NEW, 'timeout': -5}, ['timeout must be at least 1, got -5.']),
     Case(NODE, 'new node without a driver', {'name': NEW}, ['Node %s does not exist; set driver to enroll it.' % NEW]),
+    Case(NODE, 'a maintenance_reason with maintenance false, which Ironic would not keep',
+         {'name': '{enrolled}', 'maintenance': False, 'maintenance_reason': 'Fan noise'},
+         ['maintenance_reason is only kept while maintenance is on, and maintenance: false (or state: disabled) takes '
+          'the node out of maintenance: drop maintenance_reason, or set maintenance: true.']),
+    Case(NODE, 'a protected_reason that holds a password, which Ironic would store as typed',
+         {'name': '{enrolled}', 'protected_reason': 'BMC rotated, old password=Zq-bad-input-1'},
+         ['protected_reason holds what reads as a secret', 'Ironic stores protected_reason as typed and shows it to '
+          'anyone who can read the node. Remove the secret from protected_reason']),
     # -- baremetal_power, baremetal_maintenance, baremetal_node_info --------------------------------------
     Case('baremetal_power', 'unknown power state', {'node': '{enrolled}', 'state': 'on'},
          ['value of state must be one of']),
@@ -219,6 +227,18 @@ CASES = [
     Case('baremetal_maintenance', 'every node and a filter together',
          {'select': {'all': True, 'owner': 'p1'}, 'state': 'enabled'},
          ['select.all: true selects every node, and select also sets owner: drop all']),
+    Case('baremetal_maintenance', 'a reason with maintenance false, which Ironic would not keep',
+         {'node': '{enrolled}', 'maintenance': False, 'reason': 'Fan noise'},
+         ['reason is only kept while maintenance is on, and maintenance: false (or state: disabled) takes the node '
+          'out of maintenance: drop reason, or set maintenance: true.']),
+    Case('baremetal_maintenance', "an element's own reason where its maintenance is off",
+         {'nodes': [{'node': '{enrolled}', 'state': 'disabled', 'reason': 'Fan noise'}], 'maintenance': True},
+         ['nodes[0] ({enrolled}): reason is only kept while maintenance is on', 'drop reason, or set maintenance: '
+          'true.']),
+    Case('baremetal_maintenance', 'a reason that holds a password, which Ironic would store as typed',
+         {'node': '{enrolled}', 'maintenance': True, 'reason': 'BMC rotated, old password=Zq-bad-input-1'},
+         ['reason holds what reads as a secret', 'Ironic stores reason as typed and shows it to anyone who can read '
+          'the node. Remove the secret from reason']),
     Case('baremetal_node_info', 'node together with a filter', {'node': '{enrolled}', 'provision_state': 'enroll'},
          ['mutually exclusive: node|provision_state']),
     Case('baremetal_node_info', 'unknown provision state filter', {'provision_state': 'deployed'},
@@ -308,6 +328,10 @@ CASES = [
          ['Set fleet_nodes or fleet_file, not both.']),
     Case('role:fleet', 'unknown provision state', {'fleet_nodes': [FLEET_NODE], 'fleet_provision_state': 'deployed'},
          ['fleet_provision_state', 'deployed']),
+    Case('role:fleet', 'a port address that is not a MAC address',
+         {'fleet_nodes': [dict(FLEET_NODE, ports=[{'address': '52:54:00:12:34'}])]},
+         ["fleet[0] (bad-input-new-node): ports[0].address '52:54:00:12:34' is not a MAC address; write six "
+          'hexadecimal octets separated by colons, for example 52:54:00:12:34:56.']),
     Case('role:ironic_standalone', 'unknown state', {'ironic_standalone_state': 'running'},
          ['ironic_standalone_state', 'running']),
     Case('role:ironic_standalone', 'address that is not loopback',

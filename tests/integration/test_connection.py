@@ -12,6 +12,7 @@ import os
 import ssl
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -20,6 +21,7 @@ import requests
 import yaml
 
 from dedicated import module_result as run
+from loopback_http import SilentServer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLLECTIONS = os.path.join(ROOT, '.work', 'collections')
@@ -190,3 +192,25 @@ def test_an_auth_type_that_conflicts_with_the_shell_names_both(ironic, tmp_path)
         "auth_type http_basic (the task's) does not take OS_AUTH_URL, OS_TOKEN, written for OS_AUTH_TYPE=token. Give "
         "the task auth with the settings of http_basic, or leave auth_type out to authenticate with the OS_* "
         "variables, or unset them.")
+
+
+@pytest.mark.parametrize('module, args', [
+    ('baremetal_node_info', {}),
+    ('baremetal_node', {'name': 'never-enrolled', 'driver': 'fake-hardware'}),
+])
+def test_an_ironic_that_accepts_and_never_answers_fails_after_two_tries_saying_how_long(tmp_path, module, args):
+    """An endpoint that accepts the connection and never answers (a hung Ironic): before, 8 tries of api_timeout
+    each (497 s with the default 60 s); now the first request is tried twice, and the message says how long, how
+    many tries and which option to change."""
+    with SilentServer() as silent:
+        started = time.monotonic()
+        result = run(module, dict(args, endpoint=silent.url, api_timeout=2), tmp_path)
+        seconds = time.monotonic() - started
+        connections = silent.connections
+    assert result['failed'] is True and not result.get('changed'), result
+    assert connections == 2, connections
+    assert result['msg'] == (
+        'Ironic at %s accepted the connection but did not answer GET /: 2 tries of api_timeout (2 s) each, 4 s in '
+        'all. Check that Ironic is healthy (its API service, its conductor and database), or set api_timeout to give '
+        'up sooner (or to wait longer for a slow Ironic).' % silent.url), result['msg']
+    assert seconds < 15, seconds

@@ -128,3 +128,19 @@ bf-odd-%(tag)s:
             'instance_info.configdrive (give it as config_drive of baremetal.lifecycle.baremetal_provision_state). '
             % tag) in output, output
     assert ironic.api('GET', '/nodes/bf-ok-%s' % tag, expect=(404,))
+
+
+def test_a_bifrost_inventory_given_without_fleet_format_says_to_set_it_before_any_write(ironic, run_playbook,
+                                                                                        tmp_path):
+    """Before: "fleet: must be a list, got a dictionary", which did not say what the file was nor what to set."""
+    tag = uuid.uuid4().hex[:6]
+    path = tmp_path / 'baremetal.json'
+    path.write_text(json.dumps(inventory(tag)), encoding='utf-8')
+    mark = ironic.log_mark()
+    rc, output = run_playbook(PLAYBOOK.replace('      fleet_format: bifrost\n', ''), {'fleet_file': str(path)})
+    assert rc != 0
+    assert ironic.write_requests_since(mark) == []
+    assert ('fleet: must be a list of nodes, and this is a dictionary of nodes by name (bf-a-%s, bf-b-%s, bf-c-%s), '
+            'which looks like a Bifrost inventory: set fleet_format: bifrost (with the file in fleet_file) to read it '
+            'as one.' % (tag, tag, tag)) in output, output
+    assert 'must be a list, got a dictionary' not in output

@@ -43,7 +43,8 @@ def test_an_invalid_description_names_node_and_field_and_sends_nothing(ironic, r
     assert ironic.write_requests_since(mark) == []
     assert 'nothing was sent to Ironic' in output
     for message in (
-            "fleet[1] (role-bad-%s): ports[0].address: must match" % tag,
+            "fleet[1] (role-bad-%s): ports[0].address '52:54:00:zz:00:01' is not a MAC address; write six "
+            "hexadecimal octets separated by colons, for example 52:54:00:12:34:56." % tag,
             "fleet[1] (role-bad-%s): provision_state: must be one of enroll, manageable, available, active, rescue, "
             "got 'deployed'" % tag,
             "fleet[2] (role-ipmi-%s): driver_info key 'ipmi_port' must be an integer" % tag,

@@ -60,8 +60,12 @@ def test_disable_unsets_maintenance_and_clears_the_reason(ironic, run_module, fr
     assert run_module('baremetal_maintenance', check=True, node=node['name'], state='disabled')['changed'] is True
     assert ironic.write_requests_since(mark) == []
 
-    result = run_module('baremetal_maintenance', diff=True, node=node['name'], state='disabled',
-                        reason='ignored when disabling')
+    # A reason with maintenance off would be dropped: refused before any write (it was ignored without a word).
+    refused = run_module('baremetal_maintenance', node=node['name'], state='disabled', reason='dropped when disabling')
+    assert refused['failed'] and 'drop reason, or set maintenance: true' in refused['msg'], refused
+    assert ironic.write_requests_since(mark) == [] and maintenance_of(ironic, node) == (True, 'disk 2 replaced')
+
+    result = run_module('baremetal_maintenance', diff=True, node=node['name'], state='disabled')
     assert result['changed'] is True
     assert (result['maintenance'], result['maintenance_reason']) == (False, None)
     assert result['diff']['after'] == {'maintenance': False, 'maintenance_reason': None}

@@ -327,6 +327,21 @@ def text_secrets(text):
     return secrets
 
 
+def stored_text_error(field, text):
+    """The refusal of free text the collection would write into Ironic as typed (a maintenance, protected or retired
+    reason) when it holds a secret, as text_secrets judges it; None when it holds none. It names the field, never the
+    value.
+
+    The task masks the secret in every output, but Ironic stores the text as given and shows it to anyone who can
+    read the node (its API, baremetal node show, the node's history): refused, not warned about, since a warning
+    comes once the secret is stored."""
+    if not isinstance(text, str) or not text_secrets(text):
+        return None
+    return ('%s holds what reads as a secret (the value of a key named like one, such as password=..., or the '
+            'password of a URL): Ironic stores %s as typed and shows it to anyone who can read the node. Remove the '
+            'secret from %s (say where it is kept instead).' % (field, field, field))
+
+
 # Values the task learns are secret while it runs, which no name in its arguments told apart: a declared BIOS setting
 # whose registry says Password (BootPin). The module base hands them to Ansible (found_secrets), which scrubs them from
 # every output, the echo of the arguments (-vvv) too. One task runs in one process: the set is the task's.

@@ -325,3 +325,31 @@ def _quoted(value):
     """A value quoted in a message, cut short: a huge string would drown the message."""
     text = value if isinstance(value, str) else repr(value)
     return repr(text) if len(text) <= 60 else '%r... (%d characters)' % (text[:40], len(text))
+
+
+def reason_dropped(option, maintenance):
+    """Why a reason (option: its name) given with maintenance off (False) or not declared (None) is refused: Ironic
+    keeps a maintenance reason only while the node is in maintenance, so it would be dropped without a word."""
+    how = ('maintenance: false (or state: disabled) takes the node out of maintenance' if maintenance is False
+           else 'maintenance is not declared, so the node is left as it is')
+    return ('%s is only kept while maintenance is on, and %s: drop %s, or set maintenance: true.'
+            % (option, how, option))
+
+
+def dropped_reasons(elements, maintenances, labels, task_reason, option):
+    """The messages for the reasons a task with nodes would drop, found before anything is read: an element's own
+    reason (option) where that element's maintenance is off or not declared, and the task's reason when no element
+    with maintenance on takes it. elements are the task's nodes; maintenances and labels, in the same order, each
+    one's maintenance (True, False or None) and how the task names it."""
+    problems, inherited = [], False
+    for element, on, label in zip(elements, maintenances, labels):
+        own = element.get(option) if isinstance(element, Mapping) else None
+        if own is None:
+            inherited = inherited or bool(on)
+        elif own and not on:
+            problems.append('%s: %s' % (label, reason_dropped(option, on)))
+    if task_reason and not inherited and len(elements):
+        problems.append('the task\'s %s is kept by none of its nodes: %s is only kept while maintenance is on, and '
+                        'no element of nodes that takes the task\'s %s has maintenance: true. Drop %s, or set '
+                        'maintenance: true.' % (option, option, option, option))
+    return problems

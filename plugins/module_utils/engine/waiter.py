@@ -89,11 +89,14 @@ class Waiter(object):
 
     def poll(self, jobs):
         """The latest view of each job's node (a missing one was deleted), or None while Ironic is unreachable;
-        raises Unreachable once it stayed so for UNREACHABLE_GRACE."""
+        raises Unreachable once it stayed so for UNREACHABLE_GRACE, counted from the start of the first poll that
+        failed: a poll Ironic never answers takes its tries of api_timeout, which count."""
+        asked = self.clock()
         try:
             nodes = self.client.poll_nodes(dict((job.uuid, job.node) for job in jobs), states.TRANSIENT_STATES)
         except Unreachable:
-            self._unreachable_since = self._unreachable_since or self.clock()
+            if self._unreachable_since is None:
+                self._unreachable_since = asked
             if self.clock() - self._unreachable_since >= UNREACHABLE_GRACE:
                 raise
             return None

@@ -162,6 +162,19 @@ def _problem_words(path, why):
     return path + (' (%s)' % why if why else '')
 
 
+# The fields of a Bifrost inventory's node that from_bifrost reads.
+NODE_FIELDS = frozenset(('name', 'uuid', 'driver', 'driver_info', 'nics', 'properties', 'instance_info')
+                        + EXTRA_KEYS + tuple(RAMDISK_KEYS))
+
+
+def looks_like_bifrost(inventory):
+    """Whether a fleet description is a Bifrost inventory: a mapping of node name to node, each node a mapping with
+    at least one of the fields Bifrost gives a node (a single node of the role's own format is a mapping of fields,
+    not of nodes)."""
+    return (isinstance(inventory, Mapping) and bool(inventory)
+            and all(isinstance(host, Mapping) and NODE_FIELDS.intersection(host) for host in inventory.values()))
+
+
 def from_bifrost(inventory):
     """(fleet, error) of a Bifrost inventory (the mapping of node name to fields, as read from its JSON or YAML).
 

@@ -15,7 +15,8 @@ requests does it:
   reads them): a tunnel for https, the absolute URL for http;
 - one timeout for connecting and for each read.
 
-A request that gets no answer raises ConnectionFailed, which says whether it may have reached the server.
+A request that gets no answer raises ConnectionFailed, which says whether it may have reached the server and whether
+the timeout passed (no answer at all, as opposed to a refused or dropped connection).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -33,13 +34,15 @@ from urllib.parse import unquote, urlencode, urlsplit
 
 
 class ConnectionFailed(Exception):
-    """No answer. sent: the request may have reached the server; refused: nothing listens at the address."""
+    """No answer. sent: the request may have reached the server; refused: nothing listens at the address;
+    timed_out: the timeout passed without an answer (or, when not sent, without a connection)."""
 
-    def __init__(self, reason, sent, refused=False):
+    def __init__(self, reason, sent, refused=False, timed_out=False):
         super(ConnectionFailed, self).__init__(reason)
         self.reason = reason
         self.sent = sent
         self.refused = refused
+        self.timed_out = timed_out
 
 
 class TLSRefused(Exception):
@@ -189,7 +192,8 @@ class Session(object):
         refusal = _refusal(exc, parts.netloc) if isinstance(exc, ssl.SSLError) else None
         if refusal:
             return TLSRefused(refusal)
-        return ConnectionFailed(_reason(exc), sent=sent, refused=isinstance(exc, ConnectionRefusedError))
+        return ConnectionFailed(_reason(exc), sent=sent, refused=isinstance(exc, ConnectionRefusedError),
+                                timed_out=isinstance(exc, TimeoutError))
 
     def request(self, method, url, body=None, params=None, headers=None, timeout=60):
         """Send one request (body: JSON); the answer as a Response, whatever its status.

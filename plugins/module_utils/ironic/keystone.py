@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
+import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError, import_library
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
@@ -98,8 +99,9 @@ def sdk_failure(exc, task, source, entry):
             'clouds.yaml (OS_CLIENT_CONFIG_FILE), OS_CLOUD and the OS_* variables.' % source)
 
 
-def _keystone_failure(exc, region):
-    """What keystoneauth's exception means, in the user's terms."""
+def _keystone_failure(exc, region, timeout, seconds):
+    """What keystoneauth's exception means, in the user's terms; timeout: api_timeout, which bounds each request to
+    keystone; seconds: how long the authentication took before it failed."""
     from keystoneauth1 import exceptions as ks_exceptions
     auth_url = (region.config.get('auth') or {}).get('auth_url')
     keystone = 'keystone at %s' % masked_text(auth_url) if auth_url else 'keystone'
@@ -107,8 +109,9 @@ def _keystone_failure(exc, region):
         return ('the TLS certificate of %s could not be verified: give the CA bundle that signed it with ca_cert (or '
                 'the cloud\'s cacert), or set validate_certs to false.' % keystone)
     if isinstance(exc, ks_exceptions.ConnectTimeout):
-        return ('%s did not answer in time: check auth_url (auth.auth_url, or OS_AUTH_URL) and that keystone is '
-                'running.' % keystone)
+        return ('%s did not answer within api_timeout (%d s), %d s in all: check auth_url (auth.auth_url, or '
+                'OS_AUTH_URL) and that keystone is running and healthy, or set api_timeout to give up sooner (or to '
+                'wait longer for a slow keystone).' % (keystone, timeout, round(seconds)))
     if isinstance(exc, ks_exceptions.ConnectionError):
         return ('cannot reach %s: check auth_url (auth.auth_url, or OS_AUTH_URL) and that keystone is running.'
                 % keystone)
@@ -129,27 +132,37 @@ def _keystone_failure(exc, region):
 
 
 def keystone_client(region, endpoint, timeout):
-    """A client that authenticates with keystone, and again when Ironic says its token expired."""
+    """A client that authenticates with keystone, and again when Ironic says its token expired.
+
+    timeout (api_timeout) bounds each request to keystone as it bounds each request to Ironic, whatever the cloud's
+    own api_timeout says (the task's options win): keystoneauth sends a request that got no answer only once, so a
+    keystone that never answers fails the authentication in a few times api_timeout (its version discovery, then the
+    token's request), not never."""
+    started = time.monotonic()
     try:
         keystone = region.get_session()
+        keystone.timeout = float(timeout)
         token = keystone.get_token()
         access = keystone.auth.get_access(keystone)
         endpoint = endpoint or region.get_endpoint('baremetal') or keystone.get_endpoint(
             service_type='baremetal', interface=region.get_interface('baremetal'),
             region_name=region.get_region_name('baremetal'))
     except Exception as exc:  # keystoneauth raises many types; all mean the same to the user
-        raise IronicError('keystone authentication failed: %s' % _keystone_failure(exc, region))
+        raise IronicError('keystone authentication failed: %s' % _keystone_failure(
+            exc, region, timeout, time.monotonic() - started))
     if not endpoint:
         raise BaremetalError('the service catalog has no baremetal endpoint for this region and interface; set '
                              'endpoint, region_name or interface.')
     check_endpoint(endpoint, 'the baremetal endpoint of the cloud or of keystone\'s service catalog')
 
     def renew_token():
+        renewing = time.monotonic()
         try:
             keystone.invalidate()
             return keystone.get_token()
         except Exception as exc:  # as above
-            raise IronicError('keystone re-authentication failed: %s' % _keystone_failure(exc, region))
+            raise IronicError('keystone re-authentication failed: %s' % _keystone_failure(
+                exc, region, timeout, time.monotonic() - renewing))
 
     verify, cert = region.get_requests_verify_args()
     client = IronicClient(endpoint, session=Session(verify, cert), token=token, renew_token=renew_token, timeout=timeout)

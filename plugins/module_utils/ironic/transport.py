@@ -3,8 +3,11 @@
 """The transport to Ironic: one HTTP exchange, its errors, and the retries that make it safe to send again.
 
 Locks, HTTP 503 and dropped connections are retried with bounded, jittered backoff; a write whose answer was lost
-is never sent again blindly (AnswerLost: the caller re-reads). The session below it (ironic/http.py) opens the
-connections; the auth session above it (ironic/session.py) adds the token and the microversion.
+is never sent again blindly (AnswerLost: the caller re-reads). A request that gets no answer at all within the
+timeout (api_timeout) is tried NO_ANSWER_TRIES times in all: an Ironic that accepts connections and never answers
+fails the request in about NO_ANSWER_TRIES x api_timeout, not RETRY_ATTEMPTS x api_timeout. The session below it
+(ironic/http.py) opens the connections; the auth session above it (ironic/session.py) adds the token and the
+microversion.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,6 +24,9 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.http im
 RETRY_ATTEMPTS = 8
 RETRY_BASE_DELAY = 0.1
 RETRY_MAX_DELAY = 5.0
+# How many times a request is sent, at most, when each try gets no answer within the timeout (api_timeout): the
+# timeout bounds one try, this bounds the request (2 x 60 s with the default api_timeout).
+NO_ANSWER_TRIES = 2
 # What SQLite says when a write waited for another past its timeout; Ironic answers HTTP 500 with it.
 SQLITE_LOCKED = 'database is locked'
 # Requests sent again when their answer is lost: reading, PUTs that set a value, DELETE. A provision
@@ -43,7 +49,8 @@ class NotFound(IronicError):
 
 
 class Unreachable(IronicError):
-    """No connection to Ironic could be made: nothing was sent, so trying again later is safe."""
+    """No connection to Ironic could be made, or no answer came to a request that is safe to send again (a read, a
+    value PUT, a DELETE): trying again later is safe."""
 
 
 class Busy(IronicError):
@@ -111,6 +118,18 @@ def _is_database_locked(status, message):
     return status == 500 and SQLITE_LOCKED in message
 
 
+def _no_answer(endpoint, method, path, accepted, tries, timeout, seconds):
+    """What to tell when every try of a request timed out: how long, how many tries, and the option to change."""
+    if accepted:
+        what = 'Ironic at %s accepted the connection but did not answer %s %s' % (endpoint, method, path)
+        check = 'Check that Ironic is healthy (its API service, its conductor and database)'
+    else:
+        what = 'cannot reach Ironic at %s: no connection could be made for %s %s' % (endpoint, method, path)
+        check = 'Check the endpoint, and that nothing on the way (a firewall) drops the packets'
+    return ('%s: %d tries of api_timeout (%d s) each, %d s in all. %s, or set api_timeout to give up sooner (or to '
+            'wait longer for a slow Ironic).' % (what, tries, timeout, round(seconds), check))
+
+
 def _first_line(message):
     # A database error goes on with its SQL and parameters, which may quote driver_info.
     return message.split('\n', 1)[0]
@@ -139,7 +158,9 @@ class Transport(object):
         lock Locked at once, for a caller that has other work to do meanwhile (the scheduler sends the step again
         later).
         """
-        waiting = Wait(initial=RETRY_BASE_DELAY, factor=2, cap=RETRY_MAX_DELAY, jitter=1.0, sleep=time.sleep)
+        waiting = Wait(initial=RETRY_BASE_DELAY, factor=2, cap=RETRY_MAX_DELAY, jitter=1.0, clock=time.monotonic,
+                       sleep=time.sleep)
+        started, unanswered = waiting.clock(), 0
         for attempt in range(1, RETRY_ATTEMPTS + 1):
             self.api_calls += 1
             try:
@@ -156,6 +177,10 @@ class Transport(object):
                 # the caller re-reads and goes on from what Ironic reports.
                 if exc.sent and not (replay and method in REPLAYED_METHODS):
                     raise AnswerLost('the answer to %s %s was lost: %s' % (method, url[len(self.endpoint):], exc))
+                unanswered += exc.timed_out
+                if exc.timed_out and unanswered == NO_ANSWER_TRIES:
+                    raise Unreachable(_no_answer(self.endpoint, method, url[len(self.endpoint):], exc.sent, unanswered,
+                                                 self.timeout, waiting.clock() - started))
                 if attempt == RETRY_ATTEMPTS:
                     raise Unreachable('cannot reach Ironic at %s: %s. Check that the endpoint is right and '
                                       'the service is running.' % (self.endpoint, exc))

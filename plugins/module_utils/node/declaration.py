@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets, validate
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import NODE_OPTION_TYPES, Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError, declared_record
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
@@ -16,6 +17,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_ch
 # field left out, None, is left alone): provision_state (a states.DECLARABLE_STATES), maintenance (true or false)
 # with maintenance_reason, and power (a key of states.POWER_ACTIONS).
 STATE_FIELDS = ('provision_state', 'maintenance', 'maintenance_reason', 'power')
+# The free text a task writes into Ironic as typed: Ironic shows it to anyone who can read the node.
+REASON_FIELDS = ('maintenance_reason', 'protected_reason', 'retired_reason')
 
 # The options of baremetal_provision_state (options.OPTION_SPEC) a node declaration takes: how its provision_state
 # is reached. Those of options.NODE_OPTION_TYPES may also be given per element of nodes; the others are task-wide.
@@ -53,6 +56,23 @@ def _own_or_tasks(element, params, names):
     return dict((name, params.get(name) if element.get(name) is None else element[name]) for name in names)
 
 
+def _refuse_dropped_reason(params, declarations):
+    """A maintenance_reason the task would drop (given where maintenance is false or not declared: Ironic keeps no
+    reason for a node out of maintenance) is refused before anything is written. A node declared absent has its
+    own refusal of every state field (check_declarations)."""
+    present = [(index, declaration) for index, declaration in enumerate(declarations) if declaration.state == 'present']
+    if params.get('nodes') is None:
+        if present and params.get('maintenance_reason') and not params.get('maintenance'):
+            raise NodeError(validate.reason_dropped('maintenance_reason', params.get('maintenance')))
+        return
+    problems = validate.dropped_reasons([params['nodes'][index] for index, _declaration in present],
+                                        [declaration.states['maintenance'] for _index, declaration in present],
+                                        [declaration.label for _index, declaration in present],
+                                        params.get('maintenance_reason'), 'maintenance_reason')
+    if problems:
+        raise NodeError(' | '.join(problems))
+
+
 def declarations_of(params, targets):
     """The Declaration of each Target (fleet/runner.targets) of a task: an element of nodes inherits state,
     validate_driver_info, the STATE_FIELDS and the provision options from the task unless it sets its own; with
@@ -61,6 +81,25 @@ def declarations_of(params, targets):
     its own; one declared present takes only its own."""
     task_states = dict((field, params.get(field)) for field in STATE_FIELDS)
     task_options = Options(**dict((name, params[name]) for name in PROVISION_OPTIONS if params.get(name) is not None))
+    _refuse_secret_reasons(params)
+    declarations = _declarations(params, targets, task_states, task_options)
+    _refuse_dropped_reason(params, declarations)
+    return declarations
+
+
+def _refuse_secret_reasons(params):
+    """A reason that holds a secret is refused before anything is written: Ironic stores it as typed
+    (secrets.stored_text_error), the task's own and each element's."""
+    problems = [secrets.stored_text_error(field, params.get(field)) for field in REASON_FIELDS]
+    for index, element in enumerate(params.get('nodes') or ()):
+        problems.extend(secrets.stored_text_error('nodes[%d].%s' % (index, field), element.get(field))
+                        for field in REASON_FIELDS)
+    problems = [problem for problem in problems if problem]
+    if problems:
+        raise NodeError(' | '.join(problems))
+
+
+def _declarations(params, targets, task_states, task_options):
     if params.get('select') is not None:
         unnamed = [target.node['uuid'] for target in targets if not target.node.get('name')]
         if unnamed:

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 from collections.abc import Mapping
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets, validate
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
@@ -35,11 +35,33 @@ def _refuse_both_spellings(maintenance, state, where):
 
 def task_maintenance(params):
     """The maintenance a baremetal_maintenance task declares, after checking, before anything is read, that no
-    element of its nodes gives both spellings (an element's values themselves are checked with its other options)."""
+    element of its nodes gives both spellings (an element's values themselves are checked with its other options),
+    that no reason holds a secret (secrets.stored_text_error), and that a task without nodes does not give a reason
+    its maintenance off would drop."""
+    problems = []
     for index, element in enumerate(params.get('nodes') or ()):
         if isinstance(element, Mapping):
             _refuse_both_spellings(element.get('maintenance'), element.get('state'), 'nodes[%d]' % index)
-    return maintenance_of(params['maintenance'], params['state'])
+            problems.append(secrets.stored_text_error('nodes[%d].reason' % index, element.get('reason')))
+    problems.insert(0, secrets.stored_text_error('reason', params.get('reason')))
+    problems = [problem for problem in problems if problem]
+    if problems:
+        raise BaremetalError(' | '.join(problems))
+    task = maintenance_of(params['maintenance'], params['state'])
+    if params.get('nodes') is None and params.get('reason') and not task:
+        raise BaremetalError(validate.reason_dropped('reason', task))
+    return task
+
+
+def refuse_dropped_reasons(params, targets, task):
+    """baremetal_maintenance with nodes: refuses, before anything is read, every reason the task would drop."""
+    if params.get('nodes') is None:
+        return  # task_maintenance checked the task's reason
+    maintenances = [node_maintenance(target.settings, task) for target in targets]
+    problems = validate.dropped_reasons(params['nodes'], maintenances, [target.label for target in targets],
+                                        params.get('reason'), 'reason')
+    if problems:
+        raise BaremetalError(' | '.join(problems))
 
 
 def node_maintenance(settings, task):

@@ -42,7 +42,8 @@ def test_a_valid_fleet_has_no_errors():
      "fleet[0] (n): drvier: is not a known field (did you mean 'driver'?)"),
     ({'driver': 'fake-hardware'}, 'fleet[0]: name: is required'),
     ({'name': 'n', 'driver': 'fake-hardware', 'ports': [{'address': '52:54:00:12:34'}]},
-     "fleet[0] (n): ports[0].address: must match ^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$, got '52:54:00:12:34' (string)"),
+     "fleet[0] (n): ports[0].address '52:54:00:12:34' is not a MAC address; write six hexadecimal octets separated by "
+     "colons, for example 52:54:00:12:34:56."),
     # 52:54:00:10:00:01 written without quotes: YAML 1.1 reads it as a base-60 number
     ({'name': 'n', 'driver': 'fake-hardware', 'ports': [{'address': 41135076001}]},
      'fleet[0] (n): ports[0].address: must be a string, got 41135076001 (integer); YAML reads a MAC address written '
@@ -140,3 +141,13 @@ def test_a_wave_pause_without_waves_is_named_by_the_role_variables():
                         'fleet_wave_pause out.']
     assert fleet_errors([], SCHEMA, dict(settings, fleet_wave_size='2')) == []
     assert fleet_errors([], SCHEMA, dict(settings, fleet_wave_pause='0')) == []
+
+
+def test_a_bifrost_inventory_given_as_the_roles_own_format_says_to_set_fleet_format():
+    inventory = {'edge-01': {'driver': 'ipmi', 'nics': [{'mac': '52:54:00:e1:00:01'}]},
+                 'edge-02': {'uuid': '3c1e9a54-7f0c-4d0a-9d3e-4f1b2a6c8e01', 'driver': 'ipmi'}}
+    assert fleet_errors(inventory, SCHEMA) == [
+        'fleet: must be a list of nodes, and this is a dictionary of nodes by name (edge-01, edge-02), which looks '
+        'like a Bifrost inventory: set fleet_format: bifrost (with the file in fleet_file) to read it as one.']
+    # One node of the role's own format, not in a list, is no Bifrost inventory.
+    assert fleet_errors({'name': 'n', 'driver': 'fake-hardware'}, SCHEMA) == ['fleet: must be a list, got a dictionary']

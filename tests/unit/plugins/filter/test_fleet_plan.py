@@ -247,7 +247,8 @@ def test_a_mapped_bifrost_inventory_is_validated_as_the_roles_own_format():
     plan = fleet_plan({'bad': {'driver': 'fake-hardware', 'nics': [{'mac': 'not-a-mac'}]}}, SCHEMA,
                       fleet_format='bifrost')
     assert plan['records'] == []
-    assert any(error.startswith('fleet[0] (bad): ports[0].address: must match') for error in plan['errors']), plan
+    assert "fleet[0] (bad): ports[0].address 'not-a-mac' is not a MAC address; write six hexadecimal octets " \
+        'separated by colons, for example 52:54:00:12:34:56.' in plan['errors'], plan
 
 
 def test_an_unknown_fleet_format_is_refused():

@@ -580,3 +580,17 @@ def test_a_setting_whose_registry_says_password_has_a_secret_value_whatever_its_
     assert secrets.masked(settings) == [
         {'name': 'BootPin', 'value': MASK, 'attribute_type': 'Password', 'read_only': False},
         {'name': 'BootMode', 'value': 'Uefi', 'attribute_type': 'Enumeration'}]
+
+
+@pytest.mark.parametrize('text', [
+    'BMC rotated, old password=Zq-old-1; ticket OPS-1', 'image at http://admin:Zq-old-1@127.0.0.1:9/a.img',
+    "ipmitool -P Zq-old-1 chassis status"])
+def test_a_reason_that_holds_a_secret_is_refused_naming_the_field_never_the_value(text):
+    error = secrets.stored_text_error('maintenance_reason', text)
+    assert error.startswith('maintenance_reason holds what reads as a secret') and 'Zq-old-1' not in error
+    assert 'Ironic stores maintenance_reason as typed' in error
+
+
+@pytest.mark.parametrize('text', [None, '', 'Replacing disk 2, ticket OPS-1234', 'password rotation due, see OPS-9'])
+def test_a_reason_without_a_secret_is_accepted(text):
+    assert secrets.stored_text_error('maintenance_reason', text) is None

@@ -155,3 +155,17 @@ def test_no_selection_is_not_an_empty_selection():
     validate.check_options({'select': None, 'node': 'a'})
     assert validate.selection_given(None) == {}
     assert validate.selection_given({'all': True, 'owner': None, 'shard': 's'}) == {'shard': 's'}
+
+
+def test_a_reason_is_dropped_where_maintenance_is_off_or_no_node_with_maintenance_on_takes_the_tasks():
+    elements = ['a', {'node': 'b', 'reason': 'Disk'}, {'node': 'c', 'reason': ''}]
+    labels = ['nodes[0] (a)', 'nodes[1] (b)', 'nodes[2] (c)']
+    assert validate.dropped_reasons(elements, [True, True, False], labels, 'Fan', 'reason') == []
+    assert validate.dropped_reasons(elements, [False, False, False], labels, 'Fan', 'reason') == [
+        'nodes[1] (b): ' + validate.reason_dropped('reason', False),
+        "the task's reason is kept by none of its nodes: reason is only kept while maintenance is on, and no element "
+        "of nodes that takes the task's reason has maintenance: true. Drop reason, or set maintenance: true."]
+    assert validate.dropped_reasons([], [], [], 'Fan', 'reason') == []  # no node: an explicit no-op
+    assert validate.reason_dropped('maintenance_reason', None) == (
+        'maintenance_reason is only kept while maintenance is on, and maintenance is not declared, so the node is left '
+        'as it is: drop maintenance_reason, or set maintenance: true.')

@@ -13,6 +13,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job imp
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     ABANDONED, MOVES, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Unreachable
 
 
 class Clock(object):
@@ -73,3 +74,29 @@ def test_a_wait_state_is_never_stranded_nor_judged_by_its_holder():
 
 def test_a_takeover_comes_before_stranded_in_the_table():
     assert [verdict for verdict, _holds in waiter.VERDICTS] == [TAKEOVER, ABANDONED, STRANDED]
+
+
+class SilentIronic(object):
+    """An Ironic that accepts connections and never answers: each poll takes two tries of api_timeout, then fails."""
+
+    def __init__(self, clock, api_timeout):
+        self.clock, self.api_timeout = clock, api_timeout
+        self.polls = 0
+
+    def poll_nodes(self, last_seen, transient_states):
+        self.polls += 1
+        self.clock.now += 2 * self.api_timeout
+        raise Unreachable('Ironic at http://127.0.0.1:6385 accepted the connection but did not answer')
+
+
+@pytest.mark.parametrize('api_timeout, polls', [(60, 1), (5, 6)])
+def test_the_time_a_poll_took_without_answer_counts_toward_the_unreachable_grace(api_timeout, polls):
+    clock = Clock()
+    ironic = SilentIronic(clock, api_timeout)
+    poller = Waiter(ironic, Wait(3600, clock=clock, sleep=None))
+    job = Job({'uuid': 'u1', 'provision_state': 'cleaning'}, 'available', Options())
+    for _poll in range(polls - 1):
+        assert poller.poll([job]) is None
+    with pytest.raises(Unreachable):
+        poller.poll([job])
+    assert ironic.polls == polls and clock.now == polls * 2 * api_timeout

@@ -4,7 +4,9 @@
 The inventories below are written from Bifrost's documented inventory format (its "Inventory file format" how-to):
 a mapping of node name to the node's fields."""
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bifrost import from_bifrost
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bifrost import from_bifrost, looks_like_bifrost
 
 REDFISH = {
     'uuid': '6f0c1b6e-3f43-4b51-9a4c-0d6a4c2f7e10',
@@ -122,3 +124,14 @@ def test_an_empty_inventory_is_an_empty_fleet_and_a_list_is_refused():
     assert from_bifrost([]) == ([], None)
     fleet, error = from_bifrost([{'name': 'x', 'driver': 'ipmi'}])
     assert fleet == [] and 'must be a mapping of node name to node, got a list' in error
+
+
+@pytest.mark.parametrize('description, bifrost', [
+    ({'edge-01': {'driver': 'ipmi'}, 'edge-02': {'nics': [{'mac': '52:54:00:e1:00:01'}]}}, True),
+    ({'name': 'n1', 'driver': 'ipmi'}, False),  # one node of the role's own format, not in a list
+    ({'edge-01': {'driver': 'ipmi'}, 'edge-02': 'ipmi'}, False),
+    ({'edge-01': {'no_such_field': 1}}, False),
+    ([{'name': 'n1'}], False), ({}, False), (None, False),
+])
+def test_a_bifrost_inventory_is_told_by_its_shape(description, bifrost):
+    assert looks_like_bifrost(description) is bifrost

@@ -17,6 +17,7 @@ import ssl
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
@@ -32,6 +33,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.connect
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 
 from connection_params import params
+from loopback_http import SilentServer
 
 from .task_options import write_clouds
 
@@ -783,6 +785,25 @@ def test_keystone_failures_are_told_in_the_users_terms(serve):
         assert text.startswith(message), text
         assert not [part for part in PYTHON_TEXT if part in text], text
         assert 'kept-secret' not in text
+
+
+def test_a_keystone_that_never_answers_fails_within_a_few_api_timeouts_saying_so():
+    """keystone accepts the connection and never answers: each request to it is bounded by the task's api_timeout
+    (before, keystoneauth waited without limit), and keystoneauth sends each once: version discovery, the token."""
+    with SilentServer() as keystone:
+        auth_url = keystone.url + '/v3'
+        started = time.monotonic()
+        with pytest.raises(BaremetalError) as caught:
+            client_from_params(params(endpoint='http://127.0.0.1:9', auth_type='password', api_timeout=1,
+                                      auth=dict(PROJECT_AUTH, auth_url=auth_url, password='kept-secret')))
+        seconds = time.monotonic() - started
+        connections = keystone.connections
+    text = str(caught.value)
+    assert connections == 2 and seconds < 10, (connections, seconds)
+    assert re.match(r'keystone authentication failed: keystone at %s did not answer within api_timeout \(1 s\), '
+                    r'[23] s in all: check auth_url \(auth.auth_url, or OS_AUTH_URL\) and that keystone is running '
+                    r'and healthy, or set api_timeout to give up sooner' % re.escape(auth_url), text), text
+    assert 'kept-secret' not in text
 
 
 @pytest.mark.parametrize('options, message', [

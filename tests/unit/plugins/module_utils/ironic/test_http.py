@@ -124,7 +124,7 @@ def test_a_refused_connection_was_never_sent():
         port = unused.getsockname()[1]
     with pytest.raises(ConnectionFailed) as caught:
         Session().request('PUT', 'http://127.0.0.1:%d/' % port, body={})
-    assert caught.value.refused and not caught.value.sent
+    assert caught.value.refused and not caught.value.sent and not caught.value.timed_out
     assert 'refused' in caught.value.reason.lower()
 
 
@@ -144,9 +144,24 @@ def test_a_request_whose_answer_never_came_may_have_been_applied():
     try:
         with pytest.raises(ConnectionFailed) as caught:
             Session().request('PUT', 'http://127.0.0.1:%d/v1/nodes/n1' % listener.getsockname()[1], body={})
-        assert caught.value.sent and not caught.value.refused
+        assert caught.value.sent and not caught.value.refused and not caught.value.timed_out
     finally:
         thread.join(5)
+        listener.close()
+
+
+def test_a_request_that_gets_no_answer_within_the_timeout_was_sent_and_timed_out():
+    """A server that accepts the connection (the kernel does, into the listen backlog) and never answers."""
+    listener = socket.socket()
+    listener.bind(('127.0.0.1', 0))
+    listener.listen(1)
+    try:
+        started = time.monotonic()
+        with pytest.raises(ConnectionFailed) as caught:
+            Session().request('GET', 'http://127.0.0.1:%d/v1/nodes' % listener.getsockname()[1], timeout=0.2)
+        assert caught.value.timed_out and caught.value.sent and not caught.value.refused
+        assert 0.2 <= time.monotonic() - started < 5
+    finally:
         listener.close()
 
 

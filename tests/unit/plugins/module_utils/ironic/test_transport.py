@@ -7,13 +7,17 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import socket
+from types import SimpleNamespace
 
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import transport as _transport
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError, Locked, Unreachable
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.http import ConnectionFailed, Response
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
+    AnswerLost, Busy, IronicError, Locked, Transport, Unreachable)
 
+from ..common.fake_clock import FakeClock
 from .scripted import ScriptedIronic, ironic_error
 
 
@@ -200,3 +204,77 @@ def test_a_lost_answer_to_a_read_or_a_value_put_is_sent_again(server):
     assert client.get_node('n1') == {'uuid': 'n1'}
     client.set_maintenance('n1', 'reason')
     assert [request[0] for request in server.requests[1:]] == ['GET', 'GET', 'PUT', 'PUT']
+
+
+class SilentSession(object):
+    """A session to an Ironic that accepts the connection and never answers: each request takes the whole timeout on
+    the fake clock, then fails as http.Session fails then (sent, or not even connected: sent=False)."""
+
+    def __init__(self, clock, sent=True, answers=()):
+        self.clock = clock
+        self.sent = sent
+        self.answers = list(answers)  # answers given after the silent tries, in order
+        self.headers = {}
+        self.requests = []
+
+    def request(self, method, url, body=None, params=None, headers=None, timeout=60):
+        self.requests.append((method, url, timeout))
+        if self.answers and len(self.requests) > 1:
+            return self.answers.pop(0)
+        self.clock.now += timeout
+        raise ConnectionFailed('timed out', sent=self.sent, timed_out=True)
+
+
+@pytest.fixture
+def fake_time(monkeypatch):
+    """The transport's clock and sleep, a FakeClock (the time it waited is the timeouts and the pauses it took)."""
+    clock = FakeClock()
+    monkeypatch.setattr(_transport, 'time', SimpleNamespace(monotonic=clock.clock, sleep=clock.sleep))
+    return clock
+
+
+def silent_client(clock, timeout, **session):
+    transport = Transport('http://127.0.0.1:6385', session=SilentSession(clock, **session), timeout=timeout)
+    return transport, transport._session
+
+
+@pytest.mark.parametrize('timeout', [5, 60])
+def test_a_read_that_gets_no_answer_is_tried_twice_then_says_how_long_how_often_and_which_option(fake_time, timeout):
+    transport, session = silent_client(fake_time, timeout)
+    with pytest.raises(Unreachable) as caught:
+        transport._send('GET', 'http://127.0.0.1:6385/v1/nodes')
+    assert len(session.requests) == _transport.NO_ANSWER_TRIES == 2 and transport.api_calls == 2
+    assert [request[2] for request in session.requests] == [timeout, timeout]
+    seconds = fake_time.now
+    assert 2 * timeout <= seconds < 2 * timeout + 1  # the two timeouts and one short pause
+    assert str(caught.value) == (
+        'Ironic at http://127.0.0.1:6385 accepted the connection but did not answer GET /v1/nodes: 2 tries of '
+        'api_timeout (%d s) each, %d s in all. Check that Ironic is healthy (its API service, its conductor and '
+        'database), or set api_timeout to give up sooner (or to wait longer for a slow Ironic).'
+        % (timeout, round(seconds)))
+
+
+def test_a_connection_never_made_within_the_timeout_is_tried_twice_and_said_so(fake_time):
+    transport, session = silent_client(fake_time, 5, sent=False)
+    with pytest.raises(Unreachable) as caught:
+        transport._send('POST', 'http://127.0.0.1:6385/v1/nodes', body={})
+    assert len(session.requests) == 2
+    assert str(caught.value).startswith(
+        'cannot reach Ironic at http://127.0.0.1:6385: no connection could be made for POST /v1/nodes: 2 tries of '
+        'api_timeout (5 s) each, 10 s in all. Check the endpoint, and that nothing on the way (a firewall) drops '
+        'the packets, or set api_timeout'), str(caught.value)
+
+
+def test_a_read_answered_at_its_second_try_is_answered(fake_time):
+    transport, session = silent_client(fake_time, 5, answers=[Response(200, 'OK', b'{"uuid": "n1"}')])
+    assert transport._send('GET', 'http://127.0.0.1:6385/v1/nodes/n1').json() == {'uuid': 'n1'}
+    assert len(session.requests) == 2
+
+
+@pytest.mark.parametrize('method, replay', [('POST', True), ('PATCH', True), ('PUT', False)])
+def test_a_write_that_gets_no_answer_is_not_sent_again_but_answer_lost(fake_time, method, replay):
+    transport, session = silent_client(fake_time, 5)
+    with pytest.raises(AnswerLost) as caught:
+        transport._send(method, 'http://127.0.0.1:6385/v1/nodes/n1', body={}, replay=replay)
+    assert len(session.requests) == 1
+    assert str(caught.value) == 'the answer to %s /v1/nodes/n1 was lost: timed out' % method

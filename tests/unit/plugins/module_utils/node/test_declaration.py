@@ -104,3 +104,50 @@ def test_elements_inherit_the_tasks_states_and_options_and_an_absent_one_declare
     assert c.states == states() and check_declarations([c]) == []
     own = declared(dict(params, nodes=[{'name': 'c', 'state': 'absent', 'power': 'powered_off'}]))
     assert 'cannot also declare power' in check_declarations(own)[0][1]
+
+
+DROPPED = ('maintenance_reason is only kept while maintenance is on, and %s: drop maintenance_reason, or set '
+           'maintenance: true.')
+
+
+@pytest.mark.parametrize('maintenance, how', [
+    (False, 'maintenance: false (or state: disabled) takes the node out of maintenance'),
+    (None, 'maintenance is not declared, so the node is left as it is'),
+])
+def test_a_maintenance_reason_the_task_would_drop_is_refused_before_anything_is_read(maintenance, how):
+    task_params = dict(params(), name='n1', nodes=None, state='present', validate_driver_info=True,
+                       maintenance=maintenance, maintenance_reason='Replacing disk 2')
+    with pytest.raises(NodeError) as caught:
+        declared(task_params)
+    assert str(caught.value) == DROPPED % how
+    with pytest.raises(NodeError):
+        declared(dict(task_params, name=None), [{'uuid': 'u1', 'name': 'a'}])  # with select too
+    assert declared(dict(task_params, maintenance_reason=''))  # an empty reason says what happens: none
+    assert declared(dict(task_params, maintenance=True))[0].states['maintenance_reason'] == 'Replacing disk 2'
+
+
+def test_an_elements_own_reason_with_its_maintenance_off_and_a_task_reason_no_element_keeps_are_refused():
+    on = {'name': 'a', 'maintenance': True}
+    off = {'name': 'b', 'maintenance': False}
+    base = dict(state='present', validate_driver_info=True, maintenance=None, maintenance_reason=None)
+    # The task's reason kept by a node that is on, not by one that is off: accepted.
+    assert declared(dict(base, nodes=[on, off], maintenance_reason='Fan'))[0].states['maintenance_reason'] == 'Fan'
+    with pytest.raises(NodeError) as caught:
+        declared(dict(base, nodes=[on, dict(off, maintenance_reason='Fan')]))
+    assert str(caught.value) == 'nodes[1] (b): ' + DROPPED % (
+        'maintenance: false (or state: disabled) takes the node out of maintenance')
+    with pytest.raises(NodeError) as caught:
+        declared(dict(base, nodes=[off, dict(on, maintenance_reason='Disk')], maintenance_reason='Fan'))
+    assert str(caught.value).startswith("the task's maintenance_reason is kept by none of its nodes"), str(caught.value)
+
+
+def test_a_reason_that_holds_a_secret_is_refused_naming_the_field_and_the_element_never_the_value():
+    base = dict(params(), state='present', validate_driver_info=True, maintenance=True, maintenance_reason=None,
+                protected_reason=None, retired_reason=None)
+    with pytest.raises(NodeError) as caught:
+        declared(dict(base, name='n1', nodes=None, maintenance_reason='BMC rotated, old password=Zq-old-1'))
+    assert str(caught.value).startswith('maintenance_reason holds what reads as a secret')
+    with pytest.raises(NodeError) as caught:
+        declared(dict(base, nodes=[element('a'), element('b', retired_reason='see http://u:Zq-old-1@127.0.0.1/')]))
+    assert str(caught.value).startswith('nodes[1].retired_reason holds what reads as a secret')
+    assert 'Zq-old-1' not in str(caught.value)

@@ -8,8 +8,10 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import targets_from_elements
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import (
-    ensure_maintenance, maintenance_of, node_maintenance, task_maintenance, wanted_maintenance)
+    STATES, ensure_maintenance, maintenance_of, node_maintenance, refuse_dropped_reasons, task_maintenance,
+    wanted_maintenance)
 
 
 def test_a_reason_is_kept_when_none_is_given_and_dropped_when_maintenance_ends():
@@ -63,3 +65,48 @@ def test_an_element_says_its_own_maintenance_in_either_spelling_and_both_are_ref
 def test_an_elements_unknown_state_is_left_to_the_check_of_its_options():
     # The element's choices are checked with its other options, which name the element and the choices.
     assert task_maintenance({'maintenance': True, 'state': None, 'nodes': [{'node': 'a', 'state': 'sideways'}]}) is True
+
+
+def maintenance_task(**given):
+    full = dict(node=None, nodes=None, select=None, maintenance=None, state=None, reason=None)
+    full.update(given)
+    return full
+
+
+@pytest.mark.parametrize('given', [dict(maintenance=False), dict(state='disabled')])
+def test_a_reason_given_with_maintenance_off_is_refused_naming_the_fix(given):
+    with pytest.raises(BaremetalError) as caught:
+        task_maintenance(maintenance_task(node='n1', reason='Fan noise', **given))
+    assert str(caught.value) == (
+        'reason is only kept while maintenance is on, and maintenance: false (or state: disabled) takes the node out '
+        'of maintenance: drop reason, or set maintenance: true.')
+    assert task_maintenance(maintenance_task(node='n1', reason='', **given)) is False
+
+
+def test_with_nodes_an_elements_own_reason_where_it_is_off_and_a_reason_no_node_takes_are_refused():
+    elements = ['a', {'node': 'b', 'maintenance': True}, {'node': 'c', 'reason': 'Disk'}]
+    for task_given in (dict(maintenance=False), dict(maintenance=False, reason='Fan')):
+        params = maintenance_task(nodes=elements, **task_given)
+        task = task_maintenance(params)
+        nodes = targets_from_elements(elements, {'maintenance': None, 'state': None, 'reason': params['reason']},
+                                      {'maintenance': bool, 'state': tuple(STATES), 'reason': str})
+        with pytest.raises(BaremetalError) as caught:
+            refuse_dropped_reasons(params, nodes, task)
+        assert str(caught.value).startswith('nodes[2] (c): reason is only kept while maintenance is on'), caught.value
+        # b takes the task's reason, where there is one: it is not dropped.
+        assert "the task's reason" not in str(caught.value)
+    params = maintenance_task(nodes=['a', {'node': 'b', 'maintenance': True, 'reason': 'Disk'}], maintenance=False,
+                              reason='Fan')
+    nodes = targets_from_elements(params['nodes'], {'maintenance': None, 'state': None, 'reason': 'Fan'},
+                                  {'maintenance': bool, 'state': tuple(STATES), 'reason': str})
+    with pytest.raises(BaremetalError, match="^the task's reason is kept by none of its nodes"):
+        refuse_dropped_reasons(params, nodes, False)
+
+
+def test_a_reason_that_holds_a_secret_is_refused_before_anything_is_read_never_showing_it():
+    with pytest.raises(BaremetalError) as caught:
+        task_maintenance(maintenance_task(node='n1', maintenance=True, reason='BMC rotated, old password=Zq-old-1'))
+    assert str(caught.value).startswith('reason holds what reads as a secret') and 'Zq-old-1' not in str(caught.value)
+    with pytest.raises(BaremetalError, match=r'^nodes\[1\]\.reason holds what reads as a secret'):
+        task_maintenance(maintenance_task(nodes=['a', {'node': 'b', 'reason': 'ipmi_password: Zq-old-1'}],
+                                          maintenance=True))
