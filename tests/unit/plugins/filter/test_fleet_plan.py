@@ -110,6 +110,14 @@ def table(lines):
     return [re.split(r'\s{2,}', line) for line in lines[:-1]], lines[-1]
 
 
+def test_a_node_declares_its_power_for_the_records_task_as_a_state_never_an_action():
+    plan = fleet_plan([dict(FLEET[0], power='powered_off')], SCHEMA)
+    assert plan['errors'] == [] and plan['records'][0]['power'] == 'powered_off'
+    errors = fleet_plan([dict(FLEET[0], power='rebooted')], SCHEMA)['errors']
+    assert len(errors) == 1 and errors[0].startswith('fleet[0] (plain): power: must be one of powered_off, '
+                                                     'powered_on'), errors
+
+
 def test_the_summary_shows_every_node_and_what_happened_to_it():
     plan = fleet_plan(FLEET, SCHEMA)
     records = {'changed': True, 'nodes': [
