@@ -34,6 +34,8 @@ MAINTENANCE_FIELDS = ('maintenance', 'maintenance_reason')
 PROVISION_FIELDS = ('provision_state',)
 HARDWARE_FIELDS = ('bios_settings', 'raid', 'firmware')
 FORMATS = ('fleet', 'bifrost')
+# What the summary shows for what the role did not reach, because a task before it failed.
+NOT_REACHED = 'not reached'
 ROLE_FIELDS = frozenset(MAINTENANCE_FIELDS + PROVISION_FIELDS + HARDWARE_FIELDS)
 
 _Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
@@ -209,30 +211,83 @@ def _rollout(preview, rollout):
     return {'nodes': list(entries.values()), 'totals': dict(totals, seconds=round(totals['seconds'], 3))}
 
 
+def _results(result):
+    """A registered result, or the registered results of a task run once per wave, as a list."""
+    if result is None:
+        return []
+    return [item for item in result if item] if isinstance(result, list) else [result]
+
+
 def _by_node(result, name_of):
-    return dict((name_of(entry), entry) for entry in (result or {}).get('nodes') or [])
+    entries = {}
+    for item in _results(result):
+        for entry in item.get('nodes') or []:
+            name = name_of(entry)
+            if name is not None:
+                entries[name] = entry
+    return entries
 
 
-def _record_text(entry, absent, check):
+def _node_name(entry):
+    return (entry.get('node') or {}).get('name')
+
+
+def _failed(result):
+    """Whether a task of the role failed (one run of it, for a task run once per wave)."""
+    return any(item.get('failed') for item in _results(result))
+
+
+def _task_message(result):
+    """The message of a task that failed without a node's error to show why (it stopped before any node), else
+    None. The modules mask their messages."""
+    for item in _results(result):
+        if item.get('failed') and not any(entry.get('error') for entry in item.get('nodes') or []):
+            return item.get('msg') or 'failed'
+    return None
+
+
+def _record_text(entry, absent, check, stopped):
+    if entry.get('error'):
+        return 'failed'
     if entry['name'] in absent:
         return 'would enroll'
     if entry.get('created'):
         return 'enrolled'
     if entry.get('changed'):
         return 'would update' if check else 'updated'
+    if stopped and 'changed' not in entry:
+        return NOT_REACHED  # the records task failed before it returned any node
     return 'ok'
 
 
-def _maintenance_text(declared, entry, check):
+def _maintenance_text(declared, entry, check, stopped):
     if declared is None:
         return '-'
     if declared['maintenance']:
         text = 'on' + (': %s' % declared['reason'] if declared['reason'] is not None else '')
     else:
         text = 'off'
-    if entry is not None and entry.get('changed'):
+    if entry is not None and entry.get('error'):
+        text += ' (failed)'
+    elif entry is not None and entry.get('changed'):
         text += ' (would change)' if check else ' (changed)'
+    elif entry is None and stopped:
+        text += ' (%s)' % NOT_REACHED
     return text
+
+
+def _hardware_text(name, declared, entry, check, absent, reached):
+    if not declared:
+        return '-'
+    if entry is None:
+        return 'after enrolling' if name in absent else 'ok' if reached else NOT_REACHED
+    if entry.get('error'):
+        return 'failed'
+    if entry.get('started') is False:
+        return 'not started'
+    if entry.get('changed'):
+        return 'would configure' if check else 'configured'
+    return 'ok'
 
 
 def _is_only_planned(entry):
@@ -246,8 +301,8 @@ def _rests_as_declared(name, node, wanted, moved):
     return name not in moved if moved is not None else not _has_steps(node, wanted)
 
 
-def _provision_texts(name, entry, declared_maintenance, wanted, absent, record, moved):
-    """(state, steps, error) of a node's row."""
+def _provision_texts(name, entry, declared_maintenance, wanted, absent, record, moved, stopped):
+    """(state, steps, error) of a node's row; stopped: whether the role stopped before its provision task."""
     if entry is None:
         if declared_maintenance is not None and declared_maintenance['maintenance']:
             return 'held: in maintenance', '', ''
@@ -255,7 +310,7 @@ def _provision_texts(name, entry, declared_maintenance, wanted, absent, record, 
             return 'enroll -> %s (after enrolling)' % wanted, '', ''
         if wanted is not None and record.get('node') and _rests_as_declared(name, record['node'], wanted, moved):
             return record['node']['provision_state'], '', ''  # where it is declared: the provision task left it
-        return 'not converged', '', ''
+        return NOT_REACHED if stopped else 'not converged', '', ''
     if entry.get('started') is False:
         return entry['node']['provision_state'], '', 'not started: no wave starts once the failures are over the budget'
     only_planned = _is_only_planned(entry)
@@ -267,52 +322,97 @@ def _provision_texts(name, entry, declared_maintenance, wanted, absent, record, 
             entry.get('error') or '')
 
 
-def fleet_summary(plan, records, maintenance=None, provision=None, check_mode=False, rollout=None, moves=None):
-    """The role's table, one line per node, then a line of totals.
+def _errors(record, maintenance, provision_error, hardware):
+    """The ERROR cell: each failed task's error, the provision task's without a prefix."""
+    errors = []
+    if record.get('error'):
+        errors.append('record: %s' % record['error'])
+    if maintenance is not None and maintenance.get('error'):
+        errors.append('maintenance: %s' % maintenance['error'])
+    if provision_error:
+        errors.append(provision_error)
+    if hardware is not None and hardware.get('error'):
+        errors.append('hardware: %s' % hardware['error'])
+    return ' | '.join(errors)
+
+
+def fleet_summary(plan, records, maintenance=None, provision=None, check_mode=False, rollout=None, moves=None,
+                  hardware=None, allocations=None, hardware_rollout=None):
+    """The role's table, one line per node, then a line of totals, then a line per task that failed before any
+    node (with its message).
 
     plan is what fleet_plan returned; records, maintenance and provision are the registered results of the role's
-    baremetal_node, baremetal_maintenance and baremetal_provision_state tasks (skipped or missing ones are fine).
-    With rollout (the provision results of the waves of a rollout, in order), provision is its check-mode plan.
-    moves is what fleet_moves returned for the provision task: a node left out of it rests where it is declared,
-    without planning it again.
+    baremetal_node, baremetal_maintenance and baremetal_provision_state tasks (skipped, failed or missing ones are
+    fine: the table shows where the role stopped, and the nodes it did not reach). With rollout (the provision
+    results of the waves of a rollout, in order), provision is its check-mode plan. moves is what fleet_moves
+    returned for the provision task: a node left out of it rests where it is declared, without planning it again.
+    hardware is the registered result of the baremetal_hardware task (with hardware_rollout, the results of the
+    waves of a rollout, its check-mode plan); allocations that of the baremetal_allocation task.
     """
     if rollout is not None and not check_mode:
         provision = _rollout(provision, rollout)
+    if hardware_rollout is not None and not check_mode:
+        hardware = _rollout(hardware, hardware_rollout)
+    # Where the role stopped: the tasks after the first that failed never ran.
+    stages = [('records', records), ('maintenance', maintenance), ('provision', provision), ('hardware', hardware)]
+    failed_at = next((index for index, (_stage, result) in enumerate(stages) if _failed(result)), len(stages))
     # The results are only read, a few keys per node: a deep copy of every returned record would cost more.
-    record_entries = _by_node(records, lambda entry: entry['name'])
-    maintenance_entries = _by_node(maintenance, lambda entry: entry['node']['name'])
-    provision_entries = _by_node(provision, lambda entry: entry['node']['name'])
+    record_entries = _by_node(records, lambda entry: entry.get('name'))
+    maintenance_entries = _by_node(maintenance, _node_name)
+    provision_entries = _by_node(provision, _node_name)
+    hardware_entries = _by_node(hardware, _node_name)
     declared_maintenance = dict((entry['node'], entry) for entry in plan['maintenance'])
+    declared_hardware = set(entry['node'] for entry in plan['hardware'])
     wanted = dict((entry['node'], entry['state']) for entry in plan['provision'])
     moved = None if moves is None else set(entry['node'] for entry in moves)
     # A node that would be enrolled in check mode has no record: it can be neither held nor moved.
-    absent = set(name for name, entry in record_entries.items() if entry.get('node') is None)
+    absent = set(name for name, entry in record_entries.items() if entry.get('node') is None and not entry.get('error'))
     planned = sum(1 for entry in provision_entries.values() if _is_only_planned(entry))
     check = bool(check_mode or absent or planned)
-    rows = [('NODE', 'RECORD', 'MAINTENANCE', 'PROVISION STATE', 'STEPS', 'ERROR')]
+    # The hardware task ran (it returned, or failed) when the role went past the provision task.
+    hardware_reached = failed_at >= 3 and bool(_results(hardware)) and not all(
+        item.get('skipped') for item in _results(hardware))
+    header = ('NODE', 'RECORD', 'MAINTENANCE', 'PROVISION STATE', 'STEPS')
+    header += ('HARDWARE',) if declared_hardware else ()
+    rows, failed, not_reached = [header + ('ERROR',)], 0, 0
     for record in plan['records']:
         name = record['name']
         entry = record_entries.get(name, {'name': name})
-        rows.append((name, _record_text(entry, absent, check),
-                     _maintenance_text(declared_maintenance.get(name), maintenance_entries.get(name), check))
-                    + _provision_texts(name, provision_entries.get(name), declared_maintenance.get(name),
-                                       wanted.get(name), absent, entry, moved))
-    widths = [max(len(row[column]) for row in rows) + 2 for column in range(5)]
-    lines = [(''.join(cell.ljust(width) for cell, width in zip(row, widths)) + row[5]).rstrip() for row in rows]
-    totals = dict((provision or {}).get('totals') or {})
+        state, steps, provision_error = _provision_texts(
+            name, provision_entries.get(name), declared_maintenance.get(name), wanted.get(name), absent, entry, moved,
+            failed_at < 2)
+        cells = (name, _record_text(entry, absent, check, failed_at == 0),
+                 _maintenance_text(declared_maintenance.get(name), maintenance_entries.get(name), check, failed_at < 1),
+                 state, steps)
+        if declared_hardware:
+            cells += (_hardware_text(name, name in declared_hardware, hardware_entries.get(name), check, absent,
+                                     hardware_reached),)
+        error = _errors(entry, maintenance_entries.get(name), provision_error if (provision_entries.get(name) or {})
+                        .get('error') else '', hardware_entries.get(name))
+        failed += bool(error)
+        not_reached += any(NOT_REACHED in cell for cell in cells)
+        # A node not started in a rollout says why in its ERROR cell, without counting as failed.
+        rows.append(cells + (error or provision_error,))
+    widths = [max(len(row[column]) for row in rows) + 2 for column in range(len(header))]
+    lines = [(''.join(cell.ljust(width) for cell, width in zip(row, widths)) + row[-1]).rstrip() for row in rows]
+    totals = dict(_results(provision)[0].get('totals') or {}) if _results(provision) else {}
     enrolled = sum(1 for entry in record_entries.values() if entry.get('created'))
     updated = sum(1 for entry in record_entries.values() if entry.get('changed') and not entry.get('created'))
     moving = planned if check else totals.get('changed', 0)
     line = '%s%d nodes: %d %s, %d %s, %d %s, %d failed' % (
         'Check mode, nothing changed. ' if check else '', len(plan['records']),
         enrolled, 'to enroll' if check else 'enrolled', updated, 'to update' if check else 'updated',
-        moving, 'to move' if check else 'moved', totals.get('failed', 0))
+        moving, 'to move' if check else 'moved', failed)
+    if not_reached:
+        line += ', %d not reached' % not_reached
     held = sum(1 for entry in provision_entries.values() if entry.get('started') is False)
     if held:
         line += ', %d not started' % held
     if totals:
         line += '; provision task %s s, %s API calls' % (totals['seconds'], totals['api_calls'])
-    return lines + [line]
+    stops = ['The %s task failed: %s' % (stage, _task_message(result))
+             for stage, result in stages + [('allocations', allocations)] if _task_message(result)]
+    return lines + [line] + stops
 
 
 class FilterModule(object):

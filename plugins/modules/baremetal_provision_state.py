@@ -44,7 +44,12 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    description: Returns the plan computed from the live node and makes no change.
+    description:
+      - Returns the plan computed from the live node and makes no change.
+      - A node that another operation is moving (a transient state such as C(service wait) or C(clean wait)) is
+        not waited for, since nothing is sent; it is planned at once from the state Ironic is taking it to (its
+        C(target_provision_state)), with a warning that a real run waits for it to rest, then plans from where it
+        rests.
   diff_mode:
     support: full
     description: Shows each node's provision state before the task and after it (in check mode, after the plan).

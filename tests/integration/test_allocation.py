@@ -180,3 +180,25 @@ def test_the_fleet_role_asks_for_its_allocations_and_a_rerun_keeps_them(ironic, 
     rc, output = run_playbook(ROLE, {'fleet_nodes': fleet, 'fleet_allocations': allocations})
     assert rc == 0, output
     assert ironic.write_requests_since(mark) == []
+
+
+def test_the_fleet_role_allocates_nodes_it_just_converged_on_fake_hardware(ironic, run_playbook, new_name):
+    """Fake hardware has no power state until one is set (its power interface returns the node's own), and Ironic
+    allocates only nodes whose power state it knows: the fleet declares their power, which the records task sets."""
+    tag = uuid.uuid4().hex[:8].lower()
+    names = [new_name(), new_name()]
+    fleet = [{'name': name, 'driver': 'fake-hardware', 'resource_class': 'fresh-%s' % tag, 'power': 'powered_off'}
+             for name in names]
+    allocation = 'fresh-%s' % tag
+    allocations = [{'name': allocation, 'resource_class': 'fresh-%s' % tag}]
+    try:
+        rc, output = run_playbook(ROLE, {'fleet_nodes': fleet, 'fleet_allocations': allocations})
+        assert rc == 0, output
+        assert ironic.api('GET', '/allocations/%s' % allocation)['node_uuid'] in [
+            ironic.api('GET', '/nodes/%s' % name)['uuid'] for name in names]
+        mark = ironic.log_mark()
+        rc, output = run_playbook(ROLE, {'fleet_nodes': fleet, 'fleet_allocations': allocations})
+        assert rc == 0, output
+        assert ironic.write_requests_since(mark) == []
+    finally:
+        ironic.api('DELETE', '/allocations/%s' % allocation, expect=None)

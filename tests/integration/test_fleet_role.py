@@ -190,3 +190,38 @@ def test_port_groups_and_network_data_of_a_fleet_file_reach_ironic_and_a_rerun_c
         assert ironic.write_requests_since(mark) == []
     finally:
         ironic.api('DELETE', '/nodes/%s' % name, expect=None)
+
+
+def summary_of(output):
+    """The lines of the role's summary task, as the debug callback prints them (one JSON string a line)."""
+    lines = output.splitlines()
+    task = next(index for index, line in enumerate(lines) if 'Show the fleet summary' in line)
+    start = next(index for index in range(task, len(lines)) if lines[index].strip() == '"msg": [')
+    end = next(index for index in range(start, len(lines)) if lines[index].strip() == ']')
+    return [line.strip(' ",') for line in lines[start + 1:end]]
+
+
+def test_a_task_that_fails_ends_the_role_with_its_summary_naming_the_failed_and_the_not_reached_and_the_play_fails(
+        ironic, run_playbook, raw, new_name):
+    """The records task fails on one node (Ironic changes no resource_class of an active node); the provision task
+    never runs. The summary still comes, and the play fails."""
+    # Ironic refuses a new resource_class to an active node that has one (conductor/manager.py, update_node).
+    active = raw.create(prefix='role-active', resource_class='summary-old')
+    for verb in ('manage', 'provide', 'active'):
+        active = raw.verb(active['uuid'], verb)
+    assert active['provision_state'] == 'active', active
+    new = new_name()
+    nodes = [{'name': new, 'driver': 'fake-hardware', 'provision_state': 'manageable'},
+             {'name': active['name'], 'driver': 'fake-hardware', 'provision_state': 'active',
+              'resource_class': 'summary-%s' % uuid.uuid4().hex[:6]}]
+    rc, output = converge(run_playbook, nodes)
+    assert rc != 0, output
+    assert 'failed=1' in output.split('PLAY RECAP')[-1]
+    summary = summary_of(output)
+    assert summary[0].split()[:6] == ['NODE', 'RECORD', 'MAINTENANCE', 'PROVISION', 'STATE', 'STEPS'], summary
+    # The node that failed is named with Ironic's reason; the new node was never moved to manageable.
+    assert any(active['name'] in line and 'resource_class' in line for line in summary), summary
+    assert any(line.startswith(new) and 'not reached' in line for line in summary), summary
+    assert any('not reached' in line and line.split()[0] == '2' for line in summary), summary
+    assert ironic.api('GET', '/nodes/%s' % active['uuid'])['resource_class'] == 'summary-old'
+    assert ironic.api('GET', '/nodes/%s' % new, expect=(200, 404)).get('provision_state', 'enroll') == 'enroll'

@@ -1,6 +1,9 @@
 # -*- coding: utf-8 -*-
 """baremetal_provision_state against a real Ironic: every target from every reachable start, reruns, errors."""
 
+import os
+import sqlite3
+
 import pytest
 
 from nodes import RawIronic
@@ -244,3 +247,40 @@ def test_check_mode_progress_says_what_would_happen_in_the_words_of_the_plan(raw
     assert 'Deploy one node by name: check mode, nothing changed; %s would deploy (now available)' % nodes[0] in output, \
         output[-3000:]
     assert ironic.write_requests_since(mark) == []
+
+
+def rest_in_database(ironic, uuid, state, target):
+    """Leave a node where someone else's operation holds it (a service waiting for its ramdisk): provision_state
+    and target_provision_state written in Ironic's database, no lock held. Ironic's own periodic task fails such a
+    wait only after its callback timeout (30 min by default), long after the test."""
+    database = sqlite3.connect(os.path.join(ironic.base_dir, 'ironic.sqlite'))
+    try:
+        database.execute('UPDATE nodes SET provision_state = ?, target_provision_state = ? WHERE uuid = ?',
+                         (state, target, uuid))
+        database.commit()
+    finally:
+        database.close()
+
+
+def test_check_mode_plans_a_node_in_a_wait_state_at_once_and_says_a_real_run_waits_for_it(raw, ironic, run_module):
+    waiting, resting = raw.node_in('active'), raw.node_in('available')
+    rest_in_database(ironic, waiting['uuid'], 'service wait', 'active')
+    try:
+        mark = ironic.log_mark()
+        # Before, check mode waited for the node to rest until the task's timeout, then failed it.
+        result = run_module('baremetal_provision_state', check=True, nodes=[waiting['name'], resting['name']],
+                            state='manageable', allow_destructive=True, timeout=30)
+        assert not result.get('failed'), result.get('msg')
+        assert ironic.write_requests_since(mark) == []
+        planned, other = result['nodes']
+        assert planned['error'] is None and planned['changed'] is True
+        assert [step['verb'] for step in planned['plan']] == ['deleted', 'manage']
+        assert planned['node']['provision_state'] == 'service wait'
+        assert [step['verb'] for step in other['plan']] == ['manage'] and other['changed'] is True
+        assert ("node %s is in 'service wait' (target 'active'); in check mode nothing is sent, so the task did not "
+                "wait for it. A real run waits for it to rest, then, from 'active', sends undeploy, manage."
+                % waiting['name']) in ' '.join(warning if isinstance(warning, str) else warning['event']['msg']
+                                               for warning in result.get('warnings') or []), result.get('warnings')
+        assert raw.node(waiting['uuid'])['provision_state'] == 'service wait'
+    finally:
+        rest_in_database(ironic, waiting['uuid'], 'active', None)

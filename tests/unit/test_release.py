@@ -70,8 +70,44 @@ def _newest_release():
     return max(_load('changelogs/changelog.yaml')['releases'], key=LooseVersion)
 
 
-def test_galaxy_version_is_the_newest_release():
-    assert str(_load('galaxy.yml')['version']) == _newest_release()
+def _galaxy_version():
+    return str(_load('galaxy.yml')['version'])
+
+
+def test_galaxy_version_is_the_newest_release_or_the_one_being_prepared():
+    """Equal to the newest release once `make release` cut it; before, the next one, with its fragments waiting
+    (antsibull-changelog release names the release after galaxy.yml's version)."""
+    version, newest = _galaxy_version(), _newest_release()
+    if version != newest:
+        assert LooseVersion(version) > LooseVersion(newest), (
+            "galaxy.yml's version %s is older than the newest release %s" % (version, newest))
+        assert glob.glob(os.path.join(ROOT, 'changelogs', 'fragments', '*.y*ml')), (
+            "galaxy.yml's version %s is not released (the newest release is %s), and no fragment waits for it"
+            % (version, newest))
+
+
+# Every version_added of the collection, however deep: modules' and plugins' options, doc fragments, roles' options.
+VERSION_ADDED = re.compile(r'^\s*version_added:\s*[\'"]?([0-9][0-9.]*)[\'"]?\s*$', re.MULTILINE)
+
+
+def _versions_added():
+    """(path, version) of every version_added in plugins/ and the roles' argument specs."""
+    paths = sorted(glob.glob(os.path.join(ROOT, 'plugins', '**', '*.py'), recursive=True)
+                   + glob.glob(os.path.join(ROOT, 'plugins', '**', '*.yml'), recursive=True)
+                   + glob.glob(os.path.join(ROOT, 'roles', '*', 'meta', 'argument_specs.yml')))
+    found = []
+    for path in paths:
+        with open(path, encoding='utf-8') as f:
+            found.extend((os.path.relpath(path, ROOT), version) for version in VERSION_ADDED.findall(f.read()))
+    return found
+
+
+def test_galaxy_version_covers_every_version_added():
+    """ansible-doc shows 'added in X' beside an option: the installed collection's version must reach X."""
+    found = _versions_added()
+    assert len(found) > 100, found  # the pattern still finds the collection's version_added
+    later = sorted(set('%s: %s' % item for item in found if LooseVersion(item[1]) > LooseVersion(_galaxy_version())))
+    assert later == [], "galaxy.yml's version is %s; raise it to the newest of these" % _galaxy_version()
 
 
 @pytest.mark.parametrize('kind_name', sorted(_documented()), ids=lambda k: '%s:%s' % k)

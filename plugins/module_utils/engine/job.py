@@ -35,6 +35,7 @@ class Job(object):
         self.holder = None  # the conductor holding the node when the conductors were last read (None: none held it)
         self.holders = {}  # conductor -> the state it was last seen holding the node in, since the step was sent
         self.locked = None  # Ironic's answer (transport.Locked) while a conductor holds the node the step is for
+        self.notes = []  # what the task warns of this node (a check-mode plan of a node still moving)
 
     @property
     def remaining(self):
@@ -60,5 +61,7 @@ class Job(object):
             for transition in self.transitions)
 
     def result(self):
+        """The node's result; with notes, its warnings (fleet/outcome.py warns of them, out of the result)."""
+        notes = {'warnings': list(self.notes)} if self.notes else {}
         return node_result(self.node, self.changed, self.error, plan=[step.as_dict() for step in self.plan],
-                           transitions=self.transitions)
+                           transitions=self.transitions, **notes)

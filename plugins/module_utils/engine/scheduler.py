@@ -26,7 +26,8 @@ __metaclass__ = type
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import step_word
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
@@ -82,6 +83,22 @@ class Scheduler(object):
         job.plan = job.plan[:job.issued] + list(steps)
         job.stage = READY if job.remaining and not check_mode else DONE
 
+    def plan_once_at_rest(self, job, node):
+        """Check mode, a node someone else's operation moves: nothing is sent, so there is nothing to wait for. Plan
+        it at once from where Ironic is taking it (its target state), and say so on its result: a real run waits
+        for it to rest first, and plans from where it rests then."""
+        state, target = node['provision_state'], node.get('target_provision_state')
+        stable = states.STATES.get(target, (None,))[0] == states.STABLE
+        landing = target if stable else states.STATES[state][1]
+        self.plan_node(job, dict(node, provision_state=landing, target_provision_state=None), True)
+        job.node = summarize_node(node)
+        if job.error is None:
+            job.notes.append(
+                "node %s is in '%s' (target '%s'); in check mode nothing is sent, so the task did not wait for it. A "
+                "real run waits for it to rest, then, from '%s', %s. (Where it rests otherwise, it plans from there.)"
+                % (job.label, state, target, landing,
+                   'sends %s' % ', '.join(step_word(step.verb) for step in job.plan) if job.plan else 'sends nothing'))
+
     def observe(self, job, node, check_mode, conductors=None):
         """A polled node: move its job on. conductors: IronicClient.conductors(), read this round, or None."""
         at_rest = resting(job, node)
@@ -89,6 +106,9 @@ class Scheduler(object):
         self.progress.node(job.label, node.get('provision_state'),
                            job.plan[job.issued - 1].verb if job.stage == MOVING and not at_rest else None)
         if job.stage == DONE:
+            return
+        if not at_rest and check_mode:
+            self.plan_once_at_rest(job, node)
             return
         if not at_rest:
             self.moves.judge(job, node, check_mode, conductors)

@@ -183,8 +183,9 @@ def _failure(params, allocation, timeout):
                 % (params['name'], timeout))
     reason = masked_text(allocation.get('last_error') or 'nothing').rstrip('.')
     return ('allocation %s failed; Ironic says: %s. A node matches when it is available, not in maintenance, with '
-            'a power state Ironic knows, of resource class %s, with every trait asked for%s. The failed allocation is '
-            'kept (in state error): a rerun asks again, state: absent deletes it.'
+            'a power state Ironic knows (fake hardware has none until one is set: baremetal.lifecycle.baremetal_power, '
+            'or the power of baremetal_node), of resource class %s, with every trait asked for%s. The failed '
+            'allocation is kept (in state error): a rerun asks again, state: absent deletes it.'
             % (params['name'], reason, allocation.get('resource_class') or params.get('resource_class'),
                ', and among candidate_nodes' if params.get('candidate_nodes') else ''))
 

@@ -266,6 +266,8 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
             outcome = job.result()
             item = by_uuid[job.uuid]
             results[job.uuid].update(node=outcome['node'], plan=outcome['plan'], transitions=outcome['transitions'])
+            if outcome.get('warnings'):  # a check-mode plan of a node still moving says so
+                results[job.uuid]['warnings'] = outcome['warnings']
             if not check_mode:
                 results[job.uuid]['changed'] = outcome['changed'] or job.uuid in recorded
             if outcome['error']:

@@ -84,6 +84,8 @@ def _to_manageable(client, items, check_mode, timeout, concurrency):
     for node, _declaration, result in items:
         job = outcomes[node['uuid']]
         result.update(plan=job['plan'], transitions=job['transitions'])
+        if job.get('warnings'):  # a check-mode plan of a node still moving says so
+            result['warnings'] = job['warnings']
         if job['error']:
             fail(result, '%s Ironic deletes nodes only in %s, so the node is brought to manageable first.'
                  % (job['error'], ', '.join(DELETE_ALLOWED_STATES)), changed=job['changed'])

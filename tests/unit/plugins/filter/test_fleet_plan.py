@@ -110,6 +110,14 @@ def table(lines):
     return [re.split(r'\s{2,}', line) for line in lines[:-1]], lines[-1]
 
 
+def test_a_node_declares_its_power_for_the_records_task_as_a_state_never_an_action():
+    plan = fleet_plan([dict(FLEET[0], power='powered_off')], SCHEMA)
+    assert plan['errors'] == [] and plan['records'][0]['power'] == 'powered_off'
+    errors = fleet_plan([dict(FLEET[0], power='rebooted')], SCHEMA)['errors']
+    assert len(errors) == 1 and errors[0].startswith('fleet[0] (plain): power: must be one of powered_off, '
+                                                     'powered_on'), errors
+
+
 def test_the_summary_shows_every_node_and_what_happened_to_it():
     plan = fleet_plan(FLEET, SCHEMA)
     records = {'changed': True, 'nodes': [
@@ -126,12 +134,13 @@ def test_the_summary_shows_every_node_and_what_happened_to_it():
         provision_entry('active', 'available', error='deploy failed: no image'),
         provision_entry('tuned', 'available')],
         'totals': {'nodes': 3, 'changed': 1, 'failed': 1, 'seconds': 12.5, 'api_calls': 40}}
-    rows, totals = table(fleet_summary(plan, records, maintenance, provision))
-    assert rows == [['NODE', 'RECORD', 'MAINTENANCE', 'PROVISION STATE', 'STEPS', 'ERROR'],
-                    ['plain', 'enrolled', '-', 'enroll -> available', 'manage, provide'],
-                    ['active', 'updated', 'off', 'available', 'deploy failed: no image'],
-                    ['held', 'ok', 'on: fan (changed)', 'held: in maintenance'],
-                    ['tuned', 'ok', '-', 'available']]
+    hardware = {'nodes': [{'node': node('tuned'), 'changed': True, 'error': None}]}
+    rows, totals = table(fleet_summary(plan, records, maintenance, provision, hardware=hardware))
+    assert rows == [['NODE', 'RECORD', 'MAINTENANCE', 'PROVISION STATE', 'STEPS', 'HARDWARE', 'ERROR'],
+                    ['plain', 'enrolled', '-', 'enroll -> available', 'manage, provide', '-'],
+                    ['active', 'updated', 'off', 'available', '-', 'deploy failed: no image'],
+                    ['held', 'ok', 'on: fan (changed)', 'held: in maintenance', '-'],
+                    ['tuned', 'ok', '-', 'available', 'configured']]
     assert totals == '4 nodes: 1 enrolled, 1 updated, 1 moved, 1 failed; provision task 12.5 s, 40 API calls'
 
 
@@ -159,6 +168,60 @@ def test_the_summary_of_a_convergence_that_did_not_run():
     assert totals == '1 nodes: 0 enrolled, 0 updated, 0 moved, 0 failed'
 
 
+def test_the_summary_of_a_role_stopped_by_a_node_its_records_task_failed_names_it_and_what_was_not_reached():
+    plan = fleet_plan(FLEET, SCHEMA)
+    records = {'failed': True, 'msg': '1 of the 4 nodes to change failed: nodes[1] (active): HTTP 409', 'nodes': [
+        {'name': 'plain', 'created': True, 'changed': True, 'node': node('plain', 'enroll')},
+        {'name': 'active', 'created': False, 'changed': False, 'node': node('active', 'active'),
+         'error': 'HTTP 409: can not have resource_class updated'},
+        {'name': 'held', 'created': False, 'changed': False, 'node': node('held', maintenance=True)},
+        {'name': 'tuned', 'created': False, 'changed': False, 'node': node('tuned', 'manageable')}]}
+    # The tasks after it never ran: their results are not defined (the role passes none).
+    lines = fleet_summary(plan, records, None, {}, hardware=None)
+    rows, totals = table(lines)
+    assert rows[1:] == [['plain', 'enrolled', '-', 'not reached', '-'],
+                        ['active', 'failed', 'off (not reached)', 'active', '-',
+                         'record: HTTP 409: can not have resource_class updated'],
+                        ['held', 'ok', 'on: fan (not reached)', 'held: in maintenance', '-'],
+                        ['tuned', 'ok', '-', 'not reached', 'not reached']]
+    # The task's own message repeats the nodes' errors: no line of its own.
+    assert totals == '4 nodes: 1 enrolled, 0 updated, 0 moved, 1 failed, 4 not reached'
+
+
+def test_a_task_that_failed_before_any_node_is_named_with_its_message_after_the_totals():
+    plan = fleet_plan(FLEET[:2], SCHEMA)
+    records = {'failed': True, 'msg': 'nodes[1] (active): resource_class: refused in active; undeploy first.'}
+    lines = fleet_summary(plan, records, None, {})
+    rows, totals = table(lines[:-1])
+    assert rows[1:] == [['plain', 'not reached', '-', 'not reached'],
+                        ['active', 'not reached', 'off (not reached)', 'not reached']]
+    assert totals == '2 nodes: 0 enrolled, 0 updated, 0 moved, 0 failed, 2 not reached'
+    assert lines[-1] == ('The records task failed: nodes[1] (active): resource_class: refused in active; '
+                         'undeploy first.')
+
+
+def test_the_summary_names_the_failures_of_the_maintenance_and_hardware_tasks_and_the_allocations():
+    plan = fleet_plan(FLEET, SCHEMA)
+    records = {'nodes': [{'name': name, 'created': False, 'changed': False, 'node': node(name, 'available')}
+                         for name in ('plain', 'active', 'held', 'tuned')]}
+    maintenance = {'failed': True, 'nodes': [
+        {'node': node('active'), 'changed': False, 'error': 'HTTP 409: node locked'},
+        {'node': node('held', maintenance=True), 'changed': False, 'error': None}]}
+    rows, totals = table(fleet_summary(plan, records, maintenance, {}, hardware=None))
+    assert rows[2] == ['active', 'ok', 'off (failed)', 'not reached', '-', 'maintenance: HTTP 409: node locked']
+    assert rows[4] == ['tuned', 'ok', '-', 'available', 'not reached']  # rests as declared: nothing to reach
+    assert totals == '4 nodes: 0 enrolled, 0 updated, 0 moved, 1 failed, 2 not reached'
+
+    # The hardware task ran (once per wave of a rollout: a list) and failed on a node.
+    hardware = [{'failed': True, 'nodes': [{'node': node('tuned'), 'changed': False, 'error': 'clean failed: RAID'}]}]
+    allocations = {'failed': True, 'msg': 'no node matches allocation web-1'}
+    lines = fleet_summary(plan, records, {'nodes': []}, {'nodes': []}, hardware=hardware, allocations=allocations)
+    rows, totals = table(lines[:-1])
+    assert rows[4] == ['tuned', 'ok', '-', 'available', 'failed', 'hardware: clean failed: RAID']
+    assert totals == '4 nodes: 0 enrolled, 0 updated, 0 moved, 1 failed'
+    assert lines[-1] == 'The allocations task failed: no node matches allocation web-1'
+
+
 def test_only_the_nodes_not_where_they_are_declared_are_moved_and_the_others_show_where_they_rest():
     plan = fleet_plan(FLEET, SCHEMA)
     records = {'changed': True, 'nodes': [
@@ -169,8 +232,9 @@ def test_only_the_nodes_not_where_they_are_declared_are_moved_and_the_others_sho
     assert fleet_moves(plan, records) == [{'node': 'active', 'state': 'active'}]
     skipped = {'skipped': True, 'changed': False}
     rows, _totals = table(fleet_summary(plan, records, skipped, skipped))
-    assert rows[1] == ['plain', 'ok', '-', 'available']
-    assert rows[2] == ['active', 'ok', 'off', 'not converged']
+    assert rows[1] == ['plain', 'ok', '-', 'available', '-']
+    assert rows[2] == ['active', 'ok', 'off', 'not converged', '-']
+    assert rows[4] == ['tuned', 'would enroll', '-', 'enroll -> available (after enrolling)', 'after enrolling']
 
 
 def test_the_summary_takes_the_nodes_left_alone_from_the_moves_without_planning_them_again():

@@ -327,6 +327,35 @@ def test_check_mode_plans_without_a_request():
     assert fake.requests == [] and all(job.error is None for job in jobs)
 
 
+def test_check_mode_plans_a_moving_node_at_once_from_its_target_and_says_a_real_run_waits_for_it():
+    fake = FakeIronic(tick=1000)  # someone else's service and clean, that would hold the task to its timeout
+    fake.add('serviced', 'service wait', target='active')
+    fake.add('cleaned', 'clean wait', target='manageable')
+    fake.add('resting', 'active')
+    jobs = scheduler(fake, timeout=3600).run(jobs_for(fake, 'available', options=Options(allow_destructive=True)),
+                                             check_mode=True)
+    cleaned, resting, serviced = jobs
+    assert fake.now == 0 and fake.polls == [] and fake.requests == []
+    assert [step.verb for step in cleaned.plan] == ['provide']
+    assert [step.verb for step in serviced.plan] == [step.verb for step in resting.plan] != []
+    assert serviced.node['provision_state'] == 'service wait' and cleaned.node['provision_state'] == 'clean wait'
+    assert all(job.error is None for job in jobs)
+    assert cleaned.result()['warnings'] == [
+        "node cleaned is in 'clean wait' (target 'manageable'); in check mode nothing is sent, so the task did not "
+        "wait for it. A real run waits for it to rest, then, from 'manageable', sends provide. (Where it rests "
+        "otherwise, it plans from there.)"]
+    assert "from 'active', sends undeploy" in serviced.result()['warnings'][0]
+    assert 'warnings' not in resting.result()
+
+
+def test_check_mode_says_a_moving_node_needs_nothing_once_it_rests_where_declared():
+    fake = FakeIronic(tick=1000)
+    fake.add('deploying', 'deploying', target='active')
+    job, = run(fake, 'active', timeout=3600, check_mode=True)
+    assert fake.now == 0 and job.plan == [] and job.error is None
+    assert "from 'active', sends nothing." in job.result()['warnings'][0]
+
+
 def test_progress_is_one_record_per_node_and_change_of_state_or_step(tmp_path):
     fake = FakeIronic()
     for name in ('n1', 'n2'):

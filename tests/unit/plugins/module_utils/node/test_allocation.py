@@ -132,7 +132,9 @@ def test_a_failed_pick_reports_ironics_reason_and_a_rerun_asks_again():
     with pytest.raises(BaremetalError) as failure:
         ensure(client, params())
     assert ('allocation render-01 failed; Ironic says: no available nodes match the resource class gpu. A node '
-            'matches when it is available, not in maintenance, with a power state Ironic knows') in str(failure.value)
+            'matches when it is available, not in maintenance, with a power state Ironic knows (fake hardware has none '
+            'until one is set: baremetal.lifecycle.baremetal_power, or the power of baremetal_node)'
+            ) in str(failure.value)
     assert failure.value.result['allocation']['state'] == 'error'
     client.picks = ['active']
     result = ensure(client, params())
