@@ -114,7 +114,7 @@ def test_the_schema_declares_every_record_option_of_baremetal_node():
     # node, keep_workload), the node's states and how its provision state is reached are the role's own business.
     record = (set(baremetal_node.ELEMENT_SPEC) - {'state', 'keep_workload'} - set(baremetal_node.STATE_SPEC)
               - set(baremetal_node.ELEMENT_PROVISION_OPTIONS))
-    assert set(NODE) - {'maintenance', 'maintenance_reason', 'provision_state'} - HARDWARE_FIELDS == record
+    assert set(NODE) - {'maintenance', 'maintenance_reason', 'provision_state', 'power'} - HARDWARE_FIELDS == record
     assert set(NODE['interfaces']['properties']) == set(INTERFACES)
     port = baremetal_node.ARGUMENT_SPEC['ports']['options']
     assert set(SCHEMA['definitions']['node']['properties']['ports']['items']['properties']) == set(port)
