@@ -46,11 +46,14 @@ UPDATE_ALLOWED_STATES = ('deploy failed', 'inspecting', 'inspect failed', 'inspe
                          'verifying', 'adopt failed', 'rescue failed', 'unrescue failed', 'servicing', 'service hold',
                          'service failed')
 
-# The states in which the API's node patch changes nothing: a move in progress outside UPDATE_ALLOWED_STATES, and
-# inspecting (from API 1.39, which every supported release serves).
+# The states of a moving node in which Ironic changes nothing (conductor/allocations.py verify_node_for_deallocation
+# too): a move in progress outside UPDATE_ALLOWED_STATES.
 MOVING_STATES = tuple(state for state, (kind, _target) in states.STATES.items()
-                      if kind in (states.TRANSIENT, states.HOLD)
-                      and state not in UPDATE_ALLOWED_STATES) + ('inspecting',)
+                      if kind in (states.TRANSIENT, states.HOLD) and state not in UPDATE_ALLOWED_STATES)
+
+# The states in which the API's node patch changes nothing: MOVING_STATES, and inspecting (from API 1.39, which every
+# supported release serves).
+RECORD_MOVING_STATES = MOVING_STATES + ('inspecting',)
 
 # The node's interface fields (drivers/base.py ALL_INTERFACES).
 INTERFACE_FIELDS = tuple('%s_interface' % name for name in (
@@ -88,7 +91,7 @@ MAINTENANCE = 'set maintenance first (baremetal.lifecycle.baremetal_maintenance)
 
 PRECONDITIONS = (
     # The API's node patch: "can not be updated while a state transition is in progress".
-    precondition(UPDATE_NODE, refused=MOVING_STATES, rule="changes no node's record while it moves ({refused})",
+    precondition(UPDATE_NODE, refused=RECORD_MOVING_STATES, rule="changes no node's record while it moves ({refused})",
                  fix='wait until it rests (baremetal.lifecycle.baremetal_provision_state waits), or leave its record '
                      'out of this task'),
     # update_node: "if the resource class is changed for an active instance, nova will not update its internal
@@ -132,7 +135,10 @@ PRECONDITIONS = (
                  rule="changes a port's pxe_enabled, physical_network, local_link_connection or port group only in "
                       "{allowed}, or in maintenance",
                  fix=MANAGE + ', or ' + MAINTENANCE + ', or declare its ports as they are'),
-    # verify_node_for_deallocation: not on an active node, unless in maintenance.
+    # verify_node_for_deallocation: not on a moving node, nor on an active one, unless in maintenance.
+    precondition(RELEASE_ALLOCATION, refused=MOVING_STATES, maintenance=True,
+                 rule="releases no node's allocation while it moves ({refused}), unless in maintenance",
+                 fix='wait until it rests (baremetal.lifecycle.baremetal_provision_state waits)'),
     precondition(RELEASE_ALLOCATION, refused=('active',), maintenance=True,
                  rule='releases the allocation of a node in {refused} only in maintenance',
                  fix='undeploy it first (baremetal.lifecycle.baremetal_provision_state state: available), or set '
@@ -152,6 +158,14 @@ BLOCKER_WORDS = {
     'console_enabled': 'has its console enabled',
 }
 
+
+# Each write, in words (label: the node; field and value: what it writes; allocation: the node's ALLOCATION).
+WRITE_WORDS = {
+    UPDATE_NODE: '{field} of node {label} cannot change to {value!r}',
+    DELETE_NODE: 'node {label} cannot be deleted',
+    UPDATE_PORT: '{field} of a port of node {label} cannot change',
+    RELEASE_ALLOCATION: 'allocation {allocation} cannot be released from node {label}',
+}
 
 # One write a task plans for a node: what (UPDATE_NODE...), the field it writes (None for a DELETE), and the value.
 Write = collections.namedtuple('Write', 'write field value')
@@ -203,10 +217,8 @@ def refusal_message(row, node, write, label):
     """A refusal in words: the write, Ironic's rule, the node as it is, the fix."""
     values = collections.defaultdict(lambda: '?', [(key, value) for key, value in node.items() if value is not None])
     values['name'] = label
-    what = ('node %s cannot be deleted' % label if write.write == DELETE_NODE
-            else 'the allocation of node %s cannot be released' % label if write.write == RELEASE_ALLOCATION
-            else "%s of node %s cannot change to %r" % (write.field, label, write.value) if write.write == UPDATE_NODE
-            else "%s of a port of node %s cannot change" % (write.field, label))
+    what = WRITE_WORDS[write.write].format(label=label, field=write.field, value=write.value,
+                                           allocation=node.get(ALLOCATION))
     rule = row.rule.format(allowed=_listed(row.allowed or ()), refused=_listed(row.refused))
     if row.blocker:
         now = BLOCKER_WORDS[row.blocker].format_map(values)

@@ -41,6 +41,8 @@ CASES = [
     (node(protected=True), DELETE, node()),
     (node(provision_state='available'), DELETE, node(provision_state='available', maintenance=True)),
     (node(provision_state='available'), Write(UPDATE_PORT, 'pxe_enabled', False), node(provision_state='inspect wait')),
+    (node(provision_state='clean wait', target_provision_state='available'), Write(RELEASE_ALLOCATION, None, None),
+     node(provision_state='inspecting', target_provision_state='manageable')),
     (node(provision_state='active'), Write(RELEASE_ALLOCATION, None, None),
      node(provision_state='active', maintenance=True)),
 ]
@@ -113,3 +115,11 @@ def test_node_writes_are_one_per_field_of_a_patch():
 
 def test_a_node_is_read_with_every_field_a_row_judges_but_the_allocation_it_is_given():
     assert preconditions.PRECONDITION_FIELDS == ('console_enabled', 'instance_uuid', 'protected', 'resource_class')
+
+
+def test_the_release_of_an_allocation_names_it():
+    assert refusals(node(provision_state='active', **{ALLOCATION: 'web-1'}), [Write(RELEASE_ALLOCATION, None, None)],
+                    'gpu-01') == [
+        "allocation web-1 cannot be released from node gpu-01: Ironic releases the allocation of a node in active only "
+        "in maintenance, and it is 'active', not in maintenance. Undeploy it first "
+        "(baremetal.lifecycle.baremetal_provision_state state: available), or set maintenance on it, then rerun."]
