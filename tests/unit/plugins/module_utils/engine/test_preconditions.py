@@ -55,7 +55,7 @@ def test_every_row_has_its_case():
 @pytest.mark.parametrize('index', range(len(CASES)))
 def test_each_row_refuses_its_case_and_takes_the_write_where_ironic_does(index):
     refused, write, taken = CASES[index]
-    assert [message for message in refusals(refused, [write])] == [
+    assert refusals(refused, [write]) == [
         preconditions.refusal_message(PRECONDITIONS[index], refused, write, 'n1')]
     assert refusals(taken, [write]) == []
 
