@@ -207,8 +207,9 @@ def test_absent_releases_the_node_unless_its_workload_is_active():
     assert ensure(client, params(state='absent'))['changed'] is False
 
     busy = FakeIronic(allocations=[stored()], nodes=[dict(NODE, provision_state='active')])
-    with pytest.raises(BaremetalError, match="allocation render-01 cannot be released from node gpu-01: Ironic releases the allocation of a node in "
-                                                 "active only in maintenance, and it is 'active', not in maintenance"):
+    with pytest.raises(BaremetalError, match="allocation render-01 cannot be released from node gpu-01: Ironic releases "
+                                             "the allocation of a node in active only in maintenance, and it is "
+                                             "'active', not in maintenance"):
         ensure(busy, params(state='absent'))
     assert busy.writes == []
 
