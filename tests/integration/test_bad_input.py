@@ -206,6 +206,11 @@ CASES = [
           "node that has one only in enroll, inspecting, inspect wait, manageable or available, and it is 'active'",
           'Undeploy it first (baremetal.lifecycle.baremetal_provision_state state: manageable, allow_destructive: '
           'true), or leave resource_class out']),
+    Case(NODE, 'changing an interface of an active node out of maintenance',
+         {'name': '{active}', 'interfaces': {'deploy': 'direct'}},
+         ["deploy_interface of node {active} cannot change to 'direct': Ironic changes a node's interfaces only in "
+          "enroll, inspecting, inspect wait, manageable or available, or in maintenance, and it is 'active', not in "
+          "maintenance", 'Set maintenance first (baremetal.lifecycle.baremetal_maintenance)']),
     Case(NODE, "changing a port's pxe_enabled on an available node",
          {'name': '{allocated}', 'ports': [{'address': '{allocated_port}', 'pxe_enabled': False}]},
          ["pxe_enabled of a port of node {allocated} cannot change: Ironic changes a port's pxe_enabled, "
