@@ -94,10 +94,6 @@ def check_change(snapshot, declaration, send_secrets):
         client.require(feature, FEATURE_MIN_VERSION[feature])
     check_flags(node, declared)
     change = Change(declaration, node, snapshot.ports.get(node['uuid'], []) if node else [], send_secrets)
-    refused = refusals(node or {'name': declaration.name, 'provision_state': 'enroll'}, planned_writes(change),
-                       label=None if node else '%s (being created)' % declaration.name)
-    if refused:
-        raise NodeError(' '.join(refused))
     if driver != (node or {}).get('driver') and driver not in snapshot.drivers():
         raise NodeError("Ironic does not enable the hardware type %r; it enables %s. Choose one of those, or add "
                         "it to enabled_hardware_types in ironic.conf and restart the conductor."
@@ -110,7 +106,9 @@ def check_change(snapshot, declaration, send_secrets):
                             "or correct the address." % (port['address'], owner['uuid'],
                                                          node_label(other, owner['node_uuid'])))
     change.wiring = wiring.plan(client, declared, node, change)
-    refused = refusals(node, _membership_writes(change)) if node else []
+    # What Ironic refuses in the node's state (engine/preconditions.py): a new node is judged as enrolled.
+    refused = refusals(node or {'name': declaration.name, 'provision_state': 'enroll'}, planned_writes(change),
+                       label=None if node else '%s (being created)' % declaration.name)
     if refused:
         raise NodeError(' '.join(refused))
     return change
@@ -118,19 +116,15 @@ def check_change(snapshot, declaration, send_secrets):
 
 def planned_writes(change):
     """The engine.preconditions.Writes the record of a Change sends, in order: the node's fields (a node to be
-    created: the fields of its POST, judged as its first update), then its ports' updates."""
+    created: the fields of its POST, judged as its first update), its ports' updates, then the moves of its ports
+    between port groups (its wiring)."""
     if change.node is None:
         return [Write(UPDATE_NODE, field, value) for field, value in sorted(change.body.items())]
     writes = node_writes(change.operations)
     for _port, operations in change.ports.update if change.ports else ():
         writes += [Write(UPDATE_PORT, operation['path'].split('/')[1], operation['value']) for operation in operations]
-    return writes
-
-
-def _membership_writes(change):
-    """The port updates of the Change's wiring that move ports between port groups."""
     groups = change.wiring.groups if change.wiring is not None else None
-    return [Write(UPDATE_PORT, 'portgroup_uuid', name) for _address, name in (groups.moves if groups else ())]
+    return writes + [Write(UPDATE_PORT, 'portgroup_uuid', name) for _address, name in (groups.moves if groups else ())]
 
 
 def plan_changes(client, declarations, send_secrets):
