@@ -20,8 +20,7 @@ __metaclass__ = type
 import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
-    SUPPORTED_RELEASE, release_name)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import SUPPORTED_RELEASE
 
 # The writes a row judges.
 UPDATE_NODE = 'update node'  # PATCH /v1/nodes/{node}: a field of the node's record
@@ -238,9 +237,3 @@ def refusals(node, writes, label=None):
     return [refusal_message(row, node, write, label) for write in writes for row in PRECONDITIONS
             if _holds(row, node, write)]
 
-
-def since_text(row):
-    """From which Ironic release the row holds, in words (docs)."""
-    if row.since <= SUPPORTED_RELEASE:
-        return 'every supported release (%s and newer)' % release_name(SUPPORTED_RELEASE)
-    return 'Ironic %s and newer' % release_name(row.since)
