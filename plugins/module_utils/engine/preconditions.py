@@ -6,8 +6,9 @@ judges the writes a task plans for a node against them before the first is sent 
 The rows are read from Ironic's own code: the API (api/controllers/v1/node.py patch, port.py patch) and the conductor
 (conductor/manager.py update_node, _check_update_protected, _check_update_retired, destroy_node, update_port;
 conductor/allocations.py verify_node_for_deallocation). A write is judged on the node as it will be when the write is
-sent, in the order the task sends its writes (after_steps: the node as a plan's moves leave it). docs/bad-input.md
-lists them, with what cannot be known ahead.
+sent, in the order the task sends its writes (after_steps: the node as a plan's moves leave it). docs/engine.md
+lists them, with what cannot be known ahead; tests/integration/test_state_machine_conformance.py compares the states
+and interfaces they name with the installed Ironic's.
 
 Rules of the same kind live beside their own data: what a verb needs (engine/actions.py VERB_INTERFACES), the verbs a
 flag refuses (engine/states.py NODE_FLAGS), and from which API version a field exists (ironic/capabilities.py).
@@ -20,6 +21,7 @@ __metaclass__ = type
 import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import interface_field
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import SUPPORTED_RELEASE
 
 # The writes a row judges.
@@ -40,9 +42,10 @@ PORT_UPDATE_STATES = ('enroll', 'inspecting', 'inspect wait', 'manageable')
 PORT_CONNECTIVITY_FIELDS = ('pxe_enabled', 'local_link_connection', 'physical_network', 'portgroup_uuid')
 
 # Ironic's UPDATE_ALLOWED_STATES (common/states.py): the states of a moving node (one with a target_provision_state)
-# in which the API's node patch still changes its record.
+# in which the API's node patch still changes its record. Its 'service' is Ironic's SERVICE, the verb, which is no
+# state: a node in servicing is not among them, and Ironic refuses to change its record.
 UPDATE_ALLOWED_STATES = ('deploy failed', 'inspecting', 'inspect failed', 'inspect wait', 'clean failed', 'error',
-                         'verifying', 'adopt failed', 'rescue failed', 'unrescue failed', 'servicing', 'service hold',
+                         'verifying', 'adopt failed', 'rescue failed', 'unrescue failed', 'service', 'service hold',
                          'service failed')
 
 # The states of a moving node in which Ironic changes nothing (conductor/allocations.py verify_node_for_deallocation
@@ -55,7 +58,7 @@ MOVING_STATES = tuple(state for state, (kind, _target) in states.STATES.items()
 RECORD_MOVING_STATES = MOVING_STATES + ('inspecting',)
 
 # The node's interface fields (drivers/base.py ALL_INTERFACES).
-INTERFACE_FIELDS = tuple('%s_interface' % name for name in (
+INTERFACE_FIELDS = tuple(interface_field(name) for name in (
     'bios', 'boot', 'console', 'deploy', 'firmware', 'inspect', 'management', 'network', 'power', 'raid', 'rescue',
     'storage', 'vendor'))
 
