@@ -239,4 +239,3 @@ def refusals(node, writes, label=None):
     label = label or node.get('name') or node.get('uuid')
     return [refusal_message(row, node, write, label) for write in writes for row in PRECONDITIONS
             if _holds(row, node, write)]
-
