@@ -641,6 +641,8 @@ options:
       - V(absent) deletes the node and its ports. A node in a state Ironic cannot delete it from is first
         brought to V(manageable) by the same engine as M(baremetal.lifecycle.baremetal_provision_state);
         tearing down a workload on the way needs O(allow_destructive). A node that does not exist is a no-op.
+        A delete Ironic would refuse (an allocation or an instance holds the node and the move does not undeploy it,
+        or it is protected) is refused before any write, naming the fix; Ironic deletes the ports with the node.
       - With O(keep_workload=true), V(absent) deletes the record only and leaves the workload running.
     type: str
     default: present
@@ -796,8 +798,11 @@ requirements:
   - jsonschema, to validate a O(driver_info) that sets a key (O(validate_driver_info)); a node declared without
     O(driver_info) does not need it
 notes:
-  - Ironic only lets some fields change in some provision states (for example interfaces of an V(active)
-    node); such an update fails with Ironic's message.
+  - Ironic only lets some fields change in some provision states (for example C(resource_class) or interfaces of an
+    V(active) node, a port's C(pxe_enabled) on an V(available) one). Every node's planned writes are checked against
+    those rules before the task's first write, in check mode too; a refusal names every refused node, the field, its
+    state and the fix, and no node is written. The collection's docs/engine.md lists the rules and what cannot be
+    known ahead.
   - Ironic can only update dictionary keys made of letters, digits, C(_) and C(-); other keys are refused.
 seealso:
   - module: baremetal.lifecycle.baremetal_provision_state

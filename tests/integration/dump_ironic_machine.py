@@ -10,6 +10,7 @@ warnings.simplefilter('ignore')
 from ironic.api.controllers.v1 import utils as api_utils  # noqa: E402
 from ironic.api.controllers.v1 import versions  # noqa: E402
 from ironic.common import faults, states  # noqa: E402
+from ironic.drivers import base as drivers_base  # noqa: E402
 
 try:
     from ironic.common.state_machine import machine  # noqa: E402  Ironic 35.0 and newer
@@ -23,6 +24,8 @@ print(json.dumps({
     'failure_states': sorted(states.FAILURE_STATES),
     'unstable_states': sorted(states.UNSTABLE_STATES),
     'delete_allowed_states': list(states.DELETE_ALLOWED_STATES),
+    'update_allowed_states': sorted(states.UPDATE_ALLOWED_STATES),
+    'interfaces': sorted(drivers_base.ALL_INTERFACES),
     'verbs': states.VERBS,
     'verb_min_minor': dict(api_utils.MIN_VERB_VERSIONS, unhold=versions.MINOR_85_UNHOLD_VERB,
                            service=versions.MINOR_87_SERVICE),

@@ -134,7 +134,7 @@ def test_a_backfill_records_the_allocation_of_an_active_node_whose_release_is_re
         mark = ironic.log_mark()
         assert run_module('baremetal_allocation', name=name, node=node['name'])['changed'] is False
         refused = run_module('baremetal_allocation', name=name, state='absent')
-        assert refused['failed'] and 'which is active: Ironic releases the node of an active workload' in refused['msg']
+        assert refused['failed'] and 'Ironic releases the allocation of a node in active only in maintenance' in refused['msg']
         assert ironic.write_requests_since(mark) == []
     finally:
         ironic.api('PUT', '/nodes/%s/maintenance' % node['uuid'], {'reason': 'test cleanup'})

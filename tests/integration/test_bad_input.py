@@ -16,6 +16,9 @@ import uuid
 
 import pytest
 
+from nodes import RawIronic
+from test_preconditions import allocated_node
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOC = os.path.join(ROOT, 'docs', 'bad-input.md')
 
@@ -208,6 +211,25 @@ CASES = [
          {'name': '{enrolled}', 'protected_reason': 'BMC rotated, old password=Zq-bad-input-1'},
          ['protected_reason holds what reads as a secret', 'Ironic stores protected_reason as typed and shows it to '
           'anyone who can read the node. Remove the secret from protected_reason']),
+    Case(NODE, 'deleting a node an allocation holds', {'name': '{allocated}', 'state': 'absent'},
+         ['node {allocated} cannot be deleted: Ironic deletes a node that holds an allocation only in maintenance',
+          'Release allocation {allocation} first (baremetal.lifecycle.baremetal_allocation name: {allocation}, '
+          'state: absent)']),
+    Case(NODE, 'changing the resource_class of an active node', {'name': '{active}', 'resource_class': 'bad-input-rc'},
+         ["resource_class of node {active} cannot change to 'bad-input-rc': Ironic changes the resource_class of a "
+          "node that has one only in enroll, inspecting, inspect wait, manageable or available, and it is 'active'",
+          'Undeploy it first (baremetal.lifecycle.baremetal_provision_state state: manageable, allow_destructive: '
+          'true), or leave resource_class out']),
+    Case(NODE, 'changing an interface of an active node out of maintenance',
+         {'name': '{active}', 'interfaces': {'deploy': 'direct'}},
+         ["deploy_interface of node {active} cannot change to 'direct': Ironic changes a node's interfaces only in "
+          "enroll, inspecting, inspect wait, manageable or available, or in maintenance, and it is 'active', not in "
+          "maintenance", 'Set maintenance first (baremetal.lifecycle.baremetal_maintenance)']),
+    Case(NODE, "changing a port's pxe_enabled on an available node",
+         {'name': '{allocated}', 'ports': [{'address': '{allocated_port}', 'pxe_enabled': False}]},
+         ["pxe_enabled of a port of node {allocated} cannot change: Ironic changes a port's pxe_enabled, "
+          "physical_network, local_link_connection or port group only in enroll, inspecting, inspect wait or "
+          "manageable, or in maintenance, and it is 'available'", 'Bring it to manageable first']),
     # -- baremetal_power, baremetal_maintenance, baremetal_node_info --------------------------------------
     Case('baremetal_power', 'unknown power state', {'node': '{enrolled}', 'state': 'on'},
          ['value of state must be one of']),
@@ -368,13 +390,22 @@ def resolve(value, names):
 
 @pytest.fixture(scope='module')
 def nodes(ironic):
-    """An enrolled node, whose plans start with a write, and another node, whose UUID is misused as a name."""
+    """An enrolled node, whose plans start with a write, and another node, whose UUID is misused as a name; an
+    available node with a port, held by an allocation ({allocated}, {allocated_port}, {allocation}), and an active
+    node with a resource class ({active}), for what Ironic refuses in a node's state."""
     tag = uuid.uuid4().hex[:8]
     enrolled = ironic.api('POST', '/nodes', {'name': 'bad-input-%s' % tag, 'driver': 'fake-hardware'})
     other = ironic.api('POST', '/nodes', {'name': 'bad-input-other-%s' % tag, 'driver': 'fake-hardware'})
+    raw = RawIronic(ironic)
+    allocated, port, allocation = allocated_node(ironic, raw)
+    active = raw.node_in('active')
+    raw.patch(active['uuid'], resource_class='bad-input-active')
     yield {'enrolled': enrolled['name'], 'enrolled_uuid': enrolled['uuid'], 'other_uuid': other['uuid'],
-           'other': other['name']}
-    for node in (enrolled, other):
+           'other': other['name'], 'allocated': allocated['name'], 'allocated_port': port,
+           'allocation': allocation['name'], 'active': active['name']}
+    ironic.api('DELETE', '/allocations/%s' % allocation['uuid'], expect=None)
+    ironic.api('PUT', '/nodes/%s/maintenance' % active['uuid'], {'reason': 'test cleanup'}, expect=None)
+    for node in (enrolled, other, allocated, active):
         ironic.api('DELETE', '/nodes/%s' % node['uuid'], expect=None)
 
 

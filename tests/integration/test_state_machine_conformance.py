@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import preconditions, states
 from nodes import RawIronic
 
 DUMPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dump_ironic_machine.py')
@@ -66,6 +66,11 @@ def test_verbs_and_their_minimum_versions_are_ironics(machine):
 
 def test_states_a_node_is_deleted_from_are_ironics(machine):
     assert list(states.DELETE_ALLOWED_STATES) == machine['delete_allowed_states']
+
+
+def test_the_states_and_interfaces_the_preconditions_table_names_are_ironics(machine):
+    assert sorted(preconditions.UPDATE_ALLOWED_STATES) == machine['update_allowed_states']
+    assert sorted(preconditions.INTERFACE_FIELDS) == ['%s_interface' % name for name in machine['interfaces']]
 
 
 def test_faults_are_ironics(machine):

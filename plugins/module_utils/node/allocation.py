@@ -17,6 +17,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     ALLOCATION_FIELD_VERSION, ALLOCATIONS_VERSION, version_string)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.preconditions import (
+    ALLOCATION, RELEASE_ALLOCATION, Write, refusals)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
@@ -29,7 +31,7 @@ VIEW_FIELDS = ('uuid', 'name', 'state', 'node_uuid', 'resource_class', 'traits',
                'last_error')
 # Fields Ironic sets when the allocation is created and never changes.
 FIXED_FIELDS = ('resource_class', 'traits', 'owner')
-NODE_FIELDS = ('uuid', 'name', 'provision_state', 'maintenance', 'resource_class')
+NODE_FIELDS = ('uuid', 'name', 'provision_state', 'target_provision_state', 'maintenance', 'resource_class')
 # The options of one allocation (the task's own, or those of each element of allocations).
 ALLOCATION_OPTIONS = ('name', 'state', 'resource_class', 'traits', 'candidate_nodes', 'owner', 'extra', 'node')
 
@@ -143,11 +145,10 @@ def _releasing(client, params, current, wait):
     if current is None:
         return lambda check_mode: _result(False, None, None, None)
     node = _node(client, current.get('node_uuid'))
-    if node and node['provision_state'] == 'active' and not node['maintenance']:
-        raise AllocationError('allocation %s holds node %s, which is active: Ironic releases the node of an active '
-                              'workload only in maintenance. Undeploy it first (baremetal.lifecycle.'
-                              'baremetal_provision_state state: available), or set maintenance on it. Nothing was '
-                              'changed.' % (params['name'], node_label(node)),
+    refused = node and refusals(dict(node, **{ALLOCATION: params['name']}), [Write(RELEASE_ALLOCATION, None, None)],
+                                node_label(node))
+    if refused:
+        raise AllocationError('%s Nothing was changed.' % ' '.join(refused),
                               {'changed': False, 'allocation': allocation_view(current), 'node': node_view(node)})
 
     def release(check_mode):

@@ -10,7 +10,6 @@ __metaclass__ = type
 import functools
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import PATCHABLE_KEY, mac_errors, trait_errors
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import driver_info
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_schemas import SUPPORTED_HARDWARE_TYPES
@@ -19,9 +18,6 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record im
 # A reason field and the flag it needs: Ironic refuses the reason while the flag is false, and clears it
 # when the flag is cleared.
 REASON_FLAGS = (('protected_reason', 'protected'), ('retired_reason', 'retired'))
-
-# Ironic makes a node protected only in these provision states.
-PROTECTABLE_STATES = ('active', 'rescue')
 
 
 def check_declaration(declared, validate_driver_info=True):
@@ -110,17 +106,10 @@ def _sentences(errors):
 
 
 def check_flags(node, declared):
-    """protected, retired and their reasons as Ironic will take them, judged before anything is sent."""
+    """protected, retired and their reasons as Ironic will take them, judged before anything is sent. The provision
+    states Ironic sets them in are rows of engine/preconditions.py."""
     current = node or {}
-    state = current.get('provision_state', 'enroll')
     for reason, flag in REASON_FLAGS:
         if declared.get(reason) and not declared.get(flag, current.get(flag)):
             raise NodeError('%s is only kept while %s is true, and the node is not %s: set %s: true as well.'
                             % (reason, flag, flag, flag))
-    if declared.get('protected') and not current.get('protected') and state not in PROTECTABLE_STATES:
-        raise NodeError("Ironic protects a node only in %s; this node is in '%s'%s. Declare protected once the "
-                        "node is deployed." % (' or '.join(PROTECTABLE_STATES), state,
-                                               ' (it is being created)' if node is None else ''))
-    if declared.get('retired') and not current.get('retired') and state in states.UNRETIRABLE_STATES:
-        raise NodeError("Ironic does not retire an available node: bring it to manageable first "
-                        "(baremetal.lifecycle.baremetal_provision_state state: manageable), then retire it.")

@@ -14,6 +14,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabil
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.preconditions import (
+    PRECONDITION_FIELDS, UPDATE_NODE, UPDATE_PORT, Write, node_writes, refusals)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
@@ -25,7 +27,8 @@ PORT_FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid') + PORT_ATTRIBUT
 
 def read_fields(declarations):
     """What is read of each declared node; the client leaves out a field the server is too old for."""
-    fields = NODE_SUMMARY_FIELDS + VIEW_FIELDS + tuple(interface_field(name) for name in INTERFACES)
+    fields = (NODE_SUMMARY_FIELDS + VIEW_FIELDS + tuple(interface_field(name) for name in INTERFACES)
+              + tuple(field for field in PRECONDITION_FIELDS if field not in VIEW_FIELDS + NODE_SUMMARY_FIELDS))
     if any('instance_info' in declaration.declared for declaration in declarations):
         fields += ('instance_info',)
     return fields + wiring.read_fields(declarations)
@@ -103,7 +106,25 @@ def check_change(snapshot, declaration, send_secrets):
                             "or correct the address." % (port['address'], owner['uuid'],
                                                          node_label(other, owner['node_uuid'])))
     change.wiring = wiring.plan(client, declared, node, change)
+    # What Ironic refuses in the node's state (engine/preconditions.py): a new node is judged as enrolled.
+    refused = refusals(node or {'name': declaration.name, 'provision_state': 'enroll'}, planned_writes(change),
+                       label=None if node else '%s (being created)' % declaration.name)
+    if refused:
+        raise NodeError(' '.join(refused))
     return change
+
+
+def planned_writes(change):
+    """The engine.preconditions.Writes the record of a Change sends, in order: the node's fields (a node to be
+    created: the fields of its POST, judged as its first update), its ports' updates, then the moves of its ports
+    between port groups (its wiring)."""
+    if change.node is None:
+        return [Write(UPDATE_NODE, field, value) for field, value in sorted(change.body.items())]
+    writes = node_writes(change.operations)
+    for _port, operations in change.ports.update if change.ports else ():
+        writes += [Write(UPDATE_PORT, operation['path'].split('/')[1], operation['value']) for operation in operations]
+    groups = change.wiring.groups if change.wiring is not None else None
+    return writes + [Write(UPDATE_PORT, 'portgroup_uuid', name) for _address, name in (groups.moves if groups else ())]
 
 
 def plan_changes(client, declarations, send_secrets):

@@ -57,7 +57,8 @@ def apply_change(client, change, check_mode, verify_bmc=True, timeout=1800, cloc
 def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1, timeout=1800, verify_bmc=True):
     """Create, update or delete every declared node. Returns the per-node results, in the declared order.
 
-    Every declaration is checked before the first write; then at most ``concurrency`` nodes are written at
+    Every declaration is checked before the first write (and every node declared absent read, its DELETE judged
+    against what Ironic refuses: node/removal.py read_removals); then at most ``concurrency`` nodes are written at
     once, and a node that fails (or whose new BMC secret Ironic cannot use, with verify_bmc) has its error in
     its result while the others go on.
     """
@@ -70,18 +71,22 @@ def ensure_nodes(client, declarations, update_secrets, check_mode, concurrency=1
     if present:
         changes, read_problems = plan_changes(client, present, send_secrets)
         problems.extend(read_problems)
+    absent = [declaration for declaration in declarations if declaration.state == 'absent']
+    removals = None
+    if absent and not problems:
+        # Loaded only by a task that declares a node absent.
+        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import removal
+        removals, absent_problems = removal.read_removals(client, absent)
+        problems.extend(absent_problems)
     if problems:
         raise refusal(declarations, problems)
     changes = dict((change.declaration.name, change) for change in changes)
     results = run_each([declaration for declaration in declarations if declaration.state == 'present'],
                        lambda declaration: apply_change(client, changes[declaration.name], check_mode, verify_bmc, timeout),
                        concurrency)
-    absent = [declaration for declaration in declarations if declaration.state == 'absent']
     removed = iter(())
     if absent:
-        # Loaded only by a task that declares a node absent.
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.removal import remove_nodes
-        removed = iter(remove_nodes(client, absent, check_mode, timeout, concurrency))
+        removed = iter(removal.remove_nodes(client, absent, check_mode, timeout, concurrency, removals))
     results = iter(results)
     results = [next(removed) if declaration.state == 'absent' else next(results) for declaration in declarations]
     for declaration, result in zip(declarations, results):

@@ -209,7 +209,9 @@ def test_absent_releases_the_node_unless_its_workload_is_active():
     assert ensure(client, params(state='absent'))['changed'] is False
 
     busy = FakeIronic(allocations=[stored()], nodes=[dict(NODE, provision_state='active')])
-    with pytest.raises(BaremetalError, match='which is active: Ironic releases the node of an active workload only'):
+    with pytest.raises(BaremetalError, match="allocation render-01 cannot be released from node gpu-01: Ironic releases "
+                                             "the allocation of a node in active only in maintenance, and it is "
+                                             "'active', not in maintenance"):
         ensure(busy, params(state='absent'))
     assert busy.writes == []
 
@@ -309,7 +311,7 @@ def test_an_element_ironic_cannot_do_refuses_them_all_before_the_first_write():
                             element('held', state='absent')))
     message = str(caught.value)
     assert "allocations[1] (render-01): allocation render-01 exists, and Ironic cannot change it" in message
-    assert 'allocations[2] (held): allocation held holds node busy-01, which is active' in message
+    assert 'allocations[2] (held): allocation held cannot be released from node busy-01' in message
     assert 'new-01' not in message and client.writes == []
 
 

@@ -85,10 +85,6 @@ def test_declaring_the_driver_a_node_already_has_leaves_the_keys_it_keeps_alone(
 
 
 @pytest.mark.parametrize('node, declared, problem', [
-    (None, {'protected': True}, "Ironic protects a node only in active or rescue; this node is in 'enroll' "
-                                "(it is being created)"),
-    ({'provision_state': 'manageable'}, {'protected': True}, "this node is in 'manageable'"),
-    ({'provision_state': 'available'}, {'retired': True}, 'Ironic does not retire an available node'),
     ({'provision_state': 'active'}, {'protected_reason': 'x'}, 'protected_reason is only kept while protected'),
     ({'provision_state': 'manageable', 'retired': False}, {'retired_reason': 'x'}, 'set retired: true as well'),
 ])

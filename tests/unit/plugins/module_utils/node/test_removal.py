@@ -13,6 +13,7 @@ import pytest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import removal
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 
 
@@ -22,6 +23,7 @@ class RecordingClient(object):
     """Holds one node and records every write; any provision request fails the test."""
 
     poll_fields = ('uuid', 'name', 'provision_state', 'target_provision_state')
+    release = None  # the newest
 
     def __init__(self, delete_refused=None, **node):
         self.node = dict({'uuid': 'u-1', 'name': 'n1', 'provision_state': 'active', 'target_provision_state': None,
@@ -85,8 +87,15 @@ def test_keep_workload_deletes_a_node_already_in_maintenance_or_deletable_as_it_
     assert manageable.writes == [('DELETE node', 'u-1')]
 
 
+def test_keep_workload_refuses_a_protected_node_for_the_task_before_any_write():
+    client = RecordingClient(protected=True, protected_reason='prod db')
+    with pytest.raises(NodeError, match='node n1 cannot be deleted: Ironic deletes no protected node, and it is '
+                                        'protected. Set protected: false'):
+        absent(client)
+    assert client.writes == []
+
+
 @pytest.mark.parametrize('node, message', [
-    ({'protected': True, 'protected_reason': 'prod db'}, 'node n1 is protected \\(prod db\\), and Ironic refuses'),
     ({'provision_state': 'deploying', 'target_provision_state': 'active'}, 'node n1 is moving \\(deploying'),
     ({'provision_state': 'active', 'target_provision_state': 'deleted'}, 'node n1 is moving'),
 ])
@@ -152,5 +161,19 @@ def test_the_nodes_that_must_move_before_their_delete_move_in_one_run_of_the_eng
     assert [result['error'] for result in results[:3]] == [None] * 3 and results[4]['changed'] is False
     assert results[3]['error'].startswith('deploy stuck Ironic deletes nodes only in')
     assert [result['name'] for result in results] == ['n0', 'n1', 'n2', 'n3', 'gone']
-    assert sorted(write for write in client.writes if write[0] == 'DELETE node') == [
-        ('DELETE node', 'u-0'), ('DELETE node', 'u-1'), ('DELETE node', 'u-2')]
+    # Ironic deletes a node's ports with the node: none is deleted ahead, so a refused DELETE leaves them.
+    assert sorted(client.writes) == [('DELETE node', 'u-0'), ('DELETE node', 'u-1'), ('DELETE node', 'u-2')]
+
+
+def test_a_delete_ironic_would_refuse_fails_the_task_before_any_node_moves(monkeypatch):
+    def converge(client, targets, **options):
+        raise AssertionError('a node moved')
+
+    monkeypatch.setattr(removal, 'converge', converge)
+    client = Fleet([{'uuid': 'u-0', 'name': 'n0', 'provision_state': 'active', 'maintenance': False},
+                    {'uuid': 'u-1', 'name': 'n1', 'provision_state': 'manageable', 'maintenance': False,
+                     'protected': True}])
+    declarations = [Declaration(name, state='absent', options=Options(allow_destructive=True)) for name in ('n0', 'n1')]
+    with pytest.raises(NodeError, match='node n1 cannot be deleted: Ironic deletes no protected node'):
+        removal.remove_nodes(client, declarations, False, 60)
+    assert client.writes == []
