@@ -194,6 +194,16 @@ CASES = [
     Case(NODE, 'unknown state', {'name': NEW, 'state': 'gone'}, ['value of state must be one of: present, absent']),
     Case(NODE, 'negative timeout', {'name': NEW, 'timeout': -5}, ['timeout must be at least 1, got -5.']),
     Case(NODE, 'new node without a driver', {'name': NEW}, ['Node %s does not exist; set driver to enroll it.' % NEW]),
+    Case(NODE, 'resource_class given a list (Ansible would send its text)',
+         {'name': '{enrolled}', 'resource_class': ['a', 'b']},
+         ["resource_class must be a string, got a list (['a', 'b']): give one string, not a list (Ansible would send "
+          "the text of the whole list to Ironic)."]),
+    Case(NODE, 'a nodes element whose resource_class is a list',
+         {'nodes': [{'name': '{enrolled}', 'resource_class': ['large']}]},
+         ["nodes[0].resource_class must be a string, got a list (['large'])"]),
+    Case(NODE, 'properties.cpus that is not a number', {'name': '{enrolled}', 'properties': {'cpus': 'eight'}},
+         ["properties.cpus must be a whole number (Ironic documents cpus as an integer), got a string 'eight': write "
+          "it as a number, such as cpus: 8."]),
     # -- baremetal_power, baremetal_maintenance, baremetal_node_info --------------------------------------
     Case('baremetal_power', 'unknown power state', {'node': '{enrolled}', 'state': 'on'},
          ['value of state must be one of']),
@@ -234,6 +244,9 @@ CASES = [
     Case('baremetal_node_info', 'auth_type http_basic without credentials',
          {'cloud': None, 'endpoint': 'http://127.0.0.1:6385', 'auth_type': 'http_basic'},
          ["auth_type http_basic needs auth.username and auth.password"]),
+    Case('baremetal_power', 'a select filter given a list',
+         {'select': {'resource_class': ['a']}, 'state': 'powered_on'},
+         ["select.resource_class must be a string, got a list (['a']): give one string, not a list"]),
     # -- baremetal_inspection_rule ------------------------------------------------------------------------
     Case(RULE, 'condition operator Ironic does not know',
          {'name': 'bad-input-rule', 'conditions': [{'op': 'is_empty', 'args': {'value': 'x'}}], 'actions': [TRAIT]},
@@ -259,6 +272,11 @@ CASES = [
     Case('inventory', 'host_address naming a secret key of instance_info',
          {'host_address': 'instance_info:image_pull_secret'},
          ["host_address names instance_info key 'image_pull_secret', which is named like a secret"]),
+    Case('inventory', 'a misspelled key (host_adress)', {'host_adress': 'extra:ssh_address'},
+         ["'host_adress' is not an option of baremetal.lifecycle.ironic (did you mean 'host_address'?): correct it or "
+          "remove it."]),
+    Case('inventory', 'a filter given a list', {'filters': {'resource_class': ['a', 'b']}},
+         ["filters.resource_class must be one value (a string, a number, true or false), got a list (['a', 'b'])"]),
     # -- baremetal_deploy_template ------------------------------------------------------------------------
     Case(DT, 'name that is not a trait', {'name': 'hyperthreading-off', 'steps': [DEPLOY_TEMPLATE_STEP]},
          ["name 'hyperthreading-off' must be a trait: CUSTOM_ followed by capitals, digits and underscores"]),

@@ -104,3 +104,13 @@ def test_elements_inherit_the_tasks_states_and_options_and_an_absent_one_declare
     assert c.states == states() and check_declarations([c]) == []
     own = declared(dict(params, nodes=[{'name': 'c', 'state': 'absent', 'power': 'powered_off'}]))
     assert 'cannot also declare power' in check_declarations(own)[0][1]
+
+
+def test_integer_properties_given_as_digits_are_declared_as_integers_and_each_node_is_warned():
+    declarations = declared(task([element('a', properties={'cpus': '8', 'cpu_arch': 'x86_64'}),
+                                  element('b', properties={'cpus': 8})]))
+    assert [d.declared['properties'] for d in declarations] == [{'cpus': 8, 'cpu_arch': 'x86_64'}, {'cpus': 8}]
+    assert declarations[0].warnings == [
+        "nodes[0] (a): properties.cpus was given as the string '8' and is sent to Ironic as the integer 8: write it as "
+        "a number (cpus: 8); arguments written name=value (properties=cpus=8) and templated values are strings."]
+    assert declarations[1].warnings == []

@@ -7,6 +7,7 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import record_checks
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError, declared_record
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import check_declaration
@@ -107,3 +108,35 @@ def test_flags_ironic_would_refuse_are_refused_before_anything_is_sent(node, dec
 ])
 def test_flags_ironic_takes_pass(node, declared):
     record_checks.check_flags(node, declared)
+
+
+def test_integer_properties_given_as_strings_of_digits_become_integers_with_a_warning_naming_each():
+    given = {'cpus': '8', 'memory_mb': 4096, 'local_gb': ' 100 ', 'cpu_arch': '64'}
+    properties, warnings = record_checks.integer_properties(given)
+    assert properties == {'cpus': 8, 'memory_mb': 4096, 'local_gb': 100, 'cpu_arch': '64'}
+    assert given['cpus'] == '8'  # the declaration given is left as it is
+    assert warnings == [
+        "properties.cpus was given as the string '8' and is sent to Ironic as the integer 8: write it as a number "
+        "(cpus: 8); arguments written name=value (properties=cpus=8) and templated values are strings.",
+        "properties.local_gb was given as the string ' 100 ' and is sent to Ironic as the integer 100: write it as a "
+        "number (local_gb: 100); arguments written name=value (properties=local_gb=100) and templated values are "
+        "strings."]
+    assert [secrets.masked_text(warning) for warning in warnings] == warnings  # nothing in them looks secret
+    assert record_checks.integer_properties({'cpus': 8}) == ({'cpus': 8}, [])
+    assert record_checks.integer_properties(None) == (None, [])
+
+
+@pytest.mark.parametrize('value, given', [
+    ('eight', "a string 'eight'"), ('8GB', "a string '8GB'"), (8.0, 'a number 8.0'), (['8'], "a list ['8']"),
+    (True, 'a boolean True'), ('-8', "a string '-8'"), ('٨', "a string '٨'"),
+])
+def test_an_integer_property_that_is_not_a_whole_number_is_refused_naming_it(value, given):
+    with pytest.raises(NodeError) as error:
+        check_declaration(declared_record(params(properties={'cpus': value, 'cpu_arch': 'x86_64'})))
+    assert str(error.value) == ('properties.cpus must be a whole number (Ironic documents cpus as an integer), got %s: '
+                                'write it as a number, such as cpus: 8.' % given)
+
+
+def test_integer_properties_that_are_numbers_digits_or_removed_pass():
+    check_declaration(declared_record(params(properties={'cpus': 8, 'memory_mb': '4096', 'local_gb': None,
+                                                         'cpu_arch': 'x86_64', 'vendor': ['x']})))
