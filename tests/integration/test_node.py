@@ -137,8 +137,8 @@ def test_dict_fields_are_updated_key_by_key_and_inspected_keys_survive(ironic, r
     assert_no_write(ironic, mark)
 
 
-def test_integer_properties_given_as_strings_of_digits_are_written_as_integers_with_a_warning(raw, run_module,
-                                                                                               fresh_node):
+def test_integer_properties_given_as_strings_of_digits_are_written_as_integers_with_a_warning(
+        raw, run_module, fresh_node):
     # properties=cpus=8 (key=value) or a templated value hands the module the string "8": Ironic would store it so.
     node = fresh_node(properties={'cpu_arch': 'x86_64'})
     result = run_module('baremetal_node', name=node['name'], properties={'cpus': '8', 'memory_mb': 4096})

@@ -121,7 +121,6 @@ def _properties(node, value):
     return properties
 
 
-
 def _instance_info(node, value):
     if not isinstance(value, Mapping):
         node.cannot('instance_info', 'must be a mapping')

@@ -21,13 +21,13 @@ def test_a_misspelled_key_of_the_file_is_refused_with_the_option_it_may_mean():
         "'host_adress' is not an option of baremetal.lifecycle.ironic (did you mean 'host_address'?): correct it or "
         "remove it."]
     assert config_errors({'plugin': 'baremetal.lifecycle.ironic', 'host_address': 'none', 'cache': True},
-                                KNOWN) == []
+                         KNOWN) == []
 
 
 def test_option_values_of_the_wrong_type_are_refused_naming_the_option():
     assert config_errors({'host_address': ['extra:ip'], 'api_timeout': {'a': 1}, 'cloud': ['x'],
-                                 'filters': {'resource_class': ['a', 'b'], 'maintenance': False, 'owner': 'team'}},
-                                KNOWN) == [
+                          'filters': {'resource_class': ['a', 'b'], 'maintenance': False, 'owner': 'team'}},
+                         KNOWN) == [
         'api_timeout must be a whole number, got a dictionary ({\'a\': 1}): give one whole number, not a dictionary.',
         "host_address must be a string, got a list (['extra:ip']): give one string, not a list.",
         "filters.resource_class must be one value (a string, a number, true or false), got a list (['a', 'b']): "
