@@ -16,7 +16,7 @@ __metaclass__ = type
 
 from collections.abc import Mapping
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import (
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
     INTEGER_PROPERTIES, integer_properties, is_integer_property)
 
 # The legacy sections of driver_info, flattened into it (as openstack.cloud.baremetal_node, which Bifrost enrolls
@@ -25,7 +25,7 @@ DRIVER_INFO_SECTIONS = ('power', 'deploy', 'management', 'console')
 
 # Bifrost's property names -> Ironic's. Bifrost's inventory writes the integer ones (cpus, ram, disk_size) as strings
 # ("cpus": "2"): a string of decimal digits is that format's own way of writing the number, and becomes the integer
-# here without a warning (record_checks.integer_properties); any other value that is not a whole number is refused.
+# here without a warning (record.integer_properties); any other value that is not a whole number is refused.
 PROPERTIES = {'cpu_arch': 'cpu_arch', 'cpus': 'cpus', 'ram': 'memory_mb', 'disk_size': 'local_gb',
               'root_device': 'root_device', 'capabilities': 'capabilities'}
 

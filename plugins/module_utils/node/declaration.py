@@ -8,10 +8,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import NODE_OPTION_TYPES, Options
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError, declared_record
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
+    NodeError, declared_record, integer_properties)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import (
-    check_declaration, integer_properties)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import check_declaration
 
 # What a declaration says of its node besides the record, which node/stages.py brings about after the record (a
 # field left out, None, is left alone): provision_state (a states.DECLARABLE_STATES), maintenance (true or false)
@@ -67,7 +67,7 @@ def declarations_of(params, targets):
 
 def _with_integer_properties(declaration):
     """The declaration with the integer properties it gives as strings of digits ("8") as integers, each with a
-    warning (record_checks.integer_properties); check_declaration refuses the other values that are not integers."""
+    warning (record.integer_properties); check_declaration refuses the other values that are not integers."""
     properties, warnings = integer_properties(declaration.declared.get('properties'))
     if warnings:
         declaration.declared['properties'] = properties

@@ -16,7 +16,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import driver_info
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_schemas import SUPPORTED_HARDWARE_TYPES
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import DICT_FIELDS, NodeError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
+    DICT_FIELDS, INTEGER_PROPERTIES, NodeError, is_integer_property)
 
 # A reason field and the flag it needs: Ironic refuses the reason while the flag is false, and clears it
 # when the flag is cleared.
@@ -24,13 +25,6 @@ REASON_FLAGS = (('protected_reason', 'protected'), ('retired_reason', 'retired')
 
 # Ironic makes a node protected only in these provision states.
 PROTECTABLE_STATES = ('active', 'rescue')
-
-# The node properties Ironic documents as integers (and the Nova and Placement scheduling that reads them): Ironic
-# stores whatever JSON it is given, so "8" would stay a string. Ansible's key=value parsing (properties=cpus=8) and
-# templated values make strings of them: a string of decimal digits is sent as the integer with a warning
-# (integer_properties); any other value that is not a whole number is refused (integer_property_errors).
-INTEGER_PROPERTIES = ('cpus', 'local_gb', 'memory_mb')
-
 
 def check_declaration(declared, validate_driver_info=True):
     """What can be checked before asking Ironic anything. Raises NodeError listing every problem."""
@@ -56,15 +50,6 @@ def check_declaration(declared, validate_driver_info=True):
         raise NodeError(_sentences(errors))
 
 
-def _is_digits(value):
-    return isinstance(value, str) and value.strip().isdigit() and value.strip().isascii()
-
-
-def is_integer_property(value):
-    """Whether a value of an INTEGER_PROPERTIES key is taken: an integer, or a string of decimal digits."""
-    return isinstance(value, int) and not isinstance(value, bool) or _is_digits(value)
-
-
 def integer_property_errors(properties, where='properties'):
     """Problems of the INTEGER_PROPERTIES of declared properties: each must be a whole number (or a string of
     decimal digits, which integer_properties converts); null removes the key."""
@@ -80,24 +65,6 @@ def integer_property_errors(properties, where='properties'):
 
 def _a(noun):
     return ('an ' if noun[0] in 'aeiou' else 'a ') + noun
-
-
-def integer_properties(properties, where='properties'):
-    """(properties, warnings): the INTEGER_PROPERTIES given as strings of decimal digits turned into integers, each
-    with a warning that names it; properties itself is left as it is."""
-    converted = [name for name in INTEGER_PROPERTIES if _is_digits((properties or {}).get(name))]
-    if not converted:
-        return properties, []
-    properties = dict(properties)
-    warnings = []
-    for name in converted:
-        text = properties[name]
-        properties[name] = int(text.strip())
-        warnings.append('%s.%s was given as the string %r and is sent to Ironic as the integer %d: write it as a '
-                        'number (%s: %d); arguments written name=value (properties=%s=%s) and templated values are '
-                        'strings.'
-                        % (where, name, text, properties[name], name, properties[name], name, text.strip()))
-    return properties, warnings
 
 
 def check_driver_info(declared, driver, current_driver_info, current_driver=None):

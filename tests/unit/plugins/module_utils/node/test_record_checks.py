@@ -7,7 +7,6 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import record_checks
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError, declared_record
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import check_declaration
@@ -108,22 +107,6 @@ def test_flags_ironic_would_refuse_are_refused_before_anything_is_sent(node, dec
 ])
 def test_flags_ironic_takes_pass(node, declared):
     record_checks.check_flags(node, declared)
-
-
-def test_integer_properties_given_as_strings_of_digits_become_integers_with_a_warning_naming_each():
-    given = {'cpus': '8', 'memory_mb': 4096, 'local_gb': ' 100 ', 'cpu_arch': '64'}
-    properties, warnings = record_checks.integer_properties(given)
-    assert properties == {'cpus': 8, 'memory_mb': 4096, 'local_gb': 100, 'cpu_arch': '64'}
-    assert given['cpus'] == '8'  # the declaration given is left as it is
-    assert warnings == [
-        "properties.cpus was given as the string '8' and is sent to Ironic as the integer 8: write it as a number "
-        "(cpus: 8); arguments written name=value (properties=cpus=8) and templated values are strings.",
-        "properties.local_gb was given as the string ' 100 ' and is sent to Ironic as the integer 100: write it as a "
-        "number (local_gb: 100); arguments written name=value (properties=local_gb=100) and templated values are "
-        "strings."]
-    assert [secrets.masked_text(warning) for warning in warnings] == warnings  # nothing in them looks secret
-    assert record_checks.integer_properties({'cpus': 8}) == ({'cpus': 8}, [])
-    assert record_checks.integer_properties(None) == (None, [])
 
 
 @pytest.mark.parametrize('value, given', [
