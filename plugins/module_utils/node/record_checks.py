@@ -26,6 +26,7 @@ REASON_FLAGS = (('protected_reason', 'protected'), ('retired_reason', 'retired')
 # Ironic makes a node protected only in these provision states.
 PROTECTABLE_STATES = ('active', 'rescue')
 
+
 def check_declaration(declared, validate_driver_info=True):
     """What can be checked before asking Ironic anything. Raises NodeError listing every problem."""
     errors = _port_errors(declared.get('ports')) + wiring.declaration_errors(declared)
