@@ -317,6 +317,10 @@ CASES = [
          ['Set fleet_nodes or fleet_file, not both.']),
     Case('role:fleet', 'unknown provision state', {'fleet_nodes': [FLEET_NODE], 'fleet_provision_state': 'deployed'},
          ['fleet_provision_state', 'deployed']),
+    Case('role:fleet', 'properties.cpus that is not a number (refused before any node is enrolled)',
+         {'fleet_nodes': [dict(FLEET_NODE, properties={'cpus': 'eight'})]},
+         ["fleet[0] (%s): properties.cpus must be a whole number (Ironic documents cpus as an integer), got a string "
+          "'eight': write it as a number, such as cpus: 8." % NEW]),
     Case('role:ironic_standalone', 'unknown state', {'ironic_standalone_state': 'running'},
          ['ironic_standalone_state', 'running']),
     Case('role:ironic_standalone', 'address that is not loopback',
