@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import driver_info as schemas
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import integer_property_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import validate
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import MissingLibrary, import_library
@@ -191,6 +192,9 @@ def fleet_errors(nodes, schema, settings=None):
     for index, node in enumerate(nodes):
         if isinstance(node, Mapping):
             messages.extend('%s: %s' % (_node_label(nodes, index), text) for text in _driver_info_messages(node))
+            # As baremetal_node takes them: "8" becomes 8 (with a warning, once declared), "eight" is refused.
+            messages.extend('%s: %s' % (_node_label(nodes, index), text)
+                            for text in integer_property_errors(node.get('properties')))
     return messages + _uuid_name_messages(nodes) + _duplicate_messages(nodes)
 
 

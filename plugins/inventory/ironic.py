@@ -36,6 +36,10 @@ description:
     (see EXAMPLES). O(controller_connection) restores the connection of earlier versions, where every host ran its
     tasks on the controller."
   - Strings read from Ironic are never templated.
+  - A key of the inventory file that is no option of this plugin (a misspelled V(host_adress)), and an option value
+    of another type than the option's (a list for a string, a list as a value of O(filters)), fail the inventory
+    naming the key and the fix, before Ironic is asked anything. Ansible itself ignores unknown keys of an inventory
+    plugin's file.
 author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
@@ -180,6 +184,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import is_secret_name, masked, public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_options
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._compat import trusted_template, untrusted
+from ansible_collections.baremetal.lifecycle.plugins.plugin_utils.inventory_file import check_file
 
 # The node fields that become host variables; driver_info is masked, instance_info is only requested for
 # host_address, and only its chosen key is kept.
@@ -284,6 +289,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             # verified"; the inventory manager, asking every plugin, takes an error as a refusal.
             raise AnsibleParserError(NAMING_RULE % path)
         return False
+
+    def set_options(self, task_keys=None, var_options=None, direct=None):
+        """The options of the inventory file (direct), refused whole when inventory_file.check_file finds a problem."""
+        check_file(direct, self._load_name)
+        super(InventoryModule, self).set_options(task_keys=task_keys, var_options=var_options, direct=direct)
 
     def parse(self, inventory, loader, path, cache=True):
         super(InventoryModule, self).parse(inventory, loader, path, cache)

@@ -107,7 +107,8 @@ options:
         description: As O(validate_driver_info); the task's value when not given.
         type: bool
       properties:
-        description: Keys of the node's C(properties).
+        description: Keys of the node's C(properties); C(cpus), C(memory_mb) and C(local_gb) as O(properties) takes
+          them.
         type: dict
       resource_class:
         description: The resource class.
@@ -365,6 +366,10 @@ options:
     description:
       - Keys of the node's C(properties), for example C(cpu_arch), C(memory_mb) or C(root_device).
       - A key given as null is removed. Keys not given, such as those inspection fills in, are left alone.
+      - C(cpus), C(memory_mb) and C(local_gb) are integers, as Ironic documents them. Given as a string of decimal
+        digits (V(properties=cpus=8) in C(name=value) form, or a templated value, makes V("8")), the value is sent as
+        the integer with a warning that names the property; any other value that is not a whole number (V(eight),
+        V(8GB), V(8.5), a list) is refused before anything is sent.
     type: dict
   resource_class:
     description:

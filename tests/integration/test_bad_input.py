@@ -230,6 +230,16 @@ CASES = [
          ["pxe_enabled of a port of node {allocated} cannot change: Ironic changes a port's pxe_enabled, "
           "physical_network, local_link_connection or port group only in enroll, inspecting, inspect wait or "
           "manageable, or in maintenance, and it is 'available'", 'Bring it to manageable first']),
+    Case(NODE, 'resource_class given a list (Ansible would send its text)',
+         {'name': '{enrolled}', 'resource_class': ['a', 'b']},
+         ["resource_class must be a string, got a list (['a', 'b']): give one string, not a list (Ansible would send "
+          "the text of the whole list to Ironic)."]),
+    Case(NODE, 'a nodes element whose resource_class is a list',
+         {'nodes': [{'name': '{enrolled}', 'resource_class': ['large']}]},
+         ["nodes[0].resource_class must be a string, got a list (['large'])"]),
+    Case(NODE, 'properties.cpus that is not a number', {'name': '{enrolled}', 'properties': {'cpus': 'eight'}},
+         ["properties.cpus must be a whole number (Ironic documents cpus as an integer), got a string 'eight': write "
+          "it as a number, such as cpus: 8."]),
     # -- baremetal_power, baremetal_maintenance, baremetal_node_info --------------------------------------
     Case('baremetal_power', 'unknown power state', {'node': '{enrolled}', 'state': 'on'},
          ['value of state must be one of']),
@@ -285,6 +295,9 @@ CASES = [
     Case('baremetal_node_info', 'auth_type http_basic without credentials',
          {'cloud': None, 'endpoint': 'http://127.0.0.1:6385', 'auth_type': 'http_basic'},
          ["auth_type http_basic needs auth.username and auth.password"]),
+    Case('baremetal_power', 'a select filter given a list',
+         {'select': {'resource_class': ['a']}, 'state': 'powered_on'},
+         ["select.resource_class must be a string, got a list (['a']): give one string, not a list"]),
     # -- baremetal_inspection_rule ------------------------------------------------------------------------
     Case(RULE, 'condition operator Ironic does not know',
          {'name': 'bad-input-rule', 'conditions': [{'op': 'is_empty', 'args': {'value': 'x'}}], 'actions': [TRAIT]},
@@ -310,6 +323,11 @@ CASES = [
     Case('inventory', 'host_address naming a secret key of instance_info',
          {'host_address': 'instance_info:image_pull_secret'},
          ["host_address names instance_info key 'image_pull_secret', which is named like a secret"]),
+    Case('inventory', 'a misspelled key (host_adress)', {'host_adress': 'extra:ssh_address'},
+         ["'host_adress' is not an option of baremetal.lifecycle.ironic (did you mean 'host_address'?): correct it or "
+          "remove it."]),
+    Case('inventory', 'a filter given a list', {'filters': {'resource_class': ['a', 'b']}},
+         ["filters.resource_class must be one value (a string, a number, true or false), got a list (['a', 'b'])"]),
     # -- baremetal_deploy_template ------------------------------------------------------------------------
     Case(DT, 'name that is not a trait', {'name': 'hyperthreading-off', 'steps': [DEPLOY_TEMPLATE_STEP]},
          ["name 'hyperthreading-off' must be a trait: CUSTOM_ followed by capitals, digits and underscores"]),
@@ -354,6 +372,10 @@ CASES = [
          {'fleet_nodes': [dict(FLEET_NODE, ports=[{'address': '52:54:00:12:34'}])]},
          ["fleet[0] (bad-input-new-node): ports[0].address '52:54:00:12:34' is not a MAC address; write six "
           'hexadecimal octets separated by colons, for example 52:54:00:12:34:56.']),
+    Case('role:fleet', 'properties.cpus that is not a number (refused before any node is enrolled)',
+         {'fleet_nodes': [dict(FLEET_NODE, properties={'cpus': 'eight'})]},
+         ["fleet[0] (%s): properties.cpus must be a whole number (Ironic documents cpus as an integer), got a string "
+          "'eight': write it as a number, such as cpus: 8." % NEW]),
     Case('role:ironic_standalone', 'unknown state', {'ironic_standalone_state': 'running'},
          ['ironic_standalone_state', 'running']),
     Case('role:ironic_standalone', 'address that is not loopback',

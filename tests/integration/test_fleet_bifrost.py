@@ -71,14 +71,15 @@ def test_a_bifrost_inventory_is_enrolled_kept_in_sync_and_a_rerun_writes_nothing
         assert node['provision_state'] == 'manageable'
         assert node['driver_info'] == {'deploy_kernel': 'http://127.0.0.1:9/ipa.kernel',
                                        'deploy_ramdisk': 'http://127.0.0.1:9/ipa.initramfs'}
-        assert node['properties'] == {'cpu_arch': 'x86_64', 'cpus': '16', 'memory_mb': '32768', 'local_gb': '480',
+        # Bifrost writes the integer properties as strings of digits: Ironic gets the integers it documents.
+        assert node['properties'] == {'cpu_arch': 'x86_64', 'cpus': 16, 'memory_mb': 32768, 'local_gb': 480,
                                       'root_device': {'name': '/dev/sda'}}
         assert node['extra'] == {'ipv4_address': '192.0.2.21', 'ipv4_gateway': '192.0.2.1', 'host_groups': ['compute']}
         assert ports_of(ironic, a) == [
             ('52:54:%s:01' % _octets(tag), {'switch_id': '0c:29:ef:00:00:01', 'port_id': 'Ethernet1/1'}),
             ('52:54:%s:02' % _octets(tag), {})]
         node = ironic.api('GET', '/nodes/%s' % b)
-        assert node['properties'] == {'cpu_arch': 'x86_64', 'memory_mb': '16384', 'capabilities': 'boot_mode:uefi'}
+        assert node['properties'] == {'cpu_arch': 'x86_64', 'memory_mb': 16384, 'capabilities': 'boot_mode:uefi'}
         assert node['instance_info'] == {'image_source': 'http://127.0.0.1:9/os.qcow2'}
         assert ironic.api('GET', '/nodes/%s' % c)['provision_state'] == 'manageable'
 
@@ -94,7 +95,7 @@ def test_a_bifrost_inventory_is_enrolled_kept_in_sync_and_a_rerun_writes_nothing
         mark = ironic.log_mark()
         rc, output = run_playbook(PLAYBOOK, {'fleet_file': str(path)})
         assert rc == 0, output
-        assert ironic.api('GET', '/nodes/%s' % b)['properties']['memory_mb'] == '65536'
+        assert ironic.api('GET', '/nodes/%s' % b)['properties']['memory_mb'] == 65536
         assert [port[0] for port in ports_of(ironic, b)] == ['52:54:%s:03' % _octets(tag), '52:54:%s:04' % _octets(tag)]
         writes = ironic.write_requests_since(mark)
         b_uuid = ironic.api('GET', '/nodes/%s' % b)['uuid']

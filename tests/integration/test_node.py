@@ -137,6 +137,22 @@ def test_dict_fields_are_updated_key_by_key_and_inspected_keys_survive(ironic, r
     assert_no_write(ironic, mark)
 
 
+def test_integer_properties_given_as_strings_of_digits_are_written_as_integers_with_a_warning(
+        raw, run_module, fresh_node):
+    # properties=cpus=8 (key=value) or a templated value hands the module the string "8": Ironic would store it so.
+    node = fresh_node(properties={'cpu_arch': 'x86_64'})
+    result = run_module('baremetal_node', name=node['name'], properties={'cpus': '8', 'memory_mb': 4096})
+    assert result['changed'] is True, result
+    assert raw.node(node['uuid'])['properties'] == {'cpu_arch': 'x86_64', 'cpus': 8, 'memory_mb': 4096}
+    # ansible-core 2.19 and later hand warnings over as WarningSummary objects.
+    warnings = [warning if isinstance(warning, str) else warning['event']['msg'] for warning in result['warnings']]
+    assert warnings == [
+        "properties.cpus was given as the string '8' and is sent to Ironic as the integer 8: write it as a number "
+        "(cpus: 8); arguments written name=value (properties=cpus=8) and templated values are strings."]
+    again = run_module('baremetal_node', name=node['name'], properties={'cpus': 8, 'memory_mb': 4096})
+    assert again['changed'] is False and not again.get('warnings'), again
+
+
 def test_ports_and_traits_become_exactly_the_lists_given(ironic, run_module, new_name):
     name, kept, dropped, added = new_name(), new_mac(), new_mac(), new_mac()
     created = run_module('baremetal_node', name=name, driver='fake-hardware', traits=['CUSTOM_A', 'CUSTOM_B'],

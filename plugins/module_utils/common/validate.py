@@ -16,6 +16,7 @@ __metaclass__ = type
 import re
 from collections.abc import Mapping
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 
 
@@ -319,6 +320,111 @@ def check_distinct_nodes(found):
     errors = ['nodes names node %s more than once (%s): list each node once.' % (uuid_, ', '.join(sorted(idents)))
               for uuid_, idents in sorted(by_uuid.items()) if len(idents) > 1]
     raise_errors(errors)
+
+
+# -- option values of another type than the argument spec's ------------------------------------------------------
+
+# What each scalar type of an argument spec is called in a message, and what to write instead of a list or a
+# dictionary. Ansible turns a list or a dictionary given for a str or path option into its Python text ("['a', 'b']")
+# and sends that on: ansible-core 2.16 still passes string_conversion_action to modules but no longer reads it
+# (deprecated, "no longer used in the Ansible Core code base"), and 2.19 to 2.21 removed it, so every supported
+# release converts without a word. int, float and bool options Ansible refuses itself, with a message that names no
+# fix; the same rule names one for them too. A string of digits for an int ("8") and "yes" for a bool stay Ansible's
+# documented conversions, and a number for a str (name: 123) stays a string, as Ansible makes it.
+SCALAR_TYPES = {
+    'str': ('a string', 'give one string'),
+    'path': ('a path', 'give one path'),
+    'int': ('a whole number', 'give one whole number'),
+    'float': ('a number', 'give one number'),
+    'bool': ('true or false', 'give true or false'),
+}
+# The types Ansible would turn a list or a dictionary into the text of (above), rather than refuse it.
+TEXT_TYPES = ('str', 'path')
+
+
+def type_name(value):
+    """What a value given to an option is, as a message says it: a list, a dictionary, a string, a number..."""
+    if isinstance(value, Mapping):
+        return 'dictionary'
+    if isinstance(value, (list, tuple)):
+        return 'list'
+    if isinstance(value, bool):
+        return 'boolean'
+    if isinstance(value, int):
+        return 'whole number'
+    if isinstance(value, float):
+        return 'number'
+    if isinstance(value, str):
+        return 'string'
+    return type(value).__name__
+
+
+def wrong_type_error(where, value, expected, secret=None, by_ansible=True):
+    """The message for a value of another type than expected (a key of SCALAR_TYPES) at where (select.resource_class,
+    nodes[2].resource_class): the type given, the value unless it may be secret (secret, or when None a key of where
+    named like a secret), and what to write. by_ansible: the value is an option's, which Ansible would have converted
+    (TEXT_TYPES), and the message says so."""
+    wanted, fix = SCALAR_TYPES[expected]
+    given = type_name(value)
+    if secret is None:
+        secret = secrets.is_secret_path(where.replace('[', '.').split('.'))
+    shown = '' if secret else ' (%s)' % _shortened(value)
+    message = '%s must be %s, got a %s%s: %s, not a %s' % (where, wanted, given, shown, fix, given)
+    if by_ansible and expected in TEXT_TYPES:
+        message += ' (Ansible would send the text of the whole %s to Ironic)' % given
+    return message + '.'
+
+
+def option_type_errors(params, argument_spec, by_ansible=True):
+    """Option values, as the task gave them (before AnsibleModule converts them), that are a list or a dictionary
+    where the argument spec says a scalar type (SCALAR_TYPES): at any depth, in suboptions, in each element of a
+    list option (elements: str, or elements: dict with options). Derived from the spec, the same for every module.
+    A value under a no_log option, or under a key named like a secret (unless its spec says no_log: false, as
+    secrets.no_log_values judges an option), is never quoted. by_ansible: as
+    wrong_type_error (false for an inventory plugin's options, which Ansible refuses rather than converts)."""
+    return _suboption_type_errors(None, params, argument_spec, False, by_ansible)
+
+
+def _value_type_errors(where, value, spec, secret, by_ansible):
+    kind = spec.get('type', 'str')
+    if kind in SCALAR_TYPES:
+        if isinstance(value, (Mapping, list, tuple)):
+            return [wrong_type_error(where, value, kind, secret, by_ansible)]
+        return []
+    if kind == 'list' and isinstance(value, (list, tuple)):
+        errors = []
+        element_spec = dict(type=spec.get('elements'))
+        for index, item in enumerate(value):
+            item_where = '%s[%d]' % (where, index)
+            if spec.get('elements') == 'dict' and spec.get('options'):
+                errors.extend(_suboption_type_errors(item_where, item, spec['options'], secret, by_ansible))
+            elif spec.get('elements') in SCALAR_TYPES and item is not None:
+                errors.extend(_value_type_errors(item_where, item, element_spec, secret, by_ansible))
+        return errors
+    if kind == 'dict' and spec.get('options'):
+        return _suboption_type_errors(where, value, spec['options'], secret, by_ansible)
+    return []
+
+
+def _suboption_type_errors(where, value, options, secret, by_ansible):
+    """The errors of the options (of an argument spec) value gives, each under its name or alias, named from where."""
+    errors = []
+    if not isinstance(value, Mapping):
+        return errors
+    for name, spec in (options or {}).items():
+        for key in [name] + list(spec.get('aliases') or ()):
+            if key in value and value[key] is not None:
+                no_log = spec.get('no_log')
+                secret_key = no_log is True or no_log is not False and secrets.is_secret_name(key)
+                errors.extend(_value_type_errors(key if where is None else '%s.%s' % (where, key), value[key], spec,
+                                                 secret or secret_key, by_ansible))
+    return errors
+
+
+def _shortened(value):
+    """A value's repr, cut short as _quoted cuts a text."""
+    text = repr(value)
+    return text if len(text) <= 60 else '%s... (%d characters)' % (text[:40], len(text))
 
 
 def _quoted(value):

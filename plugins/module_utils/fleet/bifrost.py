@@ -16,12 +16,16 @@ __metaclass__ = type
 
 from collections.abc import Mapping
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
+    INTEGER_PROPERTIES, integer_properties, is_integer_property)
+
 # The legacy sections of driver_info, flattened into it (as openstack.cloud.baremetal_node, which Bifrost enrolls
 # with, flattens them).
 DRIVER_INFO_SECTIONS = ('power', 'deploy', 'management', 'console')
 
-# Bifrost's property names -> Ironic's; values are kept as written (Bifrost enrolls them so, often as strings, and
-# the records it made then need no change).
+# Bifrost's property names -> Ironic's. Bifrost's inventory writes the integer ones (cpus, ram, disk_size) as strings
+# ("cpus": "2"): a string of decimal digits is that format's own way of writing the number, and becomes the integer
+# here without a warning (record.integer_properties); any other value that is not a whole number is refused.
 PROPERTIES = {'cpu_arch': 'cpu_arch', 'cpus': 'cpus', 'ram': 'memory_mb', 'disk_size': 'local_gb',
               'root_device': 'root_device', 'capabilities': 'capabilities'}
 
@@ -107,10 +111,13 @@ def _properties(node, value):
         return None
     properties = {}
     for key, item in value.items():
-        if key in PROPERTIES:
-            properties[PROPERTIES[key]] = item
-        else:
+        if key not in PROPERTIES:
             node.cannot('properties.%s' % key)
+        elif PROPERTIES[key] in INTEGER_PROPERTIES and item is not None and not is_integer_property(item):
+            node.cannot('properties.%s' % key, 'must be a whole number, got %r' % (item,))
+        else:
+            properties[PROPERTIES[key]] = item
+    properties, _warnings = integer_properties(properties)
     return properties
 
 

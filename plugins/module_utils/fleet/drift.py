@@ -78,8 +78,12 @@ def _item(field, declared, reported):
 
 
 def _record_drift(declared, node):
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import node_changes, traits_change
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
+        integer_properties, node_changes, traits_change)
     record = dict((field, declared[field]) for field in RECORD_FIELDS if field in declared)
+    if isinstance(record.get('properties'), dict):
+        # As baremetal_node declares them: "8" for cpus is the integer 8 it writes.
+        record['properties'], _warnings = integer_properties(record['properties'])
     _operations, before, after = node_changes(node, record, send_secrets=False)
     items = []
     for field in sorted(set(before) | set(after)):

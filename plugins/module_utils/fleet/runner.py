@@ -14,7 +14,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes, did_you_mean
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import (
+    check_distinct_nodes, did_you_mean, type_name, wrong_type_error)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import (
@@ -57,16 +58,19 @@ class Target(object):
         self.item = None
 
 
-def _wrong_type(value, expected):
-    """Why value is not what a per-node option expects (a tuple of choices, or bool, list, dict, str), or None."""
+def _wrong_type(where, value, expected):
+    """Why value (at where) is not what a per-node option expects (a tuple of choices, or bool, list, dict, str), or
+    None. A list or a dictionary for a string is refused as an option's is (validate.wrong_type_error)."""
     if isinstance(expected, tuple):
-        return None if value in expected else 'must be one of %s, not %r' % (', '.join(expected), value)
+        return None if value in expected else '%s must be one of %s, not %r' % (where, ', '.join(expected), value)
     if expected is list and not (isinstance(value, list) and all(isinstance(item, dict) for item in value)):
-        return 'must be a list of steps, each a dictionary'
+        return '%s must be a list of steps, each a dictionary' % where
     if expected is bool and not isinstance(value, bool):
-        return 'must be true or false, not %r' % (value,)
-    if expected in (dict, str) and not isinstance(value, expected):
-        return 'must be a %s' % ('dictionary' if expected is dict else 'string')
+        return wrong_type_error(where, value, 'bool', by_ansible=False).rstrip('.')
+    if expected is str and not isinstance(value, str):
+        return wrong_type_error(where, value, 'str', by_ansible=False).rstrip('.')
+    if expected is dict and not isinstance(value, dict):
+        return '%s must be a dictionary, got a %s' % (where, type_name(value))
     return None
 
 
@@ -95,9 +99,9 @@ def targets_from_elements(elements, defaults, types):
             ident = element['node']
             settings = dict((key, element[key] if element.get(key) is not None else value)
                             for key, value in defaults.items())
-            wrong = ['%s.%s %s' % (where, key, _wrong_type(element[key], expected))
-                     for key, expected in types.items() if element.get(key) is not None
-                     and _wrong_type(element[key], expected)]
+            wrong = [_wrong_type('%s.%s' % (where, key), element[key], expected)
+                     for key, expected in types.items() if element.get(key) is not None]
+            wrong = [problem for problem in wrong if problem]
             if wrong:
                 errors.append('%s.' % '; '.join(wrong))
                 continue

@@ -9,7 +9,8 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets, validate
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import NODE_OPTION_TYPES, Options
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import NodeError, declared_record
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
+    NodeError, declared_record, integer_properties)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import check_declaration
 
@@ -46,6 +47,8 @@ class Declaration(object):
         self.options = options or Options()
         # With state absent: delete the record without a provision move, the workload kept (writer.ensure_absent).
         self.keep_workload = bool(keep_workload)
+        # What the task is told of the declaration, in the node's result (writer.apply_change).
+        self.warnings = []
 
     def prefixed(self, message):
         return '%s: %s' % (self.label, message) if self.label else message
@@ -79,6 +82,21 @@ def declarations_of(params, targets):
     select, each selected node (as read) gets the task's record. A node without a name cannot be declared:
     baremetal_node finds nodes by name. An element declared absent takes the task's keep_workload unless it sets
     its own; one declared present takes only its own."""
+    return [_with_integer_properties(declaration) for declaration in _checked_declarations(params, targets)]
+
+
+def _with_integer_properties(declaration):
+    """The declaration with the integer properties it gives as strings of digits ("8") as integers, each with a
+    warning (record.integer_properties); check_declaration refuses the other values that are not integers."""
+    properties, warnings = integer_properties(declaration.declared.get('properties'))
+    if warnings:
+        declaration.declared['properties'] = properties
+        declaration.warnings.extend(declaration.prefixed(warning) for warning in warnings)
+    return declaration
+
+
+def _checked_declarations(params, targets):
+    """The declarations, once the reasons they give are checked: none holding a secret, none the task would drop."""
     task_states = dict((field, params.get(field)) for field in STATE_FIELDS)
     task_options = Options(**dict((name, params[name]) for name in PROVISION_OPTIONS if params.get(name) is not None))
     _refuse_secret_reasons(params)

@@ -40,6 +40,13 @@ PORT_ATTRIBUTES = ('pxe_enabled', 'physical_network', 'local_link_connection')
 
 UPDATE_SECRETS_ALWAYS = 'always'
 
+# The node properties Ironic documents as integers (and the Nova and Placement scheduling that reads them): Ironic
+# stores whatever JSON it is given, so "8" would stay a string. Ansible's key=value parsing (properties=cpus=8) and
+# templated values make strings of them: a string of decimal digits is sent as the integer with a warning
+# (integer_properties); any other value that is not a whole number is refused
+# (record_checks.integer_property_errors).
+INTEGER_PROPERTIES = ('cpus', 'local_gb', 'memory_mb')
+
 
 class NodeError(BaremetalError):
     """A declaration Ironic would refuse or that would do harm; the message says what to change."""
@@ -93,6 +100,33 @@ def declared_record(params):
         declared['ports'] = [normalized_port(port) for port in params['ports']]
     declared.update(wiring.declared_wiring(params))
     return declared
+
+
+def _is_digits(value):
+    return isinstance(value, str) and value.strip().isdigit() and value.strip().isascii()
+
+
+def is_integer_property(value):
+    """Whether a value of an INTEGER_PROPERTIES key is taken: an integer, or a string of decimal digits."""
+    return isinstance(value, int) and not isinstance(value, bool) or _is_digits(value)
+
+
+def integer_properties(properties, where='properties'):
+    """(properties, warnings): the INTEGER_PROPERTIES given as strings of decimal digits turned into integers, each
+    with a warning that names it; properties itself is left as it is."""
+    converted = [name for name in INTEGER_PROPERTIES if _is_digits((properties or {}).get(name))]
+    if not converted:
+        return properties, []
+    properties = dict(properties)
+    warnings = []
+    for name in converted:
+        text = properties[name]
+        properties[name] = int(text.strip())
+        warnings.append('%s.%s was given as the string %r and is sent to Ironic as the integer %d: write it as a '
+                        'number (%s: %d); arguments written name=value (properties=%s=%s) and templated values are '
+                        'strings.'
+                        % (where, name, text, properties[name], name, properties[name], name, text.strip()))
+    return properties, warnings
 
 
 def normalized_port(port):

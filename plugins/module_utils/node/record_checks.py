@@ -8,12 +8,15 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import functools
+from collections.abc import Mapping
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import PATCHABLE_KEY, mac_errors, trait_errors
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import (
+    PATCHABLE_KEY, mac_errors, trait_errors, type_name)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import driver_info
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_schemas import SUPPORTED_HARDWARE_TYPES
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import DICT_FIELDS, NodeError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
+    DICT_FIELDS, INTEGER_PROPERTIES, NodeError, is_integer_property)
 
 # A reason field and the flag it needs: Ironic refuses the reason while the flag is false, and clears it
 # when the flag is cleared.
@@ -23,6 +26,7 @@ REASON_FLAGS = (('protected_reason', 'protected'), ('retired_reason', 'retired')
 def check_declaration(declared, validate_driver_info=True):
     """What can be checked before asking Ironic anything. Raises NodeError listing every problem."""
     errors = _port_errors(declared.get('ports')) + wiring.declaration_errors(declared)
+    errors.extend(integer_property_errors(declared.get('properties')))
     errors.extend(trait_errors(declared.get('traits')))
     for field in DICT_FIELDS:
         for key in sorted(declared.get(field) or {}):
@@ -41,6 +45,23 @@ def check_declaration(declared, validate_driver_info=True):
             errors.extend(_driver_info_errors(declared, declared['driver'], None))
     if errors:
         raise NodeError(_sentences(errors))
+
+
+def integer_property_errors(properties, where='properties'):
+    """Problems of the INTEGER_PROPERTIES of declared properties: each must be a whole number (or a string of
+    decimal digits, which integer_properties converts); null removes the key."""
+    errors = []
+    for name in INTEGER_PROPERTIES:
+        value = (properties or {}).get(name) if isinstance(properties, Mapping) else None
+        if value is None or is_integer_property(value):
+            continue
+        errors.append('%s.%s must be a whole number (Ironic documents %s as an integer), got %s %r: write it as a '
+                      'number, such as %s: 8.' % (where, name, name, _a(type_name(value)), value, name))
+    return errors
+
+
+def _a(noun):
+    return ('an ' if noun[0] in 'aeiou' else 'a ') + noun
 
 
 def check_driver_info(declared, driver, current_driver_info, current_driver=None):

@@ -29,12 +29,14 @@ def apply_change(client, change, check_mode, verify_bmc=True, timeout=1800, cloc
     node = None if change.node is None else wiring.view(change.wiring, node_view(change.node, change.current_ports))
     result = node_result(node, change.changed, name=change.declaration.name, created=change.node is None,
                          diff=change.diff, bmc_verified=None)
+    if change.declaration.warnings:
+        result['warnings'] = list(change.declaration.warnings)  # fleet/outcome.py hands them to Ansible
     if change.node is not None and (change.node.get('last_error') or change.node.get('maintenance')):
         # Loaded only for a node Ironic reports a problem with.
         from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.bmc_check import refused_secrets_kept
         warning = refused_secrets_kept(change)
         if warning:
-            result['warnings'] = [warning]  # fleet/outcome.py hands them to Ansible
+            result.setdefault('warnings', []).append(warning)
     if not change.changed or check_mode:
         return result
     # Loaded only by a task that writes a node.

@@ -43,12 +43,17 @@ SHOWN_ECHO_VERBOSITY = 3
 
 class _AnsibleModule(AnsibleModule):
     """An AnsibleModule that also scrubs secrets held inside options (driver_info passwords, instance_info
-    tokens, config drive user_data, step arguments...), by the one rule of secrets.no_log_values."""
+    tokens, config drive user_data, step arguments...), by the one rule of secrets.no_log_values, and that notes
+    the option values of another type than the argument spec's before Ansible converts them
+    (validate.option_type_errors): BaremetalModule refuses them."""
 
     def _load_params(self):
         super(_AnsibleModule, self)._load_params()
         # __init__ goes on to log the arguments to syslog and may fail on them: the secrets must be known first.
         self.no_log_values.update(secrets.no_log_values(self.params, self.argument_spec))
+        # The arguments as the task gave them: Ansible's validation, next, turns a list given for a str option into
+        # its text, after which nothing tells it from a string.
+        self.type_errors = validate.option_type_errors(self.params, self.argument_spec)
 
 
 class BaremetalModule(object):
@@ -63,6 +68,10 @@ class BaremetalModule(object):
         self.check_mode = self.ansible.check_mode
         self._client = None
         self.started = time.monotonic()
+        if self.ansible.type_errors:
+            # After Ansible's own checks (which refuse a list for an int option, and name unknown options), before
+            # the module reads any option: a value Ansible converted would otherwise reach Ironic as text.
+            self.fail(' '.join(self.ansible.type_errors))
 
     @property
     def client(self):

@@ -68,6 +68,12 @@ def test_a_valid_fleet_has_no_errors():
      "fleet[0] (n): driver_info key 'ipmi_port' must be an integer, got 'six' (str)"),
     ({'name': 'n', 'driver': 'ipmy'}, "fleet[0] (n): unknown driver 'ipmy' (did you mean 'ipmi'?)"),
     ('n', "fleet[0]: must be a dictionary, got 'n' (string)"),
+    # As baremetal_node takes them: "8" is converted there (with a warning), "eight" refused before any enrolment.
+    ({'name': 'n', 'driver': 'fake-hardware', 'properties': {'cpus': 'eight', 'memory_mb': '4096'}},
+     "fleet[0] (n): properties.cpus must be a whole number (Ironic documents cpus as an integer), got a string "
+     "'eight': write it as a number, such as cpus: 8."),
+    ({'name': 'n', 'driver': 'fake-hardware', 'resource_class': ['a', 'b']},
+     'fleet[0] (n): resource_class: must be a string, got a list'),
 ])
 def test_each_error_names_the_node_and_the_field(node, message):
     errors = fleet_errors([node], SCHEMA)

@@ -292,7 +292,7 @@ def test_a_bifrost_inventory_is_mapped_then_split(fleet):
     assert plan['records'] == [
         {'name': 'edge-01', 'uuid': '00000000-0000-4000-8000-0000000000e1', 'driver': 'fake-hardware',
          'ports': [{'address': '52:54:00:e1:00:01'}],
-         'properties': {'cpu_arch': 'x86_64', 'memory_mb': '8192', 'local_gb': '100', 'cpus': '4'},
+         'properties': {'cpu_arch': 'x86_64', 'memory_mb': 8192, 'local_gb': 100, 'cpus': 4},
          'extra': {'ipv4_address': '192.0.2.51'}},
         {'name': 'edge-02', 'driver': 'fake-hardware'}]
     assert plan['provision'] == [{'node': 'edge-01', 'state': 'manageable'}, {'node': 'edge-02', 'state': 'manageable'}]

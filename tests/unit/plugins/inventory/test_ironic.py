@@ -126,3 +126,11 @@ def test_a_yaml_file_with_another_name_is_refused_with_the_naming_rule(tmp_path)
         ironic.InventoryModule().verify_file(str(path))
     assert 'named ironic.yml or ironic.yaml, or whose names end in .ironic.yml or .ironic.yaml' in str(caught.value)
     assert 'rename %s' % path in str(caught.value)
+
+
+def test_the_file_is_checked_before_ansible_reads_its_options():
+    plugin = ironic.InventoryModule()
+    plugin._load_name = 'baremetal.lifecycle.ironic'
+    with pytest.raises(AnsibleParserError, match=r"^baremetal.lifecycle.ironic: host_address must be a string, got a "
+                                                 r"list \(\['extra:ip'\]\)"):
+        plugin.set_options(direct={'plugin': 'baremetal.lifecycle.ironic', 'host_address': ['extra:ip']})

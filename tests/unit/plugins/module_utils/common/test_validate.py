@@ -169,3 +169,70 @@ def test_a_reason_is_dropped_where_maintenance_is_off_or_no_node_with_maintenanc
     assert validate.reason_dropped('maintenance_reason', None) == (
         'maintenance_reason is only kept while maintenance is on, and maintenance is not declared, so the node is left '
         'as it is: drop maintenance_reason, or set maintenance: true.')
+
+
+# -- option values of another type than the spec's (option_type_errors) --------------------------------------------
+
+TYPED_SPEC = dict(
+    resource_class=dict(type='str'),
+    name=dict(type='str', aliases=['node']),
+    ca_cert=dict(type='path'),
+    timeout=dict(type='int'),
+    wave_pause=dict(type='float'),
+    wait=dict(type='bool'),
+    cloud=dict(type='raw'),
+    extra=dict(type='dict'),
+    traits=dict(type='list', elements='str'),
+    clean_steps=dict(type='list', elements='dict'),
+    rescue_password=dict(type='str', no_log=True),
+    select=dict(type='dict', options=dict(resource_class=dict(type='str'), owner=dict(type='str'))),
+    nodes=dict(type='list', elements='dict', options=dict(
+        name=dict(type='str'), resource_class=dict(type='str'),
+        ports=dict(type='list', elements='dict', options=dict(address=dict(type='str'))))),
+)
+
+
+def test_a_list_or_a_dictionary_for_a_string_is_refused_naming_the_option_the_types_and_the_fix():
+    assert validate.option_type_errors({'resource_class': ['a', 'b']}, TYPED_SPEC) == [
+        "resource_class must be a string, got a list (['a', 'b']): give one string, not a list (Ansible would send "
+        "the text of the whole list to Ironic)."]
+    assert validate.option_type_errors({'ca_cert': {'path': '/x'}}, TYPED_SPEC) == [
+        "ca_cert must be a path, got a dictionary ({'path': '/x'}): give one path, not a dictionary (Ansible would "
+        "send the text of the whole dictionary to Ironic)."]
+    # An alias is named as the task wrote it.
+    assert validate.option_type_errors({'node': ['a']}, TYPED_SPEC)[0].startswith("node must be a string, got a list")
+
+
+def test_the_full_path_names_suboptions_and_elements_at_any_depth():
+    errors = validate.option_type_errors({
+        'select': {'resource_class': ['a'], 'owner': 'team'},
+        'traits': ['CUSTOM_A', ['CUSTOM_B']],
+        'nodes': [{'name': 'a'}, 'b', {'name': 'c', 'resource_class': {'x': 1},
+                                       'ports': [{'address': ['52:54:00:12:34:56']}]}],
+    }, TYPED_SPEC)
+    assert sorted(error.split(' must ')[0] for error in errors) == [
+        'nodes[2].ports[0].address', 'nodes[2].resource_class', 'select.resource_class', 'traits[1]']
+
+
+def test_ansibles_documented_conversions_and_types_without_a_rule_pass():
+    assert validate.option_type_errors({
+        'resource_class': 123, 'name': 'n', 'timeout': '8', 'wait': 'yes', 'wave_pause': '1.5', 'cloud': ['x'],
+        'extra': {'a': [1]}, 'traits': 'CUSTOM_A,CUSTOM_B', 'clean_steps': [{'args': {'x': [1]}}], 'select': None,
+        'nodes': None, 'unknown': [1]}, TYPED_SPEC) == []
+
+
+def test_a_list_for_a_number_or_a_boolean_names_the_fix_without_claiming_a_conversion():
+    assert validate.option_type_errors({'timeout': [60], 'wait': {'a': 1}}, TYPED_SPEC) == [
+        'timeout must be a whole number, got a list ([60]): give one whole number, not a list.',
+        "wait must be true or false, got a dictionary ({'a': 1}): give true or false, not a dictionary."]
+
+
+def test_a_secret_value_is_never_quoted():
+    errors = validate.option_type_errors({'rescue_password': [SECRET]}, TYPED_SPEC)
+    assert errors == ['rescue_password must be a string, got a list: give one string, not a list (Ansible would send '
+                      'the text of the whole list to Ironic).']
+    spec = dict(driver_info=dict(type='dict', options=dict(redfish_password=dict(type='str'))))
+    assert SECRET not in validate.option_type_errors({'driver_info': {'redfish_password': [SECRET]}}, spec)[0]
+    # A long value is cut short.
+    assert validate.wrong_type_error('x', list(range(100)), 'str').startswith(
+        'x must be a string, got a list ([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 1... (390 characters)): ')

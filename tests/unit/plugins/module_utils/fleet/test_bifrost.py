@@ -49,8 +49,8 @@ def test_a_node_is_mapped_to_the_roles_fields():
         'ports': [{'address': 'b8:59:9f:10:00:01',
                    'local_link_connection': {'switch_id': '0c:29:ef:00:00:01', 'port_id': 'Ethernet1/7'}},
                   {'address': 'b8:59:9f:10:00:02'}],
-        # Bifrost's names become Ironic's; values stay as written, as Bifrost enrolled them.
-        'properties': {'cpu_arch': 'aarch64', 'cpus': '64', 'memory_mb': '262144', 'local_gb': '1788',
+        # Bifrost's names become Ironic's; its strings of digits become the integers Ironic documents.
+        'properties': {'cpu_arch': 'aarch64', 'cpus': 64, 'memory_mb': 262144, 'local_gb': 1788,
                        'root_device': {'serial': 'S4EVNF0M801234'}, 'capabilities': 'boot_mode:uefi'},
         'instance_info': REDFISH['instance_info'],
         'extra': {'ipv4_address': '10.20.1.11', 'ipv4_subnet_mask': '255.255.252.0', 'ipv4_gateway': '10.20.0.1',
@@ -135,3 +135,13 @@ def test_an_empty_inventory_is_an_empty_fleet_and_a_list_is_refused():
 ])
 def test_a_bifrost_inventory_is_told_by_its_shape(description, bifrost):
     assert looks_like_bifrost(description) is bifrost
+
+
+def test_an_integer_property_that_is_not_a_whole_number_is_named_and_digits_need_no_warning():
+    fleet, error = from_bifrost({'n': {'driver': 'ipmi',
+                                       'properties': {'cpus': 'eight', 'ram': '4096', 'disk_size': 1.5}}})
+    assert fleet == []
+    assert "n: properties.cpus (must be a whole number, got 'eight'), properties.disk_size (must be a whole number, " \
+           "got 1.5)." in error
+    (node,), error = from_bifrost({'n': {'driver': 'ipmi', 'properties': {'cpus': 2, 'ram': '4096'}}})
+    assert error is None and node['properties'] == {'cpus': 2, 'memory_mb': 4096}

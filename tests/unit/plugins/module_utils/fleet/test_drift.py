@@ -40,6 +40,12 @@ def test_record_fields_drift_with_what_is_declared_and_what_is_reported():
     ]
 
 
+def test_an_integer_property_given_as_digits_is_compared_as_the_integer_baremetal_node_writes():
+    assert node_drift({'name': 'n1', 'properties': {'cpus': '8'}}, NODE) == []
+    assert node_drift({'name': 'n1', 'properties': {'cpus': '16'}}, NODE) == [
+        {'field': 'properties.cpus', 'declared': 16, 'reported': 8}]
+
+
 def test_a_secret_property_is_compared_but_shown_masked():
     node = dict(NODE, properties={'root_password': 'old-pw'})
     items = node_drift({'name': 'n1', 'properties': {'root_password': 'new-pw'}}, node)

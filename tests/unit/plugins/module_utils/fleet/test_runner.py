@@ -149,3 +149,14 @@ def test_the_one_node_option_nodes_and_select_are_parsed_into_targets_with_one_l
     results = [{'node': {'name': 'a', 'uuid': 'u1'}}, {'node': None}]
     assert labels(targets_from_elements(['u1', 'x'], {}, {}), results, by_node=True) == ['a', 'x']
     assert labels(targets_from_elements(['u1', 'x'], {}, {}), results) == ['nodes[0] (u1)', 'nodes[1] (x)']
+
+
+def test_an_element_setting_of_the_wrong_type_names_the_type_given():
+    with pytest.raises(BaremetalError) as error:
+        targets_from_elements([{'node': 'a', 'reason': ['fan'], 'maintenance': 'yes', 'extra': ['x']}],
+                              {'reason': None, 'maintenance': None, 'extra': None},
+                              {'reason': str, 'maintenance': bool, 'extra': dict})
+    assert str(error.value) == (
+        "nodes[0].reason must be a string, got a list (['fan']): give one string, not a list; "
+        "nodes[0].maintenance must be true or false, got a string ('yes'): give true or false, not a string; "
+        "nodes[0].extra must be a dictionary, got a list.")

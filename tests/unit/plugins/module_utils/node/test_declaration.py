@@ -151,3 +151,13 @@ def test_a_reason_that_holds_a_secret_is_refused_naming_the_field_and_the_elemen
         declared(dict(base, nodes=[element('a'), element('b', retired_reason='see http://u:Zq-old-1@127.0.0.1/')]))
     assert str(caught.value).startswith('nodes[1].retired_reason holds what reads as a secret')
     assert 'Zq-old-1' not in str(caught.value)
+
+
+def test_integer_properties_given_as_digits_are_declared_as_integers_and_each_node_is_warned():
+    declarations = declared(task([element('a', properties={'cpus': '8', 'cpu_arch': 'x86_64'}),
+                                  element('b', properties={'cpus': 8})]))
+    assert [d.declared['properties'] for d in declarations] == [{'cpus': 8, 'cpu_arch': 'x86_64'}, {'cpus': 8}]
+    assert declarations[0].warnings == [
+        "nodes[0] (a): properties.cpus was given as the string '8' and is sent to Ironic as the integer 8: write it as "
+        "a number (cpus: 8); arguments written name=value (properties=cpus=8) and templated values are strings."]
+    assert declarations[1].warnings == []

@@ -21,7 +21,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import re
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
-    PortChanges, creation_body, declared_record, dict_field_changes, node_changes, traits_change)
+    PortChanges, creation_body, declared_record, dict_field_changes, integer_properties, node_changes,
+    traits_change)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import IRONIC_MASK as IRONIC_SECRET_MASK
 
 from .record_params import params, port
@@ -238,3 +239,19 @@ def test_disable_power_off_is_declared_and_needs_the_api_that_has_it():
     assert declared['disable_power_off'] is True
     assert 'disable_power_off' in node_utils.required_features(declared)
     assert capabilities.FEATURE_MIN_VERSION['disable_power_off'] == (1, 95)
+
+
+def test_integer_properties_given_as_strings_of_digits_become_integers_with_a_warning_naming_each():
+    given = {'cpus': '8', 'memory_mb': 4096, 'local_gb': ' 100 ', 'cpu_arch': '64'}
+    properties, warnings = integer_properties(given)
+    assert properties == {'cpus': 8, 'memory_mb': 4096, 'local_gb': 100, 'cpu_arch': '64'}
+    assert given['cpus'] == '8'  # the declaration given is left as it is
+    assert warnings == [
+        "properties.cpus was given as the string '8' and is sent to Ironic as the integer 8: write it as a number "
+        "(cpus: 8); arguments written name=value (properties=cpus=8) and templated values are strings.",
+        "properties.local_gb was given as the string ' 100 ' and is sent to Ironic as the integer 100: write it as a "
+        "number (local_gb: 100); arguments written name=value (properties=local_gb=100) and templated values are "
+        "strings."]
+    assert [secrets.masked_text(warning) for warning in warnings] == warnings  # nothing in them looks secret
+    assert integer_properties({'cpus': 8}) == ({'cpus': 8}, [])
+    assert integer_properties(None) == (None, [])

@@ -103,3 +103,19 @@ def test_flags_ironic_would_refuse_are_refused_before_anything_is_sent(node, dec
 ])
 def test_flags_ironic_takes_pass(node, declared):
     record_checks.check_flags(node, declared)
+
+
+@pytest.mark.parametrize('value, given', [
+    ('eight', "a string 'eight'"), ('8GB', "a string '8GB'"), (8.0, 'a number 8.0'), (['8'], "a list ['8']"),
+    (True, 'a boolean True'), ('-8', "a string '-8'"), ('٨', "a string '٨'"),
+])
+def test_an_integer_property_that_is_not_a_whole_number_is_refused_naming_it(value, given):
+    with pytest.raises(NodeError) as error:
+        check_declaration(declared_record(params(properties={'cpus': value, 'cpu_arch': 'x86_64'})))
+    assert str(error.value) == ('properties.cpus must be a whole number (Ironic documents cpus as an integer), got %s: '
+                                'write it as a number, such as cpus: 8.' % given)
+
+
+def test_integer_properties_that_are_numbers_digits_or_removed_pass():
+    check_declaration(declared_record(params(properties={'cpus': 8, 'memory_mb': '4096', 'local_gb': None,
+                                                         'cpu_arch': 'x86_64', 'vendor': ['x']})))

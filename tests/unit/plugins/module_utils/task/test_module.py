@@ -71,6 +71,22 @@ def test_bad_input_fails_before_main_runs(monkeypatch, capsys):
     assert "config_drive has the unknown key 'userdata' (did you mean 'user_data'?)" in result['msg']
 
 
+def test_a_list_for_a_string_option_fails_before_main_runs_and_a_secret_one_is_never_quoted(monkeypatch, capsys):
+    # Ansible alone would hand main the text "['always']", and the secret's "['...']".
+    def main(module):
+        raise AssertionError('main must not run')
+
+    args = dict(ARGS, update_secrets=['always'], rescue_password=[SECRETS['rescue']],
+                clean_steps=[{'interface': 'deploy', 'step': 'erase'}])
+    result, _logged = run_module(monkeypatch, capsys, args, main)
+    assert result['failed'] and result['api_calls'] == 0
+    assert result['msg'] == (
+        "rescue_password must be a string, got a list: give one string, not a list (Ansible would send the text of the "
+        "whole list to Ironic). update_secrets must be a string, got a list (['always']): give one string, not a list "
+        "(Ansible would send the text of the whole list to Ironic).")
+    assert SECRETS['rescue'] not in json.dumps(result)
+
+
 def test_secrets_ironic_quotes_back_are_masked_in_every_result_message_and_warning(monkeypatch, capsys):
     # Secrets the task was never given, so Ansible's no_log cannot know them: only the module's masking hides them.
     quoted = "clean step failed: {'admin_password': 'never-given-1'} at http://admin:never-given-2@127.0.0.1:9"
