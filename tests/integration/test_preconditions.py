@@ -1,12 +1,16 @@
 # -*- coding: utf-8 -*-
 """What Ironic refuses of a write in a node's state (plugins/module_utils/engine/preconditions.py), refused by the
 collection before the task's first write, on a real Ironic: the delete of a node that holds an allocation, and a
-fleet file that changes the resource_class of an active node. Check mode reports the same refusal."""
+fleet file that changes the resource_class of an active node. Check mode reports the same refusal. One rule of each
+kind (a deletion blocked, a field Ironic changes only in some states) is in the smoke suite, run on every supported
+Ironic release (make test-compat; 24.1 in make test)."""
 
 from __future__ import annotations
 
 import time
 import uuid
+
+import pytest
 
 from test_fleet_role import converge
 
@@ -35,6 +39,7 @@ def allocated_node(ironic, raw):
     return raw.node(node['uuid']), address, allocation
 
 
+@pytest.mark.smoke
 def test_deleting_a_node_that_holds_an_allocation_is_refused_before_any_write(ironic, raw, run_module):
     node, address, allocation = allocated_node(ironic, raw)
     try:
@@ -91,3 +96,23 @@ def test_a_fleet_file_changing_the_resource_class_of_an_active_node_sends_nothin
         ironic.api('PUT', '/nodes/%s/maintenance' % active['uuid'], {'reason': 'test cleanup'}, expect=None)
         for node in (active, enrolled):
             ironic.api('DELETE', '/nodes/%s' % node['uuid'], expect=None)
+
+
+@pytest.mark.smoke
+def test_a_field_ironic_changes_only_in_some_states_is_refused_before_any_write(ironic, raw, run_module):
+    tag = uuid.uuid4().hex[:6]
+    active = raw.node_in('active')
+    raw.patch(active['uuid'], resource_class='rc-old-%s' % tag)
+    try:
+        for check in (True, False):
+            mark = ironic.log_mark()
+            result = run_module('baremetal_node', check=check, name=active['name'], driver='fake-hardware',
+                                resource_class='rc-new-%s' % tag, description='changed %s' % tag)
+            assert result.get('failed') is True and result.get('changed') is not True, result
+            assert ironic.write_requests_since(mark) == []
+            assert "and it is 'active'. Undeploy it first" in result['msg'], result['msg']
+        after = raw.node(active['uuid'])
+        assert after['resource_class'] == 'rc-old-%s' % tag and after['description'] is None
+    finally:
+        ironic.api('PUT', '/nodes/%s/maintenance' % active['uuid'], {'reason': 'test cleanup'}, expect=None)
+        ironic.api('DELETE', '/nodes/%s' % active['uuid'], expect=None)
