@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
-"""Wrong and empty ways of naming nodes, drawn by Hypothesis, against the real Ironic: for every module that writes
-and every shape that names its nodes (one node, nodes:, select:), each drawn task fails with a message that names
-the option, and Ironic's log shows no write.
+"""Wrong and empty input, drawn by Hypothesis, against the real Ironic: for every module that writes and every shape
+that names its nodes (one node, nodes:, select:), a naming that names no node or an option given a list or a
+dictionary where a string is documented fails with a message that names the option, and Ironic's log shows no write;
+so does a wrong fleet file given to the fleet role.
 
 test_bad_input.py holds the cases written by hand, one each, with their whole messages; this draws many more of the
 same kinds. An example is a batch of tasks run by one ansible-playbook (one process per task would spend most of
@@ -16,6 +17,8 @@ import json
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+
+from test_fleet_role import converge
 
 # The modules that write, each with options that are right, so that only the naming of the nodes is wrong; and the
 # option naming one node (baremetal_node's is name).
@@ -62,12 +65,35 @@ def _nodes(key, options):
         lambda parts: parts[0][:parts[2]] + [parts[1]] + parts[0][parts[2]:])
 
 
+# A list or a dictionary where a string is documented: Ansible would send its Python text to Ironic.
+_CONTAINER = st.lists(_TEXT, min_size=1, max_size=3) | st.dictionaries(_TEXT.filter(bool), _TEXT, min_size=1,
+                                                                          max_size=2)
+
+
+def _wrongly_typed(draw, module, options, node_key):
+    """(args, the option the message must name) with a list or a dictionary for a string option: the option naming
+    the node, a filter of select, or (baremetal_node) a record field of the task or of an element of nodes."""
+    value = draw(_CONTAINER)
+    where = draw(st.sampled_from(['node', 'select'] + (['record', 'element'] if module == 'baremetal_node' else [])))
+    if where == 'node':
+        return dict(options, **{node_key: value}), node_key
+    if where == 'select':
+        return dict(options, select={draw(st.sampled_from(FILTERS)): value}), 'select.'
+    field = draw(st.sampled_from(['resource_class', 'description', 'owner']))
+    if where == 'record':
+        return dict(options, name='drawn-a', driver='fake-hardware', **{field: value}), field
+    return {'nodes': [dict(options, name='drawn-a', driver='fake-hardware', **{field: value})]}, 'nodes[0].' + field
+
+
 @st.composite
 def wrong_task(draw):
     """(module, args, the option the message must name)."""
     module = draw(st.sampled_from(sorted(MODULES)))
     options, node_key = MODULES[module]
-    shape = draw(st.sampled_from(['select', 'nodes', 'node']))
+    shape = draw(st.sampled_from(['select', 'nodes', 'node', 'typed']))
+    if shape == 'typed':
+        args, named = _wrongly_typed(draw, module, options, node_key)
+        return module, args, named
     if shape == 'select':
         return module, dict(options, select=draw(_empty_selection())), 'select'
     if shape == 'nodes' and module == 'baremetal_node':
@@ -111,3 +137,35 @@ def test_a_drawn_wrong_or_empty_naming_of_nodes_fails_naming_the_option_and_writ
     for (module, args, named), result in zip(tasks, results):
         assert result.get('failed'), (module, args, result)
         assert named in result['msg'], (module, args, result['msg'])
+
+
+# -- the fleet file ------------------------------------------------------------------------------------------------
+
+# A fleet file's node with one field wrong, and the words the role's message must hold for it.
+_WRONG_FLEET_FIELDS = st.sampled_from([
+    ({'name': ''}, 'name'),
+    ({'name': ['drawn']}, 'name'),
+    ({'driver': ['fake-hardware']}, 'driver'),
+    ({'resource_class': ['a', 'b']}, 'resource_class'),
+    ({'ports': [{'address': '52:54:00:12:34'}]}, 'ports[0].address'),
+    ({'properties': {'cpus': 'eight'}}, 'properties.cpus'),
+    ({'provision_state': 'deployed'}, 'provision_state'),
+    ({'drvier': 'fake-hardware'}, 'drvier'),
+])
+
+
+@settings(max_examples=2, suppress_health_check=[HealthCheck.function_scoped_fixture],
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(wrong=st.lists(_WRONG_FLEET_FIELDS, min_size=2, max_size=4, unique_by=lambda item: item[1]),
+       check=st.booleans())
+def test_a_drawn_wrong_fleet_file_fails_naming_each_field_and_writes_nothing(ironic, run_playbook, wrong, check):
+    nodes = [dict({'name': 'drawn-fleet-%d' % index, 'driver': 'fake-hardware'}, **fields)
+             for index, (fields, _named) in enumerate(wrong)]
+    nodes.append({'name': 'drawn-fleet-good', 'driver': 'fake-hardware'})
+    mark = ironic.log_mark()
+    rc, output = converge(run_playbook, nodes, check=check)
+    assert rc != 0, output[-3000:]
+    assert ironic.write_requests_since(mark) == []
+    for index, (_fields, named) in enumerate(wrong):
+        assert 'fleet[%d]' % index in output and named in output, (named, output[-3000:])
+    assert ironic.api('GET', '/nodes/drawn-fleet-good', expect=(404,)) is not None
