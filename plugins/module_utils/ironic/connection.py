@@ -5,7 +5,8 @@ task's auth plugin takes, and openstacksdk's loader for what only it resolves.
 
 The options follow openstacksdk's conventions (clouds.yaml, OS_* variables, auth_type and auth), read in
 ironic/config.py (a named cloud's clouds.yaml in ironic/clouds_file.py). openstacksdk, keystone's plugins and its
-token (renewed when it expires in a long task) are ironic/keystone.py, loaded only for a task that needs them.
+token (renewed when it expires in a long task) are ironic/keystone.py, which imports them only for a task that
+needs them.
 TLS settings hold for every request (http.Session), so REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE in the environment
 cannot replace the CA bundle or turn verification back on; the module's options win over the cloud's.
 """
@@ -16,10 +17,13 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.clouds_file import file_entry
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.config import (
     BASIC_AUTH_KEYS, BASIC_AUTH_TYPE, DEFAULT_AUTH_TYPE, ENV_SETTINGS, NO_AUTH_TYPES, Source, check_endpoint,
     environment_entry, standalone, standalone_settings, tls_overrides)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.http import Session
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.keystone import (
+    keystone_client, load_sdk_config, plugin_settings, sdk_failure)
 
 # Authentication settings, in a cloud's auth or at its top level (where openstacksdk moves them into auth):
 # the options of keystoneauth's plugins, and the older names openstacksdk still reads.
@@ -37,7 +41,6 @@ def _plugin_settings(auth_type):
     if auth_type == BASIC_AUTH_TYPE:
         return frozenset(BASIC_AUTH_KEYS)
     # A keystone plugin: its options are keystoneauth's, which are loaded only for it.
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.keystone import plugin_settings
     return plugin_settings(auth_type)
 
 
@@ -86,7 +89,6 @@ def _cloud_region(cloud, task, entry, source):
     over it; otherwise ``entry`` is the whole cloud (a dictionary, or the OS_* variables with the task's options),
     and openstacksdk reads neither clouds.yaml nor the environment.
     """
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.keystone import load_sdk_config, sdk_failure
     os_config = load_sdk_config()
     raw = entry
     try:
@@ -130,7 +132,6 @@ def resolve(params):
         entry = dict(cloud)
     elif cloud:
         # clouds.yaml is read only for a task that names a cloud.
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.clouds_file import file_entry
         entry = file_entry(cloud)  # None: only openstacksdk reads it
     else:
         # The task's own auth replaces the variables' authentication: they give only what is not authentication.
@@ -158,7 +159,6 @@ def client_from_params(params):
     """
     resolved = resolve(params)
     if resolved[0] == 'keystone':
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.keystone import keystone_client
         return keystone_client(resolved[1], resolved[2], params['api_timeout'])
     endpoint, verify, cert, credentials = resolved[1]
     return IronicClient(endpoint, session=Session(verify, cert, credentials), timeout=params['api_timeout'])

@@ -19,12 +19,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked, masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
-
-# Ironic's virtual media device types, and the Redfish media types that serve each (a DVD drive takes a CD image);
-# where the conductor takes an image from (baremetal_node's argument spec holds both).
-MEDIA_TYPES = {'cdrom': ('CD', 'DVD'), 'floppy': ('Floppy',), 'disk': ('USBStick',)}
-DEVICE_TYPES = tuple(sorted(MEDIA_TYPES))
-DOWNLOAD_SOURCES = ('http', 'local')
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.media_types import MEDIA_TYPES
 
 # What Ironic takes as an image URL, and those its conductor cannot download itself (download_source local).
 URL_SCHEMES = ('http', 'https', 'nfs', 'cifs', 'smb')

@@ -6,25 +6,24 @@ group of each port (node/port_groups.py), its virtual media (node/virtual_media.
 
 The record's code (node/record.py, node/writer.py) hands each node here at the same points as its own parts: the
 declaration, the checks before anything is read, the reads and checks before the first write (a Wiring per node,
-its changes in the node's diff), and the writes, after those of the record and its ports. Port groups and virtual
-media are asked for only when a node declares them (manages_groups, manages_media). This file imports those two, and
-neither imports it (an import-linter contract, .importlinter, keeps node's files free of cycles).
+its changes in the node's diff), and the writes, after those of the record and its ports. A task loads the code of
+port groups and of virtual media only when a node declares them (manages_groups, manages_media; a deferral
+bench/README.md measures). Neither imports this file: an import-linter contract keeps node's files free of cycles.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import network_data, port_groups, virtual_media
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import media_types, network_data
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked
 
 # Declared fields that are not fields of the node record: each has its own requests.
 WIRING_FIELDS = ('port_groups', 'port_memberships', 'virtual_media')
 
-# baremetal_node's argument spec reads them here, with the wiring fields (node/virtual_media.py defines them).
-DEVICE_TYPES, DOWNLOAD_SOURCES = virtual_media.DEVICE_TYPES, virtual_media.DOWNLOAD_SOURCES
+# baremetal_node's argument spec reads them here, with the wiring fields (node/media_types.py).
+DEVICE_TYPES, DOWNLOAD_SOURCES = media_types.DEVICE_TYPES, media_types.DOWNLOAD_SOURCES
 
 
 class WiringError(BaremetalError):
@@ -37,46 +36,64 @@ def declared_wiring(params):
     declared = {}
     if params.get('port_groups') is not None or any(port.get('port_group') is not None
                                                     for port in params.get('ports') or ()):
-        groups = port_groups.declared_groups(params)
+        groups = _port_groups().declared_groups(params)
         if groups is not None:
             declared['port_groups'] = groups
-        memberships = port_groups.declared_memberships(params)
+        memberships = _port_groups().declared_memberships(params)
         if memberships:
             declared['port_memberships'] = memberships
     if manages_media(params):
-        declared['virtual_media'] = virtual_media.declared_media(params)
+        declared['virtual_media'] = _virtual_media().declared_media(params)
     return declared
 
 
 def manages_groups(declared):
-    """Whether the node declares port groups or the group of a port (node/port_groups.py)."""
+    """Whether the node declares port groups or the group of a port (then node/port_groups.py is loaded)."""
     return declared.get('port_groups') is not None or bool(declared.get('port_memberships'))
 
 
 def manages_media(declared):
-    """Whether the node declares virtual media (node/virtual_media.py)."""
+    """Whether the node declares virtual media (then node/virtual_media.py is loaded)."""
     return declared.get('virtual_media') is not None
+
+
+def _port_groups():
+    """node/port_groups.py, loaded only for a node that declares port groups or the group of a port."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import port_groups
+    return port_groups
+
+
+def _virtual_media():
+    """node/virtual_media.py, loaded only for a node that declares virtual media."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import virtual_media
+    return virtual_media
+
+
+def _api():
+    """ironic/wiring.py, the requests of port groups and virtual media: loaded only for a node that declares them."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import wiring as api
+    return api
 
 
 def declaration_errors(declared):
     errors = []
     if manages_groups(declared):
-        errors.extend(port_groups.declaration_errors(declared))
+        errors.extend(_port_groups().declaration_errors(declared))
     if manages_media(declared):
-        errors.extend(virtual_media.declaration_errors(declared['virtual_media']))
+        errors.extend(_virtual_media().declaration_errors(declared['virtual_media']))
     return errors + network_data.declaration_errors(declared)
 
 
 def required_features(declared):
     if not manages_groups(declared):
         return set()
-    return port_groups.required_features(declared)
+    return _port_groups().required_features(declared)
 
 
 def bulk_problems(declarations):
     if not any(declaration.declared.get('port_groups') for declaration in declarations):
         return []
-    return port_groups.bulk_problems(declarations)
+    return _port_groups().bulk_problems(declarations)
 
 
 def absent_problems(declaration):
@@ -101,15 +118,15 @@ class Wiring(object):
         self.groups = self.media = None
         self.media_read = None
         if manages_groups(declared):
-            current = api.list_port_groups(client, uuid) if node else []
-            self.groups = port_groups.GroupPlan(declared, current, ports, port_changes)
+            current = _api().list_port_groups(client, uuid) if node else []
+            self.groups = _port_groups().GroupPlan(declared, current, ports, port_changes)
         if manages_media(declared):
-            self.media_read = api.virtual_media(client, uuid) if node else None
-            self.media = virtual_media.MediaPlan(declared['virtual_media'], self.media_read, uuid,
-                                                    virtual_media.recorded_media(node))
+            self.media_read = _api().virtual_media(client, uuid) if node else None
+            self.media = _virtual_media().MediaPlan(declared['virtual_media'], self.media_read, uuid,
+                                                    _virtual_media().recorded_media(node))
         problems = []
         if self.groups is not None:
-            problems.extend(port_groups.check_plan(client, self.groups, uuid))
+            problems.extend(_port_groups().check_plan(client, self.groups, uuid))
         if self.media is not None:
             problems.extend(self.media.problems(self.media_read))
         if problems:
@@ -163,15 +180,15 @@ def apply(client, wiring, node, ports, view_of, timeout, writes):
     shown = view_of(node, ports)
     try:
         if wiring.groups is not None:
-            groups, ports = (port_groups.apply_plan(client, wiring.groups, node['uuid'], ports, writes) if wiring.groups
+            groups, ports = (_port_groups().apply_plan(client, wiring.groups, node['uuid'], ports, writes) if wiring.groups
                              else (wiring.groups.current, ports))
-            shown = dict(view_of(node, ports), port_groups=port_groups.groups_view(groups, ports))
+            shown = dict(view_of(node, ports), port_groups=_port_groups().groups_view(groups, ports))
         if wiring.media is not None:
-            media = (virtual_media.apply_plan(client, wiring.media, node['uuid'], timeout, writes) if wiring.media
+            media = (_virtual_media().apply_plan(client, wiring.media, node['uuid'], timeout, writes) if wiring.media
                      else wiring.media_read)
             if media is None:  # a node just created: what its BMC shows now
-                media = api.virtual_media(client, node['uuid'])
-            shown['virtual_media'] = virtual_media.media_view(media, list(wiring.media.after))
+                media = _api().virtual_media(client, node['uuid'])
+            shown['virtual_media'] = _virtual_media().media_view(media, list(wiring.media.after))
     except BaremetalError as exc:
         raise WiringError(str(exc), dict(exc.result, node=shown))
     return shown
