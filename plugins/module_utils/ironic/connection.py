@@ -5,8 +5,7 @@ task's auth plugin takes, and openstacksdk's loader for what only it resolves.
 
 The options follow openstacksdk's conventions (clouds.yaml, OS_* variables, auth_type and auth), read in
 ironic/config.py (a named cloud's clouds.yaml in ironic/clouds_file.py). openstacksdk, keystone's plugins and its
-token (renewed when it expires in a long task) are ironic/keystone.py, which imports them only for a task that
-needs them.
+token (renewed when it expires in a long task) are ironic/keystone.py, loaded only for a task that needs them.
 TLS settings hold for every request (http.Session), so REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE in the environment
 cannot replace the CA bundle or turn verification back on; the module's options win over the cloud's.
 """
@@ -22,8 +21,6 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.config 
     BASIC_AUTH_KEYS, BASIC_AUTH_TYPE, DEFAULT_AUTH_TYPE, ENV_SETTINGS, NO_AUTH_TYPES, Source, check_endpoint,
     environment_entry, standalone, standalone_settings, tls_overrides)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.http import Session
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.keystone import (
-    keystone_client, load_sdk_config, plugin_settings, sdk_failure)
 
 # Authentication settings, in a cloud's auth or at its top level (where openstacksdk moves them into auth):
 # the options of keystoneauth's plugins, and the older names openstacksdk still reads.
@@ -34,6 +31,13 @@ AUTH_SETTINGS = frozenset((
     'trust_id', 'application_credential_id', 'application_credential_name', 'application_credential_secret'))
 
 
+def _keystone():
+    """ironic/keystone.py, loaded only for a task that authenticates with keystone or needs openstacksdk: it costs
+    a module's start-up about 0.03x of Ansible's basics (bench/README.md)."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import keystone
+    return keystone
+
+
 def _plugin_settings(auth_type):
     """The authentication settings that ``auth_type``'s plugin takes, under every name openstacksdk reads."""
     if auth_type in NO_AUTH_TYPES:
@@ -41,7 +45,7 @@ def _plugin_settings(auth_type):
     if auth_type == BASIC_AUTH_TYPE:
         return frozenset(BASIC_AUTH_KEYS)
     # A keystone plugin: its options are keystoneauth's, which are loaded only for it.
-    return plugin_settings(auth_type)
+    return _keystone().plugin_settings(auth_type)
 
 
 def _for_plugin(entry, task, source):
@@ -89,7 +93,7 @@ def _cloud_region(cloud, task, entry, source):
     over it; otherwise ``entry`` is the whole cloud (a dictionary, or the OS_* variables with the task's options),
     and openstacksdk reads neither clouds.yaml nor the environment.
     """
-    os_config = load_sdk_config()
+    os_config = _keystone().load_sdk_config()
     raw = entry
     try:
         if isinstance(cloud, dict) or not cloud:
@@ -103,7 +107,7 @@ def _cloud_region(cloud, task, entry, source):
     except BaremetalError:
         raise
     except Exception as exc:  # openstacksdk raises several unrelated types for bad config
-        raise BaremetalError(sdk_failure(exc, task, source, raw if isinstance(raw, dict) else None))
+        raise BaremetalError(_keystone().sdk_failure(exc, task, source, raw if isinstance(raw, dict) else None))
 
 
 def resolve(params):
@@ -159,6 +163,6 @@ def client_from_params(params):
     """
     resolved = resolve(params)
     if resolved[0] == 'keystone':
-        return keystone_client(resolved[1], resolved[2], params['api_timeout'])
+        return _keystone().keystone_client(resolved[1], resolved[2], params['api_timeout'])
     endpoint, verify, cert, credentials = resolved[1]
     return IronicClient(endpoint, session=Session(verify, cert, credentials), timeout=params['api_timeout'])

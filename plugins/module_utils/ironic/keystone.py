@@ -3,8 +3,9 @@
 """What keystone authentication needs: what its plugins take, openstacksdk's loader and its failures in the user's
 terms, and a client that authenticates with keystone and again when its token expires.
 
-keystoneauth1 and openstacksdk, optional libraries, are imported only by a task that does not reach a standalone
-Ironic (auth_type none or http_basic, resolved in ironic/connection.py and ironic/config.py without them).
+This file, and the optional keystoneauth1 and openstacksdk it imports, are loaded only by a task that does not
+reach a standalone Ironic (auth_type none or http_basic, resolved in ironic/connection.py and ironic/config.py
+without them).
 """
 
 from __future__ import absolute_import, division, print_function
