@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import collections
 import contextlib
+import datetime
 import fcntl
 import json
 import os
@@ -79,6 +80,8 @@ REQUEST_LINE_FORMATS = (
 )
 
 Request = collections.namedtuple('Request', 'method path status')
+# When Ironic (oslo.log) wrote a line: "2026-01-02 03:04:05.678 1234 INFO ...".
+LOG_LINE_TIME = re.compile(r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+) ')
 
 
 def parse_requests(text):
@@ -322,6 +325,17 @@ class IronicInstance:
             handle.seek(mark)
             return handle.read().decode('utf-8', 'replace')
 
+    def timed_log_since(self, mark):
+        """Ironic's log after ``mark``, line by line: (when Ironic wrote it, a datetime or None for a line that is
+        the rest of another; the Request it logs or None; the line). Ironic's own clock dates the events of a task."""
+        lines = []
+        for line in self.log_since(mark).splitlines():
+            written = LOG_LINE_TIME.match(line)
+            requests = parse_requests(line)
+            lines.append((datetime.datetime.strptime(written.group(1), '%Y-%m-%d %H:%M:%S.%f') if written else None,
+                          requests[0] if requests else None, line))
+        return lines
+
     def requests_since(self, mark):
         """Every API request logged after ``mark`` (from ``log_mark()``), as ``Request(method, path, status)``.
 
@@ -336,6 +350,18 @@ class IronicInstance:
             raise UnreadableLog('cannot read the API requests in %s: the harness\'s own GET /?sync=%s is logged as %r, '
                                 'which no format of REQUEST_LINE_FORMATS reads' % (self.log_path, marker, line))
         return requests
+
+    def wait_for_requests(self, mark, condition, what, timeout=60.0):
+        """Wait until ``condition(requests_since(mark))`` holds, the requests logged since then: for a moment in a
+        task's life (a request it sent), not for seconds to pass. Returns those requests; fails after ``timeout``
+        seconds, naming ``what`` it waited for."""
+        deadline = time.monotonic() + timeout
+        while True:
+            requests = self.requests_since(mark)
+            if condition(requests):
+                return requests
+            assert time.monotonic() < deadline, 'Ironic never logged %s' % what
+            time.sleep(0.1)
 
     def write_requests_since(self, mark):
         """The non-GET (and non-HEAD) requests logged after ``mark``: ``[Request(method, path, status), ...]``.

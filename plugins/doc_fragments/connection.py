@@ -110,7 +110,7 @@ options:
       - Requests refused because the node is locked (HTTP 409) or Ironic's SQLite database is locked (HTTP 500
         C(database is locked)), HTTP 503 and dropped connections are retried a bounded number of times with
         backoff; every other error fails at once with Ironic's message.
-      - What bounds the whole task is its O(timeout), where a module has one (the time it may wait for nodes to
+      - What bounds the whole task is its C(timeout) option, where a module has one (the time it may wait for nodes to
         move). While it waits, an Ironic that stops answering (a restart) is polled again for up to 60 seconds
         before the nodes it waits for fail, counted from the first poll that got no answer.
     type: int

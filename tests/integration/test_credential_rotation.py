@@ -158,10 +158,11 @@ def test_a_bmc_that_answers_no_check_within_api_timeout_is_named_and_not_asked_t
     mark = ironic.log_mark()
     os.kill(bmc.process.pid, signal.SIGSTOP)
     try:
-        started = time.monotonic()
         result = run_module('baremetal_node', name=name, driver_info={'redfish_password': new}, update_secrets='always',
                             api_timeout=3)
-        seconds = time.monotonic() - started
+        # The task gave up at api_timeout, not when Ironic answered: Ironic still holds the node for its read of
+        # the stopped BMC (until its own read_timeout, 30 s).
+        held = ironic.api('GET', '/nodes/%s' % name)['reservation']
     finally:
         os.kill(bmc.process.pid, signal.SIGCONT)
     # Ironic's own read goes on once the BMC answers again; the node is left alone until then.
@@ -173,7 +174,7 @@ def test_a_bmc_that_answers_no_check_within_api_timeout_is_named_and_not_asked_t
     assert result['failed'] is True and result['bmc_verified'] is False and result['changed'] is True
     assert result['msg'].startswith('node %s: Ironic did not answer within api_timeout (3 s) ' % name), result['msg']
     assert 'the BMC is slow or does not answer' in result['msg'] and 'locked' not in result['msg'], result['msg']
-    assert seconds < 20, seconds
+    assert held is not None
     reads = [request for request in ironic.requests_since(mark) if request.path.endswith('/management/boot_device')]
     assert len(reads) == 1, reads
     assert new not in json.dumps(result)

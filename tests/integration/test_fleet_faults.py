@@ -18,6 +18,7 @@ from dedicated import result_of, spawn_with, start_module
 from proxy import FaultProxy
 
 PROVISION = '/states/provision'
+POLLS_TO_NOTICE = 4  # the node reads between a deletion and its report (2 seen): the timeout would take 60 polls
 STEPS = [{'interface': 'deploy', 'step': 'erase_devices_metadata'}]
 
 
@@ -28,6 +29,15 @@ def node_in_clean_wait(ironic, name):
     ironic.api('PUT', '/v1/nodes/%s/states/provision' % node['uuid'], {'target': 'clean', 'clean_steps': STEPS})
     wait_for(ironic, node['uuid'], 'clean wait')
     return node
+
+
+def polled_after(path):
+    """A condition of ironic.wait_for_requests: the nodes were read (a poll) after a request to path."""
+    def condition(requests):
+        paths = [request.path for request in requests]
+        return path in paths and any(request.method == 'GET' and request.path.startswith('/v1/nodes')
+                                     for request in requests[paths.index(path) + 1:])
+    return condition
 
 
 def wait_for(ironic, uuid, state, seconds=60):
@@ -98,19 +108,26 @@ def test_wait_states_deleted_nodes_and_honest_timeouts(make_ironic, tmp_path):
 
     # Someone else's clean waits for its ramdisk; the node is deleted while the task waits for it to rest.
     waiting = node_in_clean_wait(ironic, 'waiting')
-    ironic.api('POST', '/v1/nodes', {'name': 'other', 'driver': 'fake-hardware'})
-    started = time.monotonic()
+    other = ironic.api('POST', '/v1/nodes', {'name': 'other', 'driver': 'fake-hardware'})
+    mark = ironic.log_mark()
     task = start_module(ironic, tmp_path, nodes=['waiting', 'other'], state='manageable', timeout=300,
                         max_fail_percentage=50)
-    time.sleep(3)
+    # The task waits on the nodes once it has sent 'other' on its way: a read of the nodes after that PUT is a poll.
+    ironic.wait_for_requests(mark, polled_after('/v1/nodes/%s%s' % (other['uuid'], PROVISION)),
+                             'a poll of the task after it moved node other')
+    assert task.poll() is None, task.communicate()
     ironic.api('PUT', '/v1/nodes/%s/maintenance' % waiting['uuid'], {'reason': 'decommissioned'})
+    deleted = ironic.log_mark()
     ironic.api('DELETE', '/v1/nodes/%s' % waiting['uuid'])
     result = result_of(task)
     assert not result.get('failed'), result
     gone, fine = result['nodes']
     assert "deleted while the task waited on it (last seen in 'clean wait'" in gone['error'] and not gone['changed']
     assert fine['error'] is None and fine['node']['provision_state'] == 'manageable'
-    assert time.monotonic() - started < 30  # not the timeout
+    # Reported at once, not at the timeout (300 s, 60 polls at most 5 s apart): within a couple of polls.
+    polls = [request for request in ironic.requests_since(deleted)
+             if request.method == 'GET' and request.path.startswith('/v1/nodes')]
+    assert len(polls) <= POLLS_TO_NOTICE, polls
 
     # A timeout says where the node stopped, with its history; the node returned is the live one.
     # (A manual clean runs on the way to available: clean, then provide.)

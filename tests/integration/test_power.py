@@ -90,12 +90,13 @@ def test_a_node_ironic_cannot_power_fails_with_ironics_reason(ironic, run_module
 
 
 def test_a_soft_action_that_does_not_finish_in_time_fails_with_advice(ironic, run_module, unreachable_node):
-    started = time.monotonic()
     result = run_module('baremetal_power', node=unreachable_node['name'], state='soft_powered_off', timeout=1)
+    # The task gave up at its timeout, not when Ironic did: Ironic is still trying the unreachable BMC (its target
+    # is set until it gives up, wait_until_ironic_gives_up).
+    assert power_of(ironic, unreachable_node)[1] is not None
     assert result['failed'] is True
     assert "'soft power off' did not finish within 1 s" in result['msg']
     assert 'state: powered_off to cut the power' in result['msg']
-    assert time.monotonic() - started < 30
     assert power_of(ironic, unreachable_node)[0] is None
 
 

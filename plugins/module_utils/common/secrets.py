@@ -23,6 +23,8 @@ import json
 import re
 from collections.abc import Mapping
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.free_text import FreeText
+
 MASK = '********'
 
 # What Ironic answers instead of a secret value (oslo strutils.mask_dict_password).
@@ -204,9 +206,7 @@ def _ends_in_secret(word):
 
 @functools.lru_cache(maxsize=None)
 def _free_text():
-    """The reader of free text, made (and common/free_text.py loaded) at the first text that names a secret: a task
-    whose texts name none never compiles it."""
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.free_text import FreeText
+    """The reader of free text, made at the first text that names a secret."""
     return FreeText(is_secret_name, _ends_in_secret, _CONFIG_DRIVE_NAME.match, _secret_short_options, MASK)
 
 

@@ -19,6 +19,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.nodes i
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.resources import (
     CollectionEndpoints, HardwareEndpoints, PortEndpoints)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import PAGE_LIMIT, AuthSession
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import ConductorWatch
 
 # What a node looks like in results: never driver_info or instance_info (they hold secrets).
 # fault, retired and protected say why Ironic may refuse a verb (see states.NODE_FLAGS);
@@ -78,8 +79,7 @@ class IronicClient(NodeEndpoints, CollectionEndpoints, HardwareEndpoints, PortEn
         if not self.supports(CONDUCTORS_VERSION):
             return {}
         if self._conductor_watch is None:
-            # Only a task that has reason to doubt a conductor reads them: the others never load ironic/conductors.py.
-            from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import ConductorWatch
+            # Only a task that has reason to doubt a conductor reads them.
             self._conductor_watch = ConductorWatch()
         params = {'fields': 'hostname,conductor_group,alive,updated_at', 'limit': PAGE_LIMIT}
         return self._conductor_watch.read(self.request('GET', '/conductors', params=params).get('conductors', []))

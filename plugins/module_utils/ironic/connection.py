@@ -16,6 +16,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.clouds_file import file_entry
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.config import (
     BASIC_AUTH_KEYS, BASIC_AUTH_TYPE, DEFAULT_AUTH_TYPE, ENV_SETTINGS, NO_AUTH_TYPES, Source, check_endpoint,
     environment_entry, standalone, standalone_settings, tls_overrides)
@@ -30,6 +31,13 @@ AUTH_SETTINGS = frozenset((
     'trust_id', 'application_credential_id', 'application_credential_name', 'application_credential_secret'))
 
 
+def _keystone():
+    """ironic/keystone.py, loaded only for a task that authenticates with keystone or needs openstacksdk: it costs
+    a module's start-up about 0.03x of Ansible's basics (bench/README.md)."""
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import keystone
+    return keystone
+
+
 def _plugin_settings(auth_type):
     """The authentication settings that ``auth_type``'s plugin takes, under every name openstacksdk reads."""
     if auth_type in NO_AUTH_TYPES:
@@ -37,8 +45,7 @@ def _plugin_settings(auth_type):
     if auth_type == BASIC_AUTH_TYPE:
         return frozenset(BASIC_AUTH_KEYS)
     # A keystone plugin: its options are keystoneauth's, which are loaded only for it.
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.keystone import plugin_settings
-    return plugin_settings(auth_type)
+    return _keystone().plugin_settings(auth_type)
 
 
 def _for_plugin(entry, task, source):
@@ -86,8 +93,7 @@ def _cloud_region(cloud, task, entry, source):
     over it; otherwise ``entry`` is the whole cloud (a dictionary, or the OS_* variables with the task's options),
     and openstacksdk reads neither clouds.yaml nor the environment.
     """
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.keystone import load_sdk_config, sdk_failure
-    os_config = load_sdk_config()
+    os_config = _keystone().load_sdk_config()
     raw = entry
     try:
         if isinstance(cloud, dict) or not cloud:
@@ -101,7 +107,7 @@ def _cloud_region(cloud, task, entry, source):
     except BaremetalError:
         raise
     except Exception as exc:  # openstacksdk raises several unrelated types for bad config
-        raise BaremetalError(sdk_failure(exc, task, source, raw if isinstance(raw, dict) else None))
+        raise BaremetalError(_keystone().sdk_failure(exc, task, source, raw if isinstance(raw, dict) else None))
 
 
 def resolve(params):
@@ -130,7 +136,6 @@ def resolve(params):
         entry = dict(cloud)
     elif cloud:
         # clouds.yaml is read only for a task that names a cloud.
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.clouds_file import file_entry
         entry = file_entry(cloud)  # None: only openstacksdk reads it
     else:
         # The task's own auth replaces the variables' authentication: they give only what is not authentication.
@@ -158,7 +163,6 @@ def client_from_params(params):
     """
     resolved = resolve(params)
     if resolved[0] == 'keystone':
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.keystone import keystone_client
-        return keystone_client(resolved[1], resolved[2], params['api_timeout'])
+        return _keystone().keystone_client(resolved[1], resolved[2], params['api_timeout'])
     endpoint, verify, cert, credentials = resolved[1]
     return IronicClient(endpoint, session=Session(verify, cert, credentials), timeout=params['api_timeout'])

@@ -30,6 +30,7 @@ import os
 import select
 import ssl
 import threading
+import urllib.request
 from urllib.parse import unquote, urlencode, urlsplit
 
 
@@ -94,10 +95,9 @@ def tls_context(verify, cert):
 
 
 def _proxy_for(scheme, host):
-    """The proxy URL the environment names for this server, or None. urllib is imported only when one is set."""
+    """The proxy URL the environment names for this server, or None."""
     if not any(name.lower().endswith('_proxy') for name in os.environ):
         return None
-    import urllib.request
     if urllib.request.proxy_bypass_environment(host):
         return None
     proxies = urllib.request.getproxies_environment()

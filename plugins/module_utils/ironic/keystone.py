@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What keystone authentication needs, loaded only for a task that uses it: what its plugins take, openstacksdk's
-loader and its failures in the user's terms, and a client that authenticates with keystone and again when its token
-expires.
+"""What keystone authentication needs: what its plugins take, openstacksdk's loader and its failures in the user's
+terms, and a client that authenticates with keystone and again when its token expires.
 
-Loaded only by a task that does not reach a standalone Ironic (auth_type none or http_basic, resolved in
-ironic/connection.py and ironic/config.py without openstacksdk): such a task never compiles this file.
+This file, and the optional keystoneauth1 and openstacksdk it imports, are loaded only by a task that does not
+reach a standalone Ironic (auth_type none or http_basic, resolved in ironic/connection.py and ironic/config.py
+without them).
 """
 
 from __future__ import absolute_import, division, print_function

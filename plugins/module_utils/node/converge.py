@@ -16,7 +16,7 @@ check mode nothing is written: the move is planned from the node as stage 2 woul
 be created is planned no further (it does not exist), which its result says in not_planned.
 
 A task that declares none of maintenance, provision_state and power runs stage 1 only, and loads the code of the
-other stages (node/stages.py) only when a node declares one.
+other stages (node/stages.py) only when a node declares one (a deferral bench/README.md measures).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -33,6 +33,8 @@ def declared_health(declaration):
     """What the declaration sets that a wave's health gate then expects of the node (waves.HEALTH_CHECKS)."""
     states = declaration.states
     declared = {}
+    # Imported here, with node/stages.py below: node/power.py brings the engine's waiter and diagnosis, which cost a
+    # module's start-up (bench/README.md), and only a task whose nodes declare maintenance or power reads them.
     if states['maintenance'] is not None:
         from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import declared_maintenance
         declared.update(declared_maintenance(states['maintenance']))
@@ -59,7 +61,8 @@ def ensure_whole_nodes(client, declarations, update_secrets, check_mode, concurr
     stated = [(declaration, result) for declaration, result in stated if result['node'] is not None]
     if not stated:
         return results
-    # Only for a task whose nodes declare a stage after the record.
+    # Imported here: node/stages.py and the engine it brings cost a module's start-up about 10 ms (bench/README.md),
+    # and only a task whose nodes declare a stage after the record runs it.
     from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.stages import run_stages
     run_stages(client, stated, check_mode, timeout, concurrency)
     return results

@@ -5,15 +5,14 @@
 One node's declaration becomes one set of clean (or service) steps, applied in a single cycle by the
 state engine: baremetal_hardware hands them to provision.converge as Options(clean_steps=...) or
 Options(service_steps=...), so the provision path around them comes from the planner like any other.
-Everything is validated before anything is written. A node whose hardware is as declared loads no more of the
-engine than its graph: the planner and provision are imported on the paths that change a node or explain a failure.
+Everything is validated before anything is written.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner, provision
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import interface_field, steps_not_offered
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
@@ -23,6 +22,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transpo
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail, node_label, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import HardwareError, check_bios
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_difference import difference
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
 
 # Where each apply mode may start, and the action verb that carries the steps.
 CLEANING_STATES = ('manageable', 'available')
@@ -93,8 +94,6 @@ def target_for(node, declaration, steps):
 
     Raises HardwareError, naming the option or the state to change, when this node cannot take them.
     """
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, plan_node
     label = node_label(node)
     state = graph.normalize_state(node['provision_state'])
     if declaration.apply == 'servicing':
@@ -119,11 +118,11 @@ def target_for(node, declaration, steps):
         options = Options(clean_steps=steps)
     action = 'service' if declaration.apply == 'servicing' else 'clean'
     # Maintenance and unreachable paths fail here, before any write.
-    if action not in [step.verb for step in plan_node(node, state, options)]:
+    if action not in [step.verb for step in provision.plan_node(node, state, options)]:
         raise HardwareError("node %s: the state engine plans no '%s' action from '%s', so the steps cannot run; "
                             "this collection's engine does not support apply: %s here."
                             % (label, action, state, declaration.apply))
-    return Target(node['uuid'], state, options)
+    return provision.Target(node['uuid'], state, options)
 
 
 def describe_steps(steps):
@@ -154,7 +153,6 @@ CYCLE_FAILURES = (('clean failed', 'manageable'), ('service failed', 'active'))
 
 def recovery(release):
     """How baremetal_provision_state takes a node out of each CYCLE_FAILURES state on a server of ``release``."""
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import planner
     ways = []
     notes = ''
     for failed, back in CYCLE_FAILURES:
@@ -240,7 +238,6 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
     recorded = set()
     for item in prepared:
         if not check_mode and item['record_raid']:
-            from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
             writes = NodeWrites(item['label'], item['node']['provision_state'], timeout)
             try:
                 writes.send('recording its target RAID configuration', client.set_target_raid_config,
@@ -258,8 +255,8 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
         if item['target'] is not None:
             targets.append(item['target'])
     if targets:
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import converge
-        jobs, _missing = converge(client, targets, check_mode=check_mode, timeout=timeout, concurrency=concurrency)
+        jobs, _missing = provision.converge(client, targets, check_mode=check_mode, timeout=timeout,
+                                            concurrency=concurrency)
         planned = set()
         for job in jobs:
             planned.add(job.uuid)

@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The stages after a node's record (node/converge.py): maintenance cleared for a move, the move to the declared
-provision_state, power, and maintenance set again, each for every node before the next stage starts. A task loads
-this file only when a node declares one of them.
+provision_state, power, and maintenance set again, each for every node before the next stage starts (run for the
+nodes that declare one of them).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,6 +17,12 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import POWER_ACTIONS
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import (
+    Target, plan_node, provision_results)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import ensure_maintenance
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import ensure_power
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 
 
 def out_of_maintenance(node):
@@ -27,8 +33,6 @@ def out_of_maintenance(node):
 def move_needed(node, declaration):
     """Whether the node must move to rest in its declared provision_state: it is moving, or at rest with a plan as
     planned out of maintenance. Raises PlanError when no acceptable plan reaches it."""
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import plan_node
     if not graph.is_at_rest(node['provision_state'], node.get('target_provision_state')):
         return True
     return bool(plan_node(out_of_maintenance(node), declaration.states['provision_state'], declaration.options))
@@ -80,7 +84,6 @@ def _guarded(stage):
 
 
 def _maintenance_stage(client, check_mode, timeout, wanted, reason_of):
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import ensure_maintenance
 
     def stage(course):
         outcome = ensure_maintenance(client, course.node, wanted, reason_of(course), check_mode, timeout)
@@ -111,7 +114,6 @@ def _clear_stage(client, check_mode, timeout):
 
 
 def _power_stage(client, check_mode, timeout, progress):
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import ensure_power
 
     def stage(course):
         declared = course.states['power']
@@ -131,7 +133,6 @@ def _power_stage(client, check_mode, timeout, progress):
 
 def _provision_stage(client, courses, check_mode, timeout, concurrency):
     """Stage 3: every node that declares a provision_state moves at once, at most concurrency of them moving."""
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, provision_results
     targets = [Target(course.node['uuid'], course.states['provision_state'], course.declaration.options)
                for course in courses]
     found = dict((course.node['uuid'], course.node) for course in courses)
@@ -194,7 +195,6 @@ def run_stages(client, stated, check_mode, timeout, concurrency):
     def each(stage, selected):
         run_each(selected, _guarded(stage), concurrency)
 
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
     each(_clear_stage(client, check_mode, timeout), courses)
     moving = [course for course in courses if not course.failed and course.states['provision_state'] is not None]
     if moving:

@@ -19,7 +19,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked, masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.wiring import MEDIA_TYPES
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.media_types import MEDIA_TYPES
 
 # What Ironic takes as an image URL, and those its conductor cannot download itself (download_source local).
 URL_SCHEMES = ('http', 'https', 'nfs', 'cifs', 'smb')

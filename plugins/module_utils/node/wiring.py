@@ -7,25 +7,23 @@ group of each port (node/port_groups.py), its virtual media (node/virtual_media.
 The record's code (node/record.py, node/writer.py) hands each node here at the same points as its own parts: the
 declaration, the checks before anything is read, the reads and checks before the first write (a Wiring per node,
 its changes in the node's diff), and the writes, after those of the record and its ports. A task loads the code of
-port groups and of virtual media only when a node declares them (manages_groups, manages_media).
+port groups and of virtual media only when a node declares them (manages_groups, manages_media; a deferral
+bench/README.md measures). Neither imports this file: an import-linter contract keeps node's files free of cycles.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import network_data
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import media_types, network_data
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked
 
 # Declared fields that are not fields of the node record: each has its own requests.
 WIRING_FIELDS = ('port_groups', 'port_memberships', 'virtual_media')
 
-# Ironic's virtual media device types, and the Redfish media types that serve each (a DVD drive takes a CD image);
-# where the conductor takes an image from (baremetal_node's argument spec holds both).
-MEDIA_TYPES = {'cdrom': ('CD', 'DVD'), 'floppy': ('Floppy',), 'disk': ('USBStick',)}
-DEVICE_TYPES = tuple(sorted(MEDIA_TYPES))
-DOWNLOAD_SOURCES = ('http', 'local')
+# baremetal_node's argument spec reads them here, with the wiring fields (node/media_types.py).
+DEVICE_TYPES, DOWNLOAD_SOURCES = media_types.DEVICE_TYPES, media_types.DOWNLOAD_SOURCES
 
 
 class WiringError(BaremetalError):
@@ -36,7 +34,8 @@ def declared_wiring(params):
     """The wiring fields a task (or an element of nodes) declares: port_groups (None, left alone, is not declared),
     port_memberships (when a port names its port_group) and virtual_media (None is not declared)."""
     declared = {}
-    if params.get('port_groups') is not None or any(port.get('port_group') is not None for port in params.get('ports') or ()):
+    if params.get('port_groups') is not None or any(port.get('port_group') is not None
+                                                    for port in params.get('ports') or ()):
         groups = _port_groups().declared_groups(params)
         if groups is not None:
             declared['port_groups'] = groups

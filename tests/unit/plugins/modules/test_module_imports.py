@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""A module loads only the code its plain task uses: on a host every file it imports is compiled on every run
-(AnsiballZ ships them in a zip, bench/bench_startup.py), so the code of a facet (port groups, virtual media, waves,
-the BMC check, removal, the engine...) is imported on the path that uses it, not when the module starts."""
+"""What a module does not load when it starts: the optional libraries (keystoneauth1, openstacksdk, jsonschema,
+PyYAML), which a task imports only when it uses them, and the files whose deferral bench/README.md lists with the
+start-up time it saves (issue 41: every other import is at the top of its file). On a host every file a module
+imports is compiled on every run (AnsiballZ ships them in a zip, bench/bench_startup.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -28,24 +29,28 @@ WAVES = ('fleet.waves',)
 STEPS = ('common.steps',)  # the checks of step lists and config drives, for a task that gives them
 RECORD = ('node.record', 'node.record_checks', 'node.wiring')
 HARDWARE = ('node.hardware', 'node.hardware_declaration')  # not hardware_difference: the report orders versions by it
-# What no module loads at its start: keystone and a named cloud's clouds.yaml (a task with endpoint needs neither),
-# the conductors (read only when one is in doubt), the free text reader (only for a text that names a secret).
-EVERY = ('ironic.keystone', 'ironic.clouds_file', 'ironic.conductors', 'common.free_text')
+# The optional libraries no module loads at its start: keystone's and openstacksdk's (a task with endpoint needs
+# neither), jsonschema (node/driver_schemas.py), PyYAML (a named cloud's clouds.yaml, ironic/clouds_file.py).
+OPTIONAL_LIBRARIES = ('keystoneauth1', 'openstack', 'jsonschema', 'yaml')
+# What no module loads at its start: ironic/keystone.py (a task with endpoint, or a standalone cloud, needs none of
+# it; bench/README.md measures the deferral).
+EVERY = ('ironic.keystone',)
 # The engine a node that must move needs, but not a rerun whose nodes rest where declared: its moves, sending,
 # watching, and the words for what went wrong.
 MOVING = ('engine.moves', 'engine.sender', 'engine.waiter', 'engine.diagnosis')
 
 # What importing each module must not load: the code its plain task (one node, none of the facets) never runs.
 NOT_LOADED = {
-    # The stages after the record (only for a node that declares maintenance, power or a provision state) and
-    # the writes of a record (only for a node that changes): a rerun whose nodes are as declared loads neither.
+    # The stages after the record (only for a node that declares maintenance, power or a provision state), port
+    # groups and virtual media, and the writes of a record (only for a node that changes): bench/README.md measures
+    # what deferring the first two saves.
     'baremetal_node': ENGINE + WAVES + STEPS + (
         'node.port_groups', 'node.virtual_media', 'ironic.wiring', 'node.bmc_check', 'node.removal', 'node.power',
         'node.maintenance', 'engine.progress', 'node.stages', 'node.record_writes'),
     'baremetal_provision_state': WAVES + STEPS + MOVING + ('engine.parallel',),
-    'baremetal_power': ENGINE + WAVES + STEPS,
+    'baremetal_power': WAVES + STEPS + ('engine.provision', 'engine.scheduler', 'engine.planner'),
     'baremetal_maintenance': ENGINE + WAVES + STEPS + ('engine.progress',),
-    'baremetal_hardware': ENGINE + WAVES + STEPS + ('engine.parallel',),
+    'baremetal_hardware': WAVES + STEPS + ('engine.waiter', 'engine.diagnosis', 'engine.parallel'),
     'baremetal_fleet_report': ENGINE + WAVES + STEPS + RECORD + HARDWARE + ('node.network_data',),
     'baremetal_node_info': ENGINE + WAVES + STEPS + RECORD,
     'baremetal_allocation': ENGINE + WAVES + STEPS + RECORD,
@@ -54,9 +59,9 @@ NOT_LOADED = {
     'baremetal_inspection_rule': ENGINE + WAVES + RECORD,
 }
 
-# Python's own modules that no module loads at its start: difflib only says which known name a misspelled one is
-# closest to; uuid's parsing of a UUID is common/validate.is_uuid_like's.
-NOT_LOADED_STDLIB = ('difflib', 'uuid')
+# Python's own modules that no module loads at its start, and the optional libraries: difflib only says which known
+# name a misspelled one is closest to; uuid's parsing of a UUID is common/validate.is_uuid_like's.
+NOT_LOADED_STDLIB = ('difflib', 'uuid') + OPTIONAL_LIBRARIES
 
 
 @functools.lru_cache(maxsize=None)

@@ -6,8 +6,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import threading
-import time
-
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import failure_message
@@ -29,13 +27,16 @@ def test_a_failing_item_keeps_its_error_and_the_others_go_on():
 
 
 def test_at_most_concurrency_items_run_at_once():
+    """Each item waits at a barrier for two others: three run at once (a serial run breaks the barrier), and the
+    peak says no fourth ever joined them."""
     running, peak, lock = [0], [0], threading.Lock()
+    three_at_once = threading.Barrier(3, timeout=10)
 
     def action(item):
         with lock:
             running[0] += 1
             peak[0] = max(peak[0], running[0])
-        time.sleep(0.02)
+        three_at_once.wait()
         with lock:
             running[0] -= 1
         return {'item': item}

@@ -11,7 +11,6 @@ import json
 import select
 import socket
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -95,7 +94,9 @@ def test_a_connection_the_server_closed_while_idle_is_opened_again():
         session = Session()
         for _index in range(3):
             assert session.request('GET', closing.url + '/').status_code == 200
-            time.sleep(0.2)  # idle: the server's close reaches the client before its next request
+            kept = [connection.sock for connection, _proxy in session._local.connections.values()]
+            # idle until the server's close reaches the client (its socket reads as ready: EOF), a bounded wait
+            assert len(kept) == 1 and select.select(kept, [], [], 10)[0], 'the server never closed the connection'
         assert closing.connections == 3
     finally:
         closing.close()
@@ -150,17 +151,24 @@ def test_a_request_whose_answer_never_came_may_have_been_applied():
         listener.close()
 
 
-def test_a_request_that_gets_no_answer_within_the_timeout_was_sent_and_timed_out():
-    """A server that accepts the connection (the kernel does, into the listen backlog) and never answers."""
+def test_a_request_that_gets_no_answer_within_the_timeout_was_sent_and_timed_out(monkeypatch):
+    """A server that accepts the connection (the kernel does, into the listen backlog) and never answers: the
+    request waits on a socket whose timeout is the one given, not the default, and reports that it timed out."""
     listener = socket.socket()
     listener.bind(('127.0.0.1', 0))
     listener.listen(1)
+    opened, create_connection = [], socket.create_connection
+
+    def recorded_connection(*args, **kwargs):
+        opened.append(create_connection(*args, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(socket, 'create_connection', recorded_connection)  # what http.client connects with
     try:
-        started = time.monotonic()
         with pytest.raises(ConnectionFailed) as caught:
             Session().request('GET', 'http://127.0.0.1:%d/v1/nodes' % listener.getsockname()[1], timeout=0.2)
         assert caught.value.timed_out and caught.value.sent and not caught.value.refused
-        assert 0.2 <= time.monotonic() - started < 5
+        assert [connection.gettimeout() for connection in opened] == [0.2]
     finally:
         listener.close()
 
