@@ -64,8 +64,8 @@ def check_fleet(fleet):
 
 
 def hardware_declaration(node):
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import Declaration
-    return Declaration(bios_settings=node.get('bios_settings'), raid=node.get('raid'), firmware=node.get('firmware'))
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import HardwareDeclaration
+    return HardwareDeclaration(bios_settings=node.get('bios_settings'), raid=node.get('raid'), firmware=node.get('firmware'))
 
 
 def reads_for(node):

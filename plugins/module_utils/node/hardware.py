@@ -130,7 +130,7 @@ def describe_steps(steps):
 
 
 # The option of baremetal_hardware that asks for the steps of each interface.
-STEP_OPTIONS = {'bios': 'bios_settings', 'raid': 'raid', 'firmware': 'firmware'}
+INTERFACE_OPTIONS = {'bios': 'bios_settings', 'raid': 'raid', 'firmware': 'firmware'}
 
 
 def check_interfaces(label, node, steps):
@@ -140,8 +140,8 @@ def check_interfaces(label, node, steps):
     problems = [
         "node %s: %s needs %s, which its %s '%s' does not offer. Set %s to one that does with "
         "baremetal.lifecycle.baremetal_node (for example redfish on a Redfish BMC), or remove %s from this "
-        "node's declaration." % (label, STEP_OPTIONS[interface], ' and '.join(names), field, value, field,
-                                 STEP_OPTIONS[interface])
+        "node's declaration." % (label, INTERFACE_OPTIONS[interface], ' and '.join(names), field, value, field,
+                                 INTERFACE_OPTIONS[interface])
         for interface, field, value, names in steps_not_offered(node, steps)]
     if problems:
         raise HardwareError(' '.join(problems))
@@ -214,7 +214,7 @@ def prepare(client, node, declaration):
 
 
 def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
-    """Bring each (node, Declaration) to its hardware configuration: the nodes as read with HARDWARE_NODE_FIELDS,
+    """Bring each (node, HardwareDeclaration) to its hardware configuration: the nodes as read with HARDWARE_NODE_FIELDS,
     each once, their declarations through check_shapes. Returns one result per node.
 
     Every node's hardware is read and validated first: any problem raises HardwareError before a single write.

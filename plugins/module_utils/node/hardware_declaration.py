@@ -33,14 +33,15 @@ class HardwareError(BaremetalError):
 DECLARATION_KEYS = ('bios_settings', 'raid', 'firmware', 'apply', 'allow_destructive', 'allow_reboot')
 
 
-class Declaration(collections.namedtuple('Declaration', DECLARATION_KEYS)):
+class HardwareDeclaration(collections.namedtuple('HardwareDeclaration', DECLARATION_KEYS)):
     """What one node's hardware should be. None means "not managed"; raid {} means "no RAID"."""
 
     __slots__ = ()
 
     def __new__(cls, bios_settings=None, raid=None, firmware=None, apply='cleaning', allow_destructive=False,
                 allow_reboot=False):
-        return super(Declaration, cls).__new__(cls, bios_settings, raid, firmware, apply, allow_destructive, allow_reboot)
+        return super(HardwareDeclaration, cls).__new__(cls, bios_settings, raid, firmware, apply, allow_destructive,
+                                                       allow_reboot)
 
 
 # What each per-node option of a nodes element must be (fleet/runner.py); the rest of its checks are check_shape's.
@@ -49,13 +50,13 @@ ELEMENT_TYPES = dict(bios_settings=dict, raid=dict, firmware=list, apply=tuple(A
 
 
 def declaration_of(settings):
-    """The Declaration of a node's settings (DECLARATION_KEYS), without the firmware keys Ansible's suboptions
+    """The HardwareDeclaration of a node's settings (DECLARATION_KEYS), without the firmware keys Ansible's suboptions
     fill with null."""
     firmware = settings['firmware']
     if firmware is not None:
         firmware = [dict((key, value) for key, value in entry.items() if value is not None)
                     if isinstance(entry, dict) else entry for entry in firmware]
-    return Declaration(**dict(settings, firmware=firmware))
+    return HardwareDeclaration(**dict(settings, firmware=firmware))
 
 
 # -- shape of the declaration (no I/O) ---------------------------------------------------------------------
@@ -204,7 +205,7 @@ def _bios_value_problems(value, entry):
 
 
 def check_shapes(requests):
-    """Raise HardwareError naming every problem of the declarations of (ident, Declaration) requests that can be
+    """Raise HardwareError naming every problem of the declarations of (ident, HardwareDeclaration) requests that can be
     seen before anything is read (check_shape), each prefixed by its node when there are many."""
     problems = []
     for ident, declaration in requests:

@@ -28,8 +28,8 @@ OPERATORS = {
     'is-false': (('value',), ()),
 }
 
-# Ironic 39's actions (ironic.common.inspection_rules.actions.ACTIONS), with their required and optional arguments.
-ACTIONS = {
+# Ironic 39's actions (ironic.common.inspection_rules.actions.RULE_ACTIONS), with their required and optional arguments.
+RULE_ACTIONS = {
     'fail': (('msg',), ()),
     'log': (('msg',), ('level',)),
     'set-attribute': (('path', 'value'), ()),
@@ -144,7 +144,7 @@ def rule_errors(label, rule):
         errors.append('%s: phase %r is not a phase of inspection rules; valid ones: %s.'
                       % (label, rule['phase'], ', '.join(PHASES)))
     for option, keys, table, kind in (('conditions', CONDITION_KEYS, OPERATORS, 'condition'),
-                                      ('actions', ACTION_KEYS, ACTIONS, 'action')):
+                                      ('actions', ACTION_KEYS, RULE_ACTIONS, 'action')):
         items = rule.get(option)
         if items is None:
             continue

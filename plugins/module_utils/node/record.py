@@ -19,6 +19,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wi
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import normalized_mac
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import interface_field
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import FEATURE_MIN_VERSION
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost
@@ -62,10 +63,6 @@ def when_refused(result):
         raise
     except BaremetalError as exc:
         raise NodeError(str(exc), result)
-
-
-def interface_field(name):
-    return '%s_interface' % name
 
 
 def _feature_of(field):

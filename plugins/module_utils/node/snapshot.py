@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import interface_field
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import FEATURE_MIN_VERSION
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
@@ -19,7 +20,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.precond
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
-    INTERFACES, PORT_ATTRIBUTES, VIEW_FIELDS, Change, NodeError, interface_field, required_features)
+    INTERFACES, PORT_ATTRIBUTES, VIEW_FIELDS, Change, NodeError, required_features)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import check_driver_info, check_flags
 
 PORT_FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid') + PORT_ATTRIBUTES

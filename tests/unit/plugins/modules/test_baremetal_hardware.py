@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""How baremetal_hardware turns its options into one Declaration per node, and which values it scrubs."""
+"""How baremetal_hardware turns its options into one HardwareDeclaration per node, and which values it scrubs."""
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
@@ -18,7 +18,7 @@ PARAMS = dict(node=None, nodes=None, select=None, bios_settings={'ProcTurboMode'
 
 
 def hardware_requests(**params):
-    """(ident, Declaration) of each node, as baremetal_hardware makes them of its options."""
+    """(ident, HardwareDeclaration) of each node, as baremetal_hardware makes them of its options."""
     params = dict(PARAMS, **params)
     task = dict((key, params[key]) for key in hardware.DECLARATION_KEYS)
     return [(target.ident, hardware.declaration_of(target.settings))

@@ -74,7 +74,7 @@ def _node_records(client, idents):
 
 def _hardware(client, idents):
     nodes = read_targets(client, targets_from_elements(idents, {}, {}), hardware.HARDWARE_NODE_FIELDS)
-    hardware.configure(client, [(target.node, hardware_declaration.Declaration(bios_settings={'NumCores': 4}, apply='never'))
+    hardware.configure(client, [(target.node, hardware_declaration.HardwareDeclaration(bios_settings={'NumCores': 4}, apply='never'))
                                 for target in nodes])
 
 

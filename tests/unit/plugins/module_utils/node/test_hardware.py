@@ -22,7 +22,7 @@ from .test_hardware_difference import BUILT, LAYOUT, current, node
 
 
 def test_password_values_never_appear():
-    declaration = hwd.Declaration(bios_settings={'SetupPwd': 'hunter2', 'ProcTurboMode': 'Disabled'})
+    declaration = hwd.HardwareDeclaration(bios_settings={'SetupPwd': 'hunter2', 'ProcTurboMode': 'Disabled'})
     changes = hwdiff.difference(declaration, current(bios=REGISTRY))
     assert changes['bios_settings']['SetupPwd'] == {'before': None, 'after': secrets.MASK}
     steps = hw.hardware_steps(declaration, changes, node())
@@ -32,12 +32,12 @@ def test_password_values_never_appear():
 
 
 def test_only_differing_bios_settings_are_applied_and_values_compare_as_text():
-    declaration = hwd.Declaration(bios_settings={'ProcTurboMode': 'Enabled', 'NumCores': 4})
+    declaration = hwd.HardwareDeclaration(bios_settings={'ProcTurboMode': 'Enabled', 'NumCores': 4})
     changes = hwdiff.difference(declaration, current(bios=REGISTRY))
     assert changes['bios_settings'] == {'NumCores': {'before': '8', 'after': 4}}
     assert hw.hardware_steps(declaration, changes, node()) == [
         {'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': [{'name': 'NumCores', 'value': 4}]}}]
-    same = hwd.Declaration(bios_settings={'NumCores': 8})
+    same = hwd.HardwareDeclaration(bios_settings={'NumCores': 8})
     assert hw.hardware_steps(same, hwdiff.difference(same, current(bios=REGISTRY)), node()) == []
 
 
@@ -47,7 +47,7 @@ def test_firmware_is_updated_only_below_the_declared_version():
                 {'component': 'nic:1', 'version': '3', 'url': 'http://127.0.0.1/nic.bin'}]
     reported = {'bios': {'component': 'bios', 'current_version': '2.9'},
                 'bmc': {'component': 'bmc', 'current_version': '1.6'}}
-    declaration = hwd.Declaration(firmware=firmware)
+    declaration = hwd.HardwareDeclaration(firmware=firmware)
     changes = hwdiff.difference(declaration, current(firmware=reported))
     assert changes['firmware'] == {'bios': {'before': '2.9', 'after': '2.10'}, 'nic:1': {'before': None, 'after': '3'}}
     assert hw.hardware_steps(declaration, changes, node()) == [{'interface': 'firmware', 'step': 'update', 'args': {
@@ -56,7 +56,7 @@ def test_firmware_is_updated_only_below_the_declared_version():
 
 
 def test_a_different_layout_is_recorded_then_deleted_and_created():
-    declaration = hwd.Declaration(raid=LAYOUT)
+    declaration = hwd.HardwareDeclaration(raid=LAYOUT)
     built = {'logical_disks': [{'size_gb': 1900, 'raid_level': '1+0', 'is_root_volume': True}]}
     changes = hwdiff.difference(declaration, current(raid_config=built, target_raid_config={}))
     assert changes['raid']['target_raid_config'] == {'before': {}, 'after': LAYOUT}
@@ -67,7 +67,7 @@ def test_a_different_layout_is_recorded_then_deleted_and_created():
 
 
 def test_no_raid_deletes_only_what_is_built():
-    declaration = hwd.Declaration(raid={})
+    declaration = hwd.HardwareDeclaration(raid={})
     changes = hwdiff.difference(declaration, current(raid_config=BUILT, target_raid_config=LAYOUT))
     assert hw.hardware_steps(declaration, changes, node(raid_config=BUILT)) == [
         {'interface': 'raid', 'step': 'delete_configuration'}]
@@ -75,7 +75,7 @@ def test_no_raid_deletes_only_what_is_built():
 
 
 def test_steps_run_firmware_then_raid_then_bios():
-    declaration = hwd.Declaration(bios_settings={'NumCores': 4}, raid=LAYOUT,
+    declaration = hwd.HardwareDeclaration(bios_settings={'NumCores': 4}, raid=LAYOUT,
                                   firmware=[{'component': 'bmc', 'version': '2', 'url': 'http://127.0.0.1/b'}])
     steps = hw.hardware_steps(declaration, hwdiff.difference(declaration, current(bios=REGISTRY)), node())
     assert [(step['interface'], step['step']) for step in steps] == [
@@ -89,7 +89,7 @@ RAID_STEPS = [{'interface': 'raid', 'step': 'delete_configuration'}, {'interface
 
 @pytest.mark.parametrize('state, verbs', [('manageable', ['clean']), ('available', ['manage', 'clean', 'provide'])])
 def test_cleaning_returns_the_node_where_it_came_from(state, verbs):
-    target = hw.target_for(node(state), hwd.Declaration(), BIOS_STEP)
+    target = hw.target_for(node(state), hwd.HardwareDeclaration(), BIOS_STEP)
     assert target.ident == 'u-1' and target.state == state
     assert target.options.clean_steps == BIOS_STEP and target.options.service_steps is None
     assert [step.verb for step in provision.plan_node(node(state), target.state, target.options)] == verbs
@@ -102,19 +102,19 @@ def test_cleaning_returns_the_node_where_it_came_from(state, verbs):
 ])
 def test_cleaning_refuses_other_states(state, words):
     with pytest.raises(hwd.HardwareError) as error:
-        hw.target_for(node(state), hwd.Declaration(), BIOS_STEP)
+        hw.target_for(node(state), hwd.HardwareDeclaration(), BIOS_STEP)
     for word in words:
         assert word in str(error.value)
 
 
 def test_a_node_in_maintenance_is_refused_before_any_write():
     with pytest.raises(hw.graph.PlanError, match='replacing DIMM'):
-        hw.target_for(node(maintenance=True, maintenance_reason='replacing DIMM'), hwd.Declaration(), BIOS_STEP)
+        hw.target_for(node(maintenance=True, maintenance_reason='replacing DIMM'), hwd.HardwareDeclaration(), BIOS_STEP)
 
 
 @pytest.mark.parametrize('declaration, steps, words', [
-    (hwd.Declaration(apply='servicing'), BIOS_STEP, ['servicing runs bios.apply_configuration', 'allow_reboot: true']),
-    (hwd.Declaration(apply='servicing', allow_reboot=True), RAID_STEPS,
+    (hwd.HardwareDeclaration(apply='servicing'), BIOS_STEP, ['servicing runs bios.apply_configuration', 'allow_reboot: true']),
+    (hwd.HardwareDeclaration(apply='servicing', allow_reboot=True), RAID_STEPS,
      ['raid.delete_configuration and raid.create_configuration', 'destroys the data', 'allow_destructive: true']),
 ])
 def test_servicing_needs_the_opt_ins(declaration, steps, words):
@@ -126,12 +126,12 @@ def test_servicing_needs_the_opt_ins(declaration, steps, words):
 
 def test_servicing_only_from_active():
     with pytest.raises(hwd.HardwareError, match="this node is 'manageable'. Use apply: cleaning"):
-        hw.target_for(node('manageable'), hwd.Declaration(apply='servicing', allow_reboot=True), BIOS_STEP)
+        hw.target_for(node('manageable'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True), BIOS_STEP)
 
 
 def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
     monkeypatch.setattr(provision, 'plan_node', lambda node, state, options: [Step('service', 'active', 'active')])
-    target = hw.target_for(node('active'), hwd.Declaration(apply='servicing', allow_reboot=True,
+    target = hw.target_for(node('active'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True,
                                                            allow_destructive=True), RAID_STEPS + BIOS_STEP)
     assert target.state == 'active' and target.options.clean_steps is None
     assert target.options.arguments('service') == {'service_steps': RAID_STEPS + BIOS_STEP}
@@ -140,7 +140,7 @@ def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
 def test_an_engine_that_plans_no_service_action_is_an_error_not_a_silent_no_op(monkeypatch):
     monkeypatch.setattr(provision, 'plan_node', lambda node, state, options: [])
     with pytest.raises(hwd.HardwareError, match="plans no 'service' action from 'active'"):
-        hw.target_for(node('active'), hwd.Declaration(apply='servicing', allow_reboot=True), BIOS_STEP)
+        hw.target_for(node('active'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True), BIOS_STEP)
 
 
 def test_a_failure_names_the_interface_that_would_be_needed():
@@ -184,9 +184,9 @@ class ReadOnlyIronic(object):
 
 
 @pytest.mark.parametrize('fields, declaration, words', [
-    ({}, hwd.Declaration(raid=LAYOUT), "node n1: raid needs raid.delete_configuration and raid.create_configuration, "
+    ({}, hwd.HardwareDeclaration(raid=LAYOUT), "node n1: raid needs raid.delete_configuration and raid.create_configuration, "
                                        "which its raid_interface 'fake' does not offer. Set raid_interface"),
-    ({'bios_interface': 'no-bios'}, hwd.Declaration(bios_settings={'NumCores': 4}, apply='servicing', allow_reboot=True),
+    ({'bios_interface': 'no-bios'}, hwd.HardwareDeclaration(bios_settings={'NumCores': 4}, apply='servicing', allow_reboot=True),
      "bios_settings needs bios.apply_configuration, which its bios_interface 'no-bios' does not offer"),
 ])
 def test_an_interface_that_offers_no_such_step_is_refused_before_the_plan(fields, declaration, words):
@@ -205,7 +205,7 @@ def test_the_node_view_masks_what_ironic_quotes_in_last_error_and_maintenance_re
     quoted = node(last_error="clean step failed: {'args': {'admin_password': 'MARKER-1'}}",
                   maintenance_reason='BMC reset, password=MARKER-2')
     client = ReadOnlyIronic(quoted, REGISTRY)
-    result = hw.configure(client, [(quoted, hwd.Declaration(bios_settings={'NumCores': 4}, apply='never'))])[0]
+    result = hw.configure(client, [(quoted, hwd.HardwareDeclaration(bios_settings={'NumCores': 4}, apply='never'))])[0]
     assert 'MARKER' not in repr(result)
     assert result['node']['last_error'] == "clean step failed: {'args': {'admin_password': '********'}}"
 
@@ -214,7 +214,7 @@ def test_the_node_view_masks_what_ironic_quotes_in_last_error_and_maintenance_re
 def test_the_old_value_of_a_setting_named_like_a_secret_is_masked_in_changes_and_diff(name):
     registry = dict(REGISTRY, **{name: {'name': name, 'value': 'OLD-MARKER', 'attribute_type': 'String'}})
     client = ReadOnlyIronic(node(), registry)
-    result = hw.configure(client, [(client.node, hwd.Declaration(bios_settings={name: 'NEW-MARKER'}, apply='never'))])[0]
+    result = hw.configure(client, [(client.node, hwd.HardwareDeclaration(bios_settings={name: 'NEW-MARKER'}, apply='never'))])[0]
     assert 'MARKER' not in repr(result['changes']) and 'MARKER' not in repr(result['diff'])
     assert result['changes']['bios_settings'][name] == {'before': secrets.MASK, 'after': secrets.MASK}
 
@@ -223,7 +223,7 @@ def test_a_declared_value_of_a_setting_whose_registry_says_password_is_handed_to
     # BootPin names no secret: only its registry tells, once read; the echo of the task's arguments must hide it too.
     registry = dict(REGISTRY, BootPin={'name': 'BootPin', 'value': 'OLD-PIN', 'attribute_type': 'Password'})
     client = ReadOnlyIronic(node(), registry)
-    declaration = hwd.Declaration(bios_settings={'BootPin': 'pin-found-4242', 'NumCores': 37},
+    declaration = hwd.HardwareDeclaration(bios_settings={'BootPin': 'pin-found-4242', 'NumCores': 37},
                                   apply='never')
     result = hw.configure(client, [(client.node, declaration)])[0]
     assert 'pin-found' not in repr(result) and 'OLD-PIN' not in repr(result)

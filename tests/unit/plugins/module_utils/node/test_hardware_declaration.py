@@ -13,25 +13,25 @@ from .bios_registry import REGISTRY
 
 
 @pytest.mark.parametrize('declaration, words', [
-    (hwd.Declaration(apply='sometimes'), ["apply must be one of cleaning, servicing, never, not 'sometimes'"]),
-    (hwd.Declaration(bios_settings={'A': {'x': 1}}), ['bios_settings.A must be a single value']),
-    (hwd.Declaration(raid=[]), ['raid must be a dictionary with logical_disks']),
-    (hwd.Declaration(raid={'disks': []}), ['raid has unknown keys disks']),
-    (hwd.Declaration(raid={'logical_disks': []}), ['raid.logical_disks must be a non-empty list']),
-    (hwd.Declaration(raid={'logical_disks': [{'raid_level': 1, 'size_gb': -1}]}),
+    (hwd.HardwareDeclaration(apply='sometimes'), ["apply must be one of cleaning, servicing, never, not 'sometimes'"]),
+    (hwd.HardwareDeclaration(bios_settings={'A': {'x': 1}}), ['bios_settings.A must be a single value']),
+    (hwd.HardwareDeclaration(raid=[]), ['raid must be a dictionary with logical_disks']),
+    (hwd.HardwareDeclaration(raid={'disks': []}), ['raid has unknown keys disks']),
+    (hwd.HardwareDeclaration(raid={'logical_disks': []}), ['raid.logical_disks must be a non-empty list']),
+    (hwd.HardwareDeclaration(raid={'logical_disks': [{'raid_level': 1, 'size_gb': -1}]}),
      ["raid.logical_disks[0].raid_level must be one of", 'raid.logical_disks[0].size_gb must be a whole number']),
-    (hwd.Declaration(raid={'logical_disks': [{'size_gb': 'MAX'}]}), ['raid.logical_disks[0].raid_level is required']),
-    (hwd.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'disk_type': 'tape'}]}),
+    (hwd.HardwareDeclaration(raid={'logical_disks': [{'size_gb': 'MAX'}]}), ['raid.logical_disks[0].raid_level is required']),
+    (hwd.HardwareDeclaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'disk_type': 'tape'}]}),
      ["raid.logical_disks[0].disk_type must be one of hdd, ssd, not 'tape'"]),
-    (hwd.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'physical_disks': ['a', 'b']}]}),
+    (hwd.HardwareDeclaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'physical_disks': ['a', 'b']}]}),
      ['raid.logical_disks[0].physical_disks needs controller']),
-    (hwd.Declaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'is_root_volume': True},
+    (hwd.HardwareDeclaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'is_root_volume': True},
                                              {'raid_level': '1', 'size_gb': 1, 'is_root_volume': True}]}),
      ['only one logical disk may have is_root_volume: true']),
-    (hwd.Declaration(firmware={'component': 'bmc'}), ['firmware must be a list']),
-    (hwd.Declaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u', 'checksum': 'x'}]),
+    (hwd.HardwareDeclaration(firmware={'component': 'bmc'}), ['firmware must be a list']),
+    (hwd.HardwareDeclaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u', 'checksum': 'x'}]),
      ['firmware[0].checksum is not a firmware key']),
-    (hwd.Declaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u'},
+    (hwd.HardwareDeclaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u'},
                                {'component': 'bmc', 'version': '2', 'url': 'u', 'wait': 0}]),
      ["firmware[1].component 'bmc' is declared twice", 'firmware[1].wait must be a whole number']),
 ])
@@ -42,10 +42,10 @@ def test_malformed_declarations_name_the_key(declaration, words):
 
 
 def test_well_formed_declarations_have_no_problems():
-    assert hwd.check_shape(hwd.Declaration(
+    assert hwd.check_shape(hwd.HardwareDeclaration(
         bios_settings={'A': 1, 'B': True}, raid={'logical_disks': [{'raid_level': '1+0', 'size_gb': 'MAX'}]},
         firmware=[{'component': 'bios', 'version': '2.1', 'url': 'http://127.0.0.1/b.bin', 'wait': 30}])) == []
-    assert hwd.check_shape(hwd.Declaration(raid={})) == []
+    assert hwd.check_shape(hwd.HardwareDeclaration(raid={})) == []
 
 
 @pytest.mark.parametrize('settings, words', [

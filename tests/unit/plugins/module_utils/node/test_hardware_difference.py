@@ -37,6 +37,6 @@ BUILT = {'logical_disks': [{'size_gb': 1800, 'raid_level': '5', 'controller': 'R
 
 
 def test_a_built_layout_that_matches_needs_nothing():
-    declaration = hwd.Declaration(raid=LAYOUT)
+    declaration = hwd.HardwareDeclaration(raid=LAYOUT)
     changes = hwdiff.difference(declaration, current(raid_config=BUILT, target_raid_config=LAYOUT))
     assert changes['raid'] == {}

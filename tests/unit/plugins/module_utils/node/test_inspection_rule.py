@@ -112,4 +112,4 @@ def test_the_operator_and_action_tables_are_those_of_the_ironic_under_test():
     for name in rules.PLUGIN_DATA_ACTIONS:  # Ironic fills plugin_data in itself
         required, optional = theirs[1][name]
         theirs[1][name] = (tuple(arg for arg in required if arg != 'plugin_data'), optional)
-    assert theirs == [rules.OPERATORS, rules.ACTIONS]
+    assert theirs == [rules.OPERATORS, rules.RULE_ACTIONS]
