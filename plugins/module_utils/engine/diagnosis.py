@@ -17,9 +17,7 @@ import re
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import READY, WAITING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
-# The words of a request Ironic holds off live with the writes it holds off; the progress of a step says them too.
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import (  # noqa: F401
-    HELD_BACK, LOCKED, held_off, held_state)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import held_off
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     UNREACHABLE_GRACE, WAIT_STATES)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import DEPLOY_WAIT_ABORT_VERSION, version_string

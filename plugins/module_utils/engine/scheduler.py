@@ -31,6 +31,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, LOCKED
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, IronicError, Unreachable
@@ -170,11 +171,11 @@ class Scheduler(object):
                 moving += 1
                 self.wait.reset()
             elif job.locked is not None:  # Locked: a conductor holds this node only; the others go on.
-                self.progress.node(job.label, job.node.get('provision_state'), diagnosis.LOCKED)
+                self.progress.node(job.label, job.node.get('provision_state'), LOCKED)
             elif job.stage == READY:
                 # Busy: Ironic takes no more now; as many as move now may move until one comes to rest.
                 self.limit = max(1, moving)
-                self.progress.node(job.label, job.node.get('provision_state'), diagnosis.HELD_BACK)
+                self.progress.node(job.label, job.node.get('provision_state'), HELD_BACK)
                 return
 
     def _start_next(self, job, wait):

@@ -15,7 +15,7 @@ __metaclass__ = type
 import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import issue_step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import step_request
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError, Locked
 
 # What came of sending one step: the transition it started (None when it did not start), Ironic's Busy or Locked
@@ -25,7 +25,8 @@ Sent = collections.namedtuple('Sent', 'transition held error node')
 
 
 class Sender(object):
-    """Sends the steps of a task's nodes to one Ironic (client), each with the request engine/requests.py makes."""
+    """Sends the steps of a task's nodes to one Ironic (client), each with the request engine/requests.py makes for
+    it (step_request)."""
 
     def __init__(self, client):
         self.client = client
@@ -39,7 +40,7 @@ class Sender(object):
         if reason:
             transition['reason'] = reason
         try:
-            issue_step(self.client, job.uuid, step, job.options)
+            step_request(self.client, job.uuid, step, job.options)()
         except (Locked, Busy) as exc:
             return Sent(None, exc, None, None)
         except AnswerLost:
@@ -65,7 +66,7 @@ class Sender(object):
                 # It never reached the conductor; or it moves nothing (DONE_WHEN_ANSWERED) and, sent again, sends
                 # only what is still missing.
                 try:
-                    issue_step(self.client, job.uuid, step, job.options)
+                    step_request(self.client, job.uuid, step, job.options)()
                 except AnswerLost:
                     node = self._read_again(job)
                     if node['provision_state'] == step.source and not node.get('target_provision_state'):
@@ -85,7 +86,7 @@ class Sender(object):
         if why_not:
             return ' %s, so it was left moving.' % why_not, None
         try:
-            issue_step(self.client, job.uuid, graph.Step('abort', state, None), job.options)
+            step_request(self.client, job.uuid, graph.Step('abort', state, None), job.options)()
         except IronicError as exc:
             return " Aborting it failed: %s" % exc, None
         return diagnosis.aborted(state), {'verb': 'abort', 'from': state, 'to': None, 'seconds': 0.0,

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.diagnosis import HELD_BACK, LOCKED
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, LOCKED
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE
