@@ -3,13 +3,21 @@
 
 import os
 import sqlite3
+import traceback
+from unittest import mock
 
 import pytest
+from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import http
+from ansible_collections.baremetal.lifecycle.plugins.modules import baremetal_provision_state
 from nodes import RawIronic
 
 STARTS = ['enroll', 'manageable', 'available', 'active', 'rescue', 'clean failed', 'deploy failed', 'adopt failed']
 TARGETS = ['manageable', 'available', 'active', 'rescue']
+# The path of one provision request, main to the HTTP request of its PUT (frames_to_the_first_put), at most: 19
+# frames in 12 files before the scheduler owned the engine loop (a0d923b).
+FRAMES_TO_PUT, FILES_TO_PUT = 18, 10
 BROKEN_BY_DESIGN = ('deploy failed', 'adopt failed')  # the start was reached by breaking the node's interfaces
 
 
@@ -284,3 +292,35 @@ def test_check_mode_plans_a_node_in_a_wait_state_at_once_and_says_a_real_run_wai
         assert raw.node(waiting['uuid'])['provision_state'] == 'service wait'
     finally:
         rest_in_database(ironic, waiting['uuid'], 'active', None)
+
+
+def frames_to_the_first_put(ironic, node):
+    """(frames, files, the frames in words) of the stack from baremetal_provision_state's main to the HTTP request of its first PUT
+    .../states/provision, both ends counted: the module runs in this process (the installed collection), the node
+    moves for real, and the stack is read as the request goes out."""
+    stacks = []
+    request = http.Session.request
+
+    def recorded(session, method, url, *args, **kwargs):
+        if method == 'PUT' and url.endswith('/states/provision') and not stacks:
+            stacks.append(traceback.extract_stack()[:-1])
+        return request(session, method, url, *args, **kwargs)
+
+    with patch_module_args({'node': node['uuid'], 'state': 'manageable', 'endpoint': ironic.endpoint}), \
+            mock.patch.object(http.Session, 'request', recorded), pytest.raises(SystemExit):
+        baremetal_provision_state.main()
+    stack, = stacks
+    start = max(index for index, frame in enumerate(stack) if frame.name == 'main'
+                and frame.filename.endswith('baremetal_provision_state.py'))
+    path = ['%s %s' % (os.path.basename(frame.filename), frame.name) for frame in stack[start:]] + ['http.py request']
+    return len(path), len(set(frame.filename for frame in stack[start:]) | {http.__file__}), path
+
+
+def test_one_request_goes_from_main_to_its_put_through_few_frames_and_files(raw, ironic, capsys):
+    # issue 41: a reader follows one node from main to its first PUT; the path stays short (FRAMES_TO_PUT).
+    node = raw.node_in('enroll')
+    frames, files, path = frames_to_the_first_put(ironic, node)
+    assert '"changed": true' in capsys.readouterr().out
+    assert raw.node(node['uuid'])['provision_state'] == 'manageable'
+    print('from main to the first PUT: %d frames in %d files: %s' % (frames, files, ' > '.join(path)))
+    assert frames <= FRAMES_TO_PUT and files <= FILES_TO_PUT, (frames, files)

@@ -17,27 +17,15 @@ import re
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import READY, WAITING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import held_off
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     UNREACHABLE_GRACE, WAIT_STATES)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import DEPLOY_WAIT_ABORT_VERSION, version_string
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, Locked
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import unproven_death
 
 # How many of a node's latest history events a timeout reports.
 HISTORY_EVENTS = 5
-
-# What the progress says of a node Ironic took no more of (Busy): it waits for room.
-HELD_BACK = 'held back: Ironic takes no more nodes at once for now'
-
-# What the progress says of a node a conductor holds (Locked): its step is sent again until the conductor lets go.
-LOCKED = 'waiting for its lock: a conductor is at work on it'
-
-
-def held_state(answer):
-    """What the progress says of a node whose request Ironic holds off: LOCKED for a lock (transport.Locked), else
-    HELD_BACK (transport.Busy)."""
-    return LOCKED if isinstance(answer, Locked) else HELD_BACK
-
 
 # Why no other conductor takes over a node a dead one left (waiter.no_takeover's answers).
 NO_TAKEOVER = {
@@ -60,6 +48,13 @@ def describe_failure(step, node):
     what = "'%s' (%s)" % (step.verb, step.action.name) if step.action else "'%s'" % step.verb
     return ("node %s: %s from '%s' ended in '%s' instead of '%s'.%s" % (
         node_label(node), what, step.source, node['provision_state'], step.landing, detail))
+
+
+def ended_by_takeover(job, step, node, takeover):
+    """Why a job fails that Ironic's takeover from a dead conductor ended (its error: why the plan from there
+    failed)."""
+    return '%s Ironic ended the step when it took the node over from conductor %s. %s' % (
+        describe_failure(step, node), takeover['hostname'], job.error[len('node %s: ' % job.label):])
 
 
 def where(node):
@@ -202,22 +197,6 @@ def kept_locked(label, request, timeout, locked):
     """Why a request for the node was never taken: a conductor held the node's lock (transport.Locked) until the
     timeout passed."""
     return held_off(label, "'%s' was never started" % request, locked, timeout)
-
-
-def held_off(label, undone, answer, timeout=None, seconds=0):
-    """Why something for the node (undone: what did not happen, in words) never did: Ironic kept refusing it, its
-    latest answer ``answer``: Locked (a conductor held the node's lock) or Busy (Ironic took no more work), until the
-    task's timeout passed (None: a task without one, through the transport's retries for ``seconds``)."""
-    latest = masked_text(answer.reason or str(answer)).rstrip('.')
-    until = 'for %d s of retries' % seconds if timeout is None else 'until the timeout (%d s) passed' % timeout
-    if isinstance(answer, Locked):
-        fix = ("run the task again once it is done, or look at the conductor's log" if timeout is None
-               else "raise timeout, or look at the conductor's log")
-        return ("node %s: %s: a conductor kept the node locked %s (Ironic's latest answer: %s). It is at work on the "
-                "node, often waiting for a slow BMC: %s." % (label, undone, until, latest, fix))
-    fix = 'Run the task again later' if timeout is None else 'Raise timeout'
-    return ("node %s: %s: Ironic took no more work %s (its latest answer: %s). %s, or raise Ironic's "
-            "[conductor]workers_pool_size." % (label, undone, until, latest, fix))
 
 
 def timed_out(client, job, timeout, concurrency, busy):

@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One node's way to its declared state (a Job), and where it is on the way (its stage)."""
+"""One node's way to its declared state (a Job), where it is on the way (its stage), and the moves of a job from one
+stage to the next: only the scheduler (engine/scheduler.py) calls them."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -8,6 +9,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label, node_result
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Locked
 
 # Where a job is: waiting for its node to rest, planned and waiting for a slot, moving, or finished.
 WAITING, READY, MOVING, DONE = 'waiting', 'ready', 'moving', 'done'
@@ -48,6 +50,56 @@ class Job(object):
     def fail(self, message):
         self.error = 'node %s: %s' % (self.label, message)
         self.stage = DONE
+
+    def saw(self, node):
+        """The node as Ironic reports it now."""
+        self.node = summarize_node(node)
+
+    def planned(self, steps, check_mode):
+        """The steps to go from where the node rests, after those issued: READY, or DONE without steps or in check
+        mode."""
+        self.plan = self.plan[:self.issued] + list(steps)
+        self.stage = READY if self.remaining and not check_mode else DONE
+
+    def took(self, sent, now):
+        """Apply what came of sending a step (sender.Sent): True when the step is under way (or done)."""
+        if sent.node is not None:
+            self.saw(sent.node)
+        self.locked = sent.held if isinstance(sent.held, Locked) else None
+        if sent.error is not None:
+            self.fail(sent.error)
+        if sent.transition is not None:
+            self.step_sent(sent.transition, now)
+        return sent.transition is not None
+
+    def step_sent(self, transition, now):
+        """Ironic took a step's request (transition: its verb, from, and to None until the node rests)."""
+        self.started = True
+        self.transitions.append(transition)
+        self.holders = {}
+        self.step_started = now
+        self.quiet = None
+
+    def retried(self, node):
+        """A step cut short by a stranded conductor goes first again, READY, once the node rests where it starts:
+        True when it does."""
+        retry, self.retry = self.retry, None
+        if retry is None or node['provision_state'] != retry.source:
+            return False
+        self.saw(node)
+        self.plan = self.plan[:self.issued] + [retry] + self.plan[self.issued:]
+        self.stage = READY
+        return True
+
+    def watched(self, judged, state):
+        """Keep what the waiter judged of the node not at rest, in state (waiter.Judged)."""
+        if judged.holding is not None:
+            self.holders[judged.holding] = state
+        self.holder, self.takeover, self.quiet = judged.holder, judged.takeover, judged.quiet
+
+    def landed(self, state, now, **facts):
+        """The node ended its latest transition in state (facts: what else the transition records)."""
+        self.transitions[-1].update(to=state, seconds=round(now - self.step_started, 3), **facts)
 
     @property
     def changed(self):

@@ -6,6 +6,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from concurrent.futures import ThreadPoolExecutor
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail
 
@@ -24,7 +26,5 @@ def run_each(items, action, concurrency=1):
     items = list(items)
     if len(items) <= 1 or concurrency <= 1:
         return [guarded(item) for item in items]
-    # Imported here: concurrent.futures costs every task's start-up about 10 ms, and most runs go one at a time.
-    from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=min(concurrency, len(items))) as pool:
         return list(pool.map(guarded, items))

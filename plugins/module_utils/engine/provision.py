@@ -21,7 +21,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import (
-    check_node_interfaces, check_requests, check_runbook, instance_info_patch, issue_step, retired_patch)
+    check_node_interfaces, check_requests, check_runbook, instance_info_patch, retired_patch)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
 
@@ -109,6 +109,24 @@ def provision_diff(result, check_mode):
     return DifferenceTracker().add('provision_state', start, end).diff()
 
 
+class NodePlans(object):
+    """The plans of the nodes of one converge, checked against the server before the first step is sent."""
+
+    def __init__(self, client, found):
+        self.client = client
+        self.found = dict((node['uuid'], node) for node in found.values())  # as looked up, with instance_info
+
+    def steps(self, job, node):
+        """The steps for the job's node at rest (node: as polled); PlanError or IronicError when there is no way."""
+        # Polls do not read instance_info: the node as looked up has it.
+        looked_up = dict(node, instance_info=self.found[job.uuid].get('instance_info'))
+        steps = plan_node(looked_up, job.target, job.options, self.client.release)
+        check_requests(self.client, steps, job.options)
+        check_runbook(self.client, job.uuid, steps, job.options)
+        check_node_interfaces(self.client, looked_up, steps, job.options)
+        return steps
+
+
 def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False, found=None):
     """Bring each Target to its declared state. Returns (jobs, errors for idents that match no node).
 
@@ -124,18 +142,7 @@ def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurr
     else:
         missing = [target.ident for target in targets if target.ident not in found]
     check_distinct_nodes(found)
-
-    def plan(job, node):
-        # Polls do not read instance_info: the node as looked up has it.
-        looked_up = dict(node, instance_info=found_by_uuid[job.uuid].get('instance_info'))
-        steps = plan_node(looked_up, job.target, job.options, client.release)
-        check_requests(client, steps, job.options)
-        check_runbook(client, job.uuid, steps, job.options)
-        check_node_interfaces(client, looked_up, steps, job.options)
-        return steps
-
-    found_by_uuid = dict((node['uuid'], node) for node in found.values())
-    scheduler = Scheduler(client, timeout, concurrency=concurrency, plan=plan, issue_step=issue_step,
+    scheduler = Scheduler(client, timeout, concurrency=concurrency, plan=NodePlans(client, found).steps,
                           abort_on_timeout=abort_on_timeout)
     jobs = [(Job(found[target.ident], target.state, target.options), found[target.ident])
             for target in targets if target.ident in found]

@@ -11,13 +11,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import (
     CLEAR_FAULT, SET_INSTANCE_INFO, SET_RETIRED, STEPLESS_INTERFACES, VERB_INTERFACES, interface_field, steps_not_offered)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     FEATURE_MIN_VERSION, RUNBOOK_TRAITS_VERSION)
 
-# How issue_step sends the steps that are not provision verbs: like the verbs, each takes Locked and Busy at once
+# How step_request sends the steps that are not provision verbs: like the verbs, each takes Locked and Busy at once
 # (retry_busy=False), which the sender leaves for the scheduler to send again later.
 NODE_STEP_METHODS = {
     CLEAR_FAULT: lambda client, uuid, options: client.unset_maintenance(uuid, retry_busy=False),
@@ -46,12 +48,11 @@ def retired_patch(node, retired, retired_reason):
     return operations
 
 
-def issue_step(client, uuid, step, options):
-    """Send the request that starts one step of a plan."""
+def step_request(client, uuid, step, options):
+    """The request that starts one step of a plan, to call to send it (engine/sender.py does)."""
     if step.verb in NODE_STEP_METHODS:
-        NODE_STEP_METHODS[step.verb](client, uuid, options)
-        return
-    client.set_provision_state(uuid, step.verb, **options.arguments(step.verb, step.action))
+        return functools.partial(NODE_STEP_METHODS[step.verb], client, uuid, options)
+    return functools.partial(client.set_provision_state, uuid, step.verb, **options.arguments(step.verb, step.action))
 
 
 def check_requests(client, steps, options):

@@ -1,17 +1,17 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Run plans, for one node or many: each node goes its own way, as soon as it can.
+"""Run plans, for one node or many: each node goes its own way, as soon as it can. The scheduler owns every move of a
+job (engine/job.py) from one stage to the next; the sender (engine/sender.py) and the waiter (engine/waiter.py) only
+say what came of a request or a poll, and the scheduler applies it.
 
 A node is first waited on until it is at rest, then planned, then moved step by step: issue a verb, wait until the
 node rests again, check where it landed, issue the next. One node that is still moving, stuck or refused never holds
-up the others. The scheduler plans each node at rest; engine/moves.py moves those that must move (it sends their
-steps, polls them and judges those not at rest with engine/waiter.py, and words what went wrong with
-engine/diagnosis.py). It is loaded only for a node that must move or is moving: a task whose nodes all rest where
-declared (a rerun, check mode) plans them and never compiles it.
+up the others. What went wrong is worded by engine/diagnosis.py.
 
 Waiting polls with a delay that starts short and backs off to a cap, within one overall deadline on a monotonic clock
 (common/wait.py). A step the takeover of a dead conductor failed (``clean failed``, "aborted due to conductor take
-over") is planned again from there where the planner has a way.
+over") is planned again from there where the planner has a way. A node left stranded by a dead conductor takes
+Ironic's safe way out (STRANDED_WAY_OUT), and the step it did not finish is run again once it rests.
 
 Ironic paces the work itself: past its concurrent action limits ([conductor]max_concurrent_clean and
 max_concurrent_deploy) or with no conductor worker free it answers a verb with HTTP 503 and does nothing. The
@@ -26,12 +26,21 @@ __metaclass__ = type
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import step_word
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph, states
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import DONE_WHEN_ANSWERED, step_word
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, LOCKED
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
+    ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, IronicError, Unreachable
+
+# Ironic's safe ways out of a stranded state (states.STRANDED_WAY_OUT), as steps.
+STRANDED_WAY_OUT = dict(
+    (state, graph.Step(verb, state, next(destination for source, event, destination in states.TRANSITIONS
+                                         if (source, event) == (state, states.VERBS[verb]))))
+    for state, verb in states.STRANDED_WAY_OUT.items())
 
 
 def resting(job, node):
@@ -43,100 +52,219 @@ def resting(job, node):
         return False
 
 
+def landing_of(node):
+    """Where a node someone else's operation moves lands: its target when stable, else where its state leads."""
+    state, target = node['provision_state'], node.get('target_provision_state')
+    return target if states.STATES.get(target, (None,))[0] == states.STABLE else states.STATES[state][1]
+
+
+def check_mode_note(job, node):
+    """What check mode tells of a node someone else's operation moves: nothing is sent, so there is nothing to wait
+    for; it is planned at once from where it lands (landing_of), and its result says so: a real run waits for it to
+    rest, and plans from where it rests then."""
+    landing = landing_of(node)
+    return ("node %s is in '%s' (target '%s'); in check mode nothing is sent, so the task did not wait for it. A real "
+            "run waits for it to rest, then, from '%s', %s. (Where it rests otherwise, it plans from there.)"
+            % (job.label, node['provision_state'], node.get('target_provision_state'), landing,
+               'sends %s' % ', '.join(step_word(step.verb) for step in job.plan) if job.plan else 'sends nothing'))
+
+
 class Scheduler(object):
-    """Runs jobs (engine/job.py) against one Ironic within one deadline.
+    """Runs jobs (engine/job.py) against one Ironic within one deadline: plan(job, node) returns the steps for a node
+    at rest (provision.NodePlans.steps); a step goes out by run, _start_ready, _start_next, _send, Sender.send."""
 
-    plan(job, node) returns the steps for a node at rest (it calls provision.plan_node) and may
-    raise PlanError; issue_step(client, uuid, step, options) sends the request of one step.
-    """
-
-    def __init__(self, client, timeout, concurrency=1, plan=None, issue_step=None, abort_on_timeout=False,
+    def __init__(self, client, timeout, concurrency=1, plan=None, abort_on_timeout=False,
                  stranded_grace=None, progress=None, clock=time.monotonic, sleep=time.sleep):
         self.client = client
         self.progress = progress or task_progress()
         self.plan = plan
-        self.issue_step = issue_step
         self.abort_on_timeout = abort_on_timeout
         self.clock = clock
         self.timeout = timeout
         self.wait = Wait(timeout, clock=clock, sleep=sleep)
         self.concurrency = max(1, concurrency)
-        self.stranded_grace = stranded_grace  # None: engine/waiter.py's STRANDED_GRACE
-        self._moves = None
+        self.sender = Sender(client)
+        self.waiter = Waiter(client, self.wait, STRANDED_GRACE if stranded_grace is None else stranded_grace)
+        # How many nodes may move at once now: concurrency, lowered while Ironic answers Busy (the latest answer).
+        self.limit = self.concurrency
+        self.busy = None  # Ironic's latest Busy answer to a step (None: none)
 
-    @property
-    def moves(self):
-        """The moves of this scheduler's nodes (engine/moves.py), made the first time a node must move."""
-        if self._moves is None:
-            from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.moves import Moves
-            self._moves = Moves(self)
-        return self._moves
+    def run(self, jobs, wait=True, check_mode=False):
+        """Bring every job's node to its target (jobs: (Job, node as read)) until each is DONE or the deadline passes;
+        with wait=False the first step of every node's plan is issued and the task returns."""
+        self.progress.start(len(jobs))
+        for job, node in jobs:
+            self.observe(job, node, check_mode)
+        jobs = [job for job, _node in jobs]
+        self.wait.reset()
+        while any(job.stage != DONE for job in jobs):
+            self._start_ready(jobs, wait)
+            watched = [job for job in jobs if job.stage in (WAITING, MOVING)]
+            if not (watched or any(job.stage == READY for job in jobs)) or not self.wait.pause():
+                break
+            if watched and not self._poll(watched, check_mode):
+                break
+        for job in jobs:
+            if job.stage != DONE:
+                self._time_out(job)
+        return jobs
 
-    def plan_node(self, job, node, check_mode):
-        """Plan a node that rests: READY with steps to go, DONE when there is nothing to do or no way."""
-        job.node = summarize_node(node)
+    def _poll(self, watched, check_mode):
+        """Read the watched nodes once and observe each; False when Ironic stayed unreachable (each job failed)."""
         try:
-            steps = self.plan(job, node)
-        except (graph.PlanError, IronicError) as exc:
-            job.fail(str(exc))
-            return
-        job.plan = job.plan[:job.issued] + list(steps)
-        job.stage = READY if job.remaining and not check_mode else DONE
-
-    def plan_once_at_rest(self, job, node):
-        """Check mode, a node someone else's operation moves: nothing is sent, so there is nothing to wait for. Plan
-        it at once from where Ironic is taking it (its target state), and say so on its result: a real run waits
-        for it to rest first, and plans from where it rests then."""
-        state, target = node['provision_state'], node.get('target_provision_state')
-        stable = states.STATES.get(target, (None,))[0] == states.STABLE
-        landing = target if stable else states.STATES[state][1]
-        self.plan_node(job, dict(node, provision_state=landing, target_provision_state=None), True)
-        job.node = summarize_node(node)
-        if job.error is None:
-            job.notes.append(
-                "node %s is in '%s' (target '%s'); in check mode nothing is sent, so the task did not wait for it. A "
-                "real run waits for it to rest, then, from '%s', %s. (Where it rests otherwise, it plans from there.)"
-                % (job.label, state, target, landing,
-                   'sends %s' % ', '.join(step_word(step.verb) for step in job.plan) if job.plan else 'sends nothing'))
+            seen = self.waiter.look(watched)
+        except Unreachable as exc:
+            for job in watched:
+                job.fail(diagnosis.unreachable(exc))
+            return False
+        for job in (watched if seen is not None else ()):
+            job.still = seen.still.get(job.uuid)
+            node = seen.nodes.get(job.uuid)
+            if node is None:
+                job.fail(diagnosis.deleted(job.node))
+                continue
+            if node.get('target_provision_state') is None and job.node.get('target_provision_state'):
+                # A node came to rest: others the conductor works through alongside it are about to, so look
+                # again soon rather than after the back-off grown while they all moved.
+                self.wait.reset()
+            self.observe(job, node, check_mode, seen.conductors)
+        return True
 
     def observe(self, job, node, check_mode, conductors=None):
-        """A polled node: move its job on. conductors: IronicClient.conductors(), read this round, or None."""
+        """A node as read: move its job on. conductors: IronicClient.conductors(), read this round, or None."""
         at_rest = resting(job, node)
         # A node that has come to rest is reported at rest, not still in the step that brought it there.
         self.progress.node(job.label, node.get('provision_state'),
                            job.plan[job.issued - 1].verb if job.stage == MOVING and not at_rest else None)
         if job.stage == DONE:
             return
-        if not at_rest and check_mode:
-            self.plan_once_at_rest(job, node)
+        job.holder = job.holder if not at_rest else None
+        if not at_rest and check_mode:  # nothing is sent, so there is nothing to wait for: see check_mode_note
+            self._plan(job, dict(node, provision_state=landing_of(node), target_provision_state=None), True)
+            job.saw(node)
+            job.notes.extend([check_mode_note(job, node)] if job.error is None else [])
+        elif not at_rest:
+            self._judge(job, node, check_mode, conductors)
+        elif job.stage == MOVING:
+            self._finish_step(job, node, check_mode)
+        else:
+            if job.transitions and job.transitions[-1]['to'] is None:  # a way out of a stranded state, now done
+                job.landed(node['provision_state'], self.clock())
+            if not job.retried(node):
+                self._plan(job, node, check_mode)
+
+    def _plan(self, job, node, check_mode):
+        """Plan a node that rests: READY with steps to go, DONE when there is nothing to do or no way."""
+        job.saw(node)
+        try:
+            job.planned(self.plan(job, node), check_mode)
+        except (graph.PlanError, IronicError) as exc:
+            job.fail(str(exc))
+
+    def _start_ready(self, jobs, wait):
+        """Start the ready jobs there is room for; a node between two steps keeps going before a new one starts."""
+        moving = sum(1 for job in jobs if job.stage == MOVING)
+        for job in sorted((job for job in jobs if job.stage == READY), key=lambda job: not job.started):
+            if wait and moving >= self.limit:
+                return
+            if self._start_next(job, wait):
+                moving += 1
+                self.wait.reset()
+            elif job.locked is not None:  # Locked: a conductor holds this node only; the others go on.
+                self.progress.node(job.label, job.node.get('provision_state'), LOCKED)
+            elif job.stage == READY:
+                # Busy: Ironic takes no more now; as many as move now may move until one comes to rest.
+                self.limit = max(1, moving)
+                self.progress.node(job.label, job.node.get('provision_state'), HELD_BACK)
+                return
+
+    def _start_next(self, job, wait):
+        """Issue the job's next steps up to one that moves the node: True when one does; else the job is DONE, or
+        still READY when Ironic answered Busy or Locked."""
+        while job.remaining:
+            step = job.remaining[0]
+            job.issued += 1
+            if not self._send(job, step):
+                job.issued -= 1
+                return False
+            if step.verb not in DONE_WHEN_ANSWERED:
+                job.stage = MOVING if wait else DONE
+                return True
+            job.landed(step.landing, self.clock())
+        job.stage = DONE
+        return False
+
+    def _send(self, job, step, reason=None):
+        """Send one step (engine/sender.py) and apply what came of it: True when it is under way (or done)."""
+        sent = self.sender.send(job, step, reason)
+        self.busy = sent.held if isinstance(sent.held, Busy) else self.busy
+        if not job.took(sent, self.clock()):
+            return False
+        self.progress.node(job.label, job.node.get('provision_state'), step.verb)
+        return True
+
+    def _finish_step(self, job, node, check_mode):
+        """The node rests after a step: record where it landed; DONE, or READY for the next step."""
+        step = job.plan[job.issued - 1]
+        job.saw(node)
+        state = node['provision_state']
+        job.landed(state, self.clock())
+        takeover, job.takeover = job.takeover, None
+        if state != step.landing and takeover is None:
+            takeover = self.waiter.taken_over_from(job, node)
+        if state != step.landing and takeover is not None:
+            # The conductor that had the node died: Ironic's takeover ended the step; go on from where it left it.
+            job.transitions[-1]['takeover'] = {'conductor': takeover['hostname'],
+                                               'down_since': takeover.get('updated_at')}
+            self._plan(job, node, check_mode)
+            if job.error:
+                job.error = diagnosis.ended_by_takeover(job, step, node, takeover)
+        elif state != step.landing:
+            job.error = diagnosis.describe_failure(step, node)
+            job.stage = DONE
+        else:
+            job.stage = READY if job.remaining else DONE
+        # A node of the task came to rest, so Ironic has room for one more: try one more at once than before.
+        self.limit = min(self.concurrency, self.limit + 1)
+
+    def _judge(self, job, node, check_mode, conductors):
+        """A node not at rest: wait on, wait for a takeover, fail it as abandoned, or take a way out if stranded."""
+        job.saw(node)
+        judged = self.waiter.judge(job, node, conductors)
+        job.watched(judged, node['provision_state'])
+        if judged.verdict == TAKEOVER:
+            job.quiet = None
+            self.progress.node(job.label, node['provision_state'], diagnosis.awaited(job.takeover))
+        elif judged.verdict == ABANDONED:
+            job.fail(diagnosis.abandoned(node, judged.dead, judged.reason))
+        elif judged.verdict == STRANDED:
+            self._way_out(job, node, check_mode, conductors)
+
+    def _way_out(self, job, node, check_mode, conductors):
+        """A stranded node: take Ironic's safe way out where there is one, else fail this node only. Back at rest,
+        the node is planned again; a step it did not finish is run again first."""
+        state = node['provision_state']
+        what = diagnosis.stranded(state, round(self.clock() - job.quiet[1], 1))
+        step = STRANDED_WAY_OUT.get(state)
+        if step is None or check_mode:
+            dead = [] if step else self.waiter.dead_conductors(conductors)
+            job.fail('%s %s' % (what, diagnosis.no_way_out(state, step and step.verb, dead)))
             return
-        if not at_rest:
-            self.moves.judge(job, node, check_mode, conductors)
-            return
-        job.holder = None
         if job.stage == MOVING:
-            self.moves.finish_step(job, node, check_mode)
-            return
-        if job.transitions and job.transitions[-1]['to'] is None:  # a way out of a stranded state, now done
-            job.transitions[-1].update(to=node['provision_state'], seconds=self.moves.seconds(job))
-        retry, job.retry = job.retry, None
-        if retry is not None and node['provision_state'] == retry.source:
-            job.node = summarize_node(node)
-            job.plan = job.plan[:job.issued] + [retry] + job.plan[job.issued:]
-            job.stage = READY
-            return
-        self.plan_node(job, node, check_mode)
+            job.landed(state, self.clock(), stranded=True)
+        interrupted = job.plan[job.issued - 1] if job.stage == MOVING else None
+        if self._send(job, step, reason=what + " Ironic's way out is '%s' to '%s'." % (step.verb, step.landing)):
+            job.stage, job.retry = WAITING, interrupted
 
-    def run(self, jobs, wait=True, check_mode=False):
-        """Bring every job's node to its target; nodes are given with the job (see converge).
-
-        At most ``concurrency`` nodes move at once while waiting; with wait=False the first step of
-        every node's plan is issued and the task returns. A failing node never stops the others.
-        """
-        self.progress.start(len(jobs))
-        for job, node in jobs:
-            self.observe(job, node, check_mode)
-        jobs = [job for job, _node in jobs]
-        if any(job.stage != DONE for job in jobs):
-            self.moves.follow(jobs, wait, check_mode)
-        return jobs
+    def _time_out(self, job):
+        """The deadline passed before the job was DONE: say why, and abort it where abort_on_timeout says so."""
+        moving = job.started if job.stage == WAITING else job.stage != READY
+        job.error = diagnosis.timed_out(self.client, job, self.timeout, self.concurrency, self.busy)
+        if moving and self.abort_on_timeout and job.started:
+            words, transition = self.sender.abort(job)
+            if transition is not None:
+                job.step_sent(transition, self.clock())
+            job.error += words
+        elif moving:
+            job.error += diagnosis.timeout_advice(self.client, job.node.get('provision_state'))
+        job.stage = DONE

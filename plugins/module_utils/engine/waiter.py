@@ -18,6 +18,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import collections
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import MOVING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, Unreachable
@@ -61,20 +63,36 @@ def no_takeover(node, dead, conductors):
     return None
 
 
-def _awaits_takeover(waiter, job, node, dead):
-    return job.takeover is not None
+# What judging a node saw (the predicates of VERDICTS read it): the dead conductor a takeover awaits (None: none),
+# the dead conductor that holds the node (None: none, or the conductors were not read), and whether the node sat
+# without lock or progress for the grace.
+Seen = collections.namedtuple('Seen', 'takeover dead stranded')
+
+# What a polled node not at rest shows (Waiter.judge), for the scheduler to apply to its job: the verdict, the dead
+# conductor holding the node and why none takes it over (a key of diagnosis.NO_TAKEOVER); and the job's watch as it
+# is now: holder, takeover, quiet (each a Job attribute of that name) and holding (the conductor holding the node
+# during its step, None: none).
+# One poll round (Waiter.look): the nodes as read ({uuid: node}, a deleted one missing), each job's ``still``
+# ({uuid: (progress signature, since when)} of a node not at rest), and IronicClient.conductors() where a node
+# made no progress (None: not read).
+Round = collections.namedtuple('Round', 'nodes still conductors')
+
+Judged = collections.namedtuple('Judged', 'verdict dead reason holder takeover quiet holding')
 
 
-def _abandoned(waiter, job, node, dead):
-    return dead is not None
+def _awaits_takeover(seen):
+    return seen.takeover is not None
 
 
-def _stranded(waiter, job, node, dead):
-    return waiter.stranded(job, node)
+def _abandoned(seen):
+    return seen.dead is not None
 
 
-# What a node not at rest shows: the first verdict whose predicate holds, else MOVES. A predicate takes the waiter,
-# the job, the node as polled and the dead conductor that holds it (None: none, or the conductors were not read).
+def _stranded(seen):
+    return seen.stranded
+
+
+# What a node not at rest shows: the first verdict whose predicate holds for what was Seen, else MOVES.
 VERDICTS = ((TAKEOVER, _awaits_takeover), (ABANDONED, _abandoned), (STRANDED, _stranded))
 
 
@@ -103,6 +121,14 @@ class Waiter(object):
         self._unreachable_since = None
         return nodes
 
+    def look(self, jobs):
+        """One poll round of the jobs' nodes: Round, or None while Ironic is unreachable (see poll)."""
+        nodes = self.poll(jobs)
+        if nodes is None:
+            return None
+        suspicious, still = self.suspicious(jobs, nodes)
+        return Round(nodes, still, self.read_conductors() if suspicious else None)
+
     def read_conductors(self):
         """The conductors by name ({} when they cannot be read: the nodes are then judged without them)."""
         try:
@@ -118,49 +144,48 @@ class Waiter(object):
         return [dead[name] for name in sorted(dead)]
 
     def suspicious(self, jobs, nodes):
-        """Whether a node not at rest made no progress for SUSPECT_AFTER (or waits for a takeover)."""
-        suspicious = False
+        """(Whether a node not at rest made no progress for SUSPECT_AFTER or waits for a takeover, {uuid: (progress
+        signature, since when)} of each job's node not at rest: the job's ``still``)."""
+        suspicious, still = False, {}
         for job in jobs:
             node = nodes.get(job.uuid)
             if node is None or graph.kind(node['provision_state']) != states.TRANSIENT:
-                job.still = None
                 continue
             progress = signature(node)
-            if job.still is None or job.still[0] != progress:
-                job.still = (progress, self.clock())
-            suspicious = suspicious or job.takeover is not None or self.clock() - job.still[1] >= SUSPECT_AFTER
-        return suspicious
+            seen = job.still if job.still is not None and job.still[0] == progress else (progress, self.clock())
+            still[job.uuid] = seen
+            suspicious = suspicious or job.takeover is not None or self.clock() - seen[1] >= SUSPECT_AFTER
+        return suspicious, still
 
-    def stranded(self, job, node):
-        """True once the node sat in a non-wait transient state with no lock and no progress for the grace."""
+    def quiet(self, job, node):
+        """(The job's ``quiet``: (progress signature, since when) while the node sits in a non-wait transient state
+        with no lock, else None; whether it sat so, unchanged, for the grace: it is stranded)."""
         state = node['provision_state']
         if (graph.kind(state) != states.TRANSIENT or state in WAIT_STATES or 'reservation' not in node
                 or node.get('reservation')):
-            job.quiet = None
-            return False
+            return None, False
         progress = signature(node)
         if job.quiet is None or job.quiet[0] != progress:
-            job.quiet = (progress, self.clock())
-            return False
-        return self.clock() - job.quiet[1] >= self.stranded_grace
+            return (progress, self.clock()), False
+        return job.quiet, self.clock() - job.quiet[1] >= self.stranded_grace
 
     def judge(self, job, node, conductors):
-        """What a polled node not at rest shows: (verdict, the dead conductor holding it, why none takes it over).
+        """What a polled node not at rest shows: Judged. The job is read, not changed.
 
         conductors: IronicClient.conductors(), read this round, or None. A takeover found is kept on the job until
         the node rests: the takeover releases the node, then fails it under a live conductor."""
         state = node['provision_state']
-        if node.get('reservation') and job.stage == MOVING:
-            job.holders[node['reservation']] = state
-        dead = None
+        holding = node.get('reservation') if node.get('reservation') and job.stage == MOVING else None
+        holder, dead = job.holder, None
         if conductors is not None and state not in WAIT_STATES:
-            job.holder = conductors.get(node.get('reservation') or '')
-            dead = job.holder if job.holder is not None and job.holder['dead'] else None
+            holder = conductors.get(node.get('reservation') or '')
+            dead = holder if holder is not None and holder['dead'] else None
         reason = no_takeover(node, dead, conductors) if dead is not None else None
-        if dead is not None:
-            job.takeover = dead if reason is None else None
-        verdict = next((verdict for verdict, holds in VERDICTS if holds(self, job, node, dead)), MOVES)
-        return verdict, dead, reason
+        takeover = job.takeover if dead is None else (dead if reason is None else None)
+        quiet, stranded = self.quiet(job, node)
+        seen = Seen(takeover, dead, stranded)
+        verdict = next((verdict for verdict, holds in VERDICTS if holds(seen)), MOVES)
+        return Judged(verdict, dead, reason, holder, takeover, quiet, holding)
 
     def taken_over_from(self, job, node):
         """The dead conductor that held the node during its failed step, when a live one could take it over, else

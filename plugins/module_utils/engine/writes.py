@@ -7,7 +7,7 @@ A conductor at work on a node, often waiting for a slow BMC, holds the node's lo
 it meanwhile (HTTP 409 'locked'). In a task with a timeout such a write (and one Ironic takes no more work for, HTTP
 503) is sent again at the poll's pace until Ironic takes it or the timeout passes (transport.resent_while_held, the
 loop power actions wait with too); a task without one leaves it to the transport's few retries. A write still refused
-fails naming the node, the write and Ironic's answer (diagnosis.held_off).
+fails naming the node, the write and Ironic's answer (held_off).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,14 +17,38 @@ __metaclass__ = type
 import functools
 import time
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, Locked, resent_while_held
 
+# What the progress says of a node Ironic took no more of (Busy): it waits for room.
+HELD_BACK = 'held back: Ironic takes no more nodes at once for now'
 
-def _diagnosis():
-    # Loaded only when a write is held off, as the progress is.
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
-    return diagnosis
+# What the progress says of a node a conductor holds (Locked): its step is sent again until the conductor lets go.
+LOCKED = 'waiting for its lock: a conductor is at work on it'
+
+
+def held_state(answer):
+    """What the progress says of a node whose request Ironic holds off: LOCKED for a lock (transport.Locked), else
+    HELD_BACK (transport.Busy)."""
+    return LOCKED if isinstance(answer, Locked) else HELD_BACK
+
+
+def held_off(label, undone, answer, timeout=None, seconds=0):
+    """Why something for the node (undone: what did not happen, in words) never did: Ironic kept refusing it, its
+    latest answer ``answer``: Locked (a conductor held the node's lock) or Busy (Ironic took no more work), until the
+    task's timeout passed (None: a task without one, through the transport's retries for ``seconds``)."""
+    latest = masked_text(answer.reason or str(answer)).rstrip('.')
+    until = 'for %d s of retries' % seconds if timeout is None else 'until the timeout (%d s) passed' % timeout
+    if isinstance(answer, Locked):
+        fix = ("run the task again once it is done, or look at the conductor's log" if timeout is None
+               else "raise timeout, or look at the conductor's log")
+        return ("node %s: %s: a conductor kept the node locked %s (Ironic's latest answer: %s). It is at work on the "
+                "node, often waiting for a slow BMC: %s." % (label, undone, until, latest, fix))
+    fix = 'Run the task again later' if timeout is None else 'Raise timeout'
+    return ("node %s: %s: Ironic took no more work %s (its latest answer: %s). %s, or raise Ironic's "
+            "[conductor]workers_pool_size." % (label, undone, until, latest, fix))
 
 
 class NodeWrites(object):
@@ -48,10 +72,8 @@ class NodeWrites(object):
                 return write(*args, **kwargs)
             return resent_while_held(functools.partial(write, *args, **kwargs), self.waiting, self._held)
         except (Locked, Busy) as exc:
-            message = _diagnosis().held_off(self.label, '%s never went through' % doing, exc, self.timeout,
-                                            self.clock() - started)
+            message = held_off(self.label, '%s never went through' % doing, exc, self.timeout, self.clock() - started)
             raise type(exc)(message, exc.status, exc.reason)
 
     def _held(self, answer):
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
-        (self.progress or task_progress()).node(self.label, self.state, _diagnosis().held_state(answer))
+        (self.progress or task_progress()).node(self.label, self.state, held_state(answer))

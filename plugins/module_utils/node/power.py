@@ -21,9 +21,9 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transpo
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import held_off, held_state
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import NODE_FLAGS, POWER_ACTIONS, POWER_OFF_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
 
 # Reboots are actions, not states: doing one is always a change.
 REBOOTS = ('rebooted', 'soft_rebooted')
@@ -57,15 +57,16 @@ def _settle(client, node, waiting, progress, step):
 def _request(client, node, target, soft, timeout, waiting, progress, result):
     """Ask Ironic for the power action. A node a conductor keeps locked (at work on it, often waiting for a slow BMC),
     or an Ironic that takes no more work for now (HTTP 503), is asked again until the task's timeout, as Ironic itself
-    would take the request later: the transport answers at once, so that this is the only wait."""
+    would take the request later: the transport answers at once, so that this is the only wait (its words:
+    engine/writes.py)."""
     def held(answer):
-        progress.node(node_label(node), node.get('power_state') or 'unknown', diagnosis.held_state(answer))
+        progress.node(node_label(node), node.get('power_state') or 'unknown', held_state(answer))
 
     try:
         resent_while_held(functools.partial(client.set_power_state, node['uuid'], target, timeout=timeout if soft else None),
                           waiting, held)
     except (Locked, Busy) as exc:
-        raise PowerError(diagnosis.held_off(node_label(node), "'%s' was never started" % target, exc, timeout),
+        raise PowerError(held_off(node_label(node), "'%s' was never started" % target, exc, timeout),
                          dict(result, changed=False))
 
 

@@ -35,9 +35,6 @@ OPTIONAL_LIBRARIES = ('keystoneauth1', 'openstack', 'jsonschema', 'yaml')
 # What no module loads at its start: ironic/keystone.py (a task with endpoint, or a standalone cloud, needs none of
 # it; bench/README.md measures the deferral).
 EVERY = ('ironic.keystone',)
-# The engine a node that must move needs, but not a rerun whose nodes rest where declared: its moves, sending,
-# watching, and the words for what went wrong.
-MOVING = ('engine.moves', 'engine.sender', 'engine.waiter', 'engine.diagnosis')
 
 # What importing each module must not load: the code its plain task (one node, none of the facets) never runs.
 NOT_LOADED = {
@@ -47,10 +44,10 @@ NOT_LOADED = {
     'baremetal_node': ENGINE + WAVES + STEPS + (
         'node.port_groups', 'node.virtual_media', 'ironic.wiring', 'node.bmc_check', 'node.removal', 'node.power',
         'node.maintenance', 'engine.progress', 'node.stages', 'node.record_writes'),
-    'baremetal_provision_state': WAVES + STEPS + MOVING + ('engine.parallel',),
-    'baremetal_power': WAVES + STEPS + ('engine.provision', 'engine.scheduler', 'engine.planner'),
-    'baremetal_maintenance': ENGINE + WAVES + STEPS + ('engine.progress',),
-    'baremetal_hardware': WAVES + STEPS + ('engine.waiter', 'engine.diagnosis', 'engine.parallel'),
+    'baremetal_provision_state': WAVES + STEPS + ('engine.parallel',),
+    'baremetal_power': ENGINE + WAVES + STEPS,
+    'baremetal_maintenance': ENGINE + WAVES + STEPS,
+    'baremetal_hardware': WAVES + STEPS + ('engine.parallel',),
     'baremetal_fleet_report': ENGINE + WAVES + STEPS + RECORD + HARDWARE + ('node.network_data',),
     'baremetal_node_info': ENGINE + WAVES + STEPS + RECORD,
     'baremetal_allocation': ENGINE + WAVES + STEPS + RECORD,

@@ -18,7 +18,6 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transpo
     AnswerLost, Busy, IronicError, Locked, Unreachable)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import plan_node
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import issue_step
 
 from ..common.fake_clock import FakeClock
 
@@ -202,7 +201,7 @@ class FakeIronic(FakeClock):
 def scheduler(fake, timeout=60, **kwargs):
     def plan(job, node):
         return plan_node(node, job.target, job.options, fake.release)
-    return Scheduler(fake, timeout, plan=plan, issue_step=issue_step, clock=fake.clock, sleep=fake.sleep, **kwargs)
+    return Scheduler(fake, timeout, plan=plan, clock=fake.clock, sleep=fake.sleep, **kwargs)
 
 
 def jobs_for(fake, target, uuids=None, options=None):

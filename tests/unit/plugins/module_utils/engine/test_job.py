@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 """One node's way to its declared state (engine/job.py): what it shows of the node, its remaining steps, how it
-fails and the result it leaves."""
+fails, the result it leaves, and the moves from one stage to the next the scheduler makes with what the sender and
+the waiter return."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -8,6 +9,9 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import Step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sent
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import Judged
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, Locked
 
 UUID = '1be26c0b-03f2-4d2d-ae87-c02d7f33c123'
 
@@ -73,3 +77,59 @@ def test_a_step_that_failed_back_to_where_it_started_changed_nothing_but_one_bef
     stuck.transitions = [{'verb': 'provide', 'from': 'manageable', 'to': None}]
     stuck.fail('timed out')
     assert stuck.result()['changed'] is True
+
+
+def test_a_planned_job_is_ready_with_steps_to_go_and_done_without_or_in_check_mode():
+    planned = a_job()
+    planned.planned([Step('provide', 'manageable', 'available')], check_mode=False)
+    assert (planned.stage, planned.remaining) == (job.READY, [Step('provide', 'manageable', 'available')])
+    planned.planned([], check_mode=False)
+    assert planned.stage == job.DONE
+    checked = a_job()
+    checked.planned([Step('provide', 'manageable', 'available')], check_mode=True)
+    assert checked.stage == job.DONE and len(checked.plan) == 1
+
+
+def test_a_step_taken_opens_its_transition_and_landing_closes_it_with_the_seconds_on_the_clock():
+    taken = a_job()
+    taken.holders, taken.quiet = {'c1': 'cleaning'}, ('sig', 1.0)
+    sent = Sent({'verb': 'provide', 'from': 'manageable', 'to': None, 'seconds': 0.0}, None, None, None)
+    assert taken.took(sent, now=10.0) is True
+    assert (taken.started, taken.step_started, taken.holders, taken.quiet, taken.locked) == (True, 10.0, {}, None, None)
+    taken.landed('available', now=12.5, stranded=True)
+    assert taken.transitions == [{'verb': 'provide', 'from': 'manageable', 'to': 'available', 'seconds': 2.5,
+                                  'stranded': True}]
+
+
+def test_a_step_held_off_or_refused_starts_nothing_and_a_refusal_fails_the_job_on_the_node_read_again():
+    held = a_job()
+    locked = Locked('node locked by c1', 409, 'Conflict')
+    assert held.took(Sent(None, locked, None, None), now=1.0) is False
+    assert (held.locked, held.stage, held.started, held.transitions) == (locked, job.WAITING, False, [])
+    assert held.took(Sent(None, Busy('busy', 503, 'Service Unavailable'), None, None), now=2.0) is False
+    assert held.locked is None and held.error is None
+    refused = a_job()
+    again = {'uuid': UUID, 'name': 'rack1-node07', 'provision_state': 'active'}
+    assert refused.took(Sent(None, None, 'Ironic refused it', again), now=1.0) is False
+    assert refused.error == 'node rack1-node07: Ironic refused it' and refused.stage == job.DONE
+    assert refused.node['provision_state'] == 'active'
+
+
+def test_a_step_cut_short_goes_first_again_once_the_node_rests_where_it_starts():
+    cut = a_job()
+    cut.plan = [Step('provide', 'manageable', 'available'), Step('active', 'available', 'active')]
+    cut.issued = 1
+    cut.retry = cut.plan[0]
+    assert cut.retried({'uuid': UUID, 'provision_state': 'available'}) is False and cut.retry is None
+    cut.retry = cut.plan[0]
+    assert cut.retried({'uuid': UUID, 'provision_state': 'manageable'}) is True
+    assert cut.stage == job.READY and cut.remaining == [Step('provide', 'manageable', 'available'),
+                                                        Step('active', 'available', 'active')]
+
+
+def test_what_the_waiter_judged_is_kept_on_the_job():
+    watched = a_job()
+    dead = {'hostname': 'c1', 'dead': True}
+    watched.watched(Judged('takeover', dead, None, dead, dead, ('sig', 3.0), 'c1'), 'cleaning')
+    assert (watched.holders, watched.holder, watched.takeover, watched.quiet) == (
+        {'c1': 'cleaning'}, dead, dead, ('sig', 3.0))

@@ -177,13 +177,13 @@ def test_retired_patch_sets_only_what_differs():
         {'op': 'add', 'path': '/retired', 'value': False}]
 
 
-def test_issue_step_sends_a_verb_with_its_fields_or_the_request_of_a_node_step():
+def test_a_step_request_sends_a_verb_with_its_fields_or_the_request_of_a_node_step():
     client = RecordingClient()
     steps = [{'interface': 'vendor', 'step': 'log_passthrough'}]
     options = Options(service_steps=steps)
-    requests.issue_step(client, 'u1', Step('service', 'active', 'active'), options)
-    requests.issue_step(client, 'u1', Step('clear_fault', 'service failed', 'service failed'), options)
-    requests.issue_step(client, 'u1', Step('manage', 'enroll', 'manageable'), options)
+    requests.step_request(client, 'u1', Step('service', 'active', 'active'), options)()
+    requests.step_request(client, 'u1', Step('clear_fault', 'service failed', 'service failed'), options)()
+    requests.step_request(client, 'u1', Step('manage', 'enroll', 'manageable'), options)()
     assert client.calls == [('provision', 'u1', 'service', {'service_steps': steps}),
                             ('unset_maintenance', 'u1'), ('provision', 'u1', 'manage', {})]
 
@@ -209,7 +209,7 @@ def test_a_node_step_takes_a_lock_at_once_as_a_verb_does_for_the_scheduler_to_se
     client = HowSent()
     for verb, options in [('clear_fault', Options()), ('set_instance_info', Options(instance_info=IMAGE)),
                           ('set_retired', Options(retired=True))]:
-        requests.issue_step(client, 'u1', Step(verb, 'manageable', 'manageable'), options)
+        requests.step_request(client, 'u1', Step(verb, 'manageable', 'manageable'), options)()
     assert client.retry_busy == [False, False, False]
 
 
@@ -217,8 +217,8 @@ def test_set_instance_info_reads_what_ironic_holds_and_sends_only_the_keys_that_
     client = RecordingClient()
     step = Step('set_instance_info', 'available', 'available')
     options = Options(instance_info=dict(IMAGE, image_checksum='kept'))
-    requests.issue_step(client, 'u1', step, options)
-    requests.issue_step(client, 'u1', step, options)  # sent again (after a lost answer): nothing is missing
+    requests.step_request(client, 'u1', step, options)()
+    requests.step_request(client, 'u1', step, options)()  # sent again (after a lost answer): nothing is missing
     assert client.calls == [
         ('get_node', 'u1', ('instance_info',)),
         ('update_node', 'u1', [{'op': 'add', 'path': '/instance_info/image_source', 'value': IMAGE['image_source']}]),

@@ -13,9 +13,10 @@ import json
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.diagnosis import HELD_BACK, LOCKED
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, LOCKED
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
@@ -677,16 +678,13 @@ def test_a_dead_conductor_with_no_live_one_recording_heartbeats_is_waited_on_not
     assert fake.now >= 300
 
 
-def test_nodes_that_rest_where_declared_are_planned_without_the_moves():
-    # A rerun: the scheduler plans each node and makes no moves (engine/moves.py, the sender and the waiter are
-    # not loaded for it); a node that must move makes them.
+def test_nodes_that_rest_where_declared_are_planned_and_neither_polled_nor_sent_anything():
+    # A rerun: the scheduler plans each node and makes no moves; a node that must move is sent its steps.
     fake = FakeIronic()
     fake.add('n1', 'manageable')
     fake.add('n2', 'manageable')
-    resting = scheduler(fake)
-    jobs = resting.run(jobs_for(fake, 'manageable'))
-    assert [(job.error, job.plan, job.transitions) for job in jobs] == [(None, [], [])] * 2
-    assert resting._moves is None and fake.polls == []
-    moving = scheduler(fake)
-    job, = moving.run(jobs_for(fake, 'available', uuids=['n1']))
-    assert job.error is None and moving._moves is not None
+    jobs = scheduler(fake).run(jobs_for(fake, 'manageable'))
+    assert [(job.error, job.plan, job.transitions, job.stage) for job in jobs] == [(None, [], [], DONE)] * 2
+    assert fake.polls == [] and fake.requests == []
+    job, = scheduler(fake).run(jobs_for(fake, 'available', uuids=['n1']))
+    assert job.error is None and [verb for _at, _uuid, verb in fake.requests] == ['provide']

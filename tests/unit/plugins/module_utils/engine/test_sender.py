@@ -1,5 +1,6 @@
 # -*- coding: utf-8 -*-
-"""Sending a step (engine/sender.py): lost answers checked against the node, refusals, abort_on_timeout."""
+"""Sending a step (engine/sender.py): lost answers checked against the node, refusals, abort_on_timeout, and what
+came of a step returned (Sent), never written on the job."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -7,7 +8,12 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import Step
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import Job
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
+    AnswerLost, Busy, IronicError, Locked)
 
 from .fake_ironic import IMAGE, FakeIronic, deploying_with_instance_info, run
 
@@ -88,3 +94,47 @@ def test_a_lost_answer_to_set_instance_info_sends_only_what_is_missing(applied):
     assert [verb for _at, _uuid, verb in fake.requests] == [
         'provide', 'PATCH /instance_info/image_source /instance_info/old_key', 'active']  # sent until applied, once
     assert fake.nodes['n1']['instance_info'] == {'image_source': IMAGE['image_source'], 'image_checksum': 'kept'}
+
+
+class AnsweringClient(object):
+    """A client whose PUT of a verb gives the answers queued (an exception raised, None taken), and whose node read
+    again rests in ``state``."""
+    poll_fields = ('uuid', 'name', 'provision_state', 'target_provision_state')
+
+    def __init__(self, answers, state='manageable'):
+        self.answers, self.state, self.sent = list(answers), state, []
+
+    def set_provision_state(self, uuid, verb, **arguments):
+        self.sent.append(verb)
+        answer = self.answers.pop(0) if self.answers else None
+        if answer is not None:
+            raise answer
+
+    def get_node(self, uuid, fields):
+        return {'uuid': uuid, 'name': 'n1', 'provision_state': self.state, 'target_provision_state': None}
+
+
+PROVIDE = Step('provide', 'manageable', 'available')
+
+
+@pytest.mark.parametrize('answers, state, expected', [
+    ([], 'manageable', ('transition', None, False, False)),
+    ([Busy('busy', 503)], 'manageable', (None, Busy, False, False)),
+    ([Locked('locked', 409)], 'manageable', (None, Locked, False, False)),
+    ([IronicError('no', 400)], 'manageable', (None, None, True, True)),
+    ([AnswerLost('lost')], 'cleaning', ('transition', None, False, True)),  # applied: not sent again
+    ([AnswerLost('lost'), None], 'manageable', ('transition', None, False, True)),  # never arrived: sent again
+    ([AnswerLost('lost'), AnswerLost('lost')], 'manageable', (None, None, True, True)),
+])
+def test_sending_a_step_returns_what_came_of_it_and_changes_no_job(answers, state, expected):
+    job = Job({'uuid': 'u1', 'name': 'n1', 'provision_state': 'manageable'}, 'available', Options())
+    job.plan = [PROVIDE]
+    before = dict(vars(job), node=dict(job.node), transitions=list(job.transitions))
+    sent = Sender(AnsweringClient(answers, state)).send(job, PROVIDE)
+    transition, held, error, read_again = expected
+    assert vars(job) == before
+    assert (sent.transition['verb'] if sent.transition else None) == ('provide' if transition else None)
+    assert type(sent.held) is held if held else sent.held is None
+    assert (sent.error is not None, sent.node is not None) == (error, read_again)
+    lost = any(isinstance(answer, AnswerLost) for answer in answers)
+    assert bool(sent.transition and sent.transition.get('answer_lost')) is bool(transition and lost)

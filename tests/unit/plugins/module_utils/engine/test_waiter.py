@@ -1,5 +1,6 @@
 # -*- coding: utf-8 -*-
-"""The waiter's table of predicates: what a polled node that is not at rest shows, first verdict first."""
+"""The waiter's table of predicates: what a polled node that is not at rest shows, first verdict first, and the
+job's watch as the scheduler is to keep it (the waiter changes no job)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -29,18 +30,24 @@ def conductor(name, alive, group='', taken_over=True):
 
 
 def judged(node, conductors=None, clock=None, job=None):
+    """(Waiter.judge's verdict, dead conductor, reason), the job with the quiet it returned kept, as the scheduler
+    keeps it, and the Judged itself."""
     clock = clock or Clock()
     job = job or Job(dict(node, uuid='u1'), 'available', Options())
     job.stage = MOVING
-    return Waiter(None, Wait(60, clock=clock, sleep=None)).judge(job, dict(node, uuid='u1'), conductors), job
+    before = dict(vars(job), holders=dict(job.holders))
+    judgement = Waiter(None, Wait(60, clock=clock, sleep=None)).judge(job, dict(node, uuid='u1'), conductors)
+    assert vars(job) == before  # the waiter reads the job, never changes it
+    job.quiet = judgement.quiet
+    return judgement[:3], job, judgement
 
 
 def test_a_node_a_dead_conductor_holds_awaits_the_takeover_by_a_live_one_of_its_group():
     conductors = {'c1': conductor('c1', False, 'g'), 'c2': conductor('c2', True, 'g')}
-    (verdict, dead, reason), job = judged({'provision_state': 'cleaning', 'reservation': 'c1',
-                                           'conductor_group': 'g'}, conductors)
+    (verdict, dead, reason), _job, judgement = judged({'provision_state': 'cleaning', 'reservation': 'c1',
+                                                       'conductor_group': 'g'}, conductors)
     assert (verdict, dead['hostname'], reason) == (TAKEOVER, 'c1', None)
-    assert job.takeover is dead and job.holders == {'c1': 'cleaning'}
+    assert judgement.takeover is dead and judgement.holder is dead and judgement.holding == 'c1'
 
 
 @pytest.mark.parametrize('node, alive_group, taken_over, reason', [
@@ -50,15 +57,15 @@ def test_a_node_a_dead_conductor_holds_awaits_the_takeover_by_a_live_one_of_its_
 ])
 def test_a_node_no_other_conductor_takes_over_is_abandoned_and_says_why(node, alive_group, taken_over, reason):
     conductors = {'c1': conductor('c1', False, 'g', taken_over), 'c2': conductor('c2', True, alive_group)}
-    (verdict, dead, why), job = judged(dict(node, reservation='c1', conductor_group='g'), conductors)
-    assert (verdict, dead['hostname'], why) == (ABANDONED, 'c1', reason) and job.takeover is None
+    (verdict, dead, why), _job, judgement = judged(dict(node, reservation='c1', conductor_group='g'), conductors)
+    assert (verdict, dead['hostname'], why) == (ABANDONED, 'c1', reason) and judgement.takeover is None
 
 
 def test_a_node_without_lock_or_progress_is_stranded_once_the_grace_passed():
     clock = Clock()
     node = {'provision_state': 'cleaning', 'reservation': None, 'provision_updated_at': 't'}
-    (verdict, _dead, _why), job = judged(node, clock=clock)
-    assert verdict == MOVES
+    (verdict, _dead, _why), job, _judgement = judged(node, clock=clock)
+    assert verdict == MOVES and job.quiet is not None
     clock.now = STRANDED_GRACE
     assert judged(node, clock=clock, job=job)[0][0] == STRANDED
 
@@ -68,8 +75,8 @@ def test_a_wait_state_is_never_stranded_nor_judged_by_its_holder():
     node = {'provision_state': 'clean wait', 'reservation': None}
     job = judged(node, clock=clock)[1]
     clock.now = 10 * STRANDED_GRACE
-    assert judged(node, {'c1': conductor('c1', False)}, clock=clock, job=job)[0][0] == MOVES
-    assert 'clean wait' in waiter.WAIT_STATES and job.holder is None
+    (verdict, _dead, _why), _job, judgement = judged(node, {'c1': conductor('c1', False)}, clock=clock, job=job)
+    assert verdict == MOVES and 'clean wait' in waiter.WAIT_STATES and judgement.holder is None
 
 
 def test_a_takeover_comes_before_stranded_in_the_table():

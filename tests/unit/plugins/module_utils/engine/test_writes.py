@@ -14,9 +14,8 @@ import json
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_MAX_DELAY
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import LOCKED, NodeWrites
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, Locked
 
 from ..common.fake_clock import FakeClock
@@ -92,4 +91,4 @@ def test_the_progress_shows_the_node_waiting_for_its_lock(tmp_path):
     writes(fake, 300, Progress(path, fake.clock)).send('setting maintenance', fake.set_maintenance, 'u-1', 'disk')
     with open(path) as stream:
         records = [json.loads(line) for line in stream]
-    assert [(record['node'], record['state'], record['step']) for record in records] == [('n1', 'active', diagnosis.LOCKED)]
+    assert [(record['node'], record['state'], record['step']) for record in records] == [('n1', 'active', LOCKED)]
