@@ -35,14 +35,14 @@ FILTERS = ('resource_class', 'conductor_group', 'owner', 'shard')
 _TEXT = st.text(st.characters(codec='ascii', exclude_characters='{}%#\\"\'\n\r\t\x00'), max_size=12)
 _BLANK = st.sampled_from(['', ' ', '  ', '\t'])
 # A node name Ironic refuses: blank, or with a character outside RFC 3986's unreserved ones.
-_BAD_NAME = _BLANK | st.builds(lambda head, bad, tail: head + bad + tail, _TEXT, st.sampled_from(' /?&@:+,;='),
-                                _TEXT)
+_BAD_NAME = _BLANK | st.builds(lambda head, bad, tail: head + bad + tail,
+                               _TEXT, st.sampled_from(' /?&@:+,;='), _TEXT)
 
 
 def _empty_selection():
     """A select that sets no filter: {}, or some filters null (as a filter templated from an empty variable is), or
     a filter that is blank, with all false or unset."""
-    nulls = st.lists(st.sampled_from(FILTERS), unique=True).map(lambda names: dict.fromkeys(names))
+    nulls = st.lists(st.sampled_from(FILTERS), unique=True).map(dict.fromkeys)
     blank = st.tuples(st.sampled_from(FILTERS), _BLANK).map(lambda item: {item[0]: item[1]})
     with_all = st.sampled_from([{}, {'all': False}])
     return st.tuples(nulls | blank, with_all).map(lambda parts: dict(parts[0], **parts[1]))
@@ -66,8 +66,8 @@ def _nodes(key, options):
 
 
 # A list or a dictionary where a string is documented: Ansible would send its Python text to Ironic.
-_CONTAINER = st.lists(_TEXT, min_size=1, max_size=3) | st.dictionaries(_TEXT.filter(bool), _TEXT, min_size=1,
-                                                                          max_size=2)
+_CONTAINER = (st.lists(_TEXT, min_size=1, max_size=3)
+              | st.dictionaries(_TEXT.filter(bool), _TEXT, min_size=1, max_size=2))
 
 
 def _wrongly_typed(draw, module, options, node_key):

@@ -74,7 +74,7 @@ def test_a_selection_that_matches_no_node_says_so_and_changes_nothing(ironic, ru
 @pytest.mark.parametrize('selection, check', [({}, True), ({'resource_class': None, 'owner': None}, False)],
                          ids=['empty in check mode', 'every filter null'])
 def test_a_selection_that_sets_no_filter_is_refused_before_any_request(ironic, run_module, fresh_node, module,
-                                                                        selection, check):
+                                                                       selection, check):
     # A filter templated from an empty variable comes to the module as {} or as nulls: never every node.
     options, _changes = MODULES[module]
     node = fresh_node()

@@ -25,4 +25,3 @@ def _collection_root():
 
 
 sys.path.insert(0, _collection_root())
-

@@ -134,7 +134,7 @@ def test_sending_a_step_returns_what_came_of_it_and_changes_no_job(answers, stat
     transition, held, error, read_again = expected
     assert vars(job) == before
     assert (sent.transition['verb'] if sent.transition else None) == ('provide' if transition else None)
-    assert type(sent.held) is held if held else sent.held is None
+    assert isinstance(sent.held, held) if held else sent.held is None
     assert (sent.error is not None, sent.node is not None) == (error, read_again)
     lost = any(isinstance(answer, AnswerLost) for answer in answers)
     assert bool(sent.transition and sent.transition.get('answer_lost')) is bool(transition and lost)

@@ -76,7 +76,7 @@ def test_no_raid_deletes_only_what_is_built():
 
 def test_steps_run_firmware_then_raid_then_bios():
     declaration = hwd.HardwareDeclaration(bios_settings={'NumCores': 4}, raid=LAYOUT,
-                                  firmware=[{'component': 'bmc', 'version': '2', 'url': 'http://127.0.0.1/b'}])
+                                          firmware=[{'component': 'bmc', 'version': '2', 'url': 'http://127.0.0.1/b'}])
     steps = hw.hardware_steps(declaration, hwdiff.difference(declaration, current(bios=REGISTRY)), node())
     assert [(step['interface'], step['step']) for step in steps] == [
         ('firmware', 'update'), ('raid', 'delete_configuration'), ('raid', 'create_configuration'),
@@ -132,7 +132,7 @@ def test_servicing_only_from_active():
 def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
     monkeypatch.setattr(provision, 'plan_node', lambda node, state, options: [Step('service', 'active', 'active')])
     target = hw.target_for(node('active'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True,
-                                                           allow_destructive=True), RAID_STEPS + BIOS_STEP)
+                                                                   allow_destructive=True), RAID_STEPS + BIOS_STEP)
     assert target.state == 'active' and target.options.clean_steps is None
     assert target.options.arguments('service') == {'service_steps': RAID_STEPS + BIOS_STEP}
 
@@ -185,7 +185,7 @@ class ReadOnlyIronic(object):
 
 @pytest.mark.parametrize('fields, declaration, words', [
     ({}, hwd.HardwareDeclaration(raid=LAYOUT), "node n1: raid needs raid.delete_configuration and raid.create_configuration, "
-                                       "which its raid_interface 'fake' does not offer. Set raid_interface"),
+                                               "which its raid_interface 'fake' does not offer. Set raid_interface"),
     ({'bios_interface': 'no-bios'}, hwd.HardwareDeclaration(bios_settings={'NumCores': 4}, apply='servicing', allow_reboot=True),
      "bios_settings needs bios.apply_configuration, which its bios_interface 'no-bios' does not offer"),
 ])
@@ -224,7 +224,7 @@ def test_a_declared_value_of_a_setting_whose_registry_says_password_is_handed_to
     registry = dict(REGISTRY, BootPin={'name': 'BootPin', 'value': 'OLD-PIN', 'attribute_type': 'Password'})
     client = ReadOnlyIronic(node(), registry)
     declaration = hwd.HardwareDeclaration(bios_settings={'BootPin': 'pin-found-4242', 'NumCores': 37},
-                                  apply='never')
+                                          apply='never')
     result = hw.configure(client, [(client.node, declaration)])[0]
     assert 'pin-found' not in repr(result) and 'OLD-PIN' not in repr(result)
     assert 'pin-found-4242' in secrets.found_secrets()

@@ -26,13 +26,13 @@ from .bios_registry import REGISTRY
     (hwd.HardwareDeclaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'physical_disks': ['a', 'b']}]}),
      ['raid.logical_disks[0].physical_disks needs controller']),
     (hwd.HardwareDeclaration(raid={'logical_disks': [{'raid_level': '1', 'size_gb': 1, 'is_root_volume': True},
-                                             {'raid_level': '1', 'size_gb': 1, 'is_root_volume': True}]}),
+                                                     {'raid_level': '1', 'size_gb': 1, 'is_root_volume': True}]}),
      ['only one logical disk may have is_root_volume: true']),
     (hwd.HardwareDeclaration(firmware={'component': 'bmc'}), ['firmware must be a list']),
     (hwd.HardwareDeclaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u', 'checksum': 'x'}]),
      ['firmware[0].checksum is not a firmware key']),
     (hwd.HardwareDeclaration(firmware=[{'component': 'bmc', 'version': '1', 'url': 'u'},
-                               {'component': 'bmc', 'version': '2', 'url': 'u', 'wait': 0}]),
+                                       {'component': 'bmc', 'version': '2', 'url': 'u', 'wait': 0}]),
      ["firmware[1].component 'bmc' is declared twice", 'firmware[1].wait must be a whole number']),
 ])
 def test_malformed_declarations_name_the_key(declaration, words):
