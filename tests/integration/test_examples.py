@@ -367,7 +367,7 @@ def test_the_bifrost_inventory_is_enrolled_and_a_second_run_writes_nothing(ironi
         assert rc == 0, output
         redfish, legacy = (ironic.api('GET', '/nodes/%s' % name) for name in names)
         assert (redfish['driver'], redfish['provision_state']) == ('redfish', 'manageable')
-        assert redfish['properties']['memory_mb'] == '65536'
+        assert redfish['properties']['memory_mb'] == 65536
         assert redfish['extra'] == {'ipv4_address': '192.0.2.21', 'host_groups': ['compute']}
         assert legacy['driver_info'] == {'deploy_kernel': 'http://192.0.2.1:8080/ipa.kernel',
                                          'deploy_ramdisk': 'http://192.0.2.1:8080/ipa.initramfs'}
