@@ -169,6 +169,9 @@ def test_credential_rotation_is_verified_against_each_bmc_and_a_refused_one_is_n
     new, wrong = password(), password()
     for bmc in bmcs:
         bmc.restart(new)
+    # A boot device the check reads: with a Kg key, a BMC without one cannot be told from one that refuses the session
+    # (test_with_a_kg_key_a_bmc_without_a_boot_device_is_not_called_verified).
+    assert bmcs[0].ipmitool('chassis', 'bootdev', 'disk')[0] == 0 and bmcs[0].state()['boot_device'] == 'hd'
     for bmc in bmcs:  # the BMCs refuse the old password now
         assert 'Unable to establish IPMI v2 / RMCP+ session' in bmc.ipmitool('power', 'status', password=old)[1]
     reads = [bmc.state()['boot_device_reads'] for bmc in bmcs]
@@ -201,6 +204,29 @@ def test_credential_rotation_is_verified_against_each_bmc_and_a_refused_one_is_n
     powered = on_ipmi('baremetal_power', node=members[0], state='powered_on', timeout=120)
     assert not powered.get('failed'), powered.get('msg')
     assert bmcs[0].state()['power'] == 'on'
+
+
+def test_with_a_kg_key_a_bmc_without_a_boot_device_is_not_called_verified(ipmi_ironic, on_ipmi, ipmi_bmc, names):
+    """With a Kg key, ipmitool 1.8.19 exits 0 when the BMC refuses the session: Ironic answers the boot device read of
+    a BMC that refuses the new password as that of a BMC with no boot device set (no error). The rotation is reported
+    neither verified nor failed, with a warning saying why (before: bmc_verified true for a password the BMC refuses).
+    """
+    bmc, name = ipmi_bmc(kg_hex=uuid.uuid4().hex), names()
+    enroll(on_ipmi, name, bmc, provision_state='manageable')
+    bmc.restart(password())  # the BMC changed its password; the one given below is another
+
+    result = on_ipmi('baremetal_node', name=name, driver_info={'ipmi_password': password()}, update_secrets='always')
+
+    assert not result.get('failed'), result.get('msg')
+    assert result['changed'] is True and result['bmc_verified'] is None
+    assert ipmi_ironic.api('GET', '/nodes/%s/management/boot_device' % name) == {'boot_device': None,
+                                                                                  'persistent': False}
+    assert bmc.state()['boot_device_reads'] == 0  # the BMC refused the session: the read never reached the system
+    (warning,) = [text if isinstance(text, str) else text['event']['msg'] for text in result['warnings']]
+    assert warning.startswith('node %s: Ironic read no boot device from its BMC, which is also what it reads when the '
+                              'BMC refuses the session. With ipmi_hex_kg_key set, the ipmitool management interface '
+                              'cannot tell the two apart, so bmc_verified is null.' % name), warning
+    assert bmc.kg_hex not in json.dumps(result)
 
 
 def test_a_wrong_password_fails_manage_with_ironic_reason_and_what_ironic_records_is_read_masked(
