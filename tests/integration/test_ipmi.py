@@ -219,8 +219,8 @@ def test_with_a_kg_key_a_bmc_without_a_boot_device_is_not_called_verified(ipmi_i
 
     assert not result.get('failed'), result.get('msg')
     assert result['changed'] is True and result['bmc_verified'] is None
-    assert ipmi_ironic.api('GET', '/nodes/%s/management/boot_device' % name) == {'boot_device': None,
-                                                                                  'persistent': False}
+    read = ipmi_ironic.api('GET', '/nodes/%s/management/boot_device' % name)
+    assert read == {'boot_device': None, 'persistent': False}
     assert bmc.state()['boot_device_reads'] == 0  # the BMC refused the session: the read never reached the system
     (warning,) = [text if isinstance(text, str) else text['event']['msg'] for text in result['warnings']]
     assert warning.startswith('node %s: Ironic read no boot device from its BMC, which is also what it reads when the '
