@@ -1095,7 +1095,10 @@ bmc_verified:
   description:
     - Whether Ironic could use the node's BMC with the secret of C(driver_info) the task wrote (see O(verify_bmc)).
       V(false) comes with the error (C(msg), or C(error) of the node in RV(nodes)).
-    - Null when the task wrote no such secret, in check mode, and with O(verify_bmc=false).
+    - Null when the task wrote no such secret, in check mode, and with O(verify_bmc=false); null too, with a warning,
+      when Ironic's answer cannot tell whether the BMC took the secret, that is for an ipmitool node with
+      C(ipmi_hex_kg_key) whose BMC shows no boot device (C(ipmitool) reports the session a BMC refuses as a success
+      there).
     - With O(nodes) or O(select), each element of RV(nodes) has it.
   returned: when O(state=present)
   type: bool

@@ -14,8 +14,9 @@ What the test changes, and nothing else (as test_examples.py does):
   rack1-node07 on a Redfish emulator, whose address stands for the examples' ``http://127.0.0.1:8000``, but for
   the examples of OTHER_RACK1_NODE07, which meet a fake-hardware rack1-node07 in the state they need.
 
-An example that cannot run here is in ``NOT_RUN``, by its module and task name, with the reason;
-``test_every_module_example_is_run_or_marked`` fails for a mark that names no example.
+An example that cannot run here is in ``NOT_RUN``, by its module and task name, with the reason; the examples of IPMI
+servers (``IPMI_EXAMPLES``) run in test_ipmi.py, on an Ironic that enables the ipmi hardware type, against an IPMI BMC
+emulator; ``test_every_module_example_is_run_or_marked`` fails for a mark that names no example.
 """
 
 from __future__ import annotations
@@ -74,17 +75,18 @@ INVENTORY = ('localhost ansible_connection=local ansible_python_interpreter="{{ 
 NOT_RUN = {
     ('baremetal_allocation', 'Deploy the node Ironic picked'):
         'it deploys the node the allocation before it picked, and check mode picks none',
-    ('baremetal_node', 'Enroll an IPMI server (here a virtualbmc) and check what Ironic thinks of its interfaces'):
-        "the ipmi hardware type needs the ipmitool command, which the tests' Ironic does not have",
-    ('baremetal_node', 'Set the image to deploy; keys not named stay as they are'):
-        'its node is the IPMI server the example before it enrolls',
     ('baremetal_hardware', 'Declare a mirrored root volume and the rest as RAID 5, then return the node to available'):
         "the tests' Ironic enables no RAID interface that offers RAID steps (fake and no-raid offer none; redfish "
         "RAID needs a storage controller, test_examples.py's deploy template example has one)",
-    ('baremetal_node', 'Declare a whole rack in one task; only the nodes that differ are written'):
-        "its first node is an IPMI server (the ipmi hardware type needs the ipmitool command, which the tests' Ironic "
-        "does not have)",
 }
+
+# The examples of IPMI servers: the ipmi hardware type, which the tests' Ironic does not enable (tests rely on that),
+# runs them on the IPMI Ironic of tests/integration/test_ipmi.py, against its BMC emulator, in check mode as here.
+IPMI_EXAMPLES = (
+    ('baremetal_node', 'Enroll an IPMI server (here a virtualbmc) and check what Ironic thinks of its interfaces'),
+    ('baremetal_node', 'Set the image to deploy; keys not named stay as they are'),
+    ('baremetal_node', 'Declare a whole rack in one task; only the nodes that differ are written'),
+)
 
 
 def module_examples(module):
@@ -98,7 +100,7 @@ def module_examples(module):
 
 def test_every_module_example_is_run_or_marked():
     names = set((module, task['name']) for module in MODULES for task in module_examples(module))
-    for table in (NOT_RUN, OTHER_RACK1_NODE07):
+    for table in (NOT_RUN, OTHER_RACK1_NODE07, IPMI_EXAMPLES):
         assert set(table) <= names, 'examples that do not exist (any more): %s' % sorted(set(table) - names)
 
 
@@ -131,14 +133,17 @@ def example_nodes(ironic, tmp_path_factory):
         bmc.stop()
 
 
-def run_examples(ironic, tmp_path, tasks, bmc):
-    """Run the tasks in check mode as a play on localhost; asserts that every one passed, that Ironic received no
-    write, and that no vault variable's value is in the output."""
+def run_examples(ironic, tmp_path, tasks, substitutions):
+    """Run the tasks in check mode as a play on localhost, each text of ``substitutions`` replaced with its value (the
+    examples' BMC addresses with the emulators'); asserts that every one passed, that Ironic received no write, and
+    that no vault variable's value is in the output."""
     clouds = write_clouds(tmp_path / 'clouds.yaml', dict((name, ironic) for name in (EXAMPLE_CLOUD,) + OTHER_CLOUDS))
     (tmp_path / 'inventory').write_text(INVENTORY, encoding='utf-8')
     text = yaml.safe_dump([{'name': 'The examples', 'hosts': 'localhost', 'gather_facts': False, 'check_mode': True,
                             'tasks': tasks}], sort_keys=False, width=1000)
-    (tmp_path / 'examples.yml').write_text(text.replace(EXAMPLE_BMC, bmc.address), encoding='utf-8')
+    for example, value in substitutions.items():
+        text = text.replace(example, value)
+    (tmp_path / 'examples.yml').write_text(text, encoding='utf-8')
     secrets = dict((name, 'example-%s' % uuid.uuid4().hex)
                    for name in ('vault_bmc_password', 'vault_new_bmc_password', 'vault_ipmi_password'))
     mark = ironic.log_mark()
@@ -152,15 +157,16 @@ def run_examples(ironic, tmp_path, tasks, bmc):
 
 
 def examples_to_run(module, rack1_node07=None):
-    """The module's examples but those NOT_RUN: those OTHER_RACK1_NODE07 runs with rack1-node07 in that state, or
-    (None) the others."""
+    """The module's examples but those NOT_RUN and the IPMI_EXAMPLES (test_ipmi.py runs them): those
+    OTHER_RACK1_NODE07 runs with rack1-node07 in that state, or (None) the others."""
     return [task for task in module_examples(module) if (module, task['name']) not in NOT_RUN
+            and (module, task['name']) not in IPMI_EXAMPLES
             and OTHER_RACK1_NODE07.get((module, task['name'])) == rack1_node07]
 
 
 @pytest.mark.parametrize('module', MODULES)
 def test_the_examples_of_each_module_run_in_check_mode(module, ironic, example_nodes, tmp_path):
-    run_examples(ironic, tmp_path, examples_to_run(module), example_nodes)
+    run_examples(ironic, tmp_path, examples_to_run(module), {EXAMPLE_BMC: example_nodes.address})
 
 
 @pytest.mark.parametrize('state', sorted(set(OTHER_RACK1_NODE07.values())))
@@ -173,7 +179,7 @@ def test_the_examples_for_a_fake_hardware_node_run_in_check_mode(state, ironic, 
     try:
         raw.patch(other['uuid'], name='rack1-node07')
         run_examples(ironic, tmp_path, [task for module in MODULES for task in examples_to_run(module, state)],
-                     example_nodes)
+                     {EXAMPLE_BMC: example_nodes.address})
     finally:
         delete_nodes(ironic, [other['uuid']])
         raw.patch(aside['uuid'], name='rack1-node07')

@@ -21,6 +21,12 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets
 # The interfaces that talk to the BMC with driver_info's credentials.
 BMC_INTERFACES = ('management', 'power')
 
+# The management interfaces whose boot device read cannot tell a BMC that refused the session from one with no boot
+# device set, by the driver_info key that makes it so: ipmitool (1.8.19, Debian 12) exits 0 when a BMC refuses the
+# RMCP+ session of a Kg key (-y, Ironic's ipmi_hex_kg_key), and Ironic then answers the read with no boot device, as
+# it does for a BMC that has none (tests/integration/test_ipmi.py, against an IPMI BMC emulator).
+UNTOLD_REFUSALS = (('ipmitool', 'ipmi_hex_kg_key'),)
+
 
 def changes_bmc_secret(change):
     """Whether the writes of a Change set or remove a secret in the driver_info of a node that already exists.
@@ -59,7 +65,8 @@ def refused_secrets_kept(change):
 
 
 def check_bmc(client, node):
-    """Raise NodeError, naming the node and Ironic's reason, unless Ironic can use the node's BMC credentials now.
+    """Raise NodeError, naming the node and Ironic's reason, unless Ironic can use the node's BMC credentials now;
+    returns Ironic's answer to the boot device read.
 
     First the management and power interfaces must validate (GET /validate): that checks driver_info, but never
     reaches the BMC. Then the boot device is read (GET /management/boot_device): Ironic answers it by asking the
@@ -78,7 +85,7 @@ def check_bmc(client, node):
         if failed:
             raise NodeError('node %s: the new driver_info does not validate: %s. The record holds the new values: '
                             'correct driver_info and rerun.' % (label, masked_text('; '.join(failed))))
-        client.get_boot_device(node['uuid'])
+        return client.get_boot_device(node['uuid'])
     except AnswerLost as exc:
         # Ironic waits for the BMC before it answers: no answer in time is a BMC that is slow or silent (or an
         # Ironic that is), which says nothing of the credentials either way.
@@ -95,15 +102,33 @@ def check_bmc(client, node):
                         "maintenance. Correct the credentials (or the BMC) and rerun." % (label, masked_text(str(exc)).rstrip('.')))
 
 
+def untold_refusal(node, answer):
+    """The warning for a boot device read that passed but cannot tell whether the BMC took the credentials (a
+    management interface and driver_info key of UNTOLD_REFUSALS, and no boot device read), or None."""
+    interface = node.get('management_interface')
+    keys = [key for name, key in UNTOLD_REFUSALS if name == interface and (node.get('driver_info') or {}).get(key)]
+    if not keys or (answer or {}).get('boot_device') is not None:
+        return None
+    return ("node %s: Ironic read no boot device from its BMC, which is also what it reads when the BMC refuses the "
+            "session. With %s set, the %s management interface cannot tell the two apart, so bmc_verified "
+            "is null. Check the node once Ironic's power sync has run (a power_state of 'error' means the BMC refuses "
+            "them), or set a boot device on the BMC, which the check then reads."
+            % (node_label(node), keys[0], interface))
+
+
 def verified(client, change, node, result):
-    """result as it is when the change writes no BMC secret, else with bmc_verified true once check_bmc passed.
+    """result as it is when the change writes no BMC secret, else with bmc_verified true once check_bmc passed (null,
+    with a warning, when its answer cannot tell: untold_refusal).
 
     Raises NodeError carrying result with bmc_verified false when the check fails or cannot be made.
     """
     if not changes_bmc_secret(change):
         return result
     try:
-        check_bmc(client, node)
+        answer = check_bmc(client, node)
     except BaremetalError as exc:
         raise NodeError(str(exc), dict(result, bmc_verified=False))
+    warning = untold_refusal(node, answer)
+    if warning:
+        return dict(result, bmc_verified=None, warnings=list(result.get('warnings') or []) + [warning])
     return dict(result, bmc_verified=True)

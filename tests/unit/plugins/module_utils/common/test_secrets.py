@@ -477,6 +477,23 @@ def test_a_text_without_a_secret_is_left_as_it_was(text):
      "['ipmitool', '-I', 'lanplus', '-P', '********', '-U', 'admin'] and [\"ipmitool\", \"--password\", \"********\"]"),
     ('/usr/sbin/ipmipower -h 10.0.0.5 -u admin -p s3cret -k kg1 --stat; ipmi-sensors --k-g=kg2',
      '/usr/sbin/ipmipower -h 10.0.0.5 -u admin -p ******** -k ******** --stat; ipmi-sensors --k-g=********'),
+    # What Ironic 39's ipmitool driver really writes when ipmitool fails (tests/integration/test_ipmi.py, against the
+    # IPMI BMC emulator): its log quotes the command, -p the port, -y the Kg key, -f the file of the password; the API
+    # (last_error, history, an error answer) names only the command, and is left as it is.
+    ('IPMI Error while attempting "ipmitool -I lanplus -H 127.0.0.1 -L ADMINISTRATOR -p 49193 -U admin -y 0f1e2d3c4b5a '
+     '-R 1 -N 1 -f /tmp/tmp8quhrit4 power status" for node af83e8df. Error: Unexpected error while running command.\n'
+     "Command: ipmitool -I lanplus -H 127.0.0.1 -L ADMINISTRATOR -p 49193 -U admin -y 0f1e2d3c4b5a -R 1 -N 1 -f "
+     "/tmp/tmp8quhrit4 power status\nExit code: 1\nStdout: ''\nStderr: 'Error: Unable to establish IPMI v2 / RMCP+ "
+     "session\\n'",
+     'IPMI Error while attempting "ipmitool -I lanplus -H 127.0.0.1 -L ADMINISTRATOR -p 49193 -U admin -y ******** '
+     '-R 1 -N 1 -f /tmp/tmp8quhrit4 power status" for node af83e8df. Error: Unexpected error while running command.\n'
+     "Command: ipmitool -I lanplus -H 127.0.0.1 -L ADMINISTRATOR -p 49193 -U admin -y ******** -R 1 -N 1 -f "
+     "/tmp/tmp8quhrit4 power status\nExit code: 1\nStdout: ''\nStderr: 'Error: Unable to establish IPMI v2 / RMCP+ "
+     "session\\n'"),
+    ('Failed to get power state for node af83e8df. Error: IPMI call failed: power status.',
+     'Failed to get power state for node af83e8df. Error: IPMI call failed: power status.'),
+    ("Failed to change power state to 'power on' by 'rebooting': IPMI call failed: chassis bootparam get 5.",
+     "Failed to change power state to 'power on' by 'rebooting': IPMI call failed: chassis bootparam get 5."),
     # getopt takes a short option's value attached to its letter too.
     ("ipmitool -I lanplus -U admin -Ps3cret -y0102 -v power status; ['ipmitool', '-kkg1']; ipmi-power -pp4 --on",
      "ipmitool -I lanplus -U admin -P******** -y******** -v power status; ['ipmitool', '-k********']; "

@@ -10,6 +10,7 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import bmc_check
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, IronicError, Unreachable
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
@@ -140,3 +141,45 @@ def test_a_kept_secret_of_a_node_whose_bmc_refused_the_stored_one_is_warned_of(d
     if warned:
         assert warning.startswith('node rack1-node07: its BMC refused the credentials Ironic holds')
         assert 'redfish_password' in warning and 'update_secrets to always' in warning and 'corrected' not in warning
+
+
+IPMI_KG = {'uuid': 'u-2', 'name': 'rack2-node01', 'driver': 'ipmi', 'management_interface': 'ipmitool',
+           'driver_info': {'ipmi_address': '127.0.0.1', 'ipmi_password': '******', 'ipmi_hex_kg_key': '0102abcd'}}
+
+
+class BootDevice(Client):
+    """Answers the boot device read with the device given (None: the answer of a BMC that has none)."""
+
+    def __init__(self, device):
+        super(BootDevice, self).__init__()
+        self.device = device
+
+    def get_boot_device(self, ident):
+        self.asked.append(('boot_device', ident))
+        return {'boot_device': self.device, 'persistent': False}
+
+
+@pytest.mark.parametrize('node, device, untold', [
+    # ipmitool exits 0 when a BMC refuses the session of a Kg key: Ironic reads no boot device, as from a BMC with none.
+    (IPMI_KG, None, True),
+    (IPMI_KG, 'disk', False),  # a boot device read is the BMC's answer
+    (dict(IPMI_KG, driver_info={'ipmi_address': '127.0.0.1', 'ipmi_password': '******'}), None, False),  # no Kg key
+    (dict(IPMI_KG, driver_info=dict(IPMI_KG['driver_info'], ipmi_hex_kg_key='')), None, False),
+    (dict(IPMI_KG, management_interface='noop'), None, False),
+    (dict(NODE, management_interface='redfish'), None, False),  # Redfish fails a refused read: HTTP 401
+])
+def test_a_boot_device_read_that_cannot_tell_a_refusal_leaves_bmc_verified_null_with_a_warning(node, device, untold):
+    result = {'name': node['name'], 'changed': True, 'bmc_verified': None, 'warnings': ['earlier']}
+    rotation = Change(Declaration(node['name'], declared={'driver_info': {'ipmi_password': 'new'}}), node, [], True)
+
+    checked = bmc_check.verified(BootDevice(device), rotation, node, result)
+
+    if not untold:
+        assert checked == dict(result, bmc_verified=True)
+        return
+    assert checked['bmc_verified'] is None and checked['warnings'][0] == 'earlier'
+    (warning,) = checked['warnings'][1:]
+    assert warning.startswith('node rack2-node01: Ironic read no boot device from its BMC, which is also what it reads '
+                              'when the BMC refuses the session. With ipmi_hex_kg_key set, the ipmitool management '
+                              'interface cannot tell the two apart, so bmc_verified is null.'), warning
+    assert '0102abcd' not in warning and secrets.masked_text(warning) == warning  # the results mask every text
