@@ -187,6 +187,9 @@ TRANSITION_SINCE = {
     ('wait call-back', 'abort', 'deploy failed'): (35, 0),
 }
 
+# The newest API microversion of the oldest release the collection supports: what every supported Ironic serves.
+SUPPORTED_API = dict(RELEASE_API_VERSIONS)[SUPPORTED_RELEASE]
+
 # The release of a server older than every release listed: it has none of the edges of TRANSITION_SINCE.
 OLDER_RELEASE = (0, 0)
 
