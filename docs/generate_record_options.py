@@ -63,8 +63,11 @@ def _flow(value):
     return text[:-len('...')].strip() if text.endswith('...') else text
 
 
-def _described(text):
-    """A description with each {api:feature} replaced by the API version of that row of FEATURE_MIN_VERSION."""
+def _described(text, option):
+    """A description with each {api:feature} replaced by the API version of that row of FEATURE_MIN_VERSION, and
+    {length} by the lengths the option takes."""
+    if option.length:
+        text = text.replace('{length}', record_fields.lengths(option.length))
     return re.sub(r'\{api:([^}]+)\}',
                   lambda match: capabilities.version_string(capabilities.FEATURE_MIN_VERSION[match.group(1)]), text)
 
@@ -79,11 +82,11 @@ def render_option(option, indent, parent_version, element):
         version = option.version_added
     description = option.element if element else option.description
     if isinstance(description, str):
-        lines += _paragraph(pad + '  description: ', _described(description), indent + 4)
+        lines += _paragraph(pad + '  description: ', _described(description, option), indent + 4)
     else:
         lines.append(pad + '  description:')
         for paragraph in description:
-            lines += _paragraph(pad + '    - ', _described(paragraph), indent + 6)
+            lines += _paragraph(pad + '    - ', _described(paragraph, option), indent + 6)
     lines.append('%s  type: %s' % (pad, option.type))
     if option.elements:
         lines.append('%s  elements: %s' % (pad, option.elements))

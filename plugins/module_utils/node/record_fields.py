@@ -8,7 +8,7 @@ baremetal_node's argument spec (RECORD_SPEC), node/record.py's field lists and t
 baremetal_node's DOCUMENTATION (written by docs/generate_record_options.py, checked by its test) derive from the
 rows. A new record field is a row here (and a row of ironic/capabilities.py's FEATURE_MIN_VERSION when it needs a
 newer API) and a changelog fragment. In a description, ``{api:feature}`` stands for the API version of that row of
-FEATURE_MIN_VERSION.
+FEATURE_MIN_VERSION, and ``{length}`` for the lengths the option's length allows.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -32,10 +32,11 @@ NO_SAMPLE = object()
 class Option(object):
     """One option or suboption: its argument spec and its docs. description is the task's (a list of paragraphs,
     or one string), element the short one of an element of nodes (None: the same); version_added the release that
-    brought it; suboptions a tuple of Options."""
+    brought it; suboptions a tuple of Options; length the (shortest, longest) string Ironic takes, checked before
+    anything is sent (record_checks.check_declaration), and said where a description writes {length}."""
 
     def __init__(self, name, type, description, element=None, elements=None, choices=None, required=False,
-                 default=None, suboptions=(), version_added=None):
+                 default=None, suboptions=(), version_added=None, length=None):
         self.name = name
         self.type = type
         self.description = description
@@ -46,6 +47,7 @@ class Option(object):
         self.default = default
         self.suboptions = suboptions
         self.version_added = version_added
+        self.length = length
 
     def spec(self):
         """The option's entry of an Ansible argument spec."""
@@ -288,6 +290,11 @@ FIELDS = dict((field.name, field) for field in RECORD_FIELDS)
 RECORD_SPEC = dict((field.name, field.spec()) for field in RECORD_FIELDS)
 
 
+def lengths(length):
+    """The lengths a string may have, (shortest, longest), in words: '1 to 255 characters'."""
+    return '%d to %d characters' % length
+
+
 def named(compare):
     """The names of the fields compared and written as compare says, in the table's order."""
     return tuple(field.name for field in RECORD_FIELDS if field.compare == compare)
@@ -297,6 +304,9 @@ INTERFACE_NAMES = tuple(option.name for option in FIELDS['interfaces'].suboption
 
 # The fields the node's view shows (node/record.py node_view), in the table's order.
 VIEW_FIELDS = tuple(field.name for field in RECORD_FIELDS if field.view)
+
+# The lengths Ironic takes of each field that has a limit: (shortest, longest).
+FIELD_LENGTHS = dict((field.name, field.length) for field in RECORD_FIELDS if field.length)
 
 # The API feature (a row of FEATURE_MIN_VERSION) each field that needs one needs.
 FIELD_FEATURES = dict((field.name, field.feature) for field in RECORD_FIELDS if field.feature)

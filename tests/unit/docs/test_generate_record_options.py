@@ -86,3 +86,9 @@ def test_a_long_paragraph_is_folded_and_reads_back_whole():
 def test_the_sample_node_shows_every_viewed_field():
     sample = yaml.safe_load(baremetal_node.RETURN)['node']['sample']
     assert [name for name in record_fields.VIEW_FIELDS if name not in sample] == []
+
+
+def test_a_description_says_the_lengths_of_its_option(monkeypatch):
+    option = record_fields.Option('x', 'str', ['At most {length}; from API {api:shard}.'], length=(1, 8))
+    assert GENERATOR.render_option(option, 2, '0.1.0', False) == [
+        '  x:', '    description:', '      - At most 1 to 8 characters; from API 1.82.', '    type: str']
