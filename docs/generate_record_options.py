@@ -106,10 +106,10 @@ def render_option(option, indent, parent_version, element):
 def render_parts(module_version, nodes_version):
     """{part name: its lines, without the markers}."""
     task, element = [], []
-    for field in record_fields.RECORD_FIELDS:
+    for field in record_fields.ROWS:
         task += render_option(field, 2, module_version, False)
         element += render_option(field, 6, nodes_version, True)
-    listed = ', '.join([ELEMENT_LIST_START] + ['O(%s)' % field.name for field in record_fields.RECORD_FIELDS]
+    listed = ', '.join([ELEMENT_LIST_START] + ['O(%s)' % field.name for field in record_fields.ROWS]
                        + [ELEMENT_LIST_END])
     newer = ['C(%s) (Ironic API %s)' % (name, capabilities.version_string(
         capabilities.FEATURE_MIN_VERSION[record_fields.FIELD_FEATURES[name]])) for name in record.NEWER_VIEW_FIELDS]
@@ -117,7 +117,7 @@ def render_parts(module_version, nodes_version):
     if newer:
         note = _paragraph('    - ', '%s %s absent where Ironic is older.'
                           % (' and '.join(newer), 'is' if len(newer) == 1 else 'are'), 6)
-    sample = ['    %s: %s' % (field.name, _flow(field.sample)) for field in record_fields.RECORD_FIELDS
+    sample = ['    %s: %s' % (field.name, _flow(field.sample)) for field in record_fields.ROWS
               if field.view and field.sample is not record_fields.NO_SAMPLE]
     return {TASK_OPTIONS: task, ELEMENT_OPTIONS: element, ELEMENT_LIST: _paragraph('      - ', listed, 8),
             VIEW_NOTE: note, VIEW_SAMPLE: sample}

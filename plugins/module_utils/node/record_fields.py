@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The record fields of a node, declared once: one row per field (RECORD_FIELDS) gives the option a task declares it
+"""The record fields of a node, declared once: one row per field (ROWS) gives the option a task declares it
 with (its Ansible type and its docs, for the task and for an element of nodes), how it is compared and written, the
 API feature it needs and what the node's view shows of it.
 
@@ -85,7 +85,7 @@ REASON_SECRET = ("A reason that holds a secret (the value of a key named like on
                  "password) fails the task before any write. The task masks it in its output, but Ironic stores the "
                  "text as typed and shows it to anyone who can read the node.")
 
-RECORD_FIELDS = (
+ROWS = (
     RecordField('uuid', 'str', ['The UUID to give the node when it is created. Ignored for an existing node.'],
                 ON_CREATION, element='The UUID to give the node when it is created.'),
     RecordField('driver', 'str', [
@@ -284,10 +284,10 @@ RECORD_FIELDS = (
         element='Whether the node must never be powered off, as O(disable_power_off).'),
 )
 
-FIELDS = dict((field.name, field) for field in RECORD_FIELDS)
+FIELDS = dict((field.name, field) for field in ROWS)
 
 # baremetal_node's options that declare one node's record: the module's own, or those of each element of nodes.
-RECORD_SPEC = dict((field.name, field.spec()) for field in RECORD_FIELDS)
+RECORD_SPEC = dict((field.name, field.spec()) for field in ROWS)
 
 
 def lengths(length):
@@ -297,16 +297,16 @@ def lengths(length):
 
 def named(compare):
     """The names of the fields compared and written as compare says, in the table's order."""
-    return tuple(field.name for field in RECORD_FIELDS if field.compare == compare)
+    return tuple(field.name for field in ROWS if field.compare == compare)
 
 
 INTERFACE_NAMES = tuple(option.name for option in FIELDS['interfaces'].suboptions)
 
 # The fields the node's view shows (node/record.py node_view), in the table's order.
-VIEW_FIELDS = tuple(field.name for field in RECORD_FIELDS if field.view)
+VIEW_FIELDS = tuple(field.name for field in ROWS if field.view)
 
 # The lengths Ironic takes of each field that has a limit: (shortest, longest).
-FIELD_LENGTHS = dict((field.name, field.length) for field in RECORD_FIELDS if field.length)
+FIELD_LENGTHS = dict((field.name, field.length) for field in ROWS if field.length)
 
 # The API feature (a row of FEATURE_MIN_VERSION) each field that needs one needs.
-FIELD_FEATURES = dict((field.name, field.feature) for field in RECORD_FIELDS if field.feature)
+FIELD_FEATURES = dict((field.name, field.feature) for field in ROWS if field.feature)

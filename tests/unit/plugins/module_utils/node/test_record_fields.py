@@ -15,7 +15,7 @@ COMPARES = (record_fields.VALUE, record_fields.KEYS, record_fields.DOCUMENT, rec
             record_fields.OWN_REQUESTS, record_fields.ON_CREATION)
 
 
-@pytest.mark.parametrize('field', record_fields.RECORD_FIELDS, ids=lambda field: field.name)
+@pytest.mark.parametrize('field', record_fields.ROWS, ids=lambda field: field.name)
 def test_each_row_is_complete(field):
     assert field.compare in COMPARES
     assert field.feature is None or field.feature in FEATURE_MIN_VERSION
@@ -26,7 +26,7 @@ def test_each_row_is_complete(field):
 
 
 def test_the_argument_spec_derives_from_the_rows():
-    assert list(record_fields.RECORD_SPEC) == [field.name for field in record_fields.RECORD_FIELDS]
+    assert list(record_fields.RECORD_SPEC) == [field.name for field in record_fields.ROWS]
     assert record_fields.RECORD_SPEC['virtual_media'] == dict(type='list', elements='dict', options=dict(
         device_type=dict(type='str', required=True, choices=['cdrom', 'disk', 'floppy']),
         image_url=dict(type='str'),
