@@ -115,8 +115,8 @@ ROWS = (
         "The node's hardware interfaces. An interface not given keeps its current value, on creation the default of "
         'the hardware type.'],
         INTERFACES, feature='interfaces', element="The node's hardware interfaces, as O(interfaces).", suboptions=(
-            _interface('bios', 'BIOS'), _interface('boot', 'boot', ', for example V(ipxe), V(pxe) or '
-                                                                   'V(redfish-virtual-media)'),
+            _interface('bios', 'BIOS'),
+            _interface('boot', 'boot', ', for example V(ipxe), V(pxe) or V(redfish-virtual-media)'),
             _interface('console', 'console'), _interface('deploy', 'deploy', ', for example V(direct) or V(ramdisk)'),
             _interface('firmware', 'firmware'),
             _interface('inspect', 'inspect', ', for example V(agent) or V(redfish)'),
@@ -130,7 +130,7 @@ ROWS = (
         'A MAC address already used by a port of another node fails the task before anything changes.'],
         OWN_REQUESTS, elements='dict', element="The node's ports, as O(ports).", suboptions=(
             Option('address', 'str', ['The MAC address, six hexadecimal octets separated by colons. Case does not '
-                                       'matter.'], element='The MAC address.', required=True),
+                                      'matter.'], element='The MAC address.', required=True),
             Option('pxe_enabled', 'bool', ["Whether the node boots from the network through this port. Ironic's "
                                            'default on creation is V(true).'],
                    element='Whether the node boots from the network through this port.'),
