@@ -74,6 +74,7 @@ FEATURE_MIN_VERSION = {
     'service_steps': (1, 87),
     'runbook': (1, 92),
     'disable_power_off': (1, 95),
+    'instance_name': (1, 104),
     'health': (1, 109),
     # A node's port groups (bonds), their fields, and a port's group (node/port_groups.py).
     'port_groups': (1, 23),

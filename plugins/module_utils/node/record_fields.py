@@ -237,6 +237,15 @@ ROWS = (
                                           'given as null is removed; keys not given are left alone. Secret keys are '
                                           'handled as in O(driver_info).'],
                 KEYS, element="Keys of the node's C(instance_info)."),
+    RecordField('instance_name', 'str', [
+        'The name of the workload (the instance) the node runs, as the Compute service or the tool that deploys it '
+        'names it (Ironic API {api:instance_name}; on an older API, declaring it fails before anything is written, '
+        'naming the version).',
+        'Ironic clears it when the node is undeployed. While it is not set, Ironic takes C(display_name) of '
+        "O(instance_info) when the node's C(instance_info) is written.",
+        'It is {length} long; an empty string is refused before anything is written.'],
+        VALUE, feature='instance_name', view=True, sample=None, version_added='0.5.0', length=(1, 255),
+        element='The name of the workload the node runs, as O(instance_name).'),
     RecordField('conductor_group', 'str', [
         'The conductor group that manages the node. Ironic stores it in lower case, and this module sends it so, '
         "because Ironic looks up the conductors of a new node's group as the request spells it.",
