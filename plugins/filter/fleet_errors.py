@@ -17,6 +17,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import dr
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_checks import integer_property_errors
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import validate
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import spelling
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import MissingLibrary, import_library
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bifrost import looks_like_bifrost
 
@@ -69,7 +70,7 @@ def _schema_messages(error):
         return [(path + [name], 'is required') for name in error.validator_value if name not in error.instance]
     if validator == 'additionalProperties':
         known = error.schema.get('properties', {})
-        return [(path + [key], 'is not a known field%s' % validate.did_you_mean(key, known))
+        return [(path + [key], 'is not a known field%s' % spelling.did_you_mean(key, known))
                 for key in sorted(error.instance, key=str) if key not in known]
     if validator == 'type':
         expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]

@@ -10,8 +10,8 @@ __metaclass__ = type
 from ansible import constants as C
 from ansible.errors import AnsibleParserError
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import (
-    did_you_mean, option_type_errors, type_name)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import option_type_errors, type_name
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.spelling import did_you_mean
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import CONNECTION_ARGUMENT_SPEC
 
 # The options of this plugin's own, as an argument spec, for the one check of option types

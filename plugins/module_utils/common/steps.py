@@ -16,7 +16,7 @@ import collections
 import re
 from collections.abc import Mapping
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import did_you_mean
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.spelling import did_you_mean
 
 # The interfaces Ironic accepts in steps (ironic.conductor.steps *_INTERFACE_PRIORITY).
 _STEP_INTERFACES = ('bios', 'deploy', 'firmware', 'management', 'power', 'raid', 'vendor')

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.steps import config_drive_errors, step_errors
 
 
 class InputError(BaremetalError):
@@ -109,18 +110,6 @@ def is_uuid_like(text):
     return len(digits) == 32 and '%032x' % value == digits.lower()
 
 
-def closest(word, choices, n=1):
-    """The choices closest to a misspelled word, the closest first (difflib, loaded only for a misspelling)."""
-    import difflib
-    return difflib.get_close_matches(str(word), sorted(choices), n=n)
-
-
-def did_you_mean(word, choices):
-    """' (did you mean 'x'?)' with the choice closest to a misspelled word, or '' when none is close."""
-    close = closest(word, choices)
-    return ' (did you mean %r?)' % close[0] if close else ''
-
-
 def check_options(params):
     """Check every option these rules know, by name, in a module's parameters; InputError lists every problem."""
     errors = []
@@ -128,8 +117,6 @@ def check_options(params):
         errors.extend(limit_errors(name, params.get(name)))
     given_steps = [(name, kind) for name, kind in sorted(STEP_OPTIONS.items()) if params.get(name) is not None]
     if given_steps or params.get('config_drive') is not None:
-        # Only a task that gives steps or a config drive loads their checks.
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.steps import config_drive_errors, step_errors
         for name, kind in given_steps:
             errors.extend(step_errors(name, params[name], kind))
         if params.get('config_drive') is not None:

@@ -29,8 +29,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validat
 INSTANCE_INFO_VERBS = ('active', 'rebuild', 'adopt')
 
 
-# One node to converge: its name or UUID, the declared state, and the Options that say how to get there.
-Target = collections.namedtuple('Target', 'ident state options')
+# One node's goal: its name or UUID, the declared state, and the Options that say how to get there.
+Goal = collections.namedtuple('Goal', 'ident state options')
 
 
 def node_flags(node):
@@ -127,39 +127,39 @@ class NodePlans(object):
         return steps
 
 
-def converge(client, targets, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False, found=None):
-    """Bring each Target to its declared state. Returns (jobs, errors for idents that match no node).
+def converge(client, goals, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False, found=None):
+    """Bring each Goal to its declared state. Returns (jobs, errors for idents that match no node).
 
     Each node is planned as soon as it is at rest and moves on its own; failures of one node are
     recorded on its job and never stop the others. found ({ident: node}, each read with client.poll_fields and,
-    where its target sets instance_info, instance_info) are the nodes as a caller just read them, or as an earlier
+    where its goal sets instance_info, instance_info) are the nodes as a caller just read them, or as an earlier
     step of its task leaves them (in check mode, as it would): they are not read again.
     """
-    with_instance_info = any(target.options.instance_info for target in targets)
+    with_instance_info = any(goal.options.instance_info for goal in goals)
     fields = client.poll_fields + (('instance_info',) if with_instance_info else ())
     if found is None:
-        found, missing = find_nodes(client, [target.ident for target in targets], fields)
+        found, missing = find_nodes(client, [goal.ident for goal in goals], fields)
     else:
-        missing = [target.ident for target in targets if target.ident not in found]
+        missing = [goal.ident for goal in goals if goal.ident not in found]
     check_distinct_nodes(found)
     scheduler = Scheduler(client, timeout, concurrency=concurrency, plan=NodePlans(client, found).steps,
                           abort_on_timeout=abort_on_timeout)
-    jobs = [(Job(found[target.ident], target.state, target.options), found[target.ident])
-            for target in targets if target.ident in found]
+    jobs = [(Job(found[goal.ident], goal.state, goal.options), found[goal.ident])
+            for goal in goals if goal.ident in found]
     scheduler.run(jobs, wait=wait, check_mode=check_mode)
     errors = [no_node_message([ident], client) for ident in missing]
     return [job for job, _node in jobs], errors
 
 
-def provision_results(client, targets, check_mode=False, **converging):
-    """converge (with its converging options), as one module result per Target in the order of the targets:
+def provision_results(client, goals, check_mode=False, **converging):
+    """converge (with its converging options), as one module result per Goal in the order of the goals:
     the node, its plan, its transitions, what an inspection learned, a diff, changed and error (a name or UUID
     that matches no node has only its error)."""
-    jobs, missing = converge(client, targets, check_mode=check_mode, **converging)
+    jobs, missing = converge(client, goals, check_mode=check_mode, **converging)
     missing = iter(missing)
     results = []
-    for target in targets:
-        if jobs and target.ident in (jobs[0].uuid, jobs[0].node.get('name')):
+    for goal in goals:
+        if jobs and goal.ident in (jobs[0].uuid, jobs[0].node.get('name')):
             result = jobs.pop(0).result()
         else:
             results.append(node_result(None, error=next(missing), plan=[], transitions=[]))

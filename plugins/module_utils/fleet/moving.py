@@ -20,7 +20,7 @@ TYPES = dict(state=tuple(states.DECLARABLE_STATES), **provision_options.NODE_OPT
 
 
 def move(target, options):
-    """The provision.Target of a runner Target: its state, and the task's options with the element's own."""
+    """The provision.Goal of a runner Target: its state, and the task's options with the element's own."""
     settings = target.settings
     own = dict((name, settings[name]) for name in provision_options.NODE_OPTION_TYPES)
-    return provision.Target(target.ident, settings['state'], options.overridden(**own))
+    return provision.Goal(target.ident, settings['state'], options.overridden(**own))

@@ -15,12 +15,15 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import (
-    check_distinct_nodes, did_you_mean, type_name, wrong_type_error)
+    check_distinct_nodes, type_name, wrong_type_error)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.spelling import did_you_mean
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import (
     NODE_SPEC, SELECTION_SPEC, find_nodes, no_node_message, select_nodes)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.outcome import Report
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import run_in_waves
 
 # The options of every module that changes nodes in bulk (plugins/doc_fragments/waves.py).
 WAVE_SPEC = dict(
@@ -163,9 +166,7 @@ def labels(targets, results, by_node=False):
 
 def each_node(action, concurrency):
     """The act of run for a module whose nodes are independent: action(target, check_mode) for every Target of a
-    batch, at most concurrency at once (a failure is stored on its node's result). engine/parallel.py is loaded
-    here: the modules that converge nodes together (provision, hardware) never run them one by one."""
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
+    batch, at most concurrency at once (a failure is stored on its node's result)."""
 
     def act(batch, check_mode):
         return run_each(batch, lambda target: action(target, check_mode), concurrency)
@@ -200,8 +201,6 @@ def run(module, targets, act, fields=None, declared=None, by_node=False, refuse_
     if params.get('wave_size') is None:
         results, waves = run_batch(targets, module.check_mode), None
     else:
-        # Only a task with wave_size loads the waves' code.
-        from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import run_in_waves
         results, waves = run_in_waves(
             lambda uuids: find_nodes(client, uuids, NODE_SUMMARY_FIELDS)[0], targets, run_batch, params['wave_size'],
             wave_pause=params['wave_pause'], max_fail_percentage=params['max_fail_percentage'],

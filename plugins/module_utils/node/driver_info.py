@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import import_library
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import did_you_mean
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.spelling import did_you_mean
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_schemas import SCHEMAS, SUPPORTED_HARDWARE_TYPES
 
 

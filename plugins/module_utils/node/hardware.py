@@ -89,8 +89,8 @@ def shown_steps(steps, declaration, registry):
 
 # -- the provision path around the steps ---------------------------------------------------------------------
 
-def target_for(node, declaration, steps):
-    """The engine Target that runs ``steps`` in one clean or service cycle and brings the node back.
+def goal_for(node, declaration, steps):
+    """The engine Goal that runs ``steps`` in one clean or service cycle and brings the node back.
 
     Raises HardwareError, naming the option or the state to change, when this node cannot take them.
     """
@@ -122,7 +122,7 @@ def target_for(node, declaration, steps):
         raise HardwareError("node %s: the state engine plans no '%s' action from '%s', so the steps cannot run; "
                             "this collection's engine does not support apply: %s here."
                             % (label, action, state, declaration.apply))
-    return provision.Target(node['uuid'], state, options)
+    return provision.Goal(node['uuid'], state, options)
 
 
 def describe_steps(steps):
@@ -201,15 +201,15 @@ def prepare(client, node, declaration):
         raise HardwareError('node %s: %s' % (label, ' '.join(problems)))
     changes = difference(declaration, current)
     steps = hardware_steps(declaration, changes, node)
-    target = None
+    goal = None
     if steps and declaration.apply != 'never':
         check_interfaces(label, node, steps)
         try:
-            target = target_for(node, declaration, steps)
+            goal = goal_for(node, declaration, steps)
         except graph.PlanError as exc:
             raise HardwareError('node %s: %s' % (label, exc))
     return {'label': label, 'node': node, 'declaration': declaration, 'changes': changes, 'steps': steps,
-            'shown_steps': shown_steps(steps, declaration, current['bios']), 'target': target,
+            'shown_steps': shown_steps(steps, declaration, current['bios']), 'goal': goal,
             'record_raid': declaration.apply != 'never' and 'target_raid_config' in changes['raid']}
 
 
@@ -232,9 +232,9 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
     by_uuid = dict((item['node']['uuid'], item) for item in prepared)
     for item in prepared:
         results[item['node']['uuid']] = node_result(
-            summarize_node(item['node']), bool(item['target'] or item['record_raid']), changes=item['changes'],
+            summarize_node(item['node']), bool(item['goal'] or item['record_raid']), changes=item['changes'],
             steps=item['shown_steps'], plan=[], transitions=[], diff=_diff(item['label'], item['changes']))
-    targets = []
+    goals = []
     recorded = set()
     for item in prepared:
         if not check_mode and item['record_raid']:
@@ -252,10 +252,10 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
                 fail(results[item['node']['uuid']], explain_failure(
                     'node %s: %s' % (item['label'], exc), item['node'], ['raid'], client.release), changed=False)
                 continue
-        if item['target'] is not None:
-            targets.append(item['target'])
-    if targets:
-        jobs, _missing = provision.converge(client, targets, check_mode=check_mode, timeout=timeout,
+        if item['goal'] is not None:
+            goals.append(item['goal'])
+    if goals:
+        jobs, _missing = provision.converge(client, goals, check_mode=check_mode, timeout=timeout,
                                             concurrency=concurrency)
         planned = set()
         for job in jobs:
@@ -270,7 +270,7 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
             if outcome['error']:
                 fail(results[job.uuid], explain_failure(
                     outcome['error'], item['node'], set(step['interface'] for step in item['steps']), client.release))
-        for target in targets:
-            if target.ident not in planned:
-                fail(results[target.ident], 'node %s was deleted while the task ran.' % by_uuid[target.ident]['label'])
+        for goal in goals:
+            if goal.ident not in planned:
+                fail(results[goal.ident], 'node %s was deleted while the task ran.' % by_uuid[goal.ident]['label'])
     return [results[item['node']['uuid']] for item in prepared]

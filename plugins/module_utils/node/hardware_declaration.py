@@ -11,7 +11,7 @@ import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import closest, did_you_mean
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.spelling import closest, did_you_mean
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_difference import as_text, is_int
 
 APPLY_MODES = ('cleaning', 'servicing', 'never')

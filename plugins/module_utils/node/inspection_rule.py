@@ -10,7 +10,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import did_you_mean
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.spelling import did_you_mean
 
 # Ironic 39's condition operators (ironic.common.inspection_rules.operators.OPERATORS), each with its required and
 # optional arguments (those of its __call__). A condition's op may be negated with a leading '!'.

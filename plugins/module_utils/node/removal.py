@@ -23,7 +23,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph i
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.preconditions import (
     ALLOCATION, DELETE_NODE, Write, after_steps, refusals)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, converge, plan_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Goal, converge, plan_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail, node_label, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DELETE_ALLOWED_STATES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
@@ -134,9 +134,9 @@ def remove_nodes(client, declarations, check_mode, timeout=1800, concurrency=1, 
 def _to_manageable(client, items, check_mode, timeout, concurrency):
     """Move every (node, declaration, result) to manageable in one run of the engine; a node whose move fails has
     its error on its result (and is not deleted)."""
-    targets = [Target(node['uuid'], 'manageable', Options(allow_destructive=declaration.options.allow_destructive))
+    goals = [Goal(node['uuid'], 'manageable', Options(allow_destructive=declaration.options.allow_destructive))
                for node, declaration, _result in items]
-    jobs, _missing = converge(client, targets, check_mode=check_mode, timeout=timeout, concurrency=concurrency,
+    jobs, _missing = converge(client, goals, check_mode=check_mode, timeout=timeout, concurrency=concurrency,
                               found=dict((node['uuid'], node) for node, _declaration, _result in items))
     outcomes = dict((job.uuid, job.result()) for job in jobs)
     for node, _declaration, result in items:

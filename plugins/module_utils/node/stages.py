@@ -19,7 +19,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import POWER_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import (
-    Target, plan_node, provision_results)
+    Goal, plan_node, provision_results)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import ensure_maintenance
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import ensure_power
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
@@ -133,10 +133,10 @@ def _power_stage(client, check_mode, timeout, progress):
 
 def _provision_stage(client, courses, check_mode, timeout, concurrency):
     """Stage 3: every node that declares a provision_state moves at once, at most concurrency of them moving."""
-    targets = [Target(course.node['uuid'], course.states['provision_state'], course.declaration.options)
+    goals = [Goal(course.node['uuid'], course.states['provision_state'], course.declaration.options)
                for course in courses]
     found = dict((course.node['uuid'], course.node) for course in courses)
-    outcomes = provision_results(client, targets, check_mode=check_mode, timeout=timeout, concurrency=concurrency,
+    outcomes = provision_results(client, goals, check_mode=check_mode, timeout=timeout, concurrency=concurrency,
                                  found=found)
     for course, outcome in zip(courses, outcomes):
         part = {'plan': outcome['plan'], 'transitions': outcome['transitions'], 'changed': outcome['changed']}

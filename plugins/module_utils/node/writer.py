@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Write the declared nodes once every one of them is checked (node/snapshot.py), and delete those declared absent
-(node/removal.py). A task loads the writes themselves (node/record_writes.py) only for a node that changes.
+(node/removal.py). The BMC check (node/bmc_check.py) and the removal load the engine, so a task loads them only for
+a node that needs them (bench/README.md measures the deferral).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -13,9 +14,11 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_result
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import check_declarations, refusal
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import UPDATE_SECRETS_ALWAYS, NodeError, node_view
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_writes import write_record
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.snapshot import plan_changes
 
 
@@ -39,9 +42,6 @@ def apply_change(client, change, check_mode, verify_bmc=True, timeout=1800, cloc
             result.setdefault('warnings', []).append(warning)
     if not change.changed or check_mode:
         return result
-    # Loaded only by a task that writes a node.
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_writes import write_record
     writes = NodeWrites(change.declaration.name, (change.node or {}).get('provision_state', 'enroll'), timeout,
                         clock=clock, sleep=sleep)
     try:

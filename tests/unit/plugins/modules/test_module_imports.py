@@ -25,8 +25,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.d
 COLLECTIONS = errors.__file__[:errors.__file__.index(os.sep + 'ansible_collections' + os.sep)]
 
 ENGINE = ('engine.provision', 'engine.scheduler', 'engine.planner', 'engine.waiter', 'engine.diagnosis')
-WAVES = ('fleet.waves',)
-STEPS = ('common.steps',)  # the checks of step lists and config drives, for a task that gives them
 RECORD = ('node.record', 'node.record_checks', 'node.wiring')
 HARDWARE = ('node.hardware', 'node.hardware_declaration')  # not hardware_difference: the report orders versions by it
 # The optional libraries no module loads at its start: keystone's and openstacksdk's (a task with endpoint needs
@@ -39,26 +37,26 @@ EVERY = ('ironic.keystone',)
 # What importing each module must not load: the code its plain task (one node, none of the facets) never runs.
 NOT_LOADED = {
     # The stages after the record (only for a node that declares maintenance, power or a provision state), port
-    # groups and virtual media, and the writes of a record (only for a node that changes): bench/README.md measures
-    # what deferring the first two saves.
-    'baremetal_node': ENGINE + WAVES + STEPS + (
+    # groups and virtual media, the BMC check after a write and the removal of a node: bench/README.md measures what
+    # deferring each saves.
+    'baremetal_node': ENGINE + (
         'node.port_groups', 'node.virtual_media', 'ironic.wiring', 'node.bmc_check', 'node.removal', 'node.power',
-        'node.maintenance', 'engine.progress', 'node.stages', 'node.record_writes'),
-    'baremetal_provision_state': WAVES + STEPS + ('engine.parallel',),
-    'baremetal_power': ENGINE + WAVES + STEPS,
-    'baremetal_maintenance': ENGINE + WAVES + STEPS,
-    'baremetal_hardware': WAVES + STEPS + ('engine.parallel',),
-    'baremetal_fleet_report': ENGINE + WAVES + STEPS + RECORD + HARDWARE + ('node.network_data',),
-    'baremetal_node_info': ENGINE + WAVES + STEPS + RECORD,
-    'baremetal_allocation': ENGINE + WAVES + STEPS + RECORD,
-    'baremetal_deploy_template': ENGINE + WAVES + RECORD,
-    'baremetal_runbook': ENGINE + WAVES + RECORD,
-    'baremetal_inspection_rule': ENGINE + WAVES + RECORD,
+        'node.maintenance', 'node.stages'),
+    'baremetal_provision_state': (),
+    'baremetal_power': ENGINE,
+    'baremetal_maintenance': ENGINE,
+    'baremetal_hardware': (),
+    'baremetal_fleet_report': ENGINE + RECORD + HARDWARE + ('node.network_data',),
+    'baremetal_node_info': ENGINE + RECORD,
+    'baremetal_allocation': ENGINE + RECORD,
+    'baremetal_deploy_template': ENGINE + RECORD,
+    'baremetal_runbook': ENGINE + RECORD,
+    'baremetal_inspection_rule': ENGINE + RECORD,
 }
 
-# Python's own modules that no module loads at its start, and the optional libraries: difflib only says which known
-# name a misspelled one is closest to; uuid's parsing of a UUID is common/validate.is_uuid_like's.
-NOT_LOADED_STDLIB = ('difflib', 'uuid') + OPTIONAL_LIBRARIES
+# Python's own modules that no module loads at its start, and the optional libraries: uuid's parsing of a UUID is
+# common/validate.is_uuid_like's.
+NOT_LOADED_STDLIB = ('uuid',) + OPTIONAL_LIBRARIES
 
 
 @functools.lru_cache(maxsize=None)

@@ -122,13 +122,6 @@ def test_a_mac_address_yaml_read_as_a_number_is_told_to_be_quoted(written, read)
     assert validate.mac_errors('ports[0].address', str(read)) == ['ports[0].address' + str(caught.value)[len('mac'):]]
 
 
-def test_a_misspelled_name_is_told_the_closest_choices_and_a_name_close_to_none_nothing():
-    assert validate.did_you_mean('size_bg', ('raid_level', 'size_gb')) == " (did you mean 'size_gb'?)"
-    assert validate.did_you_mean('zzz', ('raid_level', 'size_gb')) == ''
-    assert validate.closest('ProcTurbo', {'ProcTurboMode': {}, 'ProcTurbo2': {}, 'BootMode': {}}, n=3) == [
-        'ProcTurbo2', 'ProcTurboMode']
-
-
 @pytest.mark.parametrize('selection, problem', [
     ({}, 'select sets no filter, and an empty selection is never every node'),
     ({'resource_class': None, 'owner': None, 'all': False}, 'select sets no filter'),

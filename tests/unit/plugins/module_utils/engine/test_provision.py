@@ -226,7 +226,7 @@ class LookupClient(RecordingClient):
 def test_check_mode_shows_the_instance_info_step_of_the_plan_and_writes_nothing():
     client = LookupClient()
     jobs, missing = provision.converge(
-        client, [provision.Target('n1', 'active', Options(instance_info=IMAGE))], check_mode=True)
+        client, [provision.Goal('n1', 'active', Options(instance_info=IMAGE))], check_mode=True)
     assert missing == [] and jobs[0].error is None
     assert [step['verb'] for step in jobs[0].result()['plan']] == ['set_instance_info', 'active']
     assert client.calls == [('find_node', 'n1', LookupClient.poll_fields + ('instance_info',))]

@@ -18,7 +18,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declarati
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import PORT_ATTRIBUTES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.snapshot import plan_changes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Target, converge
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Goal, converge
 
 from ..ironic.lookup_clients import FakeClient, InMemoryIronic
 
@@ -79,7 +79,7 @@ def _hardware(client, idents):
 
 
 def _provision(client, idents):
-    jobs, missing = converge(client, [Target(ident, 'manageable', Options()) for ident in idents], check_mode=True)
+    jobs, missing = converge(client, [Goal(ident, 'manageable', Options()) for ident in idents], check_mode=True)
     assert missing == [] and [job.result()['plan'] for job in jobs] == [[]] * len(idents)
 
 

@@ -89,7 +89,7 @@ RAID_STEPS = [{'interface': 'raid', 'step': 'delete_configuration'}, {'interface
 
 @pytest.mark.parametrize('state, verbs', [('manageable', ['clean']), ('available', ['manage', 'clean', 'provide'])])
 def test_cleaning_returns_the_node_where_it_came_from(state, verbs):
-    target = hw.target_for(node(state), hwd.HardwareDeclaration(), BIOS_STEP)
+    target = hw.goal_for(node(state), hwd.HardwareDeclaration(), BIOS_STEP)
     assert target.ident == 'u-1' and target.state == state
     assert target.options.clean_steps == BIOS_STEP and target.options.service_steps is None
     assert [step.verb for step in provision.plan_node(node(state), target.state, target.options)] == verbs
@@ -102,14 +102,14 @@ def test_cleaning_returns_the_node_where_it_came_from(state, verbs):
 ])
 def test_cleaning_refuses_other_states(state, words):
     with pytest.raises(hwd.HardwareError) as error:
-        hw.target_for(node(state), hwd.HardwareDeclaration(), BIOS_STEP)
+        hw.goal_for(node(state), hwd.HardwareDeclaration(), BIOS_STEP)
     for word in words:
         assert word in str(error.value)
 
 
 def test_a_node_in_maintenance_is_refused_before_any_write():
     with pytest.raises(hw.graph.PlanError, match='replacing DIMM'):
-        hw.target_for(node(maintenance=True, maintenance_reason='replacing DIMM'), hwd.HardwareDeclaration(), BIOS_STEP)
+        hw.goal_for(node(maintenance=True, maintenance_reason='replacing DIMM'), hwd.HardwareDeclaration(), BIOS_STEP)
 
 
 @pytest.mark.parametrize('declaration, steps, words', [
@@ -119,19 +119,19 @@ def test_a_node_in_maintenance_is_refused_before_any_write():
 ])
 def test_servicing_needs_the_opt_ins(declaration, steps, words):
     with pytest.raises(hwd.HardwareError) as error:
-        hw.target_for(node('active'), declaration, steps)
+        hw.goal_for(node('active'), declaration, steps)
     for word in words:
         assert word in str(error.value)
 
 
 def test_servicing_only_from_active():
     with pytest.raises(hwd.HardwareError, match="this node is 'manageable'. Use apply: cleaning"):
-        hw.target_for(node('manageable'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True), BIOS_STEP)
+        hw.goal_for(node('manageable'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True), BIOS_STEP)
 
 
 def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
     monkeypatch.setattr(provision, 'plan_node', lambda node, state, options: [Step('service', 'active', 'active')])
-    target = hw.target_for(node('active'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True,
+    target = hw.goal_for(node('active'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True,
                                                                    allow_destructive=True), RAID_STEPS + BIOS_STEP)
     assert target.state == 'active' and target.options.clean_steps is None
     assert target.options.arguments('service') == {'service_steps': RAID_STEPS + BIOS_STEP}
@@ -140,7 +140,7 @@ def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
 def test_an_engine_that_plans_no_service_action_is_an_error_not_a_silent_no_op(monkeypatch):
     monkeypatch.setattr(provision, 'plan_node', lambda node, state, options: [])
     with pytest.raises(hwd.HardwareError, match="plans no 'service' action from 'active'"):
-        hw.target_for(node('active'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True), BIOS_STEP)
+        hw.goal_for(node('active'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True), BIOS_STEP)
 
 
 def test_a_failure_names_the_interface_that_would_be_needed():
@@ -195,10 +195,10 @@ def test_an_interface_that_offers_no_such_step_is_refused_before_the_plan(fields
         hw.prepare(client, client.node, declaration)
     assert words in str(error.value)
     # apply: never runs no step: it reports the difference
-    assert hw.prepare(client, client.node, declaration._replace(apply='never'))['target'] is None
+    assert hw.prepare(client, client.node, declaration._replace(apply='never'))['goal'] is None
     # an interface the rule does not name is trusted
     client.node.update(raid_interface='agent', bios_interface='redfish')
-    assert hw.prepare(client, client.node, declaration)['target'] is not None
+    assert hw.prepare(client, client.node, declaration)['goal'] is not None
 
 
 def test_the_node_view_masks_what_ironic_quotes_in_last_error_and_maintenance_reason():
