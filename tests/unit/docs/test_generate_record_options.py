@@ -19,7 +19,8 @@ def _committed():
 
 def test_the_record_fields_of_the_module_docs_are_generated_from_the_table():
     committed = _committed()
-    assert committed == GENERATOR.render(committed), 'run: make docs (PYTHONPATH=.work/collections python3 docs/generate_record_options.py)'
+    assert committed == GENERATOR.render(committed), (
+        'run: make docs (PYTHONPATH=.work/collections python3 docs/generate_record_options.py)')
 
 
 def test_a_stale_part_is_found(monkeypatch):
