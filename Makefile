@@ -21,7 +21,8 @@
 #   make bench    every ratio against a raw REST floor measured in the same run, in one table (bench/bench_all.py;
 #                 not part of the tests; the other bench/*.py scripts measure one thing in detail)
 #   make docs     regenerate the generated docs: the state graph (text and SVG) from the engine's table, the layers
-#                 of plugins/module_utils in docs/engine.md from the code,
+#                 of plugins/module_utils in docs/engine.md from the code, baremetal_node's record options from
+#                 node/record_fields.py,
 #                 the roles' variable tables from their argument specs, the docsite pages from docs/*.md
 #   make release  cut the release named by galaxy.yml's version (bump it first): build and install the collection,
 #                 run galaxy-importer on the tarball and antsibull-docs lint on the installed collection, turn
@@ -140,6 +141,7 @@ docs: venv install
 	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph.py
 	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_state_graph_svg.py
 	python docs/generate_layers.py
+	PYTHONPATH=$(COLLECTIONS_DIR) python docs/generate_record_options.py
 	python docs/generate_role_readmes.py
 	python docs/generate_docsite.py
 

@@ -240,6 +240,9 @@ CASES = [
     Case(NODE, 'properties.cpus that is not a number', {'name': '{enrolled}', 'properties': {'cpus': 'eight'}},
          ["properties.cpus must be a whole number (Ironic documents cpus as an integer), got a string 'eight': write "
           "it as a number, such as cpus: 8."]),
+    Case(NODE, 'an empty instance_name (Ironic takes 1 to 255 characters)', {'name': '{enrolled}', 'instance_name': ''},
+         ["instance_name must be 1 to 255 characters long, and an empty string was given: Ironic refuses it. Give a "
+          "value of that length, or leave instance_name out to keep the node's."]),
     # -- baremetal_power, baremetal_maintenance, baremetal_node_info --------------------------------------
     Case('baremetal_power', 'unknown power state', {'node': '{enrolled}', 'state': 'on'},
          ['value of state must be one of']),

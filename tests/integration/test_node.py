@@ -603,6 +603,56 @@ def test_an_older_ironic_gives_views_without_the_newer_fields_and_refuses_them_d
     assert_no_write(ironic, mark)
 
 
+# -- instance_name (1.104): a record field declared by its row of node/record_fields.py alone ---------------------
+
+def test_instance_name_is_set_read_back_and_a_rerun_writes_nothing(ironic, run_module, fresh_node):
+    node = fresh_node()
+    mark = ironic.log_mark()
+    planned = run_module('baremetal_node', check=True, diff=True, name=node['name'], instance_name='db-primary')
+    assert not planned.get('failed'), planned.get('msg')
+    assert planned['changed'] is True
+    assert planned['diff'] == {'before': {'instance_name': None}, 'after': {'instance_name': 'db-primary'}}
+    assert_no_write(ironic, mark)
+    assert ironic.api('GET', '/nodes/%s' % node['uuid'])['instance_name'] is None
+
+    result = run_module('baremetal_node', name=node['name'], instance_name='db-primary')
+    assert not result.get('failed'), result.get('msg')
+    assert result['changed'] is True and result['node']['instance_name'] == 'db-primary'
+    assert ironic.api('GET', '/nodes/%s' % node['uuid'])['instance_name'] == 'db-primary'
+    mark = ironic.log_mark()
+    again = run_module('baremetal_node', nodes=[{'name': node['name'], 'instance_name': 'db-primary'}])
+    assert not again.get('failed'), again.get('msg')
+    assert again['changed'] is False and again['nodes'][0]['node']['instance_name'] == 'db-primary'
+    assert_no_write(ironic, mark)
+
+
+def test_instance_name_is_given_to_a_node_created_with_it(ironic, run_module, new_name):
+    name = new_name()
+    result = run_module('baremetal_node', nodes=[{'name': name, 'driver': 'fake-hardware', 'instance_name': 'web-1'}])
+    assert not result.get('failed'), result.get('msg')
+    assert result['nodes'][0]['created'] is True and result['nodes'][0]['node']['instance_name'] == 'web-1'
+    assert ironic.api('GET', '/nodes/%s' % name)['instance_name'] == 'web-1'
+
+
+def test_an_ironic_older_than_instance_name_refuses_it_before_any_write_and_views_lack_it(
+        ironic, run_module, fresh_node):
+    node = fresh_node()
+    mark = ironic.log_mark()
+    with FaultProxy(ironic.port, answer=playing_ironic_api('1.103')) as proxy:
+        declared = run_module('baremetal_node', name=node['name'], owner='team-a', instance_name='db-primary',
+                              endpoint=proxy.endpoint)
+        checked = run_module('baremetal_node', check=True, name=node['name'], instance_name='db-primary',
+                             endpoint=proxy.endpoint)
+        viewed = run_module('baremetal_node', name=node['name'], endpoint=proxy.endpoint)
+    assert declared['failed'] and not declared.get('changed')
+    assert 'instance_name needs Ironic API 1.104 or newer; this server supports up to 1.103' in declared['msg']
+    assert checked['failed'] and 'instance_name needs Ironic API 1.104' in checked['msg']
+    assert_no_write(ironic, mark)
+    assert ironic.api('GET', '/nodes/%s' % node['uuid'])['owner'] is None
+    assert not viewed.get('failed'), viewed.get('msg')
+    assert 'instance_name' not in viewed['node'] and viewed['node']['owner'] is None
+
+
 def wait_for_state(ironic, node, state, seconds=60):
     deadline = time.monotonic() + seconds
     while ironic.api('GET', '/nodes/%s' % node['uuid'])['provision_state'] != state:

@@ -74,6 +74,7 @@ FEATURE_MIN_VERSION = {
     'service_steps': (1, 87),
     'runbook': (1, 92),
     'disable_power_off': (1, 95),
+    'instance_name': (1, 104),
     'health': (1, 109),
     # A node's port groups (bonds), their fields, and a port's group (node/port_groups.py).
     'port_groups': (1, 23),
@@ -186,6 +187,9 @@ TRANSITION_SINCE = {
     ('service hold', 'fail', 'service failed'): (32, 0),
     ('wait call-back', 'abort', 'deploy failed'): (35, 0),
 }
+
+# The newest API microversion of the oldest release the collection supports: what every supported Ironic serves.
+SUPPORTED_API = dict(RELEASE_API_VERSIONS)[SUPPORTED_RELEASE]
 
 # The release of a server older than every release listed: it has none of the edges of TRANSITION_SINCE.
 OLDER_RELEASE = (0, 0)

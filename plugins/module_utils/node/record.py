@@ -15,27 +15,32 @@ from contextlib import contextmanager
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import network_data
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import record_fields
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import ABSENT, DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import normalized_mac
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import interface_field
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import FEATURE_MIN_VERSION
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
+    FEATURE_MIN_VERSION, SUPPORTED_API)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost
 
-INTERFACES = ('bios', 'boot', 'console', 'deploy', 'firmware', 'inspect', 'management', 'network', 'power',
-              'raid', 'rescue', 'storage', 'vendor')
+# The field lists derive from the one table of record fields (node/record_fields.py).
+INTERFACES = record_fields.INTERFACE_NAMES
 
 # Updated key by key: inspection and other tools fill them too.
-DICT_FIELDS = ('driver_info', 'properties', 'extra', 'instance_info')
+DICT_FIELDS = record_fields.named(record_fields.KEYS)
 
-SCALAR_FIELDS = ('driver', 'resource_class', 'conductor_group', 'shard', 'owner', 'lessee', 'description',
-                 'automated_clean', 'protected', 'protected_reason', 'retired', 'retired_reason', 'disable_power_off',
-                 'network_data')
+# JSON documents, compared whole (node/network_data.py); a change replaces them in the node's JSON patch.
+DOCUMENT_FIELDS = record_fields.named(record_fields.DOCUMENT)
+
+# Compared whole and replaced in the node's JSON patch: values, and documents.
+SCALAR_FIELDS = record_fields.named(record_fields.VALUE) + DOCUMENT_FIELDS
 
 # Declared fields that have their own requests rather than a place in the node's JSON patch or POST body.
-SEPARATE_FIELDS = ('ports', 'traits') + wiring.WIRING_FIELDS
+SEPARATE_FIELDS = record_fields.named(record_fields.OWN_REQUESTS) + tuple(
+    field for field in wiring.WIRING_FIELDS if field not in record_fields.named(record_fields.OWN_REQUESTS))
 
 PORT_ATTRIBUTES = ('pxe_enabled', 'physical_network', 'local_link_connection')
 
@@ -67,8 +72,8 @@ def when_refused(result):
 
 def _feature_of(field):
     if field.endswith('_interface'):
-        return field if field in FEATURE_MIN_VERSION else 'interfaces'
-    return field
+        return field if field in FEATURE_MIN_VERSION else record_fields.FIELD_FEATURES['interfaces']
+    return record_fields.FIELD_FEATURES.get(field)
 
 
 def required_features(declared):
@@ -183,7 +188,7 @@ def node_changes(node, declared, send_secrets):
                 operations.extend(field_operations)
                 before[field] = field_before
                 after[field] = field_after
-        elif field == 'network_data':
+        elif field in DOCUMENT_FIELDS:
             field_operations = network_data.operations(node.get(field), wanted)
             if field_operations:
                 operations.extend(field_operations)
@@ -256,16 +261,20 @@ def creation_body(declared, name, uuid):
 
 
 # The fields of a node the module compares and returns (instance_info is only read when declared).
-VIEW_FIELDS = ('driver', 'driver_info', 'properties', 'resource_class', 'extra', 'conductor_group', 'shard', 'owner',
-               'lessee', 'description', 'automated_clean', 'traits', 'protected', 'protected_reason', 'retired',
-               'retired_reason')
+VIEW_FIELDS = record_fields.VIEW_FIELDS
+
+# Those the oldest Ironic the collection supports does not have: absent from the view of a node Ironic returns
+# without them, not null.
+NEWER_VIEW_FIELDS = tuple(field for field in VIEW_FIELDS if field in record_fields.FIELD_FEATURES
+                          and FEATURE_MIN_VERSION[record_fields.FIELD_FEATURES[field]] > SUPPORTED_API)
 
 
 def node_view(node, ports):
     """The node as the module returns it: what it manages, secrets masked, no instance_info."""
     view = summarize_node(node)
     for field in VIEW_FIELDS:
-        view[field] = node.get(field)
+        if field in node or field not in NEWER_VIEW_FIELDS:
+            view[field] = node.get(field)
     view['interfaces'] = dict((name, node.get(interface_field(name))) for name in INTERFACES)
     view['ports'] = [port_view(port) for port in sorted(ports, key=lambda port: port['address'])]
     return secrets.masked(view)

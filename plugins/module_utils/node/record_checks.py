@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import (
     PATCHABLE_KEY, mac_errors, trait_errors, type_name)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import driver_info
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import record_fields
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.driver_schemas import SUPPORTED_HARDWARE_TYPES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import (
@@ -33,6 +34,7 @@ def check_declaration(declared, validate_driver_info=True):
             if not PATCHABLE_KEY.match(str(key)):
                 errors.append("%s key %r cannot be managed: Ironic can only update keys made of letters, digits, "
                               "'_' and '-'. Rename the key." % (field, key))
+    errors.extend(length_errors(declared))
     for reason, flag in REASON_FLAGS:
         if declared.get(reason) and declared.get(flag) is False:
             errors.append('%s is only kept while %s is true, and %s is false: drop %s or set %s: true.'
@@ -45,6 +47,18 @@ def check_declaration(declared, validate_driver_info=True):
             errors.extend(_driver_info_errors(declared, declared['driver'], None))
     if errors:
         raise NodeError(_sentences(errors))
+
+
+def length_errors(declared):
+    """Declared strings longer or shorter than their row of the table allows (record_fields.FIELD_LENGTHS)."""
+    errors = []
+    for name, length in sorted(record_fields.FIELD_LENGTHS.items()):
+        value = declared.get(name)
+        if isinstance(value, str) and not length[0] <= len(value) <= length[1]:
+            given = '%d characters were given' % len(value) if value else 'an empty string was given'
+            errors.append("%s must be %s long, and %s: Ironic refuses it. Give a value of that length, or leave %s "
+                          "out to keep the node's." % (name, record_fields.lengths(length), given, name))
+    return errors
 
 
 def integer_property_errors(properties, where='properties'):

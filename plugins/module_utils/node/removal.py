@@ -135,7 +135,7 @@ def _to_manageable(client, items, check_mode, timeout, concurrency):
     """Move every (node, declaration, result) to manageable in one run of the engine; a node whose move fails has
     its error on its result (and is not deleted)."""
     goals = [Goal(node['uuid'], 'manageable', Options(allow_destructive=declaration.options.allow_destructive))
-               for node, declaration, _result in items]
+             for node, declaration, _result in items]
     jobs, _missing = converge(client, goals, check_mode=check_mode, timeout=timeout, concurrency=concurrency,
                               found=dict((node['uuid'], node) for node, _declaration, _result in items))
     outcomes = dict((job.uuid, job.result()) for job in jobs)

@@ -134,7 +134,7 @@ def _power_stage(client, check_mode, timeout, progress):
 def _provision_stage(client, courses, check_mode, timeout, concurrency):
     """Stage 3: every node that declares a provision_state moves at once, at most concurrency of them moving."""
     goals = [Goal(course.node['uuid'], course.states['provision_state'], course.declaration.options)
-               for course in courses]
+             for course in courses]
     found = dict((course.node['uuid'], course.node) for course in courses)
     outcomes = provision_results(client, goals, check_mode=check_mode, timeout=timeout, concurrency=concurrency,
                                  found=found)

@@ -89,10 +89,10 @@ RAID_STEPS = [{'interface': 'raid', 'step': 'delete_configuration'}, {'interface
 
 @pytest.mark.parametrize('state, verbs', [('manageable', ['clean']), ('available', ['manage', 'clean', 'provide'])])
 def test_cleaning_returns_the_node_where_it_came_from(state, verbs):
-    target = hw.goal_for(node(state), hwd.HardwareDeclaration(), BIOS_STEP)
-    assert target.ident == 'u-1' and target.state == state
-    assert target.options.clean_steps == BIOS_STEP and target.options.service_steps is None
-    assert [step.verb for step in provision.plan_node(node(state), target.state, target.options)] == verbs
+    goal = hw.goal_for(node(state), hwd.HardwareDeclaration(), BIOS_STEP)
+    assert goal.ident == 'u-1' and goal.state == state
+    assert goal.options.clean_steps == BIOS_STEP and goal.options.service_steps is None
+    assert [step.verb for step in provision.plan_node(node(state), goal.state, goal.options)] == verbs
 
 
 @pytest.mark.parametrize('state, words', [
@@ -131,10 +131,10 @@ def test_servicing_only_from_active():
 
 def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
     monkeypatch.setattr(provision, 'plan_node', lambda node, state, options: [Step('service', 'active', 'active')])
-    target = hw.goal_for(node('active'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True,
-                                                                   allow_destructive=True), RAID_STEPS + BIOS_STEP)
-    assert target.state == 'active' and target.options.clean_steps is None
-    assert target.options.arguments('service') == {'service_steps': RAID_STEPS + BIOS_STEP}
+    goal = hw.goal_for(node('active'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True,
+                                                               allow_destructive=True), RAID_STEPS + BIOS_STEP)
+    assert goal.state == 'active' and goal.options.clean_steps is None
+    assert goal.options.arguments('service') == {'service_steps': RAID_STEPS + BIOS_STEP}
 
 
 def test_an_engine_that_plans_no_service_action_is_an_error_not_a_silent_no_op(monkeypatch):

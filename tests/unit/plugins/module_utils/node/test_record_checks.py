@@ -119,3 +119,18 @@ def test_an_integer_property_that_is_not_a_whole_number_is_refused_naming_it(val
 def test_integer_properties_that_are_numbers_digits_or_removed_pass():
     check_declaration(declared_record(params(properties={'cpus': 8, 'memory_mb': '4096', 'local_gb': None,
                                                          'cpu_arch': 'x86_64', 'vendor': ['x']})))
+
+
+@pytest.mark.parametrize('value, given', [('', 'an empty string was given'), ('x' * 9, '9 characters were given')])
+def test_a_string_out_of_its_rows_lengths_is_refused_naming_them_and_the_fix(monkeypatch, value, given):
+    monkeypatch.setattr(record_checks.record_fields, 'FIELD_LENGTHS', {'owner': (1, 8)})
+    with pytest.raises(NodeError) as raised:
+        check_declaration(declared_record(params(owner=value)))
+    assert str(raised.value) == ("owner must be 1 to 8 characters long, and %s: Ironic refuses it. Give a value of "
+                                 "that length, or leave owner out to keep the node's." % given)
+
+
+def test_a_string_within_its_rows_lengths_and_a_field_left_out_pass(monkeypatch):
+    monkeypatch.setattr(record_checks.record_fields, 'FIELD_LENGTHS', {'owner': (1, 8)})
+    check_declaration(declared_record(params(owner='x' * 8)))
+    check_declaration(declared_record(params(lessee='')))
