@@ -77,11 +77,11 @@ CHECKSUM_LENGTHS = {32: 'md5', 64: 'sha256', 128: 'sha512'}
 
 def inventory(mac):
     """What the played ramdisk finds on its hardware: one NIC with the node's MAC, one disk, 8 CPUs."""
-    return {'interfaces': [{'name': 'eth0', 'mac_address': mac, 'ipv4_address': '127.0.0.1'}],
+    return {'interfaces': [{'name': 'eth0', 'mac_address': mac}],
             'cpu': {'count': 8, 'architecture': 'x86_64', 'model_name': 'played'},
             'memory': {'physical_mb': 16384, 'total': 16384 * 2 ** 20},
             'disks': [{'name': '/dev/sda', 'size': 100 * 2 ** 30, 'rotational': False}],
-            'boot': {'current_boot_mode': 'uefi'}, 'bmc_address': '127.0.0.1',
+            'boot': {'current_boot_mode': 'uefi', 'pxe_interface': mac}, 'bmc_address': '127.0.0.1',
             'system_vendor': {'manufacturer': 'baremetal.lifecycle tests', 'product_name': 'played agent'}}
 
 

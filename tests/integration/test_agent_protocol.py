@@ -284,5 +284,48 @@ def test_a_healthy_node_held_in_clean_wait_longer_than_every_grace_of_the_engine
     assert result['transitions'][0]['seconds'] >= 30
     assert played.heartbeats - heartbeats >= 20
     lines = [json.loads(line) for line in progress.read_text(encoding='utf-8').splitlines()]
-    print(lines)
     assert {'clean wait'} <= set(line.get('state') for line in lines)
+    # While the step ran, the progress showed the node in 'clean wait' during 'provide' (never stranded, never
+    # awaiting a takeover), then at rest.
+    assert {(line['state'], line['step']) for line in lines if 'node' in line} == {
+        ('manageable', None), ('manageable', 'provide'), ('cleaning', 'provide'), ('clean wait', 'provide'), ('available', None)}
+
+
+def test_an_inspection_and_a_manual_clean_step_run_on_the_agent(agent_ironic, agent, machine, run_module):
+    played = machine()
+    enrolled = enroll(run_module, agent_ironic, played, provision_state='manageable')
+    assert not enrolled.get('failed'), enrolled.get('msg')
+    mark = agent_ironic.log_mark()
+    inspected = move(run_module, agent_ironic, played, 'manageable', inspection='always')
+    assert not inspected.get('failed'), inspected.get('msg')
+    assert [(t['verb'], t['to']) for t in inspected['transitions']] == [('inspect', 'manageable')]
+    # The agent posted its inventory once; Ironic's agent inspection read it (the architecture hook).
+    assert played.inventories == 1
+    assert agent_ironic.api('GET', '/nodes/%s' % played.uuid)['properties'].get('cpu_arch') == 'x86_64'
+    assert states_since(agent_ironic, mark, played.uuid) == ['inspecting', 'inspect wait', 'inspecting', 'manageable']
+
+    mark = agent_ironic.log_mark()
+    cleaned = move(run_module, agent_ironic, played, 'manageable',
+                   clean_steps=[{'interface': 'deploy', 'step': 'burnin_cpu'}])
+    assert not cleaned.get('failed'), cleaned.get('msg')
+    assert [(t['verb'], t['to']) for t in cleaned['transitions']] == [('clean', 'manageable')]
+    assert played.steps == [('clean', 'burnin_cpu')]
+    assert states_since(agent_ironic, mark, played.uuid) == [
+        'cleaning', 'clean wait', 'cleaning', 'clean wait', 'cleaning', 'manageable']
+    assert collection_writes(agent_ironic, mark) == ['PUT /v1/nodes/NODE/states/provision 202']
+
+
+def test_a_service_step_runs_on_the_agent_of_an_active_node(agent_ironic, agent, machine, run_module):
+    played = machine()
+    enrolled = enroll(run_module, agent_ironic, played)
+    assert not enrolled.get('failed'), enrolled.get('msg')
+    deployed = move(run_module, agent_ironic, played, 'active', instance_info=instance_info(agent))
+    assert not deployed.get('failed'), deployed.get('msg')
+    mark = agent_ironic.log_mark()
+    serviced = move(run_module, agent_ironic, played, 'active',
+                    service_steps=[{'interface': 'deploy', 'step': 'burnin_cpu'}])
+    assert not serviced.get('failed'), serviced.get('msg')
+    assert [(t['verb'], t['to']) for t in serviced['transitions']] == [('service', 'active')]
+    assert played.steps[-1] == ('service', 'burnin_cpu')
+    assert 'service wait' in states_since(agent_ironic, mark, played.uuid)
+    assert collection_writes(agent_ironic, mark) == ['PUT /v1/nodes/NODE/states/provision 202']
