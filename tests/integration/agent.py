@@ -9,7 +9,7 @@ MAC of its NIC: a machine may be played before its node is enrolled), all inside
 What it plays of IPA's side of the protocol:
 
 - the ramdisk's life: a node "runs the agent" while Ironic keeps it powered on in a state where a ramdisk runs
-  (cleaning, deploying, inspecting, servicing and their wait and hold states; with ``fast_track`` also enroll,
+  (cleaning, deploying, inspecting, servicing and their wait and hold states; with fast-track also enroll,
   manageable and available). The agent reads the node from Ironic's API every ``interval`` seconds to know it
   (the node whose port has the MAC): what the machine itself would know, whether it is on and what it booted;
   A power action wipes the agent token Ironic holds (conductor/utils.py): the next heartbeat is refused, which the
@@ -96,8 +96,8 @@ class CommandFailed(Exception):
 class PlayedNode(object):
     """One node's ramdisk: its token and commands of the current boot, and what the test switched."""
 
-    def __init__(self, mac, key, callback_url):
-        self.mac, self.key, self.callback_url = mac, key, callback_url
+    def __init__(self, mac, key, callback_url, fast_track):
+        self.mac, self.key, self.callback_url, self.fast_track = mac, key, callback_url, fast_track
         self.uuid = None          # the node Ironic enrolled the machine as (found by its port)
         self.token = None
         self.commands = []        # this boot's commands, as GET /v1/commands/ lists them
@@ -120,7 +120,8 @@ class PlayedNode(object):
 
 
 class AgentHandler(LoopbackHandler):
-    """Serves ``/<MAC's hex digits>/v1/commands/`` for the played machines and ``/images/<name>`` for the agent's downloads."""
+    """Serves ``/<MAC's hex digits>/v1/commands/`` for the played machines, ``/images/<name>`` for their
+    downloads."""
 
     agent = None  # set on the subclass TestAgent makes
 
@@ -155,8 +156,8 @@ class AgentHandler(LoopbackHandler):
 class AgentPlayer(object):
     """The played agents of many nodes against one Ironic (an ``IronicInstance``); see the module docstring."""
 
-    def __init__(self, ironic, interval=1.0, fast_track=False):
-        self.ironic, self.interval, self.fast_track = ironic, interval, fast_track
+    def __init__(self, ironic, interval=1.0):
+        self.ironic, self.interval = ironic, interval
         self.nodes, self.images = {}, {}
         self._stopping = threading.Event()
         self._threads = []
@@ -176,10 +177,12 @@ class AgentPlayer(object):
         self.images[name] = data
         return '%s/images/%s' % (self.url, name)
 
-    def play(self, mac):
-        """Start playing the machine whose NIC has ``mac`` (the node whose port has it): a PlayedNode."""
+    def play(self, mac, fast_track=False):
+        """Start playing the machine whose NIC has ``mac`` (the node whose port has it): a PlayedNode. With
+        ``fast_track`` (the node's, or Ironic's ``[deploy]fast_track``) its ramdisk also runs in enroll, manageable
+        and available while powered on."""
         key = mac.replace(':', '').lower()
-        played = PlayedNode(mac, key, '%s/%s' % (self.url, key))
+        played = PlayedNode(mac, key, '%s/%s' % (self.url, key), fast_track)
         self.nodes[key] = played
         self._start(self._live, played)
         return played
@@ -213,7 +216,7 @@ class AgentPlayer(object):
             return
         state = node['provision_state']
         running = node['power_state'] == 'power on' and (
-            state in RAMDISK_STATES or (self.fast_track and state in FAST_TRACK_STATES))
+            state in RAMDISK_STATES or (played.fast_track and state in FAST_TRACK_STATES))
         if not running:
             played.shut_down()
             return

@@ -80,12 +80,13 @@ def agent(agent_ironic):
 
 @pytest.fixture
 def machine(agent, agent_ironic):
-    """A new played machine (its MAC) and, after the test, its node deleted."""
+    """Factory ``machine(fast_track=False)``: a new played machine (agent.PlayedNode); after the test, its node
+    deleted."""
     macs = []
 
-    def make():
+    def make(fast_track=False):
         macs.append('52:54:00:%02x:%02x:%02x' % tuple(uuid.uuid4().bytes[:3]))
-        return agent.play(macs[-1])
+        return agent.play(macs[-1], fast_track=fast_track)
 
     yield make
     for mac in macs:
@@ -116,8 +117,8 @@ def collection_writes(ironic, mark):
     writes = []
     for request in ironic.write_requests_since(mark):
         if not request.path.startswith(AGENT_PATHS):
-            path = re.sub(r'/v1/(nodes|ports)/[0-9a-f-]{36}', lambda m: '/v1/%s/%s' % (m.group(1), m.group(1)[:-1].upper()),
-                          request.path.split('?')[0])
+            path = re.sub(r'/v1/(nodes|ports)/[0-9a-f-]{36}',
+                          lambda m: '/v1/%s/%s' % (m.group(1), m.group(1)[:-1].upper()), request.path.split('?')[0])
             writes.append('%s %s %d' % (request.method, path, request.status))
     return writes
 
@@ -126,7 +127,8 @@ def enroll(run_module, ironic, played, **args):
     """The machine enrolled and brought to rest by baremetal_node (available unless said otherwise): its result."""
     args.setdefault('provision_state', 'available')
     return run_module('baremetal_node', endpoint=ironic.endpoint, name='agent-%s' % played.key, driver='fake-hardware',
-                      interfaces=INTERFACES, properties=PROPERTIES, ports=[{'address': played.mac}], timeout=300, **args)
+                      interfaces=INTERFACES, properties=PROPERTIES, ports=[{'address': played.mac}], timeout=300,
+                      **args)
 
 
 def move(run_module, ironic, played, state, **args):
@@ -232,8 +234,8 @@ def test_an_agent_that_goes_silent_in_clean_wait_fails_with_ironics_reason_and_a
     assert played.steps[-2:] == [('clean', 'erase_devices_metadata'), ('clean', 'erase_devices')]
 
 
-def test_a_step_the_agent_fails_is_reported_in_ironics_words_masked_and_not_run_again(agent_ironic, agent, machine,
-                                                                                         run_module):
+def test_a_step_the_agent_fails_is_reported_in_ironics_words_masked_and_not_run_again(
+        agent_ironic, agent, machine, run_module):
     played = machine()
     enrolled = enroll(run_module, agent_ironic, played, provision_state='manageable')
     assert not enrolled.get('failed'), enrolled.get('msg')
@@ -250,8 +252,8 @@ def test_a_step_the_agent_fails_is_reported_in_ironics_words_masked_and_not_run_
     assert played.steps.count(('clean', 'erase_devices')) == 1
 
 
-def test_a_wrong_image_checksum_fails_the_deploy_in_ironics_words_and_it_is_not_retried(agent_ironic, agent, machine,
-                                                                                          run_module):
+def test_a_wrong_image_checksum_fails_the_deploy_in_ironics_words_and_it_is_not_retried(
+        agent_ironic, agent, machine, run_module):
     played = machine()
     enrolled = enroll(run_module, agent_ironic, played)
     assert not enrolled.get('failed'), enrolled.get('msg')
@@ -288,7 +290,8 @@ def test_a_healthy_node_held_in_clean_wait_longer_than_every_grace_of_the_engine
     # While the step ran, the progress showed the node in 'clean wait' during 'provide' (never stranded, never
     # awaiting a takeover), then at rest.
     assert {(line['state'], line['step']) for line in lines if 'node' in line} == {
-        ('manageable', None), ('manageable', 'provide'), ('cleaning', 'provide'), ('clean wait', 'provide'), ('available', None)}
+        ('manageable', None), ('manageable', 'provide'), ('cleaning', 'provide'), ('clean wait', 'provide'),
+        ('available', None)}
 
 
 def test_an_inspection_and_a_manual_clean_step_run_on_the_agent(agent_ironic, agent, machine, run_module):
@@ -329,3 +332,33 @@ def test_a_service_step_runs_on_the_agent_of_an_active_node(agent_ironic, agent,
     assert played.steps[-1] == ('service', 'burnin_cpu')
     assert 'service wait' in states_since(agent_ironic, mark, played.uuid)
     assert collection_writes(agent_ironic, mark) == ['PUT /v1/nodes/NODE/states/provision 202']
+
+
+def power_actions_since(ironic, mark, node_uuid):
+    """The power actions Ironic's log shows it took on the node after mark: 'power on by rebooting', ..."""
+    pattern = re.compile(r'Successfully set node %s power state to ([^.]+)\.' % node_uuid)
+    return pattern.findall(ironic.log_since(mark))
+
+
+def test_a_node_whose_agent_is_already_up_deploys_by_fast_track_without_a_reboot(agent_ironic, agent, machine,
+                                                                                 run_module):
+    played = machine(fast_track=True)
+    # Fast-track for this node only (driver_info fast_track, over Ironic's [deploy]fast_track): after cleaning
+    # Ironic leaves it powered on, and its agent goes on heartbeating in 'available'.
+    enrolled = enroll(run_module, agent_ironic, played, driver_info={'fast_track': True})
+    assert not enrolled.get('failed'), enrolled.get('msg')
+    node = agent_ironic.api('GET', '/nodes/%s' % played.uuid)
+    assert (node['provision_state'], node['power_state']) == ('available', 'power on')
+    heartbeats = played.heartbeats
+    when('a heartbeat in available', lambda: played.heartbeats > heartbeats)
+
+    mark = agent_ironic.log_mark()
+    boots = played.boots
+    deployed = move(run_module, agent_ironic, played, 'active', instance_info=instance_info(agent))
+    assert not deployed.get('failed'), deployed.get('msg')
+    # No reboot before the image was written: the agent that was up took the deploy steps (the only power action
+    # is the one that switches the ramdisk off after the image is written).
+    assert played.boots == boots
+    assert [(ok, algorithm) for _url, algorithm, ok in played.downloads] == [(True, 'sha256')]
+    assert 'power on by rebooting' not in power_actions_since(agent_ironic, mark, played.uuid)
+    assert states_since(agent_ironic, mark, played.uuid)[-1] == 'active'
