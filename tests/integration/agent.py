@@ -107,6 +107,7 @@ class PlayedNode(object):
         self.boots = self.heartbeats = self.inventories = 0
         self.errors = []          # what Ironic refused the agent (lookups, heartbeats), in words
         self.slow, self.fail, self.silent = {}, {}, False
+        self.unplugged = False    # played no more (its thread ends)
         self.inventory_sent = False
         self.lock = threading.Lock()
 
@@ -187,6 +188,11 @@ class AgentPlayer(object):
         self._start(self._live, played)
         return played
 
+    def unplug(self, played):
+        """Stop playing the machine: its thread ends within ``interval`` seconds."""
+        played.unplugged = True
+        played.shut_down()
+
     def stop(self):
         """Stop every node's thread and the server; returns when they are all gone."""
         self._stopping.set()
@@ -197,7 +203,7 @@ class AgentPlayer(object):
 
     # --- the ramdisk's side: lookup, heartbeats, inventory --------------------------------------------------
     def _live(self, played):
-        while not self._stopping.wait(self.interval):
+        while not self._stopping.wait(self.interval) and not played.unplugged:
             try:
                 self._tick(played)
             except (OSError, AssertionError) as exc:  # Ironic restarting, or refusing (IronicAPIError): tried again

@@ -91,6 +91,7 @@ def machine(agent, agent_ironic):
     yield make
     for mac in macs:
         played = agent.nodes[mac.replace(':', '')]
+        agent.unplug(played)
         if played.uuid:
             agent_ironic.api('PUT', '/nodes/%s/maintenance' % played.uuid, {'reason': 'test cleanup'}, expect=None)
             agent_ironic.api('DELETE', '/nodes/%s' % played.uuid, expect=None)
@@ -181,6 +182,8 @@ def test_enroll_clean_deploy_and_undeploy_run_through_the_agents_wait_states(age
                                    'standby.get_partition_uuids', 'image.install_bootloader', 'standby.power_off']
     assert states_since(agent_ironic, mark, played.uuid) == [
         'deploying', 'wait call-back', 'deploying', 'wait call-back', 'deploying', 'active']
+    # Ironic first rebooted the node into the ramdisk (what fast-track skips: see the last test).
+    assert power_actions_since(agent_ironic, mark, played.uuid)[0] == 'power on by rebooting'
     assert collection_writes(agent_ironic, mark) == ['PATCH /v1/nodes/NODE 200',
                                                      'PUT /v1/nodes/NODE/states/provision 202']
 
@@ -306,6 +309,7 @@ def test_an_inspection_and_a_manual_clean_step_run_on_the_agent(agent_ironic, ag
     assert played.inventories == 1
     assert agent_ironic.api('GET', '/nodes/%s' % played.uuid)['properties'].get('cpu_arch') == 'x86_64'
     assert states_since(agent_ironic, mark, played.uuid) == ['inspecting', 'inspect wait', 'inspecting', 'manageable']
+    assert collection_writes(agent_ironic, mark) == ['PUT /v1/nodes/NODE/states/provision 202']
 
     mark = agent_ironic.log_mark()
     cleaned = move(run_module, agent_ironic, played, 'manageable',
