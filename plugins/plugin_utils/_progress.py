@@ -42,9 +42,12 @@ HEARTBEAT_INTERVAL = 30.0
 HEARTBEAT_INTERVAL_ENV = 'BAREMETAL_LIFECYCLE_HEARTBEAT_INTERVAL'
 
 
-def _phase(state, step):
-    """'cleaning (provide)' for a node during a step, 'available' for one at rest."""
-    return '%s (%s)' % (state, step) if step else str(state)
+def _phase(state, step, running=None):
+    """'cleaning (provide)' for a node during a step, 'available' for one at rest, and with the step Ironic reports
+    the node runs: 'clean wait (provide, running deploy.erase_devices)'."""
+    if not step:
+        return str(state)
+    return '%s (%s, running %s)' % (state, step, running) if running else '%s (%s)' % (state, step)
 
 
 def heartbeat_interval():
@@ -92,6 +95,7 @@ class ProgressView(object):
         self.check_mode = check_mode
         self.nodes = 1
         self.phases = {}  # node -> (state, step)
+        self.running = {}  # node -> the step Ironic reports it runs, or None
         self._entered = {}  # node -> seconds when it entered its phase
         self._shown_at = {}  # node -> seconds of its last line
         self.seconds = 0.0
@@ -112,9 +116,11 @@ class ProgressView(object):
             return
         node = record['node']
         self.phases[node] = (record['state'], record['step'])
+        self.running[node] = record.get('running')
         self._entered[node] = self._shown_at[node] = record['seconds']
         if self.detailed:
-            self.show('%s: %s %s, %.0f s' % (self.task_name, node, _phase(record['state'], record['step']), record['seconds']))
+            self.show('%s: %s %s, %.0f s' % (self.task_name, node, _phase(record['state'], record['step'], self.running[node]),
+                                             record['seconds']))
 
     def tick(self, seconds):
         """Time passes (seconds since the task started): a fleet gets its counts every SUMMARY_INTERVAL (or
@@ -130,7 +136,7 @@ class ProgressView(object):
             if step and seconds - self._shown_at[node] >= self.heartbeat:
                 self._shown_at[node] = seconds
                 self.show('%s: %s still %s for %.0f s, %.0f s' % (
-                    self.task_name, node, _phase(state, step), seconds - self._entered[node], seconds))
+                    self.task_name, node, _phase(state, step, self.running[node]), seconds - self._entered[node], seconds))
 
     def finish(self, result, seconds):
         """The last line of a fleet task (the module's result, seconds since it started): where its nodes ended, and

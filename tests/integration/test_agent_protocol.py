@@ -295,6 +295,8 @@ def test_a_healthy_node_held_in_clean_wait_longer_than_every_grace_of_the_engine
     assert {(line['state'], line['step']) for line in lines if 'node' in line} == {
         ('manageable', None), ('manageable', 'provide'), ('cleaning', 'provide'), ('clean wait', 'provide'),
         ('available', None)}
+    # and with the step Ironic reported the agent ran: the slow erase_devices, never a guess of the collection's.
+    assert 'deploy.erase_devices' in set(line.get('running') for line in lines if line.get('state') == 'clean wait')
 
 
 def test_an_inspection_and_a_manual_clean_step_run_on_the_agent(agent_ironic, agent, machine, run_module):

@@ -41,6 +41,16 @@ def task_progress():
         return _TASKS[path]
 
 
+def running_step(node):
+    """The clean, deploy or service step Ironic reports the node runs ('deploy.erase_devices'), or None: what a
+    node in a wait state is doing, as Ironic says, while its agent works (a step may take many minutes)."""
+    for field in ('clean_step', 'deploy_step', 'service_step'):
+        step = node.get(field)
+        if isinstance(step, dict) and step.get('step'):
+            return '%s.%s' % (step.get('interface'), step['step']) if step.get('interface') else step['step']
+    return None
+
+
 class Progress(object):
     """Where a task reports its nodes' motion: made by task_progress; tests give their own path and clock."""
 
@@ -64,14 +74,17 @@ class Progress(object):
         self._nodes = nodes
         self._write({'nodes': nodes})
 
-    def node(self, label, state, step=None):
-        """Report a node in a state (provision or power), during a step (a verb or power action) or at rest (None)."""
+    def node(self, label, state, step=None, running=None):
+        """Report a node in a state (provision or power), during a step (a verb or power action) or at rest (None),
+        and the step Ironic reports it runs (running_step: 'deploy.erase_devices'), when it reports one."""
         step = step_word(step)
-        if self._last.get(label) == (state, step):
+        if self._last.get(label) == (state, step, running):
             return
-        self._last[label] = (state, step)
-        self._write({'node': label, 'state': state, 'step': step,
-                     'seconds': round(self._clock() - self._started, 1)})
+        self._last[label] = (state, step, running)
+        record = {'node': label, 'state': state, 'step': step, 'seconds': round(self._clock() - self._started, 1)}
+        if running:
+            record['running'] = running
+        self._write(record)
 
     def wave(self, number, waves, members, back, failed):
         """Report a wave (number of waves) of nodes (their labels), how many of them are back so far and how many

@@ -180,3 +180,13 @@ def test_a_node_at_rest_before_its_wave_started_is_not_back_yet():
     progress.feed(wave(1, ['n1', 'n2'], 0, 0, 5.0))
     progress.tick(_progress.SUMMARY_INTERVAL + 1)
     assert lines[-1] == 'converge: wave 1/3: 0 of 2 back, 0 failed; 2 nodes: 1 active, 11 s'
+
+
+def test_a_node_shows_the_step_ironic_reports_it_runs_in_its_changes_and_heartbeats():
+    progress, lines = view(1)
+    progress.feed(dict(record('n1', 'clean wait', 'provide', 2.0), running='deploy.erase_devices_metadata'))
+    progress.feed(dict(record('n1', 'clean wait', 'provide', 5.0), running='deploy.erase_devices'))
+    tick_every_read(progress, 36.0, start=5.0)
+    assert lines == ['converge: n1 clean wait (provide, running deploy.erase_devices_metadata), 2 s',
+                     'converge: n1 clean wait (provide, running deploy.erase_devices), 5 s',
+                     'converge: n1 still clean wait (provide, running deploy.erase_devices) for 30 s, 35 s']

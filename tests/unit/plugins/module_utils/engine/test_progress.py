@@ -7,7 +7,10 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import PROGRESS_FILE_ENV, Progress, task_progress
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import (
+    PROGRESS_FILE_ENV, Progress, running_step, task_progress)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 
 
@@ -86,3 +89,30 @@ def test_a_stage_on_fewer_nodes_does_not_make_the_task_one_of_fewer(tmp_path):
     for nodes in (5, 2, 2, 1, 7):
         progress.start(nodes)
     assert records(path) == [{'nodes': 5}, {'nodes': 7}]
+
+
+def test_the_step_ironic_reports_a_node_runs_is_written_and_a_new_one_is_a_change(tmp_path):
+    path = str(tmp_path / 'progress')
+    progress = Progress(path, Clock())
+    progress.node('n1', 'clean wait', 'provide', 'deploy.erase_devices_metadata')
+    progress.node('n1', 'clean wait', 'provide', 'deploy.erase_devices_metadata')  # polled again, nothing new
+    progress.node('n1', 'clean wait', 'provide', 'deploy.erase_devices')
+    progress.node('n1', 'available', None)
+    assert records(path) == [
+        {'node': 'n1', 'state': 'clean wait', 'step': 'provide', 'running': 'deploy.erase_devices_metadata',
+         'seconds': 0.0},
+        {'node': 'n1', 'state': 'clean wait', 'step': 'provide', 'running': 'deploy.erase_devices', 'seconds': 0.0},
+        {'node': 'n1', 'state': 'available', 'step': None, 'seconds': 0.0},
+    ]
+
+
+@pytest.mark.parametrize('node, running', [
+    ({'clean_step': {'interface': 'deploy', 'step': 'erase_devices', 'priority': 10}}, 'deploy.erase_devices'),
+    ({'clean_step': {}, 'deploy_step': {'interface': 'deploy', 'step': 'write_image'}}, 'deploy.write_image'),
+    ({'clean_step': None, 'deploy_step': {}, 'service_step': {'interface': 'bios', 'step': 'apply_configuration'}},
+     'bios.apply_configuration'),
+    ({'clean_step': {}, 'deploy_step': {}, 'service_step': {}}, None),
+    ({}, None),  # an Ironic too old to report them
+])
+def test_the_running_step_is_the_clean_deploy_or_service_step_ironic_reports(node, running):
+    assert running_step(node) == running
