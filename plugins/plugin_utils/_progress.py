@@ -119,8 +119,8 @@ class ProgressView(object):
         self.running[node] = record.get('running')
         self._entered[node] = self._shown_at[node] = record['seconds']
         if self.detailed:
-            self.show('%s: %s %s, %.0f s' % (self.task_name, node, _phase(record['state'], record['step'], self.running[node]),
-                                             record['seconds']))
+            phase = _phase(record['state'], record['step'], self.running[node])
+            self.show('%s: %s %s, %.0f s' % (self.task_name, node, phase, record['seconds']))
 
     def tick(self, seconds):
         """Time passes (seconds since the task started): a fleet gets its counts every SUMMARY_INTERVAL (or
@@ -135,8 +135,9 @@ class ProgressView(object):
         for node, (state, step) in sorted(self.phases.items()):
             if step and seconds - self._shown_at[node] >= self.heartbeat:
                 self._shown_at[node] = seconds
+                phase = _phase(state, step, self.running[node])
                 self.show('%s: %s still %s for %.0f s, %.0f s' % (
-                    self.task_name, node, _phase(state, step, self.running[node]), seconds - self._entered[node], seconds))
+                    self.task_name, node, phase, seconds - self._entered[node], seconds))
 
     def finish(self, result, seconds):
         """The last line of a fleet task (the module's result, seconds since it started): where its nodes ended, and
