@@ -8,9 +8,9 @@
 #   5. docsite: antsibull-docs lint-collection-docs --plugin-docs, then the whole site built offline (no warning)
 #   6. execution environment: ansible-builder introspect finds the collection's requirements
 #   7. pytest tests (unit and integration tests, on two pytest-xdist workers; the integration tests start their
-#      own Ironic), after making sure Debian's chromium is installed for the browser test (tests/utils/chromium.sh
-#      installs it with apt-get when /usr/bin/chromium is missing, as root; else it fails saying so) and Debian's
-#      ipmitool for the tests of the ipmi hardware type (tests/utils/ipmitool.sh, the same way for /usr/bin/ipmitool)
+#      own Ironic), after making sure Debian's chromium is installed for the browser test and Debian's ipmitool for
+#      the tests of the ipmi hardware type (tests/utils/debian_package.sh installs each with apt-get when its program
+#      is missing, as root; else it fails saying so)
 #   8. molecule test of the fleet role
 #   9. the smoke suite against the oldest supported Ironic release, 24.1 (tests/compat.sh; its virtualenv is
 #      created under .work/ironic-compat on first use)
@@ -198,8 +198,10 @@ newest_core_lane() {
 }
 
 lanes sanity_lane publishing_lane
-stage "chromium for the browser test" "$ROOT/tests/utils/chromium.sh"
-stage "ipmitool for the IPMI tests" "$ROOT/tests/utils/ipmitool.sh"
+stage "chromium for the browser test" "$ROOT/tests/utils/debian_package.sh" chromium /usr/bin/chromium \
+    "the browser test of the fleet report"
+stage "ipmitool for the IPMI tests" "$ROOT/tests/utils/debian_package.sh" ipmitool /usr/bin/ipmitool \
+    "the tests of the ipmi hardware type"
 stage "pytest" unit_and_integration
 lanes oldest_core_lane newest_core_lane
 

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 """IPMI over the wire: nodes of Ironic's real ``ipmi`` hardware type, whose ``ipmitool`` power and management
-interfaces run Debian's ``ipmitool`` (tests/utils/ipmitool.sh installs it) against an IPMI BMC emulator on 127.0.0.1
+interfaces run Debian's ``ipmitool`` (tests/utils/debian_package.sh installs it) against an IPMI BMC emulator on 127.0.0.1
 (tests/integration/ipmi_bmc.py: pyghmi's BMC server, one system each), driven through the collection's modules.
 
 The shared test Ironic does not enable ``ipmi`` (tests rely on that): these tests share one Ironic of their own,
@@ -44,7 +44,7 @@ def password():
 def ipmi_ironic(shared_ironic):
     """The Ironic of this file: the role's, with IPMI_OVERRIDES."""
     if not os.access(IPMITOOL, os.X_OK):
-        pytest.fail('%s is missing: run tests/utils/ipmitool.sh (as root), as tests/run.sh does' % IPMITOOL,
+        pytest.fail('%s is missing: run tests/utils/debian_package.sh ipmitool /usr/bin/ipmitool ... (as root), as tests/run.sh does' % IPMITOOL,
                     pytrace=False)
     return shared_ironic(ironic_standalone_config_overrides=IPMI_OVERRIDES)
 
