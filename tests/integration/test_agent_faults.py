@@ -9,17 +9,15 @@ The fixtures and helpers are test_agent_protocol.py's (one agent-driven Ironic p
 from __future__ import annotations
 
 import copy
-import json
 import time
 
 import pytest
 from agent import AgentPlayer
 from dedicated import kill, result_of, spawn, start_module
 from proxy import FaultProxy
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import LOCKED
 import test_agent_protocol
-from test_agent_protocol import (AGENT_IRONIC, HEARTBEAT, INTERFACES, PROPERTIES, collection_writes, enroll,
-                                 in_background, instance_info, move, states_since, when)
+from test_agent_protocol import (AGENT_IRONIC, HEARTBEAT, collection_writes, enroll,
+                                 in_background, instance_info, states_since, when)
 
 # test_agent_protocol's fixtures: its agent-driven Ironic (the same instance on the same worker) and this file's agent.
 agent_ironic = test_agent_protocol.agent_ironic
@@ -110,8 +108,8 @@ def test_a_lost_answer_to_the_deploy_request_is_not_sent_again_and_the_deploy_co
         # Ironic takes the deploy request (target active) and starts the deploy; its answer never reaches the task.
         proxy.inject(lambda method, path: method == 'PUT' and path.endswith('/states/provision'), 'drop')
         mark = agent_ironic.log_mark()
-        result = move(run_module, agent_ironic, played, 'active', instance_info=instance_info(agent),
-                      endpoint=proxy.endpoint)
+        result = run_module('baremetal_provision_state', endpoint=proxy.endpoint, node='agent-%s' % played.key,
+                            state='active', instance_info=instance_info(agent), timeout=300)
     assert not result.get('failed'), result.get('msg')
     assert result['node']['provision_state'] == 'active'
     assert [(method, status, fault) for method, _path, status, fault in proxy.injected] == [('PUT', 202, 'drop')]
@@ -126,19 +124,21 @@ def test_a_lost_answer_to_the_deploy_request_is_not_sent_again_and_the_deploy_co
     print('lost deploy answer: %.1f s' % (time.monotonic() - started))
 
 
-def locked_writes(requests):
-    return [request for request in requests if request.method == 'PATCH' and request.status == 409]
+def maintenance_writes(requests):
+    return [(request.method, request.status) for request in requests if request.path.endswith('/maintenance')]
 
 
-def test_a_record_change_waits_while_a_conductor_holds_the_node_polling_its_agent_and_succeeds(
-        agent_ironic, agent, machine, run_module, monkeypatch, tmp_path):
+def test_maintenance_waits_while_a_conductor_holds_the_node_polling_its_agent_and_succeeds(
+        agent_ironic, agent, machine, run_module):
     started = time.monotonic()
     played = machine()
     enrolled = enroll(run_module, agent_ironic, played, provision_state='manageable')
     assert not enrolled.get('failed'), enrolled.get('msg')
+    when('the agent found its node', lambda: played.uuid)
     # A manual clean: on a heartbeat in 'clean wait' Ironic polls the agent's commands holding the node's lock, and
     # the agent answers that poll slowly (under Ironic's 60 s [agent]command_timeout): the node stays locked until
-    # the test lets the answer go.
+    # the test lets the answer go. (A record change is no write to try here: Ironic refuses to change a node's
+    # record in 'clean wait', and the collection says so before it writes anything.)
     played.slow_status = 45
     agent_ironic.api('PUT', '/nodes/%s/states/provision' % played.uuid,
                      {'target': 'clean', 'clean_steps': [{'interface': 'deploy', 'step': 'burnin_cpu'}]})
@@ -150,28 +150,24 @@ def test_a_record_change_waits_while_a_conductor_holds_the_node_polling_its_agen
     def answer_fast_once_refused():
         # Once Ironic refused the task's write as locked, the agent answers the poll under way at once: the
         # conductor lets the node go, and the task's next try goes through.
-        agent_ironic.wait_for_requests(mark, locked_writes, 'a record write refused as locked', timeout=120)
+        agent_ironic.wait_for_requests(mark, lambda requests: ('PUT', 409) in maintenance_writes(requests),
+                                       'a maintenance write refused as locked')
         played.slow_status = 0
 
     in_background(answer_fast_once_refused)
-    progress = tmp_path / 'progress.jsonl'
-    monkeypatch.setenv('BAREMETAL_LIFECYCLE_PROGRESS_FILE', str(progress))
-    result = run_module('baremetal_node', endpoint=agent_ironic.endpoint, name='agent-%s' % played.key,
-                        driver='fake-hardware', interfaces=INTERFACES, properties=PROPERTIES,
-                        ports=[{'address': played.mac}], description='rack 4, slot 2', timeout=300)
+    result = run_module('baremetal_maintenance', endpoint=agent_ironic.endpoint, node='agent-%s' % played.key,
+                        maintenance=True, reason='disk 2 replaced after this clean')
     assert not result.get('failed'), result.get('msg')
-    assert result['changed']
-    patches = [(request.method, request.status) for request in agent_ironic.requests_since(mark)
-               if request.method == 'PATCH']
+    assert result['changed'] and result['maintenance'] is True
     # Refused while the conductor held the node (NodeLocked, HTTP 409), then taken: no failure on the lock.
-    assert len(patches) >= 2 and patches[-1] == ('PATCH', 200) and set(patches[:-1]) == {('PATCH', 409)}, patches
-    assert collection_writes(agent_ironic, mark)[-1] == 'PATCH /v1/nodes/NODE 200'
-    # Meanwhile the progress said the node waited for its lock, in 'clean wait'.
-    lines = [json.loads(line) for line in progress.read_text(encoding='utf-8').splitlines()]
-    assert ('clean wait', LOCKED) in set((line.get('state'), line.get('step')) for line in lines if 'node' in line)
-    node = node_of(agent_ironic, played)
-    assert node['description'] == 'rack 4, slot 2'
-    # The cleaning was not disturbed: it ends in 'manageable' with the step run once.
-    when('the clean to end', lambda: node_of(agent_ironic, played)['provision_state'] == 'manageable', timeout=120)
+    writes = maintenance_writes(agent_ironic.requests_since(mark))
+    assert len(writes) >= 2 and set(writes[:-1]) == {('PUT', 409)} and writes[-1] == ('PUT', 202), writes
+    assert node_of(agent_ironic, played)['maintenance']
+    # In maintenance the heartbeats are only recorded (Ironic's allow_provisioning_in_maintenance); out of it, the
+    # cleaning goes on and ends in 'manageable', the step run once.
+    cleared = run_module('baremetal_maintenance', endpoint=agent_ironic.endpoint, node='agent-%s' % played.key,
+                         maintenance=False)
+    assert not cleared.get('failed'), cleared.get('msg')
+    when('the clean to end', lambda: node_of(agent_ironic, played)['provision_state'] == 'manageable')
     assert played.steps.count(('clean', 'burnin_cpu')) == 1
-    print('record change on a locked node: %.1f s' % (time.monotonic() - started))
+    print('maintenance of a locked node: %.1f s' % (time.monotonic() - started))
