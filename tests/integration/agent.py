@@ -27,7 +27,11 @@ What it plays of IPA's side of the protocol:
   ``standby.sync``, ``standby.power_off`` and ``image.install_bootloader`` succeed (fake power cannot be switched
   off by the agent: Ironic forces it off after ``[agent]post_deploy_get_power_state_retries``).
 
-What a test switches per node (``PlayedNode`` attributes): ``slow`` ({step name: seconds} a step stays RUNNING),
+What a test switches per node (``PlayedNode`` attributes): ``slow`` ({step name: seconds} a step stays RUNNING, or
+until the test removes the name),
+``slow_status`` (seconds each answer to ``GET .../v1/commands/`` takes at most, under Ironic's
+``[agent]command_timeout``: Ironic polls it on a heartbeat in a wait state holding the node's lock, so the node stays
+locked meanwhile; set back to 0, the answer under way goes at once),
 ``fail`` ({step name: error text} a step FAILS with), ``silent`` (no more heartbeats, lookups or inventory).
 
 Not played: TLS (``agent_verify_ca``), ``log.collect_system_logs`` (run the Ironic with
@@ -41,6 +45,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -107,6 +112,7 @@ class PlayedNode(object):
         self.boots = self.heartbeats = self.inventories = 0
         self.errors = []          # what Ironic refused the agent (lookups, heartbeats), in words
         self.slow, self.fail, self.silent = {}, {}, False
+        self.slow_status = 0
         self.unplugged = False    # played no more (its thread ends)
         self.inventory_sent = False
         self.lock = threading.Lock()
@@ -143,6 +149,7 @@ class AgentHandler(LoopbackHandler):
         if played.token is None or query.get('agent_token') != [played.token]:
             return self._json(401, {'faultstring': 'Invalid or missing agent token received.'})
         if self.command == 'GET':
+            self.agent.answer_slowly(played)
             with played.lock:
                 return self._json(200, {'commands': [dict(command) for command in played.commands]})
         body = json.loads(self.request_body() or b'{}')
@@ -256,6 +263,17 @@ class AgentPlayer(object):
             played.boots += 1
         return True
 
+    def answer_slowly(self, played):
+        """Waits ``played.slow_status`` seconds at most, ended early when the test sets it back to 0."""
+        self._wait_while(played.slow_status, lambda: played.slow_status)
+
+    def _wait_while(self, seconds, condition):
+        """Waits ``seconds`` at most, ended early when condition() no longer holds (the test changed its mind) or
+        the player stops."""
+        deadline = time.monotonic() + seconds
+        while condition() and time.monotonic() < deadline and not self._stopping.wait(0.1):
+            pass
+
     # --- the command API ----------------------------------------------------------------------------------
     def run_command(self, played, name, params, wait):
         """Runs a command Ironic sent: (HTTP status, the command's record as IPA returns it)."""
@@ -291,8 +309,7 @@ class AgentPlayer(object):
             step = params.get('step') or {}
             name = step.get('step')
             played.steps.append((extension, name))
-            if played.slow.get(name):
-                self._stopping.wait(played.slow[name])
+            self._wait_while(played.slow.get(name) or 0, lambda: name in played.slow)
             if name in played.fail:
                 raise CommandFailed('%sError' % extension.capitalize(), played.fail[name])
             outcome = self._write_image(played, step.get('args') or {}) if name == 'write_image' else None
