@@ -113,6 +113,7 @@ class PlayedNode(object):
         self.errors = []          # what Ironic refused the agent (lookups, heartbeats), in words
         self.slow, self.fail, self.silent = {}, {}, False
         self.slow_status = 0
+        self.held_status = 0      # answers to Ironic's command polls held now (the node is locked meanwhile)
         self.unplugged = False    # played no more (its thread ends)
         self.inventory_sent = False
         self.lock = threading.Lock()
@@ -264,8 +265,15 @@ class AgentPlayer(object):
         return True
 
     def answer_slowly(self, played):
-        """Waits ``played.slow_status`` seconds at most, ended early when the test sets it back to 0."""
-        self._wait_while(played.slow_status, lambda: played.slow_status)
+        """Waits ``played.slow_status`` seconds at most, ended early when the test sets it back to 0; meanwhile
+        ``played.held_status`` counts the answer as held (a conductor waits on it holding the node's lock)."""
+        with played.lock:
+            played.held_status += 1
+        try:
+            self._wait_while(played.slow_status, lambda: played.slow_status)
+        finally:
+            with played.lock:
+                played.held_status -= 1
 
     def _wait_while(self, seconds, condition):
         """Waits ``seconds`` at most, ended early when condition() no longer holds (the test changed its mind) or
