@@ -39,8 +39,10 @@ DOCUMENT_FIELDS = record_fields.named(record_fields.DOCUMENT)
 SCALAR_FIELDS = record_fields.named(record_fields.VALUE) + DOCUMENT_FIELDS
 
 # Declared fields that have their own requests rather than a place in the node's JSON patch or POST body.
-SEPARATE_FIELDS = record_fields.named(record_fields.OWN_REQUESTS) + tuple(
-    field for field in wiring.WIRING_FIELDS if field not in record_fields.named(record_fields.OWN_REQUESTS))
+# (wiring's port_memberships is no record field: it is what port groups make of the ports.)
+_OWN_REQUEST_FIELDS = record_fields.named(record_fields.OWN_REQUESTS)
+SEPARATE_FIELDS = _OWN_REQUEST_FIELDS + tuple(
+    field for field in wiring.WIRING_FIELDS if field not in _OWN_REQUEST_FIELDS)
 
 PORT_ATTRIBUTES = ('pxe_enabled', 'physical_network', 'local_link_connection')
 
