@@ -30,7 +30,8 @@ def chromium(*arguments, workdir, timeout=TIMEOUT):
     The browser and its helpers (zygote, renderer, GPU process) share one new process group: it is killed by its id
     once the command has ended or timed out, so no Chromium process outlives the call."""
     if not os.access(CHROMIUM, os.X_OK):
-        raise AssertionError('%s is missing: install Debian\'s chromium (tests/utils/debian_package.sh chromium /usr/bin/chromium ... does, as root)' % CHROMIUM)
+        raise AssertionError("%s is missing: install Debian's chromium (tests/utils/debian_package.sh chromium "
+                             "/usr/bin/chromium ... does, as root)" % CHROMIUM)
     profile = tempfile.mkdtemp(prefix='chromium-profile-', dir=str(workdir))
     process = subprocess.Popen(  # pylint: disable=consider-using-with
         [CHROMIUM] + list(FLAGS) + ['--user-data-dir=' + profile] + list(arguments),

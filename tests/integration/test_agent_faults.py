@@ -143,11 +143,14 @@ def test_maintenance_waits_while_a_conductor_holds_the_node_polling_its_agent_an
     agent_ironic.api('PUT', '/nodes/%s/states/provision' % played.uuid,
                      {'target': 'clean', 'clean_steps': [{'interface': 'deploy', 'step': 'burnin_cpu'}]})
     when('the step on the agent', lambda: ('clean', 'burnin_cpu') in played.steps)
-    # Not a reservation alone, which may be the short one of the heartbeat that sent the step: the agent holding
-    # its answer to a command poll, which the conductor waits for with the node locked.
-    when('a command poll held by the agent, the conductor holding the node in clean wait', lambda: (
-        lambda node: played.held_status and node['provision_state'] == 'clean wait' and node['reservation'])(
-            node_of(agent_ironic, played)))
+
+    def held_in_clean_wait():
+        # Not a reservation alone, which may be the short one of the heartbeat that sent the step: the agent holding
+        # its answer to a command poll, which the conductor waits for with the node locked.
+        node = node_of(agent_ironic, played)
+        return played.held_status and node['provision_state'] == 'clean wait' and node['reservation']
+
+    when('a command poll held by the agent, the conductor holding the node in clean wait', held_in_clean_wait)
     mark = agent_ironic.log_mark()
 
     def answer_fast_once_refused():
