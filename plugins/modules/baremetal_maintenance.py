@@ -16,8 +16,8 @@ description:
   - Enabling maintenance on a node already in maintenance with the same reason changes nothing; with a
     different reason, the reason is updated.
   - Disabling maintenance clears the reason too.
-  - A node a conductor keeps locked (for example while it waits for a slow BMC) is asked again for about 30 s (the
-    module has no timeout); then the node fails naming the lock, to run the task again once the conductor is done.
+  - A node a conductor keeps locked (for example while it waits for a slow BMC) is asked again until O(timeout)
+    passes; then the node fails naming the lock and the timeout.
 author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
 extends_documentation_fragment:
@@ -62,6 +62,14 @@ options:
         typed and shows it to anyone who can read the node.
       - An element of O(nodes) may give its own C(maintenance) (or C(state)) and C(reason).
     type: str
+  timeout:
+    version_added: 0.5.0
+    description:
+      - Seconds each node's maintenance write waits for a node a conductor keeps locked (for example while it waits
+        for a slow BMC, as long as Ironic's own timeouts for the BMC allow), from its first try.
+      - Task-wide only, as in M(baremetal.lifecycle.baremetal_power); an element of O(nodes) cannot give its own.
+    type: int
+    default: 300
 seealso:
   - module: baremetal.lifecycle.baremetal_node_info
   - module: baremetal.lifecycle.baremetal_provision_state
@@ -191,6 +199,7 @@ ARGUMENT_SPEC = dict(
     maintenance=dict(type='bool'),
     state=dict(type='str', choices=list(STATES)),
     reason=dict(type='str'),
+    timeout=dict(type='int', default=300),
 )
 
 
@@ -200,7 +209,7 @@ def main_logic(module):
 
     def apply(target, check_mode):
         return ensure_maintenance(module.client, target.node, node_maintenance(target.settings, task),
-                                  target.settings['reason'], check_mode)
+                                  target.settings['reason'], check_mode, timeout=params['timeout'])
 
     # An element's maintenance and state default to none, so that either one of them overrides the task's.
     nodes = targets(module.client, params, {'maintenance': None, 'state': None, 'reason': params['reason']},

@@ -274,6 +274,10 @@ CASES = [
          {'node': '{enrolled}', 'maintenance': True, 'reason': 'BMC rotated, old password=Zq-bad-input-1'},
          ['reason holds what reads as a secret', 'Ironic stores reason as typed and shows it to anyone who can read '
           'the node. Remove the secret from reason']),
+    Case('baremetal_maintenance', 'timeout of zero', {'node': '{enrolled}', 'maintenance': True, 'timeout': 0},
+         ['timeout must be at least 1, got 0.']),
+    Case('baremetal_maintenance', 'negative timeout', {'nodes': ['{enrolled}'], 'maintenance': True, 'timeout': -5},
+         ['timeout must be at least 1, got -5.']),
     Case('baremetal_node_info', 'node together with a filter', {'node': '{enrolled}', 'provision_state': 'enroll'},
          ['mutually exclusive: node|provision_state']),
     Case('baremetal_node_info', 'unknown provision state filter', {'provision_state': 'deployed'},

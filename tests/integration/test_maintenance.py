@@ -1,7 +1,17 @@
 # -*- coding: utf-8 -*-
-"""baremetal_maintenance against a real Ironic: enable with a reason, change the reason, disable, reruns."""
+"""baremetal_maintenance against a real Ironic: enable with a reason, change the reason, disable, reruns, and a node a
+conductor keeps locked for longer than the transport's retries."""
+
+import os
+import sqlite3
+import threading
 
 import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import RETRY_ATTEMPTS
+
+# Who holds the lock of a node the test locks: a conductor at work on it, for all Ironic can tell.
+LOCK_HOLDER = 'conductor-waiting-for-a-slow-bmc'
 
 
 def maintenance_of(ironic, node):
@@ -116,3 +126,54 @@ def test_both_spellings_in_one_task_are_refused_before_any_write(ironic, run_mod
     assert neither['failed'] and 'one of the following is required: maintenance, state' in neither['msg']
     assert ironic.write_requests_since(mark) == []
     assert maintenance_of(ironic, node) == (False, None)
+
+
+def set_reservation(ironic, node_uuid, host):
+    """Write the node's lock (its reservation: the conductor holding it, or None) straight into Ironic's SQLite
+    database. A conductor holds it as long as its work takes (a slow BMC: up to its command timeouts), which no API
+    request can ask for; Ironic refuses every write for the node meanwhile (HTTP 409, NodeLocked). A host that is no
+    conductor Ironic knows is never taken for an offline one, whose locks Ironic would release itself."""
+    database = sqlite3.connect(os.path.join(ironic.base_dir, 'ironic.sqlite'), timeout=30)
+    try:
+        database.execute('UPDATE nodes SET reservation = ? WHERE uuid = ?', (host, node_uuid))
+        database.commit()
+    finally:
+        database.close()
+
+
+def maintenance_writes(requests):
+    return [(request.method, request.status) for request in requests if request.path.endswith('/maintenance')]
+
+
+def test_a_node_locked_past_the_transports_retries_is_waited_for_within_the_default_timeout(ironic, run_module,
+                                                                                            fresh_node):
+    """The lock is held until Ironic refused RETRY_ATTEMPTS maintenance writes for it: as many as the transport
+    sends before it gives up (about 30 s with Ironic's own retries of the lock), which is all a task without a timeout
+    ever sent (it failed naming the lock). Held no longer, so that the test costs that much time and no more."""
+    node = fresh_node()
+    set_reservation(ironic, node['uuid'], LOCK_HOLDER)
+    assert ironic.api('GET', '/nodes/%s' % node['uuid'])['reservation'] == LOCK_HOLDER
+    mark = ironic.log_mark()
+    seen = []
+
+    def release_once_the_transport_would_have_given_up():
+        try:
+            seen.extend(ironic.wait_for_requests(
+                mark, lambda requests: maintenance_writes(requests).count(('PUT', 409)) >= RETRY_ATTEMPTS,
+                '%d maintenance writes refused as locked' % RETRY_ATTEMPTS, timeout=120))
+        finally:
+            set_reservation(ironic, node['uuid'], None)
+
+    releasing = threading.Thread(target=release_once_the_transport_would_have_given_up, daemon=True)
+    releasing.start()
+    result = run_module('baremetal_maintenance', node=node['name'], maintenance=True, reason='disk 2 replaced')
+    releasing.join(130)
+    assert seen, 'the lock was released before Ironic refused %d writes for it' % RETRY_ATTEMPTS
+    assert not result.get('failed'), result.get('msg')
+    assert result['changed'] is True
+    assert (result['maintenance'], result['maintenance_reason']) == (True, 'disk 2 replaced')
+    assert maintenance_of(ironic, node) == (True, 'disk 2 replaced')
+    # Refused while the lock was held (more often than the transport's retries), then taken once: nothing else.
+    writes = maintenance_writes(ironic.requests_since(mark))
+    assert len(writes) > RETRY_ATTEMPTS and set(writes[:-1]) == {('PUT', 409)} and writes[-1] == ('PUT', 202), writes
+    assert [request for request in ironic.write_requests_since(mark) if not request.path.endswith('/maintenance')] == []

@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import time
 from collections.abc import Mapping
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets, validate
@@ -84,16 +85,17 @@ def declared_maintenance(maintenance):
     return {'maintenance': bool(maintenance)}
 
 
-def ensure_maintenance(client, node, maintenance, reason, check_mode, timeout=None):
+def ensure_maintenance(client, node, maintenance, reason, check_mode, timeout=None, clock=time.monotonic,
+                       sleep=time.sleep):
     """Set (maintenance true) or clear one node's maintenance and reason. Returns its result.
 
-    A node a conductor keeps locked is waited for within timeout seconds (the task's; None: a task without one, the
-    transport's retries only)."""
+    A node a conductor keeps locked is waited for within timeout seconds (baremetal_maintenance's timeout; None: the
+    transport's retries only); clock and sleep pace that wait (engine/writes.py NodeWrites)."""
     current = (bool(node.get('maintenance')), node.get('maintenance_reason') or None)
     wanted = wanted_maintenance(node, maintenance, reason)
     changed = current != wanted
     if changed and not check_mode:
-        writes = NodeWrites(node_label(node), node.get('provision_state'), timeout)
+        writes = NodeWrites(node_label(node), node.get('provision_state'), timeout, clock=clock, sleep=sleep)
         if wanted[0]:
             writes.send('setting maintenance', client.set_maintenance, node['uuid'], wanted[1])
         else:

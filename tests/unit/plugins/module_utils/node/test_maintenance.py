@@ -1,5 +1,9 @@
 # -*- coding: utf-8 -*-
-"""Setting and clearing maintenance; success against a real Ironic is tested in tests/integration/test_maintenance.py."""
+"""Setting and clearing maintenance; success against a real Ironic is tested in tests/integration/test_maintenance.py.
+
+A node a conductor keeps locked for longer than the transport's retries is played on a fake clock (LockedNode): a real
+Ironic holds a lock only as long as its conductor's work takes, which a test cannot set on demand.
+"""
 
 from __future__ import absolute_import, division, print_function
 
@@ -8,10 +12,16 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_MAX_DELAY
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import targets_from_elements
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import (
     STATES, ensure_maintenance, maintenance_of, node_maintenance, refuse_dropped_reasons, task_maintenance,
     wanted_maintenance)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Locked
+
+from ..common.fake_clock import FakeClock
+
+LOCK = 'Node u-1 is locked by host c1, please retry after the current operation is completed.'
 
 
 def test_a_reason_is_kept_when_none_is_given_and_dropped_when_maintenance_ends():
@@ -110,3 +120,80 @@ def test_a_reason_that_holds_a_secret_is_refused_before_anything_is_read_never_s
     with pytest.raises(BaremetalError, match=r'^nodes\[1\]\.reason holds what reads as a secret'):
         task_maintenance(maintenance_task(nodes=['a', {'node': 'b', 'reason': 'ipmi_password: Zq-old-1'}],
                                           maintenance=True))
+
+
+class LockedNode(FakeClock):
+    """A client of one node (u-1, n1) whose lock a conductor holds until ``until`` (fake clock): every maintenance
+    write before then is refused as Ironic refuses it (HTTP 409, Locked), after the 2 s of Ironic's own lock retries
+    ([conductor]node_locked_retry_attempts); sent with retry_busy (the transport's retries), a refusal comes after
+    TRANSPORT_RETRIES seconds of them. ``refused`` counts the refusals."""
+
+    TRANSPORT_RETRIES = 30.0
+
+    def __init__(self, until, maintenance=False):
+        super(LockedNode, self).__init__()
+        self.until = until
+        self.node = {'uuid': 'u-1', 'name': 'n1', 'provision_state': 'manageable', 'maintenance': maintenance,
+                     'maintenance_reason': 'fan' if maintenance else None}
+        self.refused = 0
+        self.retry_busy = set()
+
+    def _write(self, method, retry_busy, maintenance, reason):
+        self.retry_busy.add(retry_busy)
+        self.sleep(2.0)
+        if self.now < self.until and retry_busy:
+            self.sleep(self.TRANSPORT_RETRIES - 2.0)
+        if self.now < self.until:
+            self.refused += 1
+            raise Locked('Ironic refused %s /v1/nodes/u-1/maintenance (HTTP 409): %s' % (method, LOCK), 409, LOCK)
+        self.node.update(maintenance=maintenance, maintenance_reason=reason)
+
+    def set_maintenance(self, uuid, reason=None, retry_busy=True):
+        assert uuid == 'u-1'
+        self._write('PUT', retry_busy, True, reason or None)
+
+    def unset_maintenance(self, uuid, retry_busy=True):
+        assert uuid == 'u-1'
+        self._write('DELETE', retry_busy, False, None)
+
+    def get_node(self, uuid, fields=None):
+        assert uuid == 'u-1'
+        return dict(self.node)
+
+
+def ensure_on_fake_clock(fake, maintenance, timeout):
+    return ensure_maintenance(fake, dict(fake.node), maintenance, 'disk 2' if maintenance else None, False, timeout,
+                              clock=fake.clock, sleep=fake.sleep)
+
+
+@pytest.mark.parametrize('maintenance', [True, False])
+def test_a_lock_held_past_the_transports_retries_but_within_the_timeout_is_waited_out(maintenance):
+    # Without a timeout (before baremetal_maintenance had one), the transport's retries end while the lock is held.
+    old = LockedNode(until=100.0, maintenance=not maintenance)
+    with pytest.raises(Locked, match='for 30 s of retries'):
+        ensure_on_fake_clock(old, maintenance, None)
+    assert old.node['maintenance'] is (not maintenance)
+
+    fake = LockedNode(until=100.0, maintenance=not maintenance)
+    result = ensure_on_fake_clock(fake, maintenance, 300)
+    assert result['changed'] is True and result['error'] is None
+    assert result['maintenance'] is maintenance and fake.node['maintenance'] is maintenance
+    assert result['maintenance_reason'] == ('disk 2' if maintenance else None)
+    # Sent again at the poll's pace, each try answered at once (no transport retries), until the lock went.
+    assert fake.retry_busy == {False} and fake.refused >= 10
+    assert 100.0 <= fake.now <= 100.0 + POLL_MAX_DELAY + 2.0
+
+
+@pytest.mark.parametrize('maintenance', [True, False])
+def test_a_lock_held_past_the_timeout_fails_naming_the_lock_and_the_timeout_and_changes_nothing(maintenance):
+    fake = LockedNode(until=float('inf'), maintenance=not maintenance)
+    with pytest.raises(Locked) as caught:
+        ensure_on_fake_clock(fake, maintenance, 300)
+    doing = 'setting maintenance' if maintenance else 'clearing maintenance'
+    assert str(caught.value) == (
+        "node n1: %s never went through: a conductor kept the node locked until the timeout (300 s) passed "
+        "(Ironic's latest answer: %s). It is at work on the node, often waiting for a slow BMC: raise timeout, or "
+        "look at the conductor's log." % (doing, LOCK.rstrip('.')))
+    assert caught.value.status == 409
+    assert fake.node['maintenance'] is (not maintenance)
+    assert 300.0 <= fake.now <= 300.0 + 2.0
