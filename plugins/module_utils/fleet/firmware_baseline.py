@@ -220,7 +220,7 @@ def baseline_problems(baseline):
             continue
         if _text(model.get('name')):
             where = '%s (%s)' % (where, model['name'])
-        elif 'name' in model:
+        elif model.get('name') is not None:
             problems.append('%s.name must be a non-empty string.' % where)
         problems.extend(_unknown_keys(where, model, MODEL_KEYS, 'a model'))
         match_problems = _match_problems(where, model.get('match'))

@@ -48,6 +48,9 @@ def test_a_valid_baseline_has_no_problem():
         {'component': 'nic:NIC.Slot.1', 'version': '22.31.6', 'url': 'file:///srv/nic.bin',
          'allow_downgrade': True}]}]) == []
     check_baseline([r640()])
+    # Ansible gives an option's suboptions not set as None.
+    assert baseline_problems([dict(r640(), name=None)]) == []
+    assert baseline_problems([dict(r640(), name=' ')]) == ['firmware_baseline[0].name must be a non-empty string.']
 
 
 @pytest.mark.parametrize('baseline, problem', [
