@@ -75,7 +75,7 @@ options:
             BMC, else the vendor of its C(bios) or C(bmc) firmware component), case aside.
           - C(model) - the model of its C(bios) or C(bmc) firmware component (Ironic API 1.114; Redfish reports the
             BMC's), else C(properties.model), case aside.
-          - C(properties) - node properties and their values, for example C({hw_model: r640}).
+          - "C(properties) - node properties and their values, for example C({hw_model: r640})."
           - A node that matches no model, or more than one, is unknown, with the reason.
         type: dict
         required: true

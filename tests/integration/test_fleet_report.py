@@ -311,8 +311,8 @@ BASELINE_FILE = '''
 '''
 
 
-def test_firmware_baseline_compliance_from_the_components_ironic_records_through_redfish(make_ironic, redfish_bmc,
-                                                                                       tmp_path):
+def test_firmware_baseline_compliance_from_the_components_ironic_records_through_redfish(
+        make_ironic, redfish_bmc, tmp_path):
     """Two emulated Redfish systems, whose components Ironic's real redfish firmware interface records when it
     verifies them (manage), and a fake-hardware node of the same model that records none: the report shows one at
     target, one behind with its plan through the stepping stone, and the fake one unknown, saying why."""

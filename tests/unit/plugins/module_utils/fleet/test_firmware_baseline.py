@@ -174,7 +174,8 @@ def test_the_section_counts_per_model_and_component():
         ('c', recorded(bmc='1.9', bios='9.9')), ('d', []))]
     labelled.append(('e', node_compliance(baseline, node('e', 'Fabrikam'), recorded(bmc='1'))))
     section = compliance_section(baseline, labelled)
-    assert section == {'unmatched': ['e'], 'to_update': ['b', 'c'], 'models': [{'model': 'Contoso R640', 'nodes': 4,
-                                                                                 'components': [
+    counts = [
         {'component': 'bmc', 'target': '2.10', 'at_target': 1, 'behind': 2, 'ahead': 0, 'unknown': 1, 'steps': 5},
-        {'component': 'bios', 'target': '1.4.2', 'at_target': 1, 'behind': 1, 'ahead': 1, 'unknown': 1, 'steps': 1}]}]}
+        {'component': 'bios', 'target': '1.4.2', 'at_target': 1, 'behind': 1, 'ahead': 1, 'unknown': 1, 'steps': 1}]
+    assert section == {'unmatched': ['e'], 'to_update': ['b', 'c'],
+                       'models': [{'model': 'Contoso R640', 'nodes': 4, 'components': counts}]}
