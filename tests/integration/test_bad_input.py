@@ -386,6 +386,10 @@ CASES = [
          {'firmware_baseline': [dict(MODEL, components=[BMC_TARGET, dict(BMC_TARGET, version='2.8')])]},
          ["components[1].component 'bmc' is declared twice in this model; keep one entry (put its intermediate "
           'versions in stepping_stones).']),
+    Case(REPORT, 'a version YAML reads as a number',
+         {'firmware_baseline': [dict(MODEL, components=[dict(BMC_TARGET, version=2.1)])]},
+         ['components[0].version is the number 2.1, not text: YAML reads 2.10 as 2.1. Quote the version as the vendor '
+          'writes it, for example version: "2.10".']),
     # -- the roles ----------------------------------------------------------------------------------------
     Case('role:fleet', 'concurrency of zero (refused before any node is enrolled)',
          {'fleet_nodes': [FLEET_NODE], 'fleet_concurrency': 0}, ['fleet_concurrency must be at least 1, got 0.']),

@@ -109,6 +109,16 @@ def _unknown_keys(where, entry, allowed, what):
             for key in sorted(set(entry) - set(allowed), key=str)]
 
 
+def _version_problem(where, version, what):
+    """The problem of a version that is no text, or None: a number YAML read (2.10 reads as 2.1) says to quote it."""
+    if isinstance(version, (int, float)) and not isinstance(version, bool):
+        return ('%s.version is the number %s, not text: YAML reads 2.10 as 2.1. Quote the version as the vendor writes '
+                'it, for example version: "2.10".' % (where, version))
+    if not _text(version):
+        return '%s.version is required: %s, a non-empty string.' % (where, what)
+    return None
+
+
 def _url_problems(where, url):
     if not _text(url):
         return ['%s.url is required: the URL of the image, a non-empty string.' % where]
@@ -152,8 +162,9 @@ def _stone_problems(where, component):
         problems.extend(_unknown_keys(here, stone, STONE_KEYS, 'a stepping stone'))
         problems.extend(_url_problems(here, stone.get('url')))
         version = stone.get('version')
-        if not _text(version):
-            problems.append('%s.version is required: a non-empty string.' % here)
+        problem = _version_problem(here, version, 'the version passed through')
+        if problem:
+            problems.append(problem)
             continue
         if not _text(target):
             continue
@@ -188,8 +199,9 @@ def _component_problems(where, component, seen):
     else:
         seen.add(name)
     version = component.get('version')
-    if not _text(version):
-        problems.append('%s.version is required: the target version, a non-empty string.' % where)
+    problem = _version_problem(where, version, 'the target version')
+    if problem:
+        problems.append(problem)
     elif not version_tokens(version):
         problems.append("%s.version '%s' has no number or word to compare; give the version as the vendor numbers it."
                         % (where, version))

@@ -75,6 +75,11 @@ def test_a_valid_baseline_has_no_problem():
     ([r640(stepping_stones='2.8')], 'stepping_stones must be a list of {version, url}, lowest version first.'),
     ([r640(version='')], 'components[0].version is required: the target version, a non-empty string.'),
     ([r640(url=None)], 'components[0].url is required'),
+    ([r640(version=2.1)], 'components[0].version is the number 2.1, not text: YAML reads 2.10 as 2.1. Quote the '
+                          'version as the vendor writes it, for example version: "2.10".'),
+    ([r640(stepping_stones=[{'version': 2, 'url': BMC_URL}])], 'stepping_stones[0].version is the number 2, not text'),
+    ([r640(stepping_stones=[{'url': BMC_URL}])],
+     'stepping_stones[0].version is required: the version passed through, a non-empty string.'),
     ([r640(allow_downgrade='yes')], 'components[0].allow_downgrade must be true or false.'),
     ([r640(colour='red')], 'components[0].colour is not a key of a component; allowed: component, version, url, '
                            'stepping_stones, allow_downgrade.'),
