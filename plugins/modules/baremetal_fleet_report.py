@@ -8,13 +8,14 @@ __metaclass__ = type
 
 DOCUMENTATION = r'''
 module: baremetal_fleet_report
-short_description: Report on a whole bare metal fleet - states, capacity, firmware, drift from the declared fleet
+short_description: Report on a whole bare metal fleet - states, capacity, firmware, drift, firmware compliance
 version_added: 0.4.0
 description:
   - Reads every node of Ironic and returns one report - each node's state, power, maintenance, fault, health,
     resource class, owner and last error; the capacity of each resource class; the firmware versions by vendor,
     model and component, with the nodes that run another version than the rest of their group; and, given the
-    declared fleet, the drift of each node from it.
+    declared fleet, the drift of each node from it; given a firmware baseline, each node's compliance with it and
+    the plan a campaign would run.
   - Reads in proportion - one paginated list of the nodes, then per node only its firmware components (with
     O(firmware)) and what O(fleet) declares for it (its BIOS settings, its firmware). It writes nothing.
   - The playbook C(baremetal.lifecycle.fleet_report) writes this report as JSON and as an HTML page.
@@ -46,6 +47,49 @@ options:
       - Whatever this says, the firmware of a node whose declaration in O(fleet) names firmware is read.
     type: bool
     default: true
+  firmware_baseline:
+    description:
+      - The firmware each hardware model should run, a list of models. For each node, the report gives per
+        component whether it is at the target, behind (by how many steps), ahead, or unknown (with the reason - its
+        firmware interface records no components, no model matches it, or its version does not compare with the
+        target), and its plan - the ordered steps (C(component), C(version), C(url)) a campaign would run - in
+        RV(report.nodes); per model and component, how many nodes are in each, in RV(report.firmware_baseline).
+      - Every node's firmware components are read (one request per node), whatever O(firmware) says; this needs
+        Ironic API 1.86.
+      - Checked before anything is read - an unknown component, a stepping stone at or above the target or out of
+        order, a URL that holds a password or a signature, a model or a component given twice, an empty list are
+        refused, each named with the fix.
+      - Versions compare in a natural order (numbers as numbers - V(2.10) is above V(2.9)) when they are of one shape;
+        otherwise the component is unknown, never guessed.
+    type: list
+    elements: dict
+    version_added: 0.5.0
+    suboptions:
+      name:
+        description: How the report names the model; by default its O(firmware_baseline[].match).
+        type: str
+      match:
+        description:
+          - Which nodes are of this model. Every key given must agree.
+          - C(vendor) - the node's vendor as Ironic reports it (C(properties.vendor), which Ironic reads from the
+            BMC, else the vendor of its C(bios) or C(bmc) firmware component), case aside.
+          - C(model) - the model of its C(bios) or C(bmc) firmware component (Ironic API 1.114; Redfish reports the
+            BMC's), else C(properties.model), case aside.
+          - "C(properties) - node properties and their values, for example C({hw_model: r640})."
+          - A node that matches no model, or more than one, is unknown, with the reason.
+        type: dict
+        required: true
+      components:
+        description:
+          - The components of the model, in the order a campaign updates them (BMC before BIOS where the vendor says
+            so). Each has C(component) (V(bios), V(bmc) or C(nic:<id>), as Ironic's Redfish firmware interface names
+            components), C(version) (the target), C(url) (its image, as in M(baremetal.lifecycle.baremetal_hardware)'s
+            C(firmware)), C(stepping_stones) (the versions a node must pass through on the way up, each with its
+            C(version) and C(url), lowest first, all below the target) and C(allow_downgrade) (default V(false); when
+            V(true) a node ahead of the target is planned down to it).
+        type: list
+        elements: dict
+        required: true
 notes:
   - A fleet that declares C(firmware) needs Ironic API 1.86; the task fails before reading any node on an older one.
 seealso:
@@ -69,6 +113,27 @@ EXAMPLES = r'''
         traits: [CUSTOM_RACK1]
         bios_settings: {ProcTurboMode: Enabled}
   register: drift
+
+- name: Which nodes run the firmware of their model's baseline, and what a campaign would run on the others
+  baremetal.lifecycle.baremetal_fleet_report:
+    cloud: baremetal-lifecycle-local
+    firmware_baseline:
+      - name: Contoso R640
+        match: {vendor: Contoso, model: R640}
+        components:
+          - component: bmc
+            version: "2.10"
+            url: http://127.0.0.1:8080/firmware/r640-bmc-2.10.bin
+            stepping_stones:
+              - {version: "2.8", url: "http://127.0.0.1:8080/firmware/r640-bmc-2.8.bin"}
+          - component: bios
+            version: 1.4.2
+            url: http://127.0.0.1:8080/firmware/r640-bios-1.4.2.bin
+  register: compliance
+
+- name: Name the nodes a firmware campaign would update
+  ansible.builtin.debug:
+    msg: "{{ compliance.report.firmware_baseline.to_update }}"
 
 - name: Show the free share of each resource class
   ansible.builtin.debug:
@@ -99,10 +164,12 @@ report:
         - C(nodes), C(provision_states) (how many nodes in each), C(in_maintenance), C(failed) (in a failure
           state or C(error)), C(with_fault), C(with_last_error), C(unhealthy) (C(health) other than V(OK)),
           C(firmware_outliers) (nodes running another version than the rest of their group); with O(fleet),
-          C(drifted), C(undeclared) and C(missing), else null.
+          C(drifted), C(undeclared) and C(missing), else null; with O(firmware_baseline), C(firmware_to_update)
+          (nodes whose plan has steps), else null.
       type: dict
       sample: {nodes: 3, provision_states: {available: 2, active: 1}, in_maintenance: 1, failed: 0, with_fault: 0,
-               with_last_error: 0, unhealthy: 0, firmware_outliers: 1, drifted: 1, undeclared: 0, missing: 0}
+               with_last_error: 0, unhealthy: 0, firmware_outliers: 1, drifted: 1, undeclared: 0, missing: 0,
+               firmware_to_update: 1}
     capacity:
       description:
         - Per resource class (null for nodes without one) - C(available) (and not in maintenance), C(active),
@@ -136,6 +203,23 @@ report:
           fleet declares that Ironic lacks); null without O(fleet).
       type: dict
       sample: {declared_nodes: 3, drifted: [rack1-node02], undeclared: [], missing: []}
+    firmware_baseline:
+      description:
+        - With O(firmware_baseline), C(models) - per model, C(model) (its name), C(nodes) (how many match it) and
+          C(components) - per component, C(component), C(target), how many of its nodes are C(at_target),
+          C(behind), C(ahead) and C(unknown), and C(steps) (the steps of all their plans for it); C(unmatched) (the
+          nodes no model matches) and C(to_update) (the nodes whose plan has steps). Null without
+          O(firmware_baseline).
+      type: dict
+      version_added: 0.5.0
+      sample:
+        models:
+          - model: Contoso R640
+            nodes: 3
+            components:
+              - {component: bmc, target: '2.10', at_target: 1, behind: 1, ahead: 0, unknown: 1, steps: 2}
+        unmatched: [rack9-node01]
+        to_update: [rack1-node02]
     nodes:
       description:
         - Every node, sorted by name then UUID - C(uuid), C(name), C(provision_state), C(power_state),
@@ -145,6 +229,11 @@ report:
         - C(drift) - where the node differs from its declaration, each C(field) (for example
           V(bios_settings.ProcTurboMode), V(traits), V(firmware.bmc)), C(declared) and C(reported) (what Ironic
           reports; for firmware, the version running below the declared one).
+        - C(firmware_compliance) - with O(firmware_baseline), C(model) (the model it matches, or null), C(status)
+          (V(behind) when its plan has steps, else V(unknown), V(ahead) or V(at_target) as its components are),
+          C(reason) (why it is unknown, or null), C(components) (each C(component), C(target), C(current),
+          C(status), C(behind_by) - the steps to the target - and C(reason)) and C(plan) (the ordered C(component),
+          C(version), C(url) a campaign would run); null without O(firmware_baseline).
       type: list
       elements: dict
       sample:
@@ -161,6 +250,15 @@ report:
           last_error: null
           declared: true
           drift: [{field: bios_settings.ProcTurboMode, declared: Enabled, reported: Disabled}]
+          firmware_compliance:
+            model: Contoso R640
+            status: behind
+            reason: null
+            components:
+              - {component: bmc, target: '2.10', current: '2.5', status: behind, behind_by: 2, reason: null}
+            plan:
+              - {component: bmc, version: '2.8', url: 'http://127.0.0.1:8080/firmware/r640-bmc-2.8.bin'}
+              - {component: bmc, version: '2.10', url: 'http://127.0.0.1:8080/firmware/r640-bmc-2.10.bin'}
 api_calls:
   description: The number of HTTP requests made to Ironic.
   returned: always
@@ -171,6 +269,7 @@ api_calls:
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.drift import check_fleet
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.firmware_baseline import check_baseline
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.report import build_report, read_fleet
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import version_string
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
@@ -178,15 +277,23 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module im
 ARGUMENT_SPEC = dict(
     fleet=dict(type='list', elements='dict'),
     firmware=dict(type='bool', default=True),
+    firmware_baseline=dict(type='list', elements='dict', options=dict(
+        name=dict(type='str'),
+        match=dict(type='dict', required=True),
+        components=dict(type='list', elements='dict', required=True),
+    )),
 )
 
 
 def main_logic(module):
     fleet = module.params['fleet']
+    baseline = module.params['firmware_baseline']
     check_fleet(fleet or [])
-    read = read_fleet(module.client, fleet, firmware=module.params['firmware'])
+    if baseline is not None:
+        check_baseline(baseline)
+    read = read_fleet(module.client, fleet, firmware=module.params['firmware'], baseline=baseline)
     report = build_report(read, fleet, generated_at=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
-                          api_version=version_string(module.client.version))
+                          api_version=version_string(module.client.version), baseline=baseline)
     module.exit(changed=False, report=report)
 
 

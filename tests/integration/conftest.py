@@ -46,11 +46,12 @@ def fresh_node(ironic):
 
 @pytest.fixture
 def redfish_bmc(tmp_path_factory):
-    """Factory ``redfish_bmc(systems=1, password=None, raid_controller=False)``: a started Redfish BMC
-    (``redfish.RedfishBMC``: sushy-tools' emulator with fake systems, on a free loopback port, behind HTTP basic
-    authentication with ``password``, a random one by default; with ``raid_controller``, a storage controller without
-    volumes in each system). ``bmc.driver_info(index)`` enrolls system ``index`` with the ``redfish`` hardware type.
-    Every emulator is stopped by its PID after the test."""
+    """Factory ``redfish_bmc(systems=1, password=None, raid_controller=False, bios_versions=None)``: a started
+    Redfish BMC (``redfish.RedfishBMC``: sushy-tools' emulator with fake systems, on a free loopback port, behind HTTP
+    basic authentication with ``password``, a random one by default; with ``raid_controller``, a storage controller
+    without volumes in each system; with ``bios_versions``, one a system, the BIOS version each reports).
+    ``bmc.driver_info(index)`` enrolls system ``index`` with the ``redfish`` hardware type. Every emulator is stopped
+    by its PID after the test."""
     try:
         # Imported here: without sushy-tools (and its bcrypt) only the Redfish tests fail.
         from redfish import RedfishBMC  # pylint: disable=import-outside-toplevel
@@ -59,8 +60,8 @@ def redfish_bmc(tmp_path_factory):
                     pytrace=False)
     bmcs = []
 
-    def start(systems=1, password=None, raid_controller=False):
-        bmc = RedfishBMC(tmp_path_factory.mktemp('redfish-bmc'), systems, password, raid_controller)
+    def start(systems=1, password=None, raid_controller=False, bios_versions=None):
+        bmc = RedfishBMC(tmp_path_factory.mktemp('redfish-bmc'), systems, password, raid_controller, bios_versions)
         bmcs.append(bmc)
         return bmc.start()
 

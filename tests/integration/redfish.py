@@ -30,15 +30,21 @@ class RedfishBMC:
     """One sushy-tools emulator serving ``systems`` fake systems on a free port of 127.0.0.1, only to ``BMC_USERNAME``
     with ``password`` (a bcrypt htpasswd entry: the only digest sushy-tools accepts; ``set_password`` changes it).
     With ``raid_controller``, each system has a storage controller (``Storage/RAID``) holding no volume: what
-    Ironic's ``redfish`` RAID interface reads (the fake system driver emulates no BIOS, firmware or volumes).
+    Ironic's ``redfish`` RAID interface reads (the fake system driver emulates no BIOS, firmware or volumes). With
+    ``bios_versions`` (one a system), each system reports that ``BiosVersion`` (the emulator runs with the driver of
+    redfish_firmware.py), which Ironic's ``redfish`` firmware interface records as the ``bios`` component.
 
     ``driver_info(index, password=None)`` is what Ironic needs to drive system ``index``; ``stop()`` ends the
     emulator by its PID (a killed emulator is a BMC that stopped answering).
     """
 
-    def __init__(self, base_dir, systems=1, password=None, raid_controller=False):
+    def __init__(self, base_dir, systems=1, password=None, raid_controller=False, bios_versions=None):
         self.base_dir = str(base_dir)
         self.raid_controller = raid_controller
+        self.bios_versions = list(bios_versions) if bios_versions else None
+        if self.bios_versions and len(self.bios_versions) != systems:
+            raise ValueError('bios_versions gives one version a system: %d for %d systems'
+                             % (len(self.bios_versions), systems))
         self.port = _free_loopback_port()
         self.password = password or 'bmc-%s' % uuid.uuid4().hex
         self.address = 'http://127.0.0.1:%d' % self.port
@@ -70,6 +76,8 @@ class RedfishBMC:
         systems = [{'uuid': system_id, 'name': 'system-%d' % index, 'power_state': 'Off', 'external_notifier': False,
                     'nics': [{'mac': '52:54:00:aa:%02x:%02x' % (self.port % 256, index), 'ip': '127.0.0.1'}]}
                    for index, system_id in enumerate(self.system_ids)]
+        for system, version in zip(systems, self.bios_versions or ()):
+            system['firmware_versions'] = {'BiosVersion': version}
         config = os.path.join(self.base_dir, 'emulator.conf')
         settings = {
             'SUSHY_EMULATOR_LISTEN_IP': '127.0.0.1',
@@ -95,9 +103,12 @@ class RedfishBMC:
 
     def start(self, timeout=60):
         config = self._write_config()
+        here = os.path.dirname(os.path.abspath(__file__))
+        entry = ([os.path.join(here, 'redfish_firmware.py')] if self.bios_versions
+                 else ['-m', 'sushy_tools.emulator.main'])
         with open(self.log_path, 'ab') as log:
             self.process = subprocess.Popen(  # pylint: disable=consider-using-with
-                [PYTHON, '-m', 'sushy_tools.emulator.main', '--config', config],
+                [PYTHON] + entry + ['--config', config],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=self.base_dir)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -39,6 +39,12 @@ FLEET_NODE = {'name': NEW, 'driver': 'fake-hardware'}
 DT = 'baremetal_deploy_template'
 NEW_TEMPLATE = 'CUSTOM_BAD_INPUT_NEW'  # never created
 DEPLOY_TEMPLATE_STEP = {'interface': 'bios', 'step': 'apply_configuration', 'priority': 150, 'args': {'settings': []}}
+REPORT = 'baremetal_fleet_report'
+FIRMWARE_URL = 'http://127.0.0.1:9/bmc.bin'
+BMC_TARGET = {'component': 'bmc', 'version': '2.10', 'url': FIRMWARE_URL}
+MODEL = {'name': 'Contoso R640', 'match': {'vendor': 'Contoso', 'model': 'R640'}, 'components': [BMC_TARGET]}
+STONE_2_5, STONE_2_8, STONE_2_10 = ({'version': version, 'url': FIRMWARE_URL} for version in ('2.5', '2.8', '2.10'))
+SECRET_FIRMWARE_URL = 'http://admin:bad-input-secret@127.0.0.1:9/bmc.bin'
 
 CASES = [
     # -- baremetal_provision_state ------------------------------------------------------------------------
@@ -357,6 +363,37 @@ CASES = [
          {'node': '{enrolled}', 'raid': {'logical_disks': [{'size_gb': 'MAX', 'raid_level': '1'}]}},
          ["raid_interface 'fake' does not offer", 'Set raid_interface to one that does with '
           'baremetal.lifecycle.baremetal_node']),
+    # -- baremetal_fleet_report ---------------------------------------------------------------------------
+    Case(REPORT, 'an empty firmware baseline', {'firmware_baseline': []},
+         ['The firmware baseline is not valid; nothing was read: firmware_baseline is empty: give at least one model, '
+          'each with match and components (or leave the option out).']),
+    Case(REPORT, 'a firmware component Ironic does not record',
+         {'firmware_baseline': [dict(MODEL, components=[dict(BMC_TARGET, component='cpld')])]},
+         ["firmware_baseline[0] (Contoso R640).components[0].component 'cpld' is not a component Ironic records; use "
+          "bios, bmc or nic:<id>"]),
+    Case(REPORT, 'a stepping stone at the target version',
+         {'firmware_baseline': [dict(MODEL, components=[dict(BMC_TARGET, stepping_stones=[STONE_2_10])])]},
+         ["components[0].stepping_stones[0].version '2.10' is not below the target '2.10': the path cannot reach the "
+          'target. A stepping stone is a version passed through on the way up; remove it or lower it.']),
+    Case(REPORT, 'stepping stones out of order',
+         {'firmware_baseline': [dict(MODEL, components=[dict(BMC_TARGET, stepping_stones=[STONE_2_8, STONE_2_5])])]},
+         ["stepping_stones[1].version '2.5' does not come after '2.8': the path goes down. List the stepping stones "
+          'lowest first, each once.']),
+    Case(REPORT, 'a firmware image URL with a password in it',
+         {'firmware_baseline': [dict(MODEL, components=[dict(BMC_TARGET, url=SECRET_FIRMWARE_URL)])]},
+         ['components[0].url http://admin:********@127.0.0.1:9/bmc.bin holds a secret (a password or a signature in '
+          'the URL)', 'Give a URL without it']),
+    Case(REPORT, 'the same hardware model twice', {'firmware_baseline': [MODEL, dict(MODEL, name='R640 again')]},
+         ['firmware_baseline[1] (R640 again).match is the match of firmware_baseline[0] (Contoso R640) too: a model is '
+          'declared once. Merge the two.']),
+    Case(REPORT, 'a firmware component twice in a model',
+         {'firmware_baseline': [dict(MODEL, components=[BMC_TARGET, dict(BMC_TARGET, version='2.8')])]},
+         ["components[1].component 'bmc' is declared twice in this model; keep one entry (put its intermediate "
+          'versions in stepping_stones).']),
+    Case(REPORT, 'a version YAML reads as a number',
+         {'firmware_baseline': [dict(MODEL, components=[dict(BMC_TARGET, version=2.1)])]},
+         ['components[0].version is the number 2.1, not text: YAML reads 2.10 as 2.1. Quote the version as the vendor '
+          'writes it, for example version: "2.10".']),
     # -- the roles ----------------------------------------------------------------------------------------
     Case('role:fleet', 'concurrency of zero (refused before any node is enrolled)',
          {'fleet_nodes': [FLEET_NODE], 'fleet_concurrency': 0}, ['fleet_concurrency must be at least 1, got 0.']),

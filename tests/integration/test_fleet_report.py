@@ -190,7 +190,7 @@ def check_report(report):
     assert report['summary'] == {
         'nodes': 6, 'provision_states': {'active': 1, 'available': 3, 'deploy failed': 1, 'enroll': 1},
         'in_maintenance': 1, 'failed': 1, 'with_fault': 0, 'with_last_error': 1, 'unhealthy': 0,
-        'firmware_outliers': 1, 'drifted': 3, 'undeclared': 1, 'missing': 1}
+        'firmware_outliers': 1, 'drifted': 3, 'undeclared': 1, 'missing': 1, 'firmware_to_update': None}
     assert report['drift'] == {'declared_nodes': 6, 'drifted': ['rack1-node02', 'rack1-node03', 'rack1-node05'],
                                'undeclared': ['rack2-node01'], 'missing': ['rack9-ghost']}
     assert entries['rack1-node01']['drift'] == [] and entries['rack1-node01']['declared'] is True
@@ -291,3 +291,100 @@ def test_in_check_mode_the_module_reads_and_writes_nothing(ironic, run_module):
     assert result['changed'] is False and result['report']['firmware']['read'] is False
     assert result['report']['summary']['nodes'] == len(result['report']['nodes'])
     assert ironic.write_requests_since(mark) == []
+
+
+# The firmware baseline of the emulated systems (redfish_firmware.py): Ironic's redfish firmware interface records
+# the BIOS version each system reports and the emulator's BMC version (1.00); the manager's model is the model.
+EMULATED_MODEL = 'Joo Janta 200'
+BASELINE_FILE = '''
+- name: Emulated system
+  match: {vendor: Sushy Emulator, model: Joo Janta 200}
+  components:
+    - component: bmc
+      version: "1.00"
+      url: http://127.0.0.1:9/bmc-1.00.bin
+    - component: bios
+      version: 1.2.0
+      url: http://127.0.0.1:9/bios-1.2.0.bin
+      stepping_stones:
+        - {version: 1.1.0, url: "http://127.0.0.1:9/bios-1.1.0.bin"}
+'''
+
+
+def test_firmware_baseline_compliance_from_the_components_ironic_records_through_redfish(
+        make_ironic, redfish_bmc, tmp_path):
+    """Two emulated Redfish systems, whose components Ironic's real redfish firmware interface records when it
+    verifies them (manage), and a fake-hardware node of the same model that records none: the report shows one at
+    target, one behind with its plan through the stepping stone, and the fake one unknown, saying why."""
+    ironic = make_ironic()
+    ironic.role_vars['ironic_standalone_config_overrides'] = {
+        'DEFAULT': {'enabled_firmware_interfaces': 'fake,no-firmware,redfish'}}
+    ironic.start()
+    bmc = redfish_bmc(systems=2, bios_versions=['1.2.0', '1.0.0'])
+    uuids = {}
+    for index, name in enumerate(('fw-at-target', 'fw-behind')):
+        node = create(ironic, name, driver='redfish', driver_info=bmc.driver_info(index), firmware_interface='redfish')
+        assert verb(ironic, node['uuid'], 'manage')['provision_state'] == 'manageable'
+        uuids[name] = node['uuid']
+    create(ironic, 'fw-fake', properties={'vendor': 'Sushy Emulator', 'model': EMULATED_MODEL})
+    recorded = ironic.api('GET', '/nodes/%s/firmware' % uuids['fw-behind'])['firmware']
+    assert sorted((entry['component'], entry['current_version']) for entry in recorded) == [
+        ('bios', '1.0.0'), ('bmc', '1.00')], recorded
+    baseline_file = tmp_path / 'baseline.yml'
+    baseline_file.write_text(BASELINE_FILE, encoding='utf-8')
+    report_dir = tmp_path / 'report'
+
+    mark = ironic.log_mark()
+    rc, output = fleet_report(ironic, report_dir=report_dir, firmware_baseline_file=baseline_file)
+    assert rc == 0, output
+    assert ironic.write_requests_since(mark) == []
+    assert '1 behind their firmware baseline' in output
+
+    report = json.loads((report_dir / 'fleet-report.json').read_text(encoding='utf-8'))
+    with open(SCHEMA_PATH, encoding='utf-8') as handle:
+        jsonschema.Draft7Validator(json.load(handle)).validate(report)
+    entries = dict((entry['name'], entry['firmware_compliance']) for entry in report['nodes'])
+    assert entries['fw-at-target'] == {'model': 'Emulated system', 'status': 'at_target', 'reason': None, 'plan': [],
+                                       'components': [
+        {'component': 'bmc', 'target': '1.00', 'current': '1.00', 'status': 'at_target', 'behind_by': None,
+         'reason': None},
+        {'component': 'bios', 'target': '1.2.0', 'current': '1.2.0', 'status': 'at_target', 'behind_by': None,
+         'reason': None}]}
+    assert entries['fw-behind']['status'] == 'behind'
+    assert entries['fw-behind']['components'][1] == {'component': 'bios', 'target': '1.2.0', 'current': '1.0.0',
+                                                     'status': 'behind', 'behind_by': 2, 'reason': None}
+    assert entries['fw-behind']['plan'] == [
+        {'component': 'bios', 'version': '1.1.0', 'url': 'http://127.0.0.1:9/bios-1.1.0.bin'},
+        {'component': 'bios', 'version': '1.2.0', 'url': 'http://127.0.0.1:9/bios-1.2.0.bin'}]
+    assert entries['fw-fake']['model'] == 'Emulated system' and entries['fw-fake']['status'] == 'unknown'
+    assert entries['fw-fake']['reason'] == 'its firmware interface (fake) records no components'
+    assert report['firmware_baseline'] == {'unmatched': [], 'to_update': ['fw-behind'], 'models': [
+        {'model': 'Emulated system', 'nodes': 3, 'components': [
+            {'component': 'bmc', 'target': '1.00', 'at_target': 2, 'behind': 0, 'ahead': 0, 'unknown': 1, 'steps': 0},
+            {'component': 'bios', 'target': '1.2.0', 'at_target': 1, 'behind': 1, 'ahead': 0, 'unknown': 1,
+             'steps': 2}]}]}
+    assert report['summary']['firmware_to_update'] == 1
+
+    page = report_dir / 'fleet-report.html'
+    document = parse(chromium('--dump-dom', 'file://%s' % page, workdir=tmp_path))
+    assert next(document.find('sum-firmware-to-update').iter('div')).text == '1'
+    rows = [row for row in document.find('compliance').iter('tr') if row.parent.tag == 'tbody']
+    assert [(row.attrs.get('data-component'), [cell.text for cell in row.iter('td') if 'num' in cell.classes][-5:])
+            for row in rows] == [('bmc', ['2', '0', '0', '1', '0']), ('bios', ['1', '1', '0', '1', '2'])]
+    off = dict((row.attrs['id'], row) for row in document.find('compliance-nodes').iter('tr')
+               if row.parent.tag == 'tbody')
+    assert sorted(off) == ['compliance-%s' % uuid for uuid in sorted([uuids['fw-behind'], _uuid(ironic, 'fw-fake')])]
+    behind = off['compliance-%s' % uuids['fw-behind']]
+    assert 'behind' in behind.classes and 'bios 1.1.0' in behind.text and 'bios 1.2.0' in behind.text
+    assert behind.text.index('bios 1.1.0') < behind.text.index('bios 1.2.0')
+    assert 'unknown: its firmware interface (fake) records no components' in off[
+        'compliance-%s' % _uuid(ironic, 'fw-fake')].text
+    for width in (800, 1280):
+        panels = panel_widths(page, width, tmp_path)
+        assert {'compliance', 'compliance-nodes'} <= set(panels), panels
+        for name in ('compliance', 'compliance-nodes'):
+            needed, shown, overflow = panels[name]
+            assert needed <= shown or overflow in ('auto', 'scroll'), (width, name, panels[name])
+    screenshot = tmp_path / 'fleet-report-firmware.png'
+    chromium('--screenshot=%s' % screenshot, '--window-size=1400,1000', 'file://%s' % page, workdir=tmp_path)
+    keep_artifact(str(screenshot))

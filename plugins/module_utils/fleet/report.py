@@ -1,11 +1,13 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """One report on the whole fleet (baremetal_fleet_report): every node, capacity per resource class, firmware
-versions by vendor and model with the nodes that differ from the rest of their model, and drift from a declared fleet.
+versions by vendor and model with the nodes that differ from the rest of their model, drift from a declared fleet,
+and compliance with a firmware baseline (fleet/firmware_baseline.py).
 
 read_fleet does the reads, in proportion: one paginated list for every node, then per node only the firmware
-(when asked, where the API has it, or when the fleet declares firmware for that node) and the BIOS settings (when the
-fleet declares some for that node). build_report is pure: it turns what was read into the report.
+(when asked, where the API has it, when the fleet declares firmware for that node, or for every node when a firmware
+baseline is given) and the BIOS settings (when the fleet declares some for that node). build_report is pure: it
+turns what was read into the report.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,6 +17,8 @@ __metaclass__ = type
 import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet import drift
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.firmware_baseline import (
+    compliance_section, node_compliance)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
@@ -32,7 +36,8 @@ REPORT_FORMAT = 1
 # What each node's entry shows; health (API 1.109) is absent where Ironic predates it.
 REPORT_NODE_FIELDS = ('uuid', 'name', 'provision_state', 'power_state', 'maintenance', 'maintenance_reason', 'fault',
                       'health', 'resource_class', 'owner', 'last_error')
-LIST_FIELDS = NODE_SUMMARY_FIELDS + ('resource_class', 'owner') + drift.DRIFT_NODE_FIELDS
+# firmware_interface: why a node has no firmware components (fake records none); absent before API 1.86.
+LIST_FIELDS = NODE_SUMMARY_FIELDS + ('resource_class', 'owner', 'firmware_interface') + drift.DRIFT_NODE_FIELDS
 
 # Per-node reads beside the list, this many at once.
 READ_CONCURRENCY = 8
@@ -49,14 +54,19 @@ def is_failed(state):
 
 # -- reading --------------------------------------------------------------------------------------------------
 
-def read_fleet(client, fleet=None, firmware=True):
+def read_fleet(client, fleet=None, firmware=True, baseline=None):
     """What the report is built from: {'nodes', 'firmware' ({uuid: components}), 'bios' ({uuid: {name: setting}}),
     'firmware_read' (whether every node's firmware was read), 'firmware_note' (why not, or None)}.
 
-    fleet: the declared nodes (or None); firmware: read every node's firmware components. A fleet that declares
-    firmware or BIOS settings needs the API that has them: refused before any node is read, naming the version.
+    fleet: the declared nodes (or None); firmware: read every node's firmware components; baseline: a firmware
+    baseline (checked already), which reads every node's firmware components whatever firmware says. A fleet that
+    declares firmware or BIOS settings, and a baseline, need the API that has them: refused before any node is read,
+    naming the version.
     """
     fleet = fleet or []
+    if baseline:
+        client.require('firmware components', FIRMWARE_VERSION)
+        firmware = True
     declared = dict((node['name'], drift.reads_for(node)) for node in fleet)
     if any('firmware' in reads for reads in declared.values()):
         client.require('firmware components', FIRMWARE_VERSION)
@@ -167,15 +177,29 @@ def _drift_section(fleet, nodes, read, entries):
             'missing': missing}
 
 
-def build_report(read, fleet=None, generated_at=None, api_version=None):
-    """The report of what read_fleet read; with fleet (the declared nodes), the drift of each node from it.
+def _baseline_section(baseline, nodes, read, entries):
+    """Fills each node's entry with its compliance with the baseline; the section counts per model and component."""
+    labelled = []
+    for node in nodes:
+        compliance = node_compliance(baseline, node, read['firmware'].get(node['uuid']))
+        entries[node['uuid']]['firmware_compliance'] = compliance
+        labelled.append((node_label(node), compliance))
+    return compliance_section(baseline, labelled)
+
+
+def build_report(read, fleet=None, generated_at=None, api_version=None, baseline=None):
+    """The report of what read_fleet read; with fleet (the declared nodes), the drift of each node from it; with
+    baseline (a firmware baseline), each node's compliance with it and its plan.
 
     Nodes are sorted by name then UUID. Each entry has declared (null without a fleet; else whether the fleet names
-    the node) and drift (its drift items; [] when as declared or not declared).
+    the node), drift (its drift items; [] when as declared or not declared) and firmware_compliance (null without a
+    baseline).
     """
     nodes = sorted(read['nodes'], key=lambda node: (node.get('name') or '', node['uuid']))
-    entries = collections.OrderedDict((node['uuid'], dict(node_entry(node), declared=None, drift=[])) for node in nodes)
+    entries = collections.OrderedDict((node['uuid'], dict(node_entry(node), declared=None, drift=[],
+                                                          firmware_compliance=None)) for node in nodes)
     drift_section = _drift_section(fleet, nodes, read, entries) if fleet is not None else None
+    baseline_section = _baseline_section(baseline, nodes, read, entries) if baseline else None
     # Groups of every node's firmware only: the components read for a fleet's declared firmware are a part of it.
     firmware = firmware_groups(nodes, read['firmware']) if read['firmware_read'] else []
     outliers = sorted(set(outlier['node'] for group in firmware for outlier in group['outliers']))
@@ -192,6 +216,7 @@ def build_report(read, fleet=None, generated_at=None, api_version=None):
         'drifted': len(drift_section['drifted']) if drift_section else None,
         'undeclared': len(drift_section['undeclared']) if drift_section else None,
         'missing': len(drift_section['missing']) if drift_section else None,
+        'firmware_to_update': len(baseline_section['to_update']) if baseline_section else None,
     }
     return {
         'format': REPORT_FORMAT,
@@ -202,5 +227,6 @@ def build_report(read, fleet=None, generated_at=None, api_version=None):
         'firmware': {'read': read['firmware_read'], 'note': read['firmware_note'], 'groups': firmware,
                      'outliers': outliers},
         'drift': drift_section,
+        'firmware_baseline': baseline_section,
         'nodes': list(entries.values()),
     }

@@ -6,6 +6,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+import os
+
+import jsonschema
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.report import (
@@ -14,6 +18,16 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 
 from ..ironic.scripted import ScriptedIronic
+
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), *(['..'] * 5 + ['playbooks', 'files',
+                                                                                  'fleet-report.schema.json']))
+
+
+def valid(report):
+    """The report, checked against the JSON Schema the collection ships (with every key as JSON has it)."""
+    with open(SCHEMA, encoding='utf-8') as handle:
+        jsonschema.Draft7Validator(json.load(handle)).validate(json.loads(json.dumps(report)))
+    return report
 
 
 def node(name, state='available', rc='gold', **fields):
@@ -68,19 +82,22 @@ def test_of_versions_as_common_the_highest_is_the_reference():
 def test_the_report_without_a_fleet_has_no_drift_and_masks_the_free_text():
     nodes = [node('b', 'deploy failed', last_error='deploy failed: ipmi_password=hunter2 refused', fault='power failure'),
              node('a', maintenance=True, maintenance_reason='token: abc123 leaked', health='Critical')]
-    report = build_report(read(nodes, {'uuid-a': bmc('1'), 'uuid-b': bmc('2')}), generated_at='T', api_version='1.115')
+    report = build_report(read(nodes, {'uuid-a': bmc('1'), 'uuid-b': bmc('2')}),
+                          generated_at='2026-01-05T10:00:00Z', api_version='1.115')
+    valid(report)
     assert [entry['name'] for entry in report['nodes']] == ['a', 'b']
     assert 'hunter2' not in str(report) and 'abc123' not in str(report)
     assert report['nodes'][1]['last_error'] == 'deploy failed: ipmi_password=******** refused'
     assert set(report['nodes'][0]) == {'uuid', 'name', 'provision_state', 'power_state', 'maintenance',
                                        'maintenance_reason', 'fault', 'health', 'resource_class', 'owner',
-                                       'last_error', 'declared', 'drift'}
+                                       'last_error', 'declared', 'drift', 'firmware_compliance'}
     assert report['nodes'][0]['declared'] is None and report['drift'] is None
     assert report['summary'] == {
         'nodes': 2, 'provision_states': {'available': 1, 'deploy failed': 1}, 'in_maintenance': 1, 'failed': 1,
         'with_fault': 1, 'with_last_error': 1, 'unhealthy': 1, 'firmware_outliers': 1, 'drifted': None,
-        'undeclared': None, 'missing': None}
+        'undeclared': None, 'missing': None, 'firmware_to_update': None}
     assert report['firmware']['outliers'] == ['a']
+    assert report['firmware_baseline'] is None and report['nodes'][0]['firmware_compliance'] is None
 
 
 def test_health_is_absent_where_ironic_predates_it():
@@ -148,3 +165,44 @@ def test_an_ironic_without_firmware_components_gets_a_note_unless_the_fleet_decl
         assert len([path for _method, path, _version, _body in server.requests if path.startswith('/v1/nodes')]) == 1
     finally:
         server.close()
+
+
+BASELINE = [{'name': 'Contoso R1', 'match': {'vendor': 'Contoso', 'model': 'R1'}, 'components': [
+    {'component': 'bmc', 'version': '2.10', 'url': 'http://127.0.0.1:9/bmc-2.10.bin',
+     'stepping_stones': [{'version': '2.8', 'url': 'http://127.0.0.1:9/bmc-2.8.bin'}]}]}]
+
+
+def test_the_report_with_a_baseline_gives_each_node_its_compliance_and_plan():
+    nodes = [node('a'), node('b'), node('c', firmware_interface='fake', properties={'vendor': 'Contoso'})]
+    report = valid(build_report(read(nodes, {'uuid-a': bmc('2.10'), 'uuid-b': bmc('2.5'), 'uuid-c': []}),
+                                generated_at='2026-01-05T10:00:00Z', api_version='1.115', baseline=BASELINE))
+    entries = dict((entry['name'], entry['firmware_compliance']) for entry in report['nodes'])
+    assert entries['a']['status'] == 'at_target' and entries['a']['plan'] == []
+    assert entries['b']['status'] == 'behind' and [step['version'] for step in entries['b']['plan']] == ['2.8', '2.10']
+    assert entries['c']['status'] == 'unknown' and entries['c']['model'] is None
+    assert entries['c']['reason'] == ('no model of the baseline matches it (vendor Contoso, model unknown); its '
+                                      'firmware interface (fake) records no components')
+    assert report['firmware_baseline'] == {'unmatched': ['c'], 'to_update': ['b'], 'models': [
+        {'model': 'Contoso R1', 'nodes': 2, 'components': [
+            {'component': 'bmc', 'target': '2.10', 'at_target': 1, 'behind': 1, 'ahead': 0, 'unknown': 0,
+             'steps': 2}]}]}
+    assert report['summary']['firmware_to_update'] == 1
+
+
+def test_a_baseline_reads_every_node_s_firmware_and_needs_the_api_that_has_it(server):
+    server.on('GET', '/v1/nodes', (200, {'nodes': [node('a'), node('b')]}))
+    for name in 'ab':
+        server.on('GET', '/v1/nodes/uuid-%s/firmware' % name, (200, {'firmware': bmc('1')}))
+    read = read_fleet(IronicClient(server.endpoint), None, firmware=False, baseline=BASELINE)
+    paths = sorted(path.split('?')[0] for method, path, _version, _body in server.requests if path != '/')
+    assert paths == ['/v1/nodes', '/v1/nodes/uuid-a/firmware', '/v1/nodes/uuid-b/firmware']
+    assert read['firmware_read'] is True
+    assert 'firmware_interface' in [path for _method, path, _version, _body in server.requests
+                                    if path.startswith('/v1/nodes?')][0]
+    old = ScriptedIronic(max_version='1.85')
+    try:
+        with pytest.raises(IronicError, match='firmware components needs Ironic API 1.86'):
+            read_fleet(IronicClient(old.endpoint), None, firmware=True, baseline=BASELINE)
+        assert [path for _method, path, _version, _body in old.requests if path.startswith('/v1/nodes')] == []
+    finally:
+        old.close()
