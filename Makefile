@@ -6,10 +6,11 @@
 #                 (its API on 127.0.0.1:6385; another port with, for example, make demo IRONIC_PORT=6390), with what a
 #                 user installs: ansible-core and requirements.txt in .work/demo-venv, Ironic in .work/ironic-venv
 #                 (both installed at the same time, once); no development tool
-#   make test     ansible-test sanity + ansible-lint + pytest (tests/run.sh), the smoke suite against the oldest
-#                 supported Ironic release, and the unit and smoke tests against the oldest and the newest supported
-#                 ansible-core (tests/core/run.sh $(CORE_OLDEST), tests/core/run.sh $(CORE_NEWEST)); pytest runs on two
-#                 pytest-xdist workers, and the stages that do not need the whole machine run two at a time
+#   make test     ansible-test sanity, ansible-lint, the publishing checks, Molecule and pytest (tests/run.sh); pytest
+#                 runs on two pytest-xdist workers, and the stages that do not need the whole machine run two at a time
+#   make test-matrix  the compatibility edges (tests/matrix.sh): the unit and smoke tests against the oldest and the
+#                 newest supported ansible-core (tests/core/run.sh $(CORE_OLDEST), tests/core/run.sh $(CORE_NEWEST)) and
+#                 the smoke suite against the oldest supported Ironic release
 #   make test-compat  the smoke suite against every supported Ironic release, each installed from PyPI in its own
 #                 virtualenv (under .work/ironic-compat, or IRONIC_COMPAT_VENVS); writes the table into
 #                 docs/compatibility.md (tests/compat.sh); then make test-mariadb
@@ -71,7 +72,7 @@ CORE_MINORS := 2.16 2.17 2.18 2.19 2.20 2.21
 CORE_OLDEST := $(firstword $(CORE_MINORS))
 CORE_NEWEST := $(lastword $(CORE_MINORS))
 
-.PHONY: venv install demo test test-compat test-mariadb test-core bench docs release stop clean
+.PHONY: venv install demo test test-matrix test-compat test-mariadb test-core bench docs release stop clean
 
 CHECK_PYTHON := $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
 	echo "error: Python >= 3.11 is required; '$(PYTHON)' is $$($(PYTHON) -V 2>&1). Use 'make PYTHON=/path/to/python3.11'." >&2; \
@@ -120,7 +121,10 @@ demo:
 	PATH=$(DEMO_VENV)/bin:$$PATH ansible-playbook playbooks/demo.yml $(IRONIC_VARS) -e ironic_standalone_port=$(IRONIC_PORT)
 
 test: venv install
-	CORE_OLDEST=$(CORE_OLDEST) CORE_NEWEST=$(CORE_NEWEST) bash tests/run.sh
+	bash tests/run.sh
+
+test-matrix: venv install
+	CORE_OLDEST=$(CORE_OLDEST) CORE_NEWEST=$(CORE_NEWEST) bash tests/matrix.sh
 
 test-core: venv install
 	bash tests/core/run.sh --sanity $(CORE_MINORS)

@@ -7,18 +7,14 @@
 #   4. release notes: antsibull-changelog lint, and CHANGELOG.md is what changelogs/ generates
 #   5. docsite: antsibull-docs lint-collection-docs --plugin-docs, then the whole site built offline (no warning)
 #   6. execution environment: ansible-builder introspect finds the collection's requirements
-#   7. pytest tests (unit and integration tests, on two pytest-xdist workers; the integration tests start their
+#   7. molecule test of the fleet role
+#   8. pytest tests (unit and integration tests, on two pytest-xdist workers; the integration tests start their
 #      own Ironic), after making sure Debian's chromium is installed for the browser test and Debian's ipmitool for
 #      the tests of the ipmi hardware type (tests/utils/debian_package.sh installs each with apt-get when its program
 #      is missing, as root; else it fails saying so)
-#   8. molecule test of the fleet role
-#   9. the smoke suite against the oldest supported Ironic release, 24.1 (tests/compat.sh; its virtualenv is
-#      created under .work/ironic-compat on first use)
-#  10. the unit and smoke tests against the oldest and the newest supported ansible-core (tests/core/run.sh, a stage
-#      each; CORE_OLDEST and CORE_NEWEST, given by the Makefile)
-# Every stage runs; the script fails if any of them failed. Stage 1 runs beside stages 2-6, and stages 8-10 in two
-# lanes, each ansible-core release with one of 8 and 9 (see lanes below): each lane's output is printed when both
-# lanes have ended.
+# Every stage runs; the script fails if any of them failed. Stage 1 runs beside stages 2-7 (two lanes, see below):
+# each lane's output is printed when both have ended. The compatibility edges (the oldest and newest ansible-core,
+# the oldest Ironic) are tests/matrix.sh's, `make test-matrix`: long matrices run in their own target.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,27 +26,10 @@ if [[ ! -x "$VENV/bin/ansible-test" || ! -d "$COLLECTION" ]]; then
     echo "error: run 'make venv install' first (or use 'make test')" >&2
     exit 2
 fi
-if [[ -z ${CORE_OLDEST:-} || -z ${CORE_NEWEST:-} ]]; then
-    echo "error: set CORE_OLDEST and CORE_NEWEST, the ansible-core releases to test besides .work/venv's (make test does)" >&2
-    exit 2
-fi
 export PATH="$VENV/bin:$PATH"
 export ANSIBLE_CONFIG="$ROOT/ansible.cfg"
 
-failed=()
-stage() {
-    local name="$1"
-    shift
-    local start=$SECONDS
-    echo
-    echo "===== $name ====="
-    if "$@"; then
-        echo "===== $name: passed in $((SECONDS - start)) s ====="
-    else
-        echo "===== $name: FAILED in $((SECONDS - start)) s =====" >&2
-        failed+=("$name")
-    fi
-}
+source "$ROOT/tests/utils/stages.sh"
 
 sanity() {
     # ansible-test keeps one virtualenv per sanity test under ~/.ansible/test; keep them in .work instead.
@@ -66,8 +45,6 @@ import_layers() {
     # installed collection, where the package names resolve as Ansible imports them.
     (cd "$WORK/collections" && lint-imports --no-cache "$ROOT/.importlinter")
 }
-
-# Stages are called as `if "$@"`, where errexit does not apply: each step below checks its own status.
 
 galaxy_import() {
     # Build the tarball as it would be uploaded and run Galaxy's own import checks on it (galaxy-importer:
@@ -150,32 +127,8 @@ unit_and_integration() {
     (cd "$ROOT" && python -m pytest tests -n 2 --dist loadfile --durations=15)
 }
 
-lanes() {
-    # lanes FUNCTION...: runs the functions at the same time, each one a lane of stages run in order, with its
-    # output in a file; prints each lane's output when all have ended, in the order given, and adds the stages
-    # that failed to $failed. Each stage below is mostly one process (the pytest stage takes the machine's two
-    # cores alone): two lanes fill two cores.
-    local dir index lane pids=()
-    dir="$(mktemp -d)"
-    echo
-    echo "===== at the same time: $* (each one's output when all have ended) ====="
-    for lane in "$@"; do
-        index=${#pids[@]}
-        (failed=(); "$lane"; ((${#failed[@]} == 0)) || printf '%s\n' "${failed[@]}" >"$dir/$index.failed") \
-            >"$dir/$index.log" 2>&1 &
-        pids+=("$!")
-    done
-    for index in "${!pids[@]}"; do
-        wait "${pids[$index]}" || failed+=("lane $index (${*:index+1:1})")
-        cat "$dir/$index.log"
-        if [[ -f $dir/$index.failed ]]; then
-            mapfile -t -O "${#failed[@]}" failed <"$dir/$index.failed"
-        fi
-    done
-    rm -rf "$dir"
-}
-
-# The checks of the code and of what is published, in two lanes: sanity alone, and the others.
+# The checks of the code and of what is published, and Molecule, in two lanes of about the same length: sanity
+# alone, and the others.
 sanity_lane() {
     stage "ansible-test sanity" sanity
 }
@@ -186,28 +139,12 @@ publishing_lane() {
     stage "release notes" release_notes
     stage "docsite" docsite
     stage "execution environment" execution_environment
-}
-# After pytest, in two lanes of about the same length: each ansible-core release with Molecule or the other Ironic.
-oldest_core_lane() {
-    stage "ansible-core $CORE_OLDEST" "$ROOT/tests/core/run.sh" "$CORE_OLDEST"
     stage "molecule fleet" env -C "$ROOT" ANSIBLE_COLLECTIONS_PATH="$WORK/collections" molecule test -s fleet
 }
-newest_core_lane() {
-    stage "ansible-core $CORE_NEWEST" "$ROOT/tests/core/run.sh" "$CORE_NEWEST"
-    stage "smoke suite on Ironic 24.1" bash "$ROOT/tests/compat.sh" 24.1
-}
-
 lanes sanity_lane publishing_lane
 stage "chromium for the browser test" "$ROOT/tests/utils/debian_package.sh" chromium /usr/bin/chromium \
     "the browser test of the fleet report"
 stage "ipmitool for the IPMI tests" "$ROOT/tests/utils/debian_package.sh" ipmitool /usr/bin/ipmitool \
     "the tests of the ipmi hardware type"
 stage "pytest" unit_and_integration
-lanes oldest_core_lane newest_core_lane
-
-echo
-if ((${#failed[@]})); then
-    echo "FAILED stages: ${failed[*]}" >&2
-    exit 1
-fi
-echo "All stages passed."
+end_of_stages
