@@ -1,12 +1,9 @@
 # -*- coding: utf-8 -*-
 """Deploy templates against a real Ironic: declared with baremetal_deploy_template, and run by a deploy whose instance
-traits name them (baremetal_provision_state with instance_info traits), on fake-hardware and on Redfish nodes of
-sushy-tools' emulator, whose RAID interface has a step a template runs to completion without a deploy ramdisk."""
+traits name them (baremetal_provision_state with instance_info traits), on fake-hardware nodes. A Redfish node of
+sushy-tools' emulator deploying with a template's RAID step is docs/deploy-templates.md's example, run by
+test_examples.py."""
 
-import uuid
-
-from dedicated import result_of, start_module
-from proxy import ImageServer
 from step_sets import absent_deletes_once, unique_trait
 
 # The one deploy step of fake-hardware's interfaces (ironic/drivers/modules/fake.py: deploy.deploy, priority 100).
@@ -141,55 +138,3 @@ def test_ironic_checks_the_templates_steps_against_the_nodes_interfaces_when_it_
                         instance_info={'image_source': 'http://127.0.0.1:9/image.raw', 'traits': [skipped]})
     assert not result.get('failed'), result.get('msg')
     assert not [line for line in steps_run(ironic, mark, second['uuid']) if 'apply_configuration' in line]
-
-
-def test_a_redfish_deploy_runs_the_step_of_the_template_its_instance_traits_name(make_ironic, redfish_bmc, run_module,
-                                                                                 tmp_path):
-    # The redfish RAID interface's delete_configuration is a deploy step (priority 0: only a template or explicit
-    # deploy steps run it) that completes at once when it has no volume to delete: it reads the BMC's storage and
-    # records what it found in the node's raid_config. The ramdisk deploy interface boots an ISO through virtual media
-    # and needs no agent, so two Redfish nodes deploy for real: the one whose instance traits name the template runs
-    # its step, the other does not.
-    bmc = redfish_bmc(systems=2, raid_controller=True)
-    with ImageServer(tmp_path) as images:
-        ironic = images.start_ironic(make_ironic, raid=True)
-        name = unique_trait('DT')
-        step = {'interface': 'raid', 'step': 'delete_configuration', 'priority': 150}
-        declared = run_module('baremetal_deploy_template', endpoint=ironic.endpoint, name=name, steps=[step])
-        assert not declared.get('failed'), declared.get('msg')
-        nodes = [{'name': 'redfish-dt-%d-%s' % (index, uuid.uuid4().hex[:8]), 'driver': 'redfish',
-                  'driver_info': bmc.driver_info(index), 'traits': [name], 'automated_clean': False,
-                  'interfaces': {'boot': 'redfish-virtual-media', 'deploy': 'ramdisk', 'raid': 'redfish'}}
-                 for index in range(2)]
-        enrolled = run_module('baremetal_node', endpoint=ironic.endpoint, nodes=nodes)
-        assert not enrolled.get('failed'), enrolled.get('msg')
-        templated, plain = [ironic.api('GET', '/nodes/%s' % node['name']) for node in nodes]
-
-        mark = ironic.log_mark()
-        deploys = [start_module(ironic, tmp_path, node=node['name'], state='active', timeout=600,
-                                instance_info=dict({'boot_iso': images.url()}, **traits))
-                   for node, traits in zip(nodes, ({'traits': [name]}, {}))]
-        try:
-            results = [result_of(deploy, timeout=900) for deploy in deploys]
-        finally:
-            for deploy in deploys:
-                if deploy.poll() is None:
-                    deploy.kill()
-                    deploy.wait()
-        for result in results:
-            assert not result.get('failed'), result.get('msg')
-            assert result['node']['provision_state'] == 'active'
-
-        ran = steps_run(ironic, mark, templated['uuid'])
-        assert len(ran) == 2, ran
-        assert "'interface': 'raid', 'step': 'delete_configuration'" in ran[0] and "'priority': 150" in ran[0], ran
-        assert "'step': 'deploy'" in ran[1] and "'interface': 'deploy'" in ran[1], ran
-        ran = steps_run(ironic, mark, plain['uuid'])
-        assert len(ran) == 1 and "'step': 'deploy'" in ran[0], ran
-        # The step read the emulated BMC's (empty) RAID volumes and recorded them; the other node's RAID is untouched.
-        recorded = ironic.api('GET', '/nodes/%s' % templated['uuid'])['raid_config']
-        assert recorded['logical_disks'] == [] and recorded['last_updated'], recorded
-        assert ironic.api('GET', '/nodes/%s' % plain['uuid'])['raid_config'] == {}
-        volumes = '"GET /redfish/v1/Systems/%s/Storage/RAID/Volumes HTTP/1.1" 200'
-        assert volumes % bmc.system_ids[0] in bmc.log() and volumes % bmc.system_ids[1] not in bmc.log()
-        ironic.stop()

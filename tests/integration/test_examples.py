@@ -550,7 +550,16 @@ def test_the_deploy_template_example_deploys_a_redfish_server_with_the_templates
         node = ironic.api('GET', '/nodes/rack4-node01')
         assert (node['provision_state'], node['instance_info']['traits']) == ('active', ['CUSTOM_RAID_CLEARED'])
         assert node['raid_config']['logical_disks'] == [] and node['raid_config']['last_updated'], node['raid_config']
-        log = ironic.log_since(mark)
-        assert "Executing {'interface': 'raid', 'step': 'delete_configuration', 'args': {}, 'priority': 150}" in log
+        # The template's step ran before the deploy itself, on this node: it read the emulated BMC's (empty) RAID
+        # volumes and recorded them in raid_config (the ramdisk deploy interface boots the ISO through virtual
+        # media and needs no agent; a node whose instance traits name no template runs only deploy.deploy, shown on
+        # fake hardware by test_deploy_template.py).
+        ran = [line.split('Executing ', 1)[1] for line in ironic.log_since(mark).splitlines()
+               if ' ironic.conductor.deployments ' in line and 'Executing {' in line
+               and line.endswith('on node %s' % node['uuid'])]
+        assert len(ran) == 2, ran
+        assert ran[0].startswith("{'interface': 'raid', 'step': 'delete_configuration', 'args': {}, 'priority': 150}")
+        assert "'step': 'deploy'" in ran[1] and "'interface': 'deploy'" in ran[1], ran
+        assert '"GET /redfish/v1/Systems/%s/Storage/RAID/Volumes HTTP/1.1" 200' % bmc.system_ids[0] in bmc.log()
         assert bmc.password not in output
         ironic.stop()
