@@ -12,7 +12,7 @@
 #      own Ironic), after making sure Debian's chromium is installed for the browser test and Debian's ipmitool for
 #      the tests of the ipmi hardware type (tests/utils/debian_package.sh installs each with apt-get when its program
 #      is missing, as root; else it fails saying so)
-# Every stage runs; the script fails if any of them failed. Stage 1 runs beside stages 2-7 (two lanes, see below):
+# Every stage runs; the script fails if any of them failed. Stage 8 runs beside stages 1-7 (two lanes, see below):
 # each lane's output is printed when both have ended. The compatibility edges (the oldest and newest ansible-core,
 # the oldest Ironic) are tests/matrix.sh's, `make test-matrix`: long matrices run in their own target.
 set -euo pipefail
@@ -127,12 +127,18 @@ unit_and_integration() {
     (cd "$ROOT" && python -m pytest tests -n 2 --dist loadfile --durations=15)
 }
 
-# The checks of the code and of what is published, and Molecule, in two lanes of about the same length: sanity
-# alone, and the others.
-sanity_lane() {
-    stage "ansible-test sanity" sanity
+# Two lanes at the same time: pytest, whose two workers often wait (on Ironic's conductors, a played agent, a killed
+# conductor's takeover), and the checks of the code and of what is published with Molecule, one process at a time,
+# which use the cores those waits leave idle.
+tests_lane() {
+    stage "chromium for the browser test" "$ROOT/tests/utils/debian_package.sh" chromium /usr/bin/chromium \
+        "the browser test of the fleet report"
+    stage "ipmitool for the IPMI tests" "$ROOT/tests/utils/debian_package.sh" ipmitool /usr/bin/ipmitool \
+        "the tests of the ipmi hardware type"
+    stage "pytest" unit_and_integration
 }
-publishing_lane() {
+checks_lane() {
+    stage "ansible-test sanity" sanity
     stage "import layers" import_layers
     stage "ansible-lint" lint
     stage "galaxy-importer" galaxy_import
@@ -141,10 +147,6 @@ publishing_lane() {
     stage "execution environment" execution_environment
     stage "molecule fleet" env -C "$ROOT" ANSIBLE_COLLECTIONS_PATH="$WORK/collections" molecule test -s fleet
 }
-lanes sanity_lane publishing_lane
-stage "chromium for the browser test" "$ROOT/tests/utils/debian_package.sh" chromium /usr/bin/chromium \
-    "the browser test of the fleet report"
-stage "ipmitool for the IPMI tests" "$ROOT/tests/utils/debian_package.sh" ipmitool /usr/bin/ipmitool \
-    "the tests of the ipmi hardware type"
-stage "pytest" unit_and_integration
+
+lanes tests_lane checks_lane
 end_of_stages
