@@ -11,23 +11,22 @@ every text, the password of a URL and the secret-named parameters of its query (
 every text that quotes Ironic (``last_error``, ``maintenance_reason``, error messages), every diff and every module
 result leaves the collection through this module; every secret an argument holds goes to Ansible's ``no_log_values``,
 which Ansible removes from every text it outputs with this module's scrubbed (one pass over the texts, whatever the
-number of secrets: task/module.py). No other file holds a rule of what is secret: a new secret-bearing name is one change to ``_SECRET_NAME``. (How free text
-is read for keys and values, whatever its shape, is common/free_text.py; it asks this module what is secret.)
+number of secrets: task/module.py; how, common/scrub.py). No other file holds a rule of what is secret: a new
+secret-bearing name is one change to ``_SECRET_NAME``. (How free text is read for keys and values, whatever its
+shape, is common/free_text.py; it asks this module what is secret.)
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import bisect
-import datetime
 import functools
-import itertools
 import json
 import re
-from collections.abc import Mapping, Sequence, Set as AbstractSet
+from collections.abc import Mapping
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.free_text import FreeText
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.scrub import NO_LOG_PLACEHOLDER, SecretFinder
 
 MASK = '********'
 
@@ -380,17 +379,10 @@ def _collect_secret(key, value, values):
         values.add(str(value))
 
 
-# What Ansible's remove_values (ansible.module_utils.common.parameters) puts in place of a text that is a secret as a
-# whole; a secret inside a text becomes MASK there, as here.
-NO_LOG_PLACEHOLDER = 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER'
-
-_DATES = (datetime.date, datetime.time)  # datetime.datetime is a date
-
-
 def scrubbed(value, no_log_strings, other=None):
     """value with every string of no_log_strings removed from every text in it, as Ansible's remove_values
     (ansible.module_utils.common.parameters) removes them, at a cost that grows with the size of the texts, not with
-    texts x secrets.
+    texts x secrets: what Ansible scrubs no_log_values with, in every module of the collection (task/module.py).
 
     The contract is remove_values' (ansible-core 2.19 and later): a text (str or bytes) that is a secret as a whole
     becomes NO_LOG_PLACEHOLDER; else every occurrence of a secret in it becomes MASK, the longest secrets first; a
@@ -400,189 +392,11 @@ def scrubbed(value, no_log_strings, other=None):
     (neither holding the other), the output may differ from Ansible's, which replaces one secret after the other
     in an order of its own among secrets of one length: both hide every secret there. Empty strings are no secret.
     Unlike remove_values, a value made of dictionaries, lists and scalars only, in which nothing is replaced, is
-    returned as it is, not copied.
+    returned as it is, not copied. (How: common/scrub.py.)
     """
     return _finder(frozenset(no_log_strings)).scrubbed(value, other)
 
 
-@functools.lru_cache(maxsize=2)  # Ansible scrubs each parameter, the log line, then the result, with one set
+@functools.lru_cache(maxsize=2)  # Ansible scrubs each argument, the log line, then the result, with one set
 def _finder(no_log_strings):
-    return _SecretFinder(no_log_strings)
-
-
-class _SecretFinder(object):
-    """Every occurrence of a set of secrets in texts, in one pass over the texts.
-
-    The secrets are indexed by their first ``shortest`` characters (the length of the shortest secret). The texts
-    of a value long enough to hold a secret are joined into one, with a separator no secret holds; it is read only
-    in the runs of characters secrets are made of that are long enough to hold one (one regular expression, at the
-    speed of C); at each position of such a run, one dictionary lookup of the ``shortest`` characters from there
-    (a loop in C too) tells whether a secret may start there, and only there is a trie of the secrets' further
-    characters walked. The cost is the length of the texts (times the depth of the trie where a secret's first
-    characters occur), never texts x secrets.
-    """
-
-    def __init__(self, no_log_strings):
-        secrets = set()
-        for secret in no_log_strings:
-            if isinstance(secret, bytes):
-                secret = secret.decode('utf-8', 'surrogateescape')
-            elif not isinstance(secret, str):
-                secret = str(secret)
-            if secret:
-                secrets.add(secret)
-        self.secrets = frozenset(secrets)
-        self.shortest = min((len(secret) for secret in secrets), default=0)
-        self.heads = {}
-        for secret in secrets:
-            node = self.heads.setdefault(secret[:self.shortest], {})
-            for char in secret[self.shortest:]:
-                node = node.setdefault(char, {})
-            node[''] = len(secret)
-        chars = set(''.join(secrets))
-        self.separator = next(char for char in map(chr, itertools.count()) if char not in chars)
-        self.runs = re.compile('[%s]{%d,}' % (''.join(_in_class(char) for char in sorted(chars)), self.shortest)) \
-            if secrets else None
-
-    def scrubbed(self, value, other=None):
-        if not self.secrets:
-            return _copied(value, {}, other)
-        texts = []
-        plain = self._texts(value, texts)
-        shown = self._shown_texts(texts)
-        if plain and not shown:
-            return value
-        return _copied(value, shown, other)
-
-    def _texts(self, value, texts):
-        """Add to texts every text of value that may hold a secret (numbers as their text); whether value is made
-        of dictionaries, lists, texts, numbers, True, False and None only."""
-        kind = type(value)
-        if kind is str:
-            if len(value) >= self.shortest:
-                texts.append(value)
-            return True
-        if kind is dict or kind is list:
-            plain = True
-            for item in value.values() if kind is dict else value:
-                kind = type(item)
-                if kind is str:
-                    if len(item) >= self.shortest:
-                        texts.append(item)
-                elif item is not None and kind is not bool and kind is not int:
-                    plain = self._texts(item, texts) and plain
-                elif kind is int:
-                    texts.append(str(item))
-            return plain
-        if value is None or value is True or value is False:
-            return True
-        if isinstance(value, bytes):
-            texts.append(value.decode('utf-8', 'surrogateescape'))
-        elif isinstance(value, (str, int, float)):
-            texts.append(str(value))
-        elif isinstance(value, Mapping):
-            for item in value.values():
-                self._texts(item, texts)
-        elif isinstance(value, (Sequence, AbstractSet)):
-            for item in value:
-                self._texts(item, texts)
-        return type(value) in (int, float)  # any other is copied (a tuple becomes a list), or other's
-
-    def _shown_texts(self, texts):
-        """{text: the text as it may be shown} for every text of texts that holds a secret."""
-        shown = dict((text, NO_LOG_PLACEHOLDER) for text in self.secrets.intersection(texts))
-        joined = self.separator.join(texts)
-        starts = list(itertools.accumulate([0] + [len(text) + 1 for text in texts]))
-        hits = {}
-        for start, length in self._found(joined):
-            index = bisect.bisect_right(starts, start) - 1
-            hits.setdefault(index, []).append((start - starts[index], length))
-        for index, found in hits.items():
-            text = texts[index]
-            if text not in shown:
-                shown[text] = _masked_occurrences(text, found)
-        return shown
-
-    def _found(self, text):
-        """(start, length) of every occurrence of every secret in text, overlapping ones too."""
-        shortest = self.shortest
-        heads = self.heads
-        for run in self.runs.finditer(text):
-            begin, end = run.span()
-            starts = range(begin, end - shortest + 1)
-            for start in itertools.compress(starts, map(heads.__contains__, map(
-                    text.__getitem__, map(slice, starts, range(begin + shortest, end + 1))))):
-                node = heads[text[start:start + shortest]]
-                position = start + shortest
-                while True:
-                    if '' in node:
-                        yield start, node['']
-                    if position >= end:
-                        break
-                    node = node.get(text[position])
-                    if node is None:
-                        break
-                    position += 1
-
-
-def _masked_occurrences(text, found):
-    """text with the occurrences found (start, length) masked as Ansible masks them one secret after the other,
-    the longest first: an occurrence that overlaps one masked before is no longer in the text then."""
-    masked = bytearray(len(text))
-    kept = []
-    for start, length in sorted(found, key=lambda hit: (-hit[1], hit[0])):
-        if masked.find(1, start, start + length) < 0:
-            masked[start:start + length] = b'\x01' * length
-            kept.append((start, length))
-    parts = []
-    position = 0
-    for start, length in sorted(kept):
-        parts.append(text[position:start])
-        parts.append(MASK)
-        position = start + length
-    parts.append(text[position:])
-    return ''.join(parts)
-
-
-def _copied(value, shown, other):
-    """A copy of value, as remove_values makes it, with the texts of shown (a dictionary) replaced; other(value) for
-    a value of a type it does not know."""
-    kind = type(value)
-    if kind is str:
-        return shown.get(value, value)
-    if kind is dict:
-        return {key: _copied(item, shown, other) for key, item in value.items()}
-    if kind is list:
-        return [_copied(item, shown, other) for item in value]
-    if value is None or value is True or value is False:
-        return value
-    if isinstance(value, str):
-        return shown.get(str(value), value)
-    if isinstance(value, bytes):
-        text = value.decode('utf-8', 'surrogateescape')
-        if text not in shown:
-            return value
-        if shown[text] is NO_LOG_PLACEHOLDER:
-            return NO_LOG_PLACEHOLDER
-        try:
-            return shown[text].encode('utf-8', 'surrogateescape')
-        except UnicodeEncodeError:
-            return shown[text].encode('utf-8', 'replace')
-    if isinstance(value, (int, float)):
-        return NO_LOG_PLACEHOLDER if str(value) in shown else value
-    if isinstance(value, Mapping):
-        return dict((key, _copied(item, shown, other)) for key, item in value.items())
-    if isinstance(value, Sequence):
-        return [_copied(item, shown, other) for item in value]
-    if isinstance(value, AbstractSet):
-        return set(_copied(item, shown, other) for item in value)
-    if isinstance(value, _DATES):
-        return value
-    if other is not None:
-        return other(value)
-    raise TypeError('Value of unknown type: %s, %s' % (type(value), value))
-
-
-def _in_class(char):
-    """A character as a member of a regular expression's character class."""
-    return '\\' + char if char in '\\]^-[' else char
+    return SecretFinder(no_log_strings, MASK)
