@@ -20,6 +20,9 @@ NO_LOG_PLACEHOLDER = 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER'
 
 _DATES = (datetime.date, datetime.time)  # datetime.datetime is a date
 
+# What str() makes of any int or float (1e+20, -0.5, nan, inf), and of some other texts.
+_NUMBER_TEXT = re.compile(r'[-+.0-9a-z]+')
+
 
 class SecretFinder(object):
     """Every occurrence of a set of secrets in texts, in one pass over the texts.
@@ -62,8 +65,9 @@ class SecretFinder(object):
         texts = []
         plain = self._texts(value, texts)
         shown = self._shown_texts(texts)
-        if plain and not shown:
-            return value
+        if plain:
+            # Numbers are looked at only where a text a number could be written as is replaced.
+            return _rebuilt(value, shown, any(map(_NUMBER_TEXT.fullmatch, shown))) if shown else value
         return _copied(value, shown, other)
 
     def _texts(self, value, texts):
@@ -154,6 +158,52 @@ def _masked_occurrences(text, found, mask):
         position = start + length
     parts.append(text[position:])
     return ''.join(parts)
+
+
+def _rebuilt(value, shown, numbers):
+    """A value made of dictionaries, lists and scalars with the texts of shown replaced: a copy of the dictionaries
+    and lists that hold one (at any depth), the others as they are. With the echo of a task's arguments, only the
+    path to each password is copied, not the whole result."""
+    kind = type(value)
+    if kind is dict:
+        copy = None
+        for key, item in value.items():
+            kind = type(item)
+            if kind is str:
+                new = shown.get(item, item)
+            elif kind is dict or kind is list:
+                new = _rebuilt(item, shown, numbers)
+            elif numbers and (kind is int or kind is float):
+                new = NO_LOG_PLACEHOLDER if str(item) in shown else item
+            else:
+                continue
+            if new is not item:
+                if copy is None:
+                    copy = dict(value)
+                copy[key] = new
+        return value if copy is None else copy
+    if kind is list:
+        copy = None
+        for index, item in enumerate(value):
+            kind = type(item)
+            if kind is str:
+                new = shown.get(item, item)
+            elif kind is dict or kind is list:
+                new = _rebuilt(item, shown, numbers)
+            elif numbers and (kind is int or kind is float):
+                new = NO_LOG_PLACEHOLDER if str(item) in shown else item
+            else:
+                continue
+            if new is not item:
+                if copy is None:
+                    copy = list(value)
+                copy[index] = new
+        return value if copy is None else copy
+    if kind is str:
+        return shown.get(value, value)
+    if (kind is int or kind is float) and str(value) in shown:
+        return NO_LOG_PLACEHOLDER
+    return value
 
 
 def _copied(value, shown, other):

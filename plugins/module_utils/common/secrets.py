@@ -391,8 +391,8 @@ def scrubbed(value, no_log_strings, other=None):
     other type is given to other(value), or is a TypeError. Where two occurrences of secrets overlap in a text
     (neither holding the other), the output may differ from Ansible's, which replaces one secret after the other
     in an order of its own among secrets of one length: both hide every secret there. Empty strings are no secret.
-    Unlike remove_values, a value made of dictionaries, lists and scalars only, in which nothing is replaced, is
-    returned as it is, not copied. (How: common/scrub.py.)
+    Unlike remove_values, a value made of dictionaries, lists and scalars only is not copied but where a text in it
+    is replaced: the dictionaries and lists on the way to it are. (How: common/scrub.py.)
     """
     return _finder(frozenset(no_log_strings)).scrubbed(value, other)
 

@@ -744,9 +744,24 @@ def test_scrubbed_keeps_what_ansible_keeps_and_replaces_numbers_and_bytes_as_it_
     assert secrets.scrubbed({'pw': 1}, {'pw'}) == {'pw': 1}
 
 
+def test_scrubbed_replaces_the_numbers_of_plain_data_that_hold_a_secret():
+    value = {'n': 1234, 'texts': ['a 23 b', 5, 230, 2.3, -23.5, 1e+23, True], 'none': None}
+    assert secrets.scrubbed(value, {'23'}) == remove_values(value, {'23'}) == {
+        'n': secrets.NO_LOG_PLACEHOLDER, 'none': None, 'texts': ['a ******** b', 5, secrets.NO_LOG_PLACEHOLDER, 2.3,
+                                                                secrets.NO_LOG_PLACEHOLDER, secrets.NO_LOG_PLACEHOLDER,
+                                                                True]}
+    assert secrets.scrubbed({'n': 1234, 'text': 'a pw'}, {'pw'}) == {'n': 1234, 'text': 'a ********'}
+
+
 def test_scrubbed_copies_only_what_it_must():
     plain = {'nodes': [{'name': 'n1', 'cpus': 8}], 'changed': False}
     assert secrets.scrubbed(plain, {'secret'}) is plain  # nothing to replace: no copy
+    echo = {'nodes': [{'name': 'n1', 'cpus': 8}], 'invocation': {'args': [{'pw': 'secret'}, {'pw': 'other'}]}}
+    shown = secrets.scrubbed(echo, {'secret'})
+    assert shown == {'nodes': [{'name': 'n1', 'cpus': 8}],
+                     'invocation': {'args': [{'pw': secrets.NO_LOG_PLACEHOLDER}, {'pw': 'other'}]}}
+    assert echo['invocation']['args'][0]['pw'] == 'secret'  # the value itself is never changed
+    assert shown['nodes'] is echo['nodes'] and shown['invocation']['args'][1] is echo['invocation']['args'][1]
     assert secrets.scrubbed(plain, set()) == plain and secrets.scrubbed(plain, set()) is not plain  # as Ansible's
     assert secrets.scrubbed(('a',), {'secret'}) == ['a']
 
