@@ -26,9 +26,12 @@ import re
 from collections.abc import Mapping
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.free_text import FreeText
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.scrub import NO_LOG_PLACEHOLDER, SecretFinder
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import scrub
 
 MASK = '********'
+
+# What Ansible's remove_values puts in place of a text that is a secret as a whole (scrubbed).
+NO_LOG_PLACEHOLDER = scrub.NO_LOG_PLACEHOLDER
 
 # What Ironic answers instead of a secret value (oslo strutils.mask_dict_password).
 IRONIC_MASK = '******'
@@ -399,4 +402,4 @@ def scrubbed(value, no_log_strings, other=None):
 
 @functools.lru_cache(maxsize=2)  # Ansible scrubs each argument, the log line, then the result, with one set
 def _finder(no_log_strings):
-    return SecretFinder(no_log_strings, MASK)
+    return scrub.SecretFinder(no_log_strings, MASK)

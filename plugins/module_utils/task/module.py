@@ -5,7 +5,7 @@
 Secrets held in options reach Ansible's ``no_log_values`` (secrets.no_log_values), so that every text Ansible scrubs
 is scrubbed of them, wherever ansible-core 2.16 to 2.21 scrubs: the result and its ``invocation`` echo, fail_json's
 message, the warnings and deprecations where the release returns them as texts (2.16 to 2.18; from 2.19 on, the
-module base scrubs them as they are made), the syslog/journal line of
+module base scrubs its warnings as they are made, and makes no deprecation), the syslog/journal line of
 ``_log_invocation`` and ``log``, ``run_command``'s logged arguments. Each of those paths calls the one function
 ``remove_values`` of ``ansible.module_utils.basic`` with that set, which removes each secret from each text: with
 one BMC password per node, texts x secrets grows with the square of the nodes (7 s at 3,000). The module base hands
@@ -77,9 +77,6 @@ class _AnsibleModule(AnsibleModule):
     def warn(self, warning, *args, **kwargs):
         # ansible-core 2.19 and later return warnings as summaries, which their remove_values leaves as they are.
         super(_AnsibleModule, self).warn(remove_values_in_one_pass(warning, self.no_log_values), *args, **kwargs)
-
-    def deprecate(self, msg, *args, **kwargs):
-        super(_AnsibleModule, self).deprecate(remove_values_in_one_pass(msg, self.no_log_values), *args, **kwargs)
 
     def _load_params(self):
         super(_AnsibleModule, self)._load_params()
