@@ -9,9 +9,11 @@ IRONIC_MASKED_FIELDS. In free text, the value that follows a secret-named key is
 text gives it (masked_text), as is that of a short option a BMC tool reads a secret from (``ipmitool -P``); in
 every text, the password of a URL and the secret-named parameters of its query (a signed URL). Every node view,
 every text that quotes Ironic (``last_error``, ``maintenance_reason``, error messages), every diff and every module
-result leaves the collection through this module; every secret an argument holds goes to Ansible's ``no_log_values``. No other
-file holds a rule of what is secret: a new secret-bearing name is one change to ``_SECRET_NAME``. (How free text
-is read for keys and values, whatever its shape, is common/free_text.py; it asks this module what is secret.)
+result leaves the collection through this module; every secret an argument holds goes to Ansible's ``no_log_values``,
+which Ansible removes from every text it outputs with this module's scrubbed (one pass over the texts, whatever the
+number of secrets: task/module.py; how, common/scrub.py). No other file holds a rule of what is secret: a new
+secret-bearing name is one change to ``_SECRET_NAME``. (How free text is read for keys and values, whatever its
+shape, is common/free_text.py; it asks this module what is secret.)
 """
 
 from __future__ import absolute_import, division, print_function
@@ -24,8 +26,12 @@ import re
 from collections.abc import Mapping
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.free_text import FreeText
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import scrub
 
 MASK = '********'
+
+# What Ansible's remove_values puts in place of a text that is a secret as a whole (scrubbed).
+NO_LOG_PLACEHOLDER = scrub.NO_LOG_PLACEHOLDER
 
 # What Ironic answers instead of a secret value (oslo strutils.mask_dict_password).
 IRONIC_MASK = '******'
@@ -374,3 +380,26 @@ def _collect_secret(key, value, values):
         values.add(repr(value)[1:-1])
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         values.add(str(value))
+
+
+def scrubbed(value, no_log_strings, other=None):
+    """value with every string of no_log_strings removed from every text in it, as Ansible's remove_values
+    (ansible.module_utils.common.parameters) removes them, at a cost that grows with the size of the texts, not with
+    texts x secrets: what Ansible scrubs no_log_values with, in every module of the collection (task/module.py).
+
+    The contract is remove_values' (ansible-core 2.19 and later): a text (str or bytes) that is a secret as a whole
+    becomes NO_LOG_PLACEHOLDER; else every occurrence of a secret in it becomes MASK, the longest secrets first; a
+    number whose text holds a secret becomes NO_LOG_PLACEHOLDER; True, False, None, dates and times stay; dictionary
+    keys stay, their values are scrubbed; lists and tuples become lists, sets sets, at any depth. A value of any
+    other type is given to other(value), or is a TypeError. Where two occurrences of secrets overlap in a text
+    (neither holding the other), the output may differ from Ansible's, which replaces one secret after the other
+    in an order of its own among secrets of one length: both hide every secret there. Empty strings are no secret.
+    Unlike remove_values, a value made of dictionaries, lists and scalars only is not copied but where a text in it
+    is replaced: the dictionaries and lists on the way to it are. (How: common/scrub.py.)
+    """
+    return _finder(frozenset(no_log_strings)).scrubbed(value, other)
+
+
+@functools.lru_cache(maxsize=2)  # Ansible scrubs each argument, the log line, then the result, with one set
+def _finder(no_log_strings):
+    return scrub.SecretFinder(no_log_strings, MASK)

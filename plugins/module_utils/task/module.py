@@ -1,6 +1,19 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The shared module base: connection options, the lazily built client, and errors -> fail_json."""
+"""The shared module base: connection options, the lazily built client, and errors -> fail_json.
+
+Secrets held in options reach Ansible's ``no_log_values`` (secrets.no_log_values), so that every text Ansible scrubs
+is scrubbed of them, wherever ansible-core 2.16 to 2.21 scrubs: the result and its ``invocation`` echo, fail_json's
+message, the warnings and deprecations where the release returns them as texts (2.16 to 2.18; from 2.19 on, the
+module base scrubs its warnings as they are made, and makes no deprecation), the syslog/journal line of
+``_log_invocation`` and ``log``, ``run_command``'s logged arguments. Each of those paths calls the one function
+``remove_values`` of ``ansible.module_utils.basic`` with that set, which removes each secret from each text: with
+one BMC password per node, texts x secrets grows with the square of the nodes (7 s at 3,000). The module base hands
+that name the same work done in one pass over the texts (secrets.scrubbed, same contract), so Ansible still decides
+where and with what it scrubs; only how changes. Were a release to stop calling it by that name, the patch would
+go unused and Ansible's own pass would run: slower, never leaking. Values of types scrubbed does not know (the
+warning summaries of ansible-core 2.19 and later) go to Ansible's own function, as they always did.
+"""
 
 from __future__ import absolute_import, division, print_function
 
@@ -8,8 +21,10 @@ __metaclass__ = type
 
 import time
 
+from ansible.module_utils import basic
 from ansible.module_utils.basic import AnsibleModule, env_fallback
 from ansible.module_utils.common.parameters import PASS_VARS
+from ansible.module_utils.common.parameters import remove_values as ANSIBLE_REMOVE_VALUES
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import validate
@@ -41,11 +56,27 @@ CORE_ECHOES_WHEN_ASKED = 'inject_invocation' in PASS_VARS
 SHOWN_ECHO_VERBOSITY = 3
 
 
+def remove_values_in_one_pass(value, no_log_strings):
+    """Ansible's remove_values at a cost linear in the texts (secrets.scrubbed); a value of a type it does not know
+    goes to Ansible's own."""
+    return secrets.scrubbed(value, no_log_strings, lambda other: ANSIBLE_REMOVE_VALUES(other, no_log_strings))
+
+
 class _AnsibleModule(AnsibleModule):
     """An AnsibleModule that also scrubs secrets held inside options (driver_info passwords, instance_info
-    tokens, config drive user_data, step arguments...), by the one rule of secrets.no_log_values, and that notes
-    the option values of another type than the argument spec's before Ansible converts them
-    (validate.option_type_errors): BaremetalModule refuses them."""
+    tokens, config drive user_data, step arguments...), by the one rule of secrets.no_log_values, in one pass over
+    the texts (the module's docstring), and that notes the option values of another type than the argument spec's
+    before Ansible converts them (validate.option_type_errors): BaremetalModule refuses them."""
+
+    def __init__(self, *args, **kwargs):
+        if hasattr(basic, 'remove_values'):  # the name basic.py calls wherever it scrubs (the module's docstring)
+            # Before Ansible's __init__, which logs the arguments (and may fail on them) with the secrets.
+            basic.remove_values = remove_values_in_one_pass
+        super(_AnsibleModule, self).__init__(*args, **kwargs)
+
+    def warn(self, warning, *args, **kwargs):
+        # ansible-core 2.19 and later return warnings as summaries, which their remove_values leaves as they are.
+        super(_AnsibleModule, self).warn(remove_values_in_one_pass(warning, self.no_log_values), *args, **kwargs)
 
     def _load_params(self):
         super(_AnsibleModule, self)._load_params()

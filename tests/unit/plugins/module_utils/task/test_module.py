@@ -10,6 +10,7 @@ import json
 
 import pytest
 from ansible.module_utils import basic
+from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.common.text.converters import to_bytes
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
@@ -174,3 +175,40 @@ def test_a_failed_task_shows_its_warnings_too(monkeypatch, capsys):
 
     result, _logged = run_module(monkeypatch, capsys, {'timeout': 5}, main)
     assert result['failed'] and result['msg'] == 'node a: failed' and warned == ['node a: kept']
+
+
+def test_ansibles_own_pass_never_runs_over_the_texts_and_every_path_is_still_scrubbed(monkeypatch, capsys, echo_asked):
+    # A thousand steps, each with its own password (one BMC password per node): Ansible's remove_values would take
+    # each secret out of each text. The module base does it in one pass; Ansible's own function only sees values of
+    # types the pass does not know (none here).
+    seen = []
+
+    def ansible_remove_values(value, no_log_strings):
+        seen.append(type(value).__name__)
+        return remove_values(value, no_log_strings)
+
+    monkeypatch.setattr(basic, 'remove_values', ansible_remove_values)
+    monkeypatch.setattr(_module, 'ANSIBLE_REMOVE_VALUES', ansible_remove_values, raising=False)
+    passwords = ['pw-%04d-e9' % index for index in range(1000)]
+    args = dict(ARGS, clean_steps=[{'interface': 'deploy', 'step': 'erase', 'args': {'admin_password': password}}
+                                   for password in passwords], **echo_asked)
+    warned = []
+
+    def main(module):
+        monkeypatch.setattr(basic, 'warn', lambda warning, **_kw: warned.append(warning))
+        module.warn('step 7 took %s' % passwords[7])
+        module.fail('Ironic refused %s' % passwords[3], node={'last_error': 'erase with %s failed' % passwords[5]},
+                    diff={'before': {'note': passwords[9]}, 'after': {'note': 'x'}})
+
+    result, logged = run_module(monkeypatch, capsys, dict(args, _ansible_diff=True), main)
+    text = json.dumps(result)
+    assert result['msg'] == 'Ironic refused ********'
+    assert result['node']['last_error'] == 'erase with ******** failed'
+    assert result['diff']['before'] == {'note': 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER'}
+    assert warned == ['step 7 took ********']
+    echoed = result['invocation']['module_args']['clean_steps']
+    assert [step['args']['admin_password'] for step in echoed] == ['VALUE_SPECIFIED_IN_NO_LOG_PARAMETER'] * 1000
+    assert 'Invoked with' in logged and "'step': 'erase'" in logged
+    for password in passwords:
+        assert password not in text and password not in logged
+    assert set(seen) <= {'WarningSummary', 'DeprecationSummary'}, seen
