@@ -29,7 +29,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import DONE_WHEN_ANSWERED, step_word
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import running_step, task_progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import (
+    agent_heartbeat, running_step, task_progress)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, LOCKED
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
@@ -136,7 +137,7 @@ class Scheduler(object):
         # A node that has come to rest is reported at rest, not still in the step that brought it there.
         moving = job.stage == MOVING and not at_rest
         self.progress.node(job.label, node.get('provision_state'), job.plan[job.issued - 1].verb if moving else None,
-                           running_step(node) if moving else None)
+                           running_step(node) if moving else None, agent_heartbeat(node) if moving else None)
         if job.stage == DONE:
             return
         job.holder = job.holder if not at_rest else None

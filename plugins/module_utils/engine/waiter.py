@@ -111,7 +111,8 @@ class Waiter(object):
         failed: a poll Ironic never answers takes its tries of api_timeout, which count."""
         asked = self.clock()
         try:
-            nodes = self.client.poll_nodes(dict((job.uuid, job.node) for job in jobs), states.TRANSIENT_STATES)
+            nodes = self.client.poll_nodes(dict((job.uuid, job.node) for job in jobs), states.TRANSIENT_STATES,
+                                           WAIT_STATES)
         except Unreachable:
             if self._unreachable_since is None:
                 self._unreachable_since = asked

@@ -611,3 +611,15 @@ def test_a_reason_that_holds_a_secret_is_refused_naming_the_field_never_the_valu
 @pytest.mark.parametrize('text', [None, '', 'Replacing disk 2, ticket OPS-1234', 'password rotation due, see OPS-9'])
 def test_a_reason_without_a_secret_is_accepted(text):
     assert secrets.stored_text_error('maintenance_reason', text) is None
+
+
+@pytest.mark.parametrize('info, recorded', [
+    ({'agent_secret_token': 'agent-token-4f1b9c2e77d0', 'agent_last_heartbeat': '2026-11-28T22:04:45.387800',
+      'agent_url': 'http://127.0.0.1:9999/'}, '2026-11-28T22:04:45.387800'),
+    ({'agent_secret_token': 'agent-token-4f1b9c2e77d0'}, None),  # no heartbeat recorded: none, never a guess
+    ({'agent_last_heartbeat': None}, None),
+    ({'content': '** Redacted - Requires baremetal:node:get:driver_internal_info permission. **'}, None),
+    (None, None),
+])
+def test_only_the_agents_last_heartbeat_is_taken_from_driver_internal_info(info, recorded):
+    assert secrets.agent_heartbeat(info) == recorded

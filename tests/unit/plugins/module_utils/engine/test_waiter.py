@@ -90,7 +90,7 @@ class SilentIronic(object):
         self.clock, self.api_timeout = clock, api_timeout
         self.polls = 0
 
-    def poll_nodes(self, last_seen, transient_states):
+    def poll_nodes(self, last_seen, transient_states, agent_states=()):
         self.polls += 1
         self.clock.now += 2 * self.api_timeout
         raise Unreachable('Ironic at http://127.0.0.1:6385 accepted the connection but did not answer')
