@@ -22,7 +22,6 @@ import threading
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import step_word
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import WAIT_STATES
 
 PROGRESS_FILE_ENV = 'BAREMETAL_LIFECYCLE_PROGRESS_FILE'
 
@@ -54,14 +53,6 @@ def running_step(node):
     return None
 
 
-def agent_heartbeat(node):
-    """The last heartbeat of the agent of a node in a wait state as a poll saw it ({'at': Ironic's recorded time,
-    'age': seconds by Ironic's clock, or None}: ironic/client.heartbeat_seen), or None: not in a wait state (no
-    agent is waited for), or Ironic recorded none (never guessed)."""
-    heartbeat = node.get('agent_heartbeat')
-    return heartbeat if node.get('provision_state') in WAIT_STATES and isinstance(heartbeat, dict) else None
-
-
 class Progress(object):
     """Where a task reports its nodes' motion: made by task_progress; tests give their own path and clock."""
 
@@ -89,7 +80,7 @@ class Progress(object):
     def node(self, label, state, step=None, running=None, heartbeat=None):
         """Report a node in a state (provision or power), during a step (a verb or power action) or at rest (None),
         the step Ironic reports it runs (running_step: 'deploy.erase_devices'), when it reports one, and its agent's
-        last heartbeat (agent_heartbeat), when a poll saw one: a new one alone is an ``agent`` record."""
+        last heartbeat (waiter.agent_heartbeat), when a poll saw one: a new one alone is an ``agent`` record."""
         step = step_word(step)
         seconds = round(self._clock() - self._started, 1)
         if self._last.get(label) == (state, step, running):

@@ -29,12 +29,11 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import DONE_WHEN_ANSWERED, step_word
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import (
-    agent_heartbeat, running_step, task_progress)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import running_step, task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, LOCKED
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
-    ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter)
+    ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter, agent_heartbeat)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, IronicError, Unreachable
 
 # Ironic's safe ways out of a stranded state (states.STRANDED_WAY_OUT), as steps.

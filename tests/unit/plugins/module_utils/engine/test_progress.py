@@ -10,7 +10,7 @@ import json
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import (
-    PROGRESS_FILE_ENV, Progress, agent_heartbeat, running_step, task_progress)
+    PROGRESS_FILE_ENV, Progress, running_step, task_progress)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 
 from .fake_ironic import FakeIronic, jobs_for, scheduler
@@ -145,18 +145,6 @@ def test_a_node_in_a_wait_state_shows_its_agents_heartbeat_and_a_new_heartbeat_i
         {'agent': 'n1', 'heartbeat_at': '2026-11-28T21:59:49', 'seconds': 6.0},
         {'node': 'n1', 'state': 'available', 'step': None, 'seconds': 6.0},
     ]
-
-
-@pytest.mark.parametrize('state', ['clean wait', 'wait call-back', 'service wait', 'inspect wait', 'rescue wait'])
-def test_the_heartbeat_of_a_node_in_a_wait_state_is_what_the_poll_saw_of_ironics_record(state):
-    assert agent_heartbeat({'provision_state': state, 'agent_heartbeat': HEARTBEAT}) == HEARTBEAT
-    # Ironic recorded none: none is shown, never a guess.
-    assert agent_heartbeat({'provision_state': state}) is None
-
-
-@pytest.mark.parametrize('state', ['cleaning', 'deploying', 'available', 'active', 'manageable'])
-def test_a_node_in_no_wait_state_shows_no_heartbeat_even_when_its_agent_recorded_one(state):
-    assert agent_heartbeat({'provision_state': state, 'agent_heartbeat': HEARTBEAT}) is None
 
 
 def test_the_scheduler_reports_the_heartbeat_of_a_node_it_waits_for_in_a_wait_state(tmp_path):
