@@ -42,12 +42,26 @@ HEARTBEAT_INTERVAL = 30.0
 HEARTBEAT_INTERVAL_ENV = 'BAREMETAL_LIFECYCLE_HEARTBEAT_INTERVAL'
 
 
-def _phase(state, step, running=None):
+def _phase(state, step, running=None, heartbeat=None):
     """'cleaning (provide)' for a node during a step, 'available' for one at rest, and with the step Ironic reports
-    the node runs: 'clean wait (provide, running deploy.erase_devices)'."""
+    the node runs and its agent's last heartbeat (_heartbeat_words):
+    'clean wait (provide, running deploy.erase_devices, agent heartbeat 4 s ago)'."""
     if not step:
         return str(state)
-    return '%s (%s, running %s)' % (state, step, running) if running else '%s (%s)' % (state, step)
+    return '%s (%s)' % (state, ', '.join([step] + (['running %s' % running] if running else [])
+                                         + ([heartbeat] if heartbeat else [])))
+
+
+def _heartbeat_words(record, seconds):
+    """What a progress record tells of the agent's last heartbeat, at seconds since the task started: 'agent
+    heartbeat 4 s ago' (its age by Ironic's clock when the module's poll was answered, plus the time since that poll:
+    no newer heartbeat was recorded by then), 'agent heartbeat at 2026-11-28T21:59:42.931413 (Ironic's time, UTC)'
+    when Ironic gave no clock to age it by, None when Ironic recorded none."""
+    if not record or not record.get('heartbeat_at'):
+        return None
+    if record.get('heartbeat_age') is None:
+        return "agent heartbeat at %s (Ironic's time, UTC)" % record['heartbeat_at']
+    return 'agent heartbeat %.0f s ago' % (record['heartbeat_age'] + max(0.0, seconds - record['seconds']))
 
 
 def heartbeat_interval():
@@ -96,6 +110,7 @@ class ProgressView(object):
         self.nodes = 1
         self.phases = {}  # node -> (state, step)
         self.running = {}  # node -> the step Ironic reports it runs, or None
+        self.heartbeats = {}  # node -> the latest record giving its agent's last heartbeat, or None
         self._entered = {}  # node -> seconds when it entered its phase
         self._shown_at = {}  # node -> seconds of its last line
         self.seconds = 0.0
@@ -114,12 +129,17 @@ class ProgressView(object):
             self.wave = record
             self.show('%s: %s, %.0f s' % (self.task_name, self._wave_progress(), record['seconds']))
             return
+        if 'agent' in record:  # a new heartbeat of a node's agent: shown in the node's next line
+            self.heartbeats[record['agent']] = record
+            return
         node = record['node']
         self.phases[node] = (record['state'], record['step'])
         self.running[node] = record.get('running')
+        self.heartbeats[node] = record if record.get('heartbeat_at') else None
         self._entered[node] = self._shown_at[node] = record['seconds']
         if self.detailed:
-            phase = _phase(record['state'], record['step'], self.running[node])
+            phase = _phase(record['state'], record['step'], self.running[node],
+                           _heartbeat_words(self.heartbeats[node], record['seconds']))
             self.show('%s: %s %s, %.0f s' % (self.task_name, node, phase, record['seconds']))
 
     def tick(self, seconds):
@@ -135,7 +155,7 @@ class ProgressView(object):
         for node, (state, step) in sorted(self.phases.items()):
             if step and seconds - self._shown_at[node] >= self.heartbeat:
                 self._shown_at[node] = seconds
-                phase = _phase(state, step, self.running[node])
+                phase = _phase(state, step, self.running[node], _heartbeat_words(self.heartbeats.get(node), seconds))
                 self.show('%s: %s still %s for %.0f s, %.0f s' % (
                     self.task_name, node, phase, seconds - self._entered[node], seconds))
 

@@ -42,6 +42,7 @@ heartbeat period (IPA's is a fraction of the ``heartbeat_timeout`` lookup return
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import threading
@@ -110,6 +111,7 @@ class PlayedNode(object):
         self.steps = []           # (step type, step name) of every step Ironic ran on the agent, over all boots
         self.downloads = []       # (url, algorithm, verified) of each image write_image fetched
         self.boots = self.heartbeats = self.inventories = 0
+        self.heartbeat_times = []  # (sent, answered) of each heartbeat Ironic accepted, this machine's UTC clock
         self.errors = []          # what Ironic refused the agent (lookups, heartbeats), in words
         self.slow, self.fail, self.silent = {}, {}, False
         self.slow_status = 0
@@ -244,9 +246,11 @@ class AgentPlayer(object):
         if played.token is None and not self._look_up(played):
             return
         try:
+            sent = datetime.datetime.now(datetime.timezone.utc)
             self.ironic.api('POST', '/heartbeat/%s' % played.uuid,
                             {'callback_url': played.callback_url, 'agent_version': AGENT_VERSION,
                              'agent_token': played.token})
+            played.heartbeat_times.append((sent, datetime.datetime.now(datetime.timezone.utc)))
             played.heartbeats += 1
         except AssertionError as exc:  # conftest.IronicAPIError
             if 'token' not in str(getattr(exc, 'body', '')):

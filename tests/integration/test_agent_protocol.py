@@ -9,6 +9,7 @@ test."""
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import threading
@@ -299,6 +300,18 @@ def test_a_healthy_node_held_in_clean_wait_longer_than_every_grace_of_the_engine
                      ('clean wait', 'provide'), ('available', None)}
     # and with the step Ironic reported the agent ran: the slow erase_devices, never a guess of the collection's.
     assert 'deploy.erase_devices' in set(line.get('running') for line in lines if line.get('state') == 'clean wait')
+    # and with its agent's last heartbeat as Ironic recorded it: a line when a poll found a new one (polls are at
+    # most 5 s apart), each one the agent really sent (Ironic records it as it handles the heartbeat, at most a
+    # moment after answering it), and aged by Ironic's clock no more than the agent's period and that moment.
+    heartbeats = [line for line in lines if line.get('heartbeat_at')]
+    assert all(line.get('state') == 'clean wait' or 'agent' in line for line in heartbeats)
+    assert len(heartbeats) >= 30 / 5
+    assert all(0 <= line['heartbeat_age'] <= HEARTBEAT + 3 for line in heartbeats)
+    sent = [(at - datetime.timedelta(seconds=0.1), answered + datetime.timedelta(seconds=1))
+            for at, answered in played.heartbeat_times]
+    for line in heartbeats:
+        recorded = datetime.datetime.fromisoformat(line['heartbeat_at']).replace(tzinfo=datetime.timezone.utc)
+        assert any(start <= recorded <= end for start, end in sent), line
 
 
 def test_an_inspection_and_a_manual_clean_step_run_on_the_agent(agent_ironic, agent, machine, run_module):

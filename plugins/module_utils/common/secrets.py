@@ -252,6 +252,20 @@ def _masked_url_secrets(text):
     return text
 
 
+# The one key the collection reads of a node's driver_internal_info: when its agent last heartbeated, as Ironic
+# recorded it (an ISO 8601 UTC time). The rest is never kept: it holds the agent's token (agent_secret_token, which
+# Ironic shows in clear to a caller allowed to see passwords, as on a noauth Ironic) and Ironic's internal state.
+AGENT_HEARTBEAT_KEY = 'agent_last_heartbeat'
+
+
+def agent_heartbeat(driver_internal_info):
+    """The time Ironic recorded the node's agent last heartbeated (its text, as Ironic wrote it), or None when it
+    recorded none: all a node's driver_internal_info may give anything the collection shows."""
+    info = driver_internal_info if isinstance(driver_internal_info, Mapping) else {}
+    value = info.get(AGENT_HEARTBEAT_KEY)
+    return value if isinstance(value, str) and value else None
+
+
 def public_node(node, fields):
     """The given fields of a node as they may leave the collection: secrets masked in every field.
 

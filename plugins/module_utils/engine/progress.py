@@ -7,7 +7,9 @@ a file in the module's environment and shows each line as it arrives. Without th
 action plugin in front of the module: async, a connection other than local) nothing is written.
 One JSON line per node and change of state or step, never more: the viewer keeps time itself and
 says what each node is still doing while nothing changes. Steps are named in the user's words
-(actions.step_word: deploy, not 'active').
+(actions.step_word: deploy, not 'active'). A node in a wait state, where its agent works, also gets a line (an
+``agent`` record, which the viewer shows in its next line of the node, not by itself) each time a poll finds a new
+heartbeat Ironic recorded: its time as Ironic wrote it, and its age by Ironic's clock when the poll was answered.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -59,6 +61,7 @@ class Progress(object):
         self._clock = clock
         self._started = clock()
         self._last = {}
+        self._heartbeats = {}  # label -> Ironic's time of the agent heartbeat its latest line gave
         self._nodes = 0
         # Nodes of one task may be waited for in threads (baremetal_power with concurrency).
         self._lock = threading.Lock()
@@ -74,16 +77,24 @@ class Progress(object):
         self._nodes = nodes
         self._write({'nodes': nodes})
 
-    def node(self, label, state, step=None, running=None):
+    def node(self, label, state, step=None, running=None, heartbeat=None):
         """Report a node in a state (provision or power), during a step (a verb or power action) or at rest (None),
-        and the step Ironic reports it runs (running_step: 'deploy.erase_devices'), when it reports one."""
+        the step Ironic reports it runs (running_step: 'deploy.erase_devices'), when it reports one, and its agent's
+        last heartbeat (waiter.agent_heartbeat), when a poll saw one: a new one alone is an ``agent`` record."""
         step = step_word(step)
+        seconds = round(self._clock() - self._started, 1)
         if self._last.get(label) == (state, step, running):
+            if heartbeat is not None and heartbeat['at'] != self._heartbeats.get(label):
+                self._heartbeats[label] = heartbeat['at']
+                self._write(dict(_heartbeat_fields(heartbeat), agent=label, seconds=seconds))
             return
         self._last[label] = (state, step, running)
-        record = {'node': label, 'state': state, 'step': step, 'seconds': round(self._clock() - self._started, 1)}
+        self._heartbeats[label] = heartbeat['at'] if heartbeat is not None else None
+        record = {'node': label, 'state': state, 'step': step, 'seconds': seconds}
         if running:
             record['running'] = running
+        if heartbeat is not None:
+            record.update(_heartbeat_fields(heartbeat))
         self._write(record)
 
     def wave(self, number, waves, members, back, failed):
@@ -98,3 +109,11 @@ class Progress(object):
         # Appended whole, one line at a time: the reader never sees half a record it cannot parse later.
         with self._lock, open(self._path, 'a') as stream:
             stream.write(json.dumps(record, sort_keys=True) + '\n')
+
+
+def _heartbeat_fields(heartbeat):
+    """The fields of a record that give an agent's heartbeat: Ironic's recorded time, and its age when known."""
+    fields = {'heartbeat_at': heartbeat['at']}
+    if heartbeat.get('age') is not None:
+        fields['heartbeat_age'] = heartbeat['age']
+    return fields

@@ -33,7 +33,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progres
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, LOCKED
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
-    ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter)
+    ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter, agent_heartbeat)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, IronicError, Unreachable
 
 # Ironic's safe ways out of a stranded state (states.STRANDED_WAY_OUT), as steps.
@@ -136,7 +136,7 @@ class Scheduler(object):
         # A node that has come to rest is reported at rest, not still in the step that brought it there.
         moving = job.stage == MOVING and not at_rest
         self.progress.node(job.label, node.get('provision_state'), job.plan[job.issued - 1].verb if moving else None,
-                           running_step(node) if moving else None)
+                           running_step(node) if moving else None, agent_heartbeat(node) if moving else None)
         if job.stage == DONE:
             return
         job.holder = job.holder if not at_rest else None

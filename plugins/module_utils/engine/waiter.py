@@ -39,6 +39,15 @@ UNREACHABLE_GRACE = 60.0
 WAIT_STATES = frozenset(source for source, event, _destination in states.TRANSITIONS
                         if event == 'abort' and states.STATES[source][0] == states.TRANSIENT)
 
+
+def agent_heartbeat(node):
+    """The last heartbeat of the agent of a node in a wait state as a poll saw it ({'at': Ironic's recorded time,
+    'age': seconds by Ironic's clock, or None}: ironic/client.heartbeat_seen), or None: not in a wait state (no
+    agent is waited for), or Ironic recorded none (never guessed)."""
+    heartbeat = node.get('agent_heartbeat')
+    return heartbeat if node.get('provision_state') in WAIT_STATES and isinstance(heartbeat, dict) else None
+
+
 # What a node not at rest shows (Waiter.judge).
 TAKEOVER, ABANDONED, STRANDED, MOVES = 'takeover', 'abandoned', 'stranded', 'moves'
 
@@ -111,7 +120,8 @@ class Waiter(object):
         failed: a poll Ironic never answers takes its tries of api_timeout, which count."""
         asked = self.clock()
         try:
-            nodes = self.client.poll_nodes(dict((job.uuid, job.node) for job in jobs), states.TRANSIENT_STATES)
+            nodes = self.client.poll_nodes(dict((job.uuid, job.node) for job in jobs), states.TRANSIENT_STATES,
+                                           WAIT_STATES)
         except Unreachable:
             if self._unreachable_since is None:
                 self._unreachable_since = asked

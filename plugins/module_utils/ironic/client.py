@@ -12,9 +12,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import public_node
+import datetime
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import agent_heartbeat, public_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
-    CONDUCTORS_VERSION, POLL_PROGRESS_FIELDS)
+    AGENT_HEARTBEAT_FIELD, CONDUCTORS_VERSION, POLL_PROGRESS_FIELDS)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.nodes import NodeEndpoints
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.resources import (
     CollectionEndpoints, HardwareEndpoints, PortEndpoints)
@@ -43,6 +45,22 @@ POLL_LIST_ALL_RATIO = 10
 def view_fields(node, fields):
     """The fields of a node's view: one this Ironic is too old to return is absent, not null."""
     return tuple(field for field in fields if field in node or field not in NEWER_VIEW_FIELDS)
+
+
+def heartbeat_seen(recorded, answered_at):
+    """A node's agent heartbeat as a poll saw it: {'at': the time Ironic recorded it (its text), 'age': seconds from
+    it to answered_at (Ironic's clock when it answered the poll: transport.answered_at), or None when Ironic sent no
+    time or recorded one that does not parse}. Both times are Ironic's: this machine's clock is never compared with
+    them. Ironic records the time in UTC without a zone (timeutils.utcnow().isoformat()); its Date header has whole
+    seconds, so an age is up to 1 s short, and never below 0."""
+    try:
+        at = datetime.datetime.fromisoformat(recorded)
+    except ValueError:
+        return {'at': recorded, 'age': None}
+    if answered_at is None:
+        return {'at': recorded, 'age': None}
+    at = at.replace(tzinfo=datetime.timezone.utc) if at.tzinfo is None else at
+    return {'at': recorded, 'age': round(max(0.0, (answered_at - at).total_seconds()), 1)}
 
 
 def summarize_node(node):
@@ -84,7 +102,7 @@ class IronicClient(NodeEndpoints, CollectionEndpoints, HardwareEndpoints, PortEn
         params = {'fields': 'hostname,conductor_group,alive,updated_at', 'limit': PAGE_LIMIT}
         return self._conductor_watch.read(self.request('GET', '/conductors', params=params).get('conductors', []))
 
-    def poll_nodes(self, last_seen, transient_states):
+    def poll_nodes(self, last_seen, transient_states, agent_states=()):
         """The latest view of the given nodes ({uuid: node as last seen}); a node that is gone is left out.
 
         Reads in proportion to the nodes in play, not to the size of Ironic. When Ironic holds at most
@@ -92,8 +110,15 @@ class IronicClient(NodeEndpoints, CollectionEndpoints, HardwareEndpoints, PortEn
         one of ``transient_states`` (where the conductor moves a node on by itself: a resting state may hold most of
         Ironic) are listed with a provision_state filter (one request for all of them); a node not in that list any
         more, or alone in its state, is read with its own GET.
+
+        A node last seen in one of ``agent_states`` (where an agent may run on it: the wait states) is read with its
+        driver_internal_info, of which only its agent's last heartbeat is kept: ``agent_heartbeat``
+        (heartbeat_seen), absent when Ironic recorded none. Only those reads ask for it, so a poll while such a node
+        is in play reads by state, never every node of Ironic with it.
         """
-        if len(last_seen) > 1 and self.node_count is not None and self.node_count <= POLL_LIST_ALL_RATIO * len(last_seen):
+        waiting = any(node.get('provision_state') in agent_states for node in last_seen.values())
+        if (len(last_seen) > 1 and self.node_count is not None and not waiting
+                and self.node_count <= POLL_LIST_ALL_RATIO * len(last_seen)):
             return dict((node['uuid'], node) for node in self.count_nodes(self.list_nodes(fields=self.poll_fields))
                         if node['uuid'] in last_seen)
         by_state = {}
@@ -106,12 +131,30 @@ class IronicClient(NodeEndpoints, CollectionEndpoints, HardwareEndpoints, PortEn
                 alone.extend(uuids)
                 continue
             wanted = set(uuids)
-            in_state = self.list_nodes(fields=self.poll_fields, provision_state=state)
+            in_state = self._with_heartbeats(self.list_nodes(fields=self._polled_fields(state in agent_states),
+                                                             provision_state=state))
             listed = dict((node['uuid'], node) for node in in_state if node['uuid'] in wanted)
             latest.update(listed)
             alone.extend(uuid for uuid in uuids if uuid not in listed)
         for uuid in alone:
-            node = self.find_node(uuid, self.poll_fields)
+            node = self.find_node(uuid, self._polled_fields(last_seen[uuid].get('provision_state') in agent_states))
             if node is not None:
-                latest[uuid] = node
+                latest[uuid] = self._with_heartbeats([node])[0]
         return latest
+
+    def _polled_fields(self, agent):
+        """poll_fields, and with ``agent`` (a node an agent may run on) what tells its agent's last heartbeat."""
+        field, version = AGENT_HEARTBEAT_FIELD
+        return self.poll_fields + ((field,) if agent and self.supports(version) else ())
+
+    def _with_heartbeats(self, nodes):
+        """The nodes just read, each driver_internal_info replaced by what it tells of the agent's last heartbeat
+        (heartbeat_seen; nothing when Ironic recorded none): nothing else of it is kept, the agent's token least."""
+        field = AGENT_HEARTBEAT_FIELD[0]
+        for node in nodes:
+            if field not in node:
+                continue
+            recorded = agent_heartbeat(node.pop(field))
+            if recorded is not None:
+                node['agent_heartbeat'] = heartbeat_seen(recorded, self.answered_at())
+        return nodes

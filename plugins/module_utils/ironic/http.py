@@ -51,10 +51,13 @@ class TLSRefused(Exception):
 
 
 class Response(object):
-    def __init__(self, status_code, reason, content):
+    """An answer; date: its Date header as the server sent it (its own clock, whole seconds), or None."""
+
+    def __init__(self, status_code, reason, content, date=None):
         self.status_code = status_code
         self.reason = reason
         self.content = content
+        self.date = date
 
     @property
     def text(self):
@@ -229,4 +232,4 @@ class Session(object):
             raise self._failed(parts, exc, sent=True)
         if answer.will_close:
             self._forget(parts.scheme, parts.netloc)
-        return Response(answer.status, answer.reason, content)
+        return Response(answer.status, answer.reason, content, answer.getheader('Date'))

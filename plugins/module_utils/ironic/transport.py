@@ -14,7 +14,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import datetime
+import email.utils
 import json
+import threading
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
@@ -150,6 +153,18 @@ class Transport(object):
         # Until Ironic has answered once, a refused connection means nothing listens at the endpoint; after, that
         # Ironic is restarting, which is worth waiting for.
         self._answered = False
+        # The Date header of the latest answer, per thread (answered_at): threads of one task share the transport.
+        self._latest = threading.local()
+
+    def answered_at(self):
+        """When Ironic answered this thread's latest request, by Ironic's own clock: its Date header (whole seconds,
+        so up to 1 s early), an aware UTC datetime; None when it sent none or one that does not parse."""
+        date = getattr(self._latest, 'date', None)
+        try:
+            when = email.utils.parsedate_to_datetime(date) if date else None
+        except (TypeError, ValueError, IndexError):
+            return None
+        return when.replace(tzinfo=datetime.timezone.utc) if when is not None and when.tzinfo is None else when
 
     def _send(self, method, url, body=None, params=None, headers=None, replay=True, retry_busy=True):
         """One HTTP exchange with bounded, jittered retries for locks, 503 and dropped connections.
@@ -186,6 +201,7 @@ class Transport(object):
                                       'the service is running.' % (self.endpoint, exc))
             else:
                 self._answered = True
+                self._latest.date = getattr(response, 'date', None)
                 if response.status_code < 400:
                     return response
                 message = _error_message(response)

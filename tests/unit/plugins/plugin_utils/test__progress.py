@@ -190,3 +190,43 @@ def test_a_node_shows_the_step_ironic_reports_it_runs_in_its_changes_and_heartbe
     assert lines == ['converge: n1 clean wait (provide, running deploy.erase_devices_metadata), 2 s',
                      'converge: n1 clean wait (provide, running deploy.erase_devices), 5 s',
                      'converge: n1 still clean wait (provide, running deploy.erase_devices) for 30 s, 35 s']
+
+
+def waiting(seconds, at, age=None, **fields):
+    """A progress record of n1 in 'clean wait' running erase_devices, its agent's heartbeat at Ironic's time at, age
+    seconds old by Ironic's clock when the module's poll was answered (None: Ironic gave no clock)."""
+    record = dict(record_of_heartbeat(at, age), node='n1', state='clean wait', step='provide',
+                  running='deploy.erase_devices', seconds=seconds)
+    record.update(fields)
+    return record
+
+
+def record_of_heartbeat(at, age):
+    return dict({'heartbeat_at': at}, **({'heartbeat_age': age} if age is not None else {}))
+
+
+def test_a_node_in_a_wait_state_shows_its_agents_last_heartbeat_as_ironic_recorded_it():
+    progress, lines = view(1)
+    progress.feed(waiting(2.0, '2026-11-28T22:04:45.3', 4.0))
+    # New heartbeats are no lines of their own: the next line of the node gives the latest.
+    progress.feed(dict(record_of_heartbeat('2026-11-28T22:05:10', 1.0), agent='n1', seconds=28.0))
+    tick_every_read(progress, 33.0, start=2.0)
+    assert lines == ['converge: n1 clean wait (provide, running deploy.erase_devices, agent heartbeat 4 s ago), 2 s',
+                     # 1 s old at the poll at 28 s, 4 s before this line
+                     'converge: n1 still clean wait (provide, running deploy.erase_devices, agent heartbeat 5 s ago) '
+                     'for 30 s, 32 s']
+    # No newer heartbeat found by the next polls: it ages (a silent agent shows so), from its age at the poll.
+    tick_every_read(progress, 63.0, start=33.0)
+    assert lines[2] == ('converge: n1 still clean wait (provide, running deploy.erase_devices, agent heartbeat 35 s '
+                        'ago) for 60 s, 62 s')
+    progress.feed(record('n1', 'available', None, 70.0))
+    assert lines[3:] == ['converge: n1 available, 70 s']
+
+
+def test_a_heartbeat_without_ironics_clock_is_shown_at_ironics_time_and_none_recorded_is_not_shown():
+    progress, lines = view(1)
+    progress.feed(waiting(2.0, '2026-11-28T22:04:45.3'))
+    progress.feed(record('n2', 'wait call-back', 'deploy', 3.0))
+    assert lines == ["converge: n1 clean wait (provide, running deploy.erase_devices, agent heartbeat at "
+                     "2026-11-28T22:04:45.3 (Ironic's time, UTC)), 2 s",
+                     'converge: n2 wait call-back (deploy), 3 s']

@@ -786,3 +786,13 @@ def test_scrubbed_finds_secrets_of_every_length_among_thousands_in_texts_that_ho
     shown = secrets.scrubbed(texts, no_log_strings)
     assert shown[:100] == remove_values(texts[:100], no_log_strings)
     assert shown[-1] == remove_values(texts[-1], no_log_strings) == 'node 2999: ******** and %s' % passwords[-1][:-1]
+@pytest.mark.parametrize('info, recorded', [
+    ({'agent_secret_token': 'agent-token-4f1b9c2e77d0', 'agent_last_heartbeat': '2026-11-28T22:04:45.387800',
+      'agent_url': 'http://127.0.0.1:9999/'}, '2026-11-28T22:04:45.387800'),
+    ({'agent_secret_token': 'agent-token-4f1b9c2e77d0'}, None),  # no heartbeat recorded: none, never a guess
+    ({'agent_last_heartbeat': None}, None),
+    ({'content': '** Redacted - Requires baremetal:node:get:driver_internal_info permission. **'}, None),
+    (None, None),
+])
+def test_only_the_agents_last_heartbeat_is_taken_from_driver_internal_info(info, recorded):
+    assert secrets.agent_heartbeat(info) == recorded

@@ -188,7 +188,7 @@ class FakeIronic(FakeClock):
                 node['target_provision_state'] = None
                 node['reservation'] = None
 
-    def poll_nodes(self, last_seen, transient_states):
+    def poll_nodes(self, last_seen, transient_states, agent_states=()):
         if self.unreachable_until is not None and self.now < self.unreachable_until:
             raise Unreachable('connection refused')
         self.polls.append((self.now, sorted(last_seen)))

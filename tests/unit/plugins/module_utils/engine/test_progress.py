@@ -13,6 +13,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progres
     PROGRESS_FILE_ENV, Progress, running_step, task_progress)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 
+from .fake_ironic import FakeIronic, jobs_for, scheduler
+
 
 class Clock(object):
     def __init__(self):
@@ -116,3 +118,66 @@ def test_the_step_ironic_reports_a_node_runs_is_written_and_a_new_one_is_a_chang
 ])
 def test_the_running_step_is_the_clean_deploy_or_service_step_ironic_reports(node, running):
     assert running_step(node) == running
+
+
+HEARTBEAT = {'at': '2026-11-28T21:59:42.931413', 'age': 4.0}
+
+
+def test_a_node_in_a_wait_state_shows_its_agents_heartbeat_and_a_new_heartbeat_is_one_agent_record(tmp_path):
+    path = str(tmp_path / 'progress')
+    clock = Clock()
+    progress = Progress(path, clock)
+    progress.node('n1', 'clean wait', 'provide', 'deploy.erase_devices', HEARTBEAT)
+    clock.now += 2.0
+    progress.node('n1', 'clean wait', 'provide', 'deploy.erase_devices', HEARTBEAT)  # polled again, same heartbeat
+    clock.now += 3.0
+    newer = {'at': '2026-11-28T21:59:47.5', 'age': 1.0}
+    progress.node('n1', 'clean wait', 'provide', 'deploy.erase_devices', newer)
+    progress.node('n1', 'clean wait', 'provide', 'deploy.erase_devices', newer)
+    clock.now += 1.0
+    progress.node('n1', 'clean wait', 'provide', 'deploy.erase_devices', {'at': '2026-11-28T21:59:49', 'age': None})
+    progress.node('n1', 'available')
+    assert records(path) == [
+        {'node': 'n1', 'state': 'clean wait', 'step': 'provide', 'running': 'deploy.erase_devices', 'seconds': 0.0,
+         'heartbeat_at': '2026-11-28T21:59:42.931413', 'heartbeat_age': 4.0},
+        {'agent': 'n1', 'heartbeat_at': '2026-11-28T21:59:47.5', 'heartbeat_age': 1.0, 'seconds': 5.0},
+        # Ironic gave no clock to age it by: its time only, never an age of this machine's clock.
+        {'agent': 'n1', 'heartbeat_at': '2026-11-28T21:59:49', 'seconds': 6.0},
+        {'node': 'n1', 'state': 'available', 'step': None, 'seconds': 6.0},
+    ]
+
+
+def test_the_scheduler_reports_the_heartbeat_of_a_node_it_waits_for_in_a_wait_state(tmp_path):
+    path = str(tmp_path / 'progress')
+    fake = FakeIronic()
+    fake.add('n1', 'manageable')
+    job, node = jobs_for(fake, 'available')[0]
+    sched = scheduler(fake, progress=Progress(path, fake.clock))
+    sched.observe(job, node, False)
+    sched._start_next(job, True)
+    waiting = dict(fake.nodes['n1'], provision_state='clean wait', target_provision_state='available',
+                   clean_step={'interface': 'deploy', 'step': 'erase_devices'}, agent_heartbeat=HEARTBEAT)
+    sched.observe(job, waiting, False)
+    assert records(path)[-1] == {'node': 'n1', 'state': 'clean wait', 'step': 'provide', 'seconds': 0.0,
+                                 'running': 'deploy.erase_devices', 'heartbeat_at': HEARTBEAT['at'],
+                                 'heartbeat_age': 4.0}
+
+
+def test_a_node_holding_its_agents_token_gives_no_text_containing_it(tmp_path):
+    # Only the client's agent_heartbeat (ironic/client.py) is read: a node that still held Ironic's
+    # driver_internal_info, token and all, gives the progress nothing of it.
+    token = 'agent-token-4f1b9c2e77d0'
+    path = str(tmp_path / 'progress')
+    fake = FakeIronic()
+    fake.add('n1', 'manageable')
+    job, node = jobs_for(fake, 'available')[0]
+    sched = scheduler(fake, progress=Progress(path, fake.clock))
+    sched.observe(job, node, False)
+    sched._start_next(job, True)
+    info = {'agent_secret_token': token, 'agent_last_heartbeat': '2026-11-28T22:04:45.387800'}
+    sched.observe(job, dict(fake.nodes['n1'], provision_state='clean wait', target_provision_state='available',
+                            driver_internal_info=info), False)
+    sched.observe(job, dict(fake.nodes['n1'], provision_state='clean wait', target_provision_state='available',
+                            driver_internal_info=info, agent_heartbeat=HEARTBEAT), False)
+    text = open(path).read()
+    assert token not in text and 'driver_internal_info' not in text and HEARTBEAT['at'] in text

@@ -247,10 +247,10 @@ def test_a_node_deleted_while_waiting_is_reported_at_once():
     jobs = jobs_for(fake, 'available')
     original = fake.poll_nodes
 
-    def poll_then_delete(last_seen, transient_states):
+    def poll_then_delete(last_seen, transient_states, agent_states=()):
         if fake.now > 10:
             fake.nodes.pop('gone', None)
-        return original(last_seen, transient_states)
+        return original(last_seen, transient_states, agent_states)
 
     fake.poll_nodes = poll_then_delete
     fake.tick = 30
@@ -584,10 +584,10 @@ def test_a_takeover_is_still_awaited_while_the_conductor_taking_over_holds_the_n
     killed_in_its_first_clean(fake, 'n1')
     polled = fake.poll_nodes
 
-    def locked_by_the_conductor_taking_over(last_seen, transient_states):
+    def locked_by_the_conductor_taking_over(last_seen, transient_states, agent_states=()):
         if fake.died and fake.now >= fake.died['c1'] + fake.HEARTBEAT_TIMEOUT + 10 and 'n1' in fake.orphans:
             fake.nodes['n1']['reservation'] = 'conductor'
-        return polled(last_seen, transient_states)
+        return polled(last_seen, transient_states, agent_states)
 
     fake.poll_nodes = locked_by_the_conductor_taking_over
     job, = run(fake, 'available', timeout=3600)

@@ -13,7 +13,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import MOVING, Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
-    ABANDONED, MOVES, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter)
+    ABANDONED, MOVES, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter, agent_heartbeat)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Unreachable
 
 
@@ -90,7 +90,7 @@ class SilentIronic(object):
         self.clock, self.api_timeout = clock, api_timeout
         self.polls = 0
 
-    def poll_nodes(self, last_seen, transient_states):
+    def poll_nodes(self, last_seen, transient_states, agent_states=()):
         self.polls += 1
         self.clock.now += 2 * self.api_timeout
         raise Unreachable('Ironic at http://127.0.0.1:6385 accepted the connection but did not answer')
@@ -107,3 +107,18 @@ def test_the_time_a_poll_took_without_answer_counts_toward_the_unreachable_grace
     with pytest.raises(Unreachable):
         poller.poll([job])
     assert ironic.polls == polls and clock.now == polls * 2 * api_timeout
+
+
+HEARTBEAT = {'at': '2026-11-28T21:59:42.931413', 'age': 4.0}
+
+
+@pytest.mark.parametrize('state', ['clean wait', 'wait call-back', 'service wait', 'inspect wait', 'rescue wait'])
+def test_the_heartbeat_of_a_node_in_a_wait_state_is_what_the_poll_saw_of_ironics_record(state):
+    assert agent_heartbeat({'provision_state': state, 'agent_heartbeat': HEARTBEAT}) == HEARTBEAT
+    # Ironic recorded none: none is shown, never a guess.
+    assert agent_heartbeat({'provision_state': state}) is None
+
+
+@pytest.mark.parametrize('state', ['cleaning', 'deploying', 'available', 'active', 'manageable'])
+def test_a_node_in_no_wait_state_shows_no_heartbeat_even_when_its_agent_recorded_one(state):
+    assert agent_heartbeat({'provision_state': state, 'agent_heartbeat': HEARTBEAT}) is None

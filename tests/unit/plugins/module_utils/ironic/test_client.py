@@ -5,8 +5,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import datetime
+import json
+from urllib.parse import unquote
 
 import pytest
+from loopback_http import LoopbackHandler
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import client as _ironic
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import POLL_LIST_ALL_RATIO, IronicClient
@@ -15,6 +19,8 @@ from .scripted import ScriptedIronic, ironic_error
 
 # The states a poll may list nodes by (the engine passes those the conductor moves a node on from).
 TRANSIENT_STATES = frozenset(('cleaning', 'deploying'))
+# Where an agent may run on a node (the engine passes its wait states).
+WAIT_STATES = frozenset(('clean wait', 'wait call-back', 'service wait', 'inspect wait', 'rescue wait'))
 
 
 def test_polls_read_in_proportion_to_the_nodes_in_play(server):
@@ -83,3 +89,88 @@ def test_conductors_are_read_over_the_tasks_reads_and_none_before_api_1_49(serve
         assert [request[1] for request in old.requests] == ['/']
     finally:
         old.close()
+
+
+# What Ironic records in a node's driver_internal_info while its agent works ('clean wait', Ironic 39): the
+# agent's token among it, in clear as an Ironic allowed to show passwords would give it.
+AGENT_TOKEN = 'agent-token-4f1b9c2e77d0'
+DRIVER_INTERNAL_INFO = {'agent_secret_token': AGENT_TOKEN, 'agent_url': 'http://127.0.0.1:9999/agent',
+                        'agent_version': '10.2.0', 'agent_last_heartbeat': '2026-11-28T22:04:45.387800',
+                        'clean_steps': [{'interface': 'deploy', 'step': 'erase_devices', 'priority': 10}]}
+
+
+def ironic_date(monkeypatch, date):
+    """The scripted Ironic answers with this Date header (Ironic's clock), whatever this machine's clock says."""
+    monkeypatch.setattr(LoopbackHandler, 'date_time_string', lambda self, timestamp=None: date)
+
+
+def fields_asked(request):
+    return set(unquote(request[1].split('fields=')[1].split('&')[0]).split(','))
+
+
+def test_a_node_last_seen_in_a_wait_state_is_read_with_its_agents_heartbeat_aged_by_ironics_clock(server, monkeypatch):
+    ironic_date(monkeypatch, 'Sat, 28 Nov 2026 22:04:49 GMT')
+    server.on('GET', '/v1/nodes/w', (200, {'uuid': 'w', 'provision_state': 'clean wait',
+                                           'driver_internal_info': DRIVER_INTERNAL_INFO}))
+    server.on('GET', '/v1/nodes/c', (200, {'uuid': 'c', 'provision_state': 'cleaning'}))
+    client = IronicClient(server.endpoint)
+    latest = client.poll_nodes({'w': {'provision_state': 'clean wait'}, 'c': {'provision_state': 'cleaning'}},
+                               TRANSIENT_STATES, WAIT_STATES)
+    # Ironic's recorded time, and its age against Ironic's own Date (whole seconds): 3.6 s.
+    assert latest['w']['agent_heartbeat'] == {'at': '2026-11-28T22:04:45.387800', 'age': 3.6}
+    assert 'driver_internal_info' not in latest['w'] and 'agent_heartbeat' not in latest['c']
+    asked = dict((request[1].split('?')[0], fields_asked(request)) for request in server.requests[1:])
+    assert 'driver_internal_info' in asked['/v1/nodes/w'] and 'driver_internal_info' not in asked['/v1/nodes/c']
+
+
+def test_the_agents_token_and_the_rest_of_driver_internal_info_are_never_kept(server, monkeypatch):
+    ironic_date(monkeypatch, 'Sat, 28 Nov 2026 22:04:49 GMT')
+    nodes = [{'uuid': uuid, 'provision_state': 'wait call-back', 'driver_internal_info': DRIVER_INTERNAL_INFO}
+             for uuid in ('a', 'b')]
+    server.on('GET', '/v1/nodes', (200, {'nodes': nodes}))
+    client = IronicClient(server.endpoint)
+    latest = client.poll_nodes({'a': {'provision_state': 'wait call-back'}, 'b': {'provision_state': 'wait call-back'}},
+                               frozenset(('wait call-back',)), WAIT_STATES)
+    assert sorted(latest) == ['a', 'b']
+    text = json.dumps(latest)
+    assert AGENT_TOKEN not in text and 'agent_url' not in text and 'clean_steps' not in text
+    assert all(node['agent_heartbeat']['age'] == 3.6 for node in latest.values())
+
+
+def test_a_poll_while_a_node_waits_on_its_agent_reads_by_state_never_every_nodes_driver_internal_info(server):
+    nodes = [{'uuid': 'u%d' % index, 'provision_state': 'available'} for index in range(4)]
+    server.on('GET', '/v1/nodes', (200, {'nodes': nodes}))
+    server.on('GET', '/v1/nodes/u0', (200, dict(nodes[0], provision_state='clean wait')))
+    server.on('GET', '/v1/nodes/u1', (200, dict(nodes[1], provision_state='cleaning')))
+    client = IronicClient(server.endpoint)
+    client.count_nodes(nodes)
+    client.poll_nodes({'u0': {'provision_state': 'clean wait'}, 'u1': {'provision_state': 'cleaning'}},
+                      TRANSIENT_STATES, WAIT_STATES)
+    polls = [request[1].split('?')[0] for request in server.requests[1:]]
+    assert sorted(polls) == ['/v1/nodes/u0', '/v1/nodes/u1']  # not the list of all 4 it reads otherwise
+
+
+def test_no_heartbeat_recorded_is_no_heartbeat_and_no_date_is_no_age(server, monkeypatch):
+    ironic_date(monkeypatch, '')
+    server.on('GET', '/v1/nodes/w', (200, {'uuid': 'w', 'provision_state': 'clean wait',
+                                           'driver_internal_info': {'agent_secret_token': AGENT_TOKEN}}))
+    server.on('GET', '/v1/nodes/v', (200, {'uuid': 'v', 'provision_state': 'clean wait',
+                                           'driver_internal_info': DRIVER_INTERNAL_INFO}))
+    client = IronicClient(server.endpoint)
+    latest = client.poll_nodes({'w': {'provision_state': 'clean wait'}, 'v': {'provision_state': 'clean wait'}},
+                               frozenset(), WAIT_STATES)
+    assert latest['w'] == {'uuid': 'w', 'provision_state': 'clean wait'}
+    # Without Ironic's clock the age is not known: this machine's clock is never compared with Ironic's.
+    assert latest['v']['agent_heartbeat'] == {'at': '2026-11-28T22:04:45.387800', 'age': None}
+
+
+@pytest.mark.parametrize('recorded, answered, age', [
+    ('2026-11-28T22:04:45.387800', '2026-11-28T22:04:49+00:00', 3.6),
+    ('2026-11-28T22:04:45', '2026-11-28T22:06:45+00:00', 120.0),
+    # The Date header has whole seconds: a heartbeat in the second Ironic answered is 0 s old, never less.
+    ('2026-11-28T22:04:49.700000', '2026-11-28T22:04:49+00:00', 0.0),
+    ('not a time', '2026-11-28T22:04:49+00:00', None),
+])
+def test_a_heartbeats_age_is_between_two_times_of_ironics_clock(recorded, answered, age):
+    seen = _ironic.heartbeat_seen(recorded, datetime.datetime.fromisoformat(answered))
+    assert seen == {'at': recorded, 'age': age}
