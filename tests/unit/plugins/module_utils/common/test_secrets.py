@@ -625,7 +625,7 @@ SCRUB_SEEDS = range(40)
 def _random_text(rng, alphabet, secrets_list, size):
     """A text of random pieces: letters of alphabet, whole secrets, and parts of secrets."""
     pieces = []
-    for _ in range(rng.randint(0, size)):
+    for _index in range(rng.randint(0, size)):
         choice = rng.random()
         if choice < 0.3 and secrets_list:
             pieces.append(rng.choice(secrets_list))
@@ -634,15 +634,15 @@ def _random_text(rng, alphabet, secrets_list, size):
             start = rng.randint(0, len(secret) - 1)
             pieces.append(secret[start:rng.randint(start + 1, len(secret))])
         else:
-            pieces.append(''.join(rng.choice(alphabet) for _ in range(rng.randint(1, 6))))
+            pieces.append(''.join(rng.choice(alphabet) for _index in range(rng.randint(1, 6))))
     return ''.join(pieces)
 
 
 def _random_secrets(rng, alphabet):
     """Secrets of several lengths, some of them substrings (prefix, suffix, middle) of others, some numbers."""
     result = set()
-    for _ in range(rng.randint(1, 12)):
-        result.add(''.join(rng.choice(alphabet) for _ in range(rng.randint(1, 9))))
+    for _index in range(rng.randint(1, 12)):
+        result.add(''.join(rng.choice(alphabet) for _index in range(rng.randint(1, 9))))
     for secret in list(result):
         if len(secret) > 2 and rng.random() < 0.5:
             start = rng.randint(0, len(secret) - 2)
@@ -663,12 +663,12 @@ def _random_value(rng, alphabet, secrets_list, depth=0):
         return rng.choice(secrets_list)
     if kind < 0.75:
         return dict((_random_text(rng, alphabet, secrets_list, 2),
-                     _random_value(rng, alphabet, secrets_list, depth + 1)) for _ in range(rng.randint(0, 5)))
+                     _random_value(rng, alphabet, secrets_list, depth + 1)) for _index in range(rng.randint(0, 5)))
     if kind < 0.90:
-        return [_random_value(rng, alphabet, secrets_list, depth + 1) for _ in range(rng.randint(0, 5))]
+        return [_random_value(rng, alphabet, secrets_list, depth + 1) for _index in range(rng.randint(0, 5))]
     if kind < 0.95:
-        return tuple(_random_value(rng, alphabet, secrets_list, depth + 1) for _ in range(rng.randint(0, 3)))
-    return set(_random_text(rng, alphabet, secrets_list, 3) for _ in range(rng.randint(0, 3)))
+        return tuple(_random_value(rng, alphabet, secrets_list, depth + 1) for _index in range(rng.randint(0, 3)))
+    return set(_random_text(rng, alphabet, secrets_list, 3) for _index in range(rng.randint(0, 3)))
 
 
 def _occurrences(text, no_log_strings):
@@ -707,7 +707,7 @@ def test_scrubbed_is_ansibles_remove_values_and_leaves_no_secret(seed, alphabet)
     rng = random.Random('%s-%s' % (seed, alphabet))
     no_log_strings = _random_secrets(rng, alphabet)
     secrets_list = sorted(no_log_strings)
-    value = {'nodes': [_random_value(rng, alphabet, secrets_list) for _ in range(8)], 'changed': True,
+    value = {'nodes': [_random_value(rng, alphabet, secrets_list) for _index in range(8)], 'changed': True,
              'msg': _random_text(rng, alphabet, secrets_list, 20), 'count': int(secrets_list[0][:3].isdigit())}
     ours = secrets.scrubbed(value, no_log_strings)
     # Text by text: the same as Ansible's, but where occurrences of two secrets overlap (the order in which the
@@ -746,10 +746,9 @@ def test_scrubbed_keeps_what_ansible_keeps_and_replaces_numbers_and_bytes_as_it_
 
 def test_scrubbed_replaces_the_numbers_of_plain_data_that_hold_a_secret():
     value = {'n': 1234, 'texts': ['a 23 b', 5, 230, 2.3, -23.5, 1e+23, True], 'none': None}
+    hidden = secrets.NO_LOG_PLACEHOLDER
     assert secrets.scrubbed(value, {'23'}) == remove_values(value, {'23'}) == {
-        'n': secrets.NO_LOG_PLACEHOLDER, 'none': None, 'texts': ['a ******** b', 5, secrets.NO_LOG_PLACEHOLDER, 2.3,
-                                                                secrets.NO_LOG_PLACEHOLDER, secrets.NO_LOG_PLACEHOLDER,
-                                                                True]}
+        'n': hidden, 'none': None, 'texts': ['a ******** b', 5, hidden, 2.3, hidden, hidden, True]}
     assert secrets.scrubbed({'n': 1234, 'text': 'a pw'}, {'pw'}) == {'n': 1234, 'text': 'a ********'}
 
 
@@ -779,13 +778,15 @@ def test_scrubbed_hands_a_value_of_a_type_it_does_not_know_to_other():
 
 def test_scrubbed_finds_secrets_of_every_length_among_thousands_in_texts_that_hold_them_and_their_prefixes():
     rng = random.Random(7)
-    passwords = ['%s-%d' % (''.join(rng.choice('abcdef0123') for _ in range(rng.randint(4, 20))), index)
+    passwords = ['%s-%d' % (''.join(rng.choice('abcdef0123') for _index in range(rng.randint(4, 20))), index)
                  for index in range(3000)]
     no_log_strings = set(passwords)
     texts = ['node %d: %s and %s' % (index, password, password[:-1]) for index, password in enumerate(passwords)]
     shown = secrets.scrubbed(texts, no_log_strings)
     assert shown[:100] == remove_values(texts[:100], no_log_strings)
     assert shown[-1] == remove_values(texts[-1], no_log_strings) == 'node 2999: ******** and %s' % passwords[-1][:-1]
+
+
 @pytest.mark.parametrize('info, recorded', [
     ({'agent_secret_token': 'agent-token-4f1b9c2e77d0', 'agent_last_heartbeat': '2026-11-28T22:04:45.387800',
       'agent_url': 'http://127.0.0.1:9999/'}, '2026-11-28T22:04:45.387800'),
