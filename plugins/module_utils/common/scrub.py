@@ -165,39 +165,22 @@ def _rebuilt(value, shown, numbers):
     and lists that hold one (at any depth), the others as they are. With the echo of a task's arguments, only the
     path to each password is copied, not the whole result."""
     kind = type(value)
-    if kind is dict:
+    if kind is dict or kind is list:
         copy = None
-        for key, item in value.items():
-            kind = type(item)
-            if kind is str:
+        for key, item in (value.items() if kind is dict else enumerate(value)):
+            item_kind = type(item)
+            if item_kind is str:
                 new = shown.get(item, item)
-            elif kind is dict or kind is list:
+            elif item_kind is dict or item_kind is list:
                 new = _rebuilt(item, shown, numbers)
-            elif numbers and (kind is int or kind is float):
+            elif numbers and (item_kind is int or item_kind is float):
                 new = NO_LOG_PLACEHOLDER if str(item) in shown else item
             else:
                 continue
             if new is not item:
                 if copy is None:
-                    copy = dict(value)
+                    copy = kind(value)  # dict(value) or list(value): a shallow copy
                 copy[key] = new
-        return value if copy is None else copy
-    if kind is list:
-        copy = None
-        for index, item in enumerate(value):
-            kind = type(item)
-            if kind is str:
-                new = shown.get(item, item)
-            elif kind is dict or kind is list:
-                new = _rebuilt(item, shown, numbers)
-            elif numbers and (kind is int or kind is float):
-                new = NO_LOG_PLACEHOLDER if str(item) in shown else item
-            else:
-                continue
-            if new is not item:
-                if copy is None:
-                    copy = list(value)
-                copy[index] = new
         return value if copy is None else copy
     if kind is str:
         return shown.get(value, value)
