@@ -258,7 +258,7 @@ def _masked_url_secrets(text):
 AGENT_HEARTBEAT_KEY = 'agent_last_heartbeat'
 
 
-def agent_heartbeat(driver_internal_info):
+def recorded_heartbeat(driver_internal_info):
     """The time Ironic recorded the node's agent last heartbeated (its text, as Ironic wrote it), or None when it
     recorded none: all a node's driver_internal_info may give anything the collection shows."""
     info = driver_internal_info if isinstance(driver_internal_info, Mapping) else {}

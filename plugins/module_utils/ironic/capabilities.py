@@ -100,7 +100,7 @@ POLL_PROGRESS_FIELDS = (('reservation', (1, 8)), ('provision_updated_at', (1, 8)
                         ('deploy_step', (1, 44)), ('service_step', (1, 87)), ('conductor_group', (1, 46)))
 
 # What a poll reads of a node where an agent may run on it (IronicClient.poll_nodes): driver_internal_info, for the
-# time its agent last heartbeated, the only thing kept of it (common/secrets.agent_heartbeat). Not of every node:
+# time its agent last heartbeated, the only thing kept of it (common/secrets.recorded_heartbeat). Not of every node:
 # it holds the steps and the agent's cached steps (a GET of a node in 'clean wait' with the test agent: 909 bytes
 # without, 2390 with; more with a real agent's step list; no difference in time measured on this scale).
 AGENT_HEARTBEAT_FIELD = ('driver_internal_info', (1, 3))

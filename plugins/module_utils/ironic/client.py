@@ -14,7 +14,7 @@ __metaclass__ = type
 
 import datetime
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import agent_heartbeat, public_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import public_node, recorded_heartbeat
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     AGENT_HEARTBEAT_FIELD, CONDUCTORS_VERSION, POLL_PROGRESS_FIELDS)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.nodes import NodeEndpoints
@@ -154,7 +154,7 @@ class IronicClient(NodeEndpoints, CollectionEndpoints, HardwareEndpoints, PortEn
         for node in nodes:
             if field not in node:
                 continue
-            recorded = agent_heartbeat(node.pop(field))
+            recorded = recorded_heartbeat(node.pop(field))
             if recorded is not None:
                 node['agent_heartbeat'] = heartbeat_seen(recorded, self.answered_at())
         return nodes

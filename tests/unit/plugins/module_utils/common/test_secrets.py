@@ -796,4 +796,4 @@ def test_scrubbed_finds_secrets_of_every_length_among_thousands_in_texts_that_ho
     (None, None),
 ])
 def test_only_the_agents_last_heartbeat_is_taken_from_driver_internal_info(info, recorded):
-    assert secrets.agent_heartbeat(info) == recorded
+    assert secrets.recorded_heartbeat(info) == recorded
