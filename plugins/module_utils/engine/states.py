@@ -134,6 +134,11 @@ STRANDED_WAY_OUT = {'cleaning': 'manage'}
 # until the dead conductor starts again and fails it.
 TAKEOVER_STATES = frozenset(['deploying', 'cleaning'])
 
+# Ironic's own words on a node whose step its takeover ended (ironic/conductor/utils.py
+# abort_on_conductor_take_over, the node's last_error): proof that the conductor that held the node died, whatever
+# the task could tell from the conductors' heartbeats.
+TAKEOVER_ERROR = 'Operation was aborted due to conductor take over'
+
 # Every edge of Ironic's machine: (from state, event, to state).
 TRANSITIONS = (
     ('enroll', 'manage', 'verifying'),

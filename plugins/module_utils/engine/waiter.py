@@ -199,10 +199,15 @@ class Waiter(object):
 
     def taken_over_from(self, job, node):
         """The dead conductor that held the node during its failed step, when a live one could take it over, else
-        None: Ironic may take the node over and fail it between two polls, before the task saw its conductor dead."""
+        None: Ironic may take the node over and fail it between two polls, before the task saw its conductor dead.
+        Ironic's own word that its takeover ended the step (states.TAKEOVER_ERROR) names the holder dead even when
+        the task read the conductors too seldom to see heartbeats advance."""
         if not job.holders:
             return None
         conductors = self.read_conductors()
+        if states.TAKEOVER_ERROR in (node.get('last_error') or ''):
+            held = [conductors.get(name) or {'hostname': name} for name in sorted(job.holders)]
+            return next((holder for holder in held if not holder.get('alive')), held[0])
         for name, state in sorted(job.holders.items()):
             holder = conductors.get(name)
             if (holder is not None and holder['dead']

@@ -532,6 +532,21 @@ def test_a_takeover_that_failed_the_node_between_two_polls_is_recognised_when_th
     assert job.transitions[0]['takeover'] == {'conductor': 'c1', 'down_since': 'T-c1'}
 
 
+def test_ironic_s_own_word_names_a_takeover_the_task_could_not_tell_from_the_heartbeats():
+    # Ironic takes the node over between two polls, and the few reads of the conductors the task made saw no heartbeat
+    # advance (they fell between two heartbeats): only Ironic's last_error says its takeover ended the step. The CI
+    # of ab1e571 failed a healthy node so.
+    fake = FakeIronic(tick=30)
+    fake.TAKEOVER_AFTER = 0.0
+    fake.heartbeats = False
+    fake.add('n1', 'manageable')
+    killed_in_its_first_clean(fake, 'n1')
+    job, = run(fake, 'available', timeout=3600)
+    assert fake.conductor_reads and not fake.watch.heartbeats_seen
+    assert job.error is None and job.node['provision_state'] == 'available'
+    assert job.transitions[0]['takeover'] == {'conductor': 'c1', 'down_since': 'T-c1'}
+
+
 def test_a_step_its_live_conductor_failed_is_a_failure_not_a_takeover():
     fake = FakeIronic(tick=30, fail_in={'cleaning': 'clean failed'})
     fake.add('n1', 'manageable')
