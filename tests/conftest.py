@@ -46,6 +46,7 @@ import uuid
 
 import pytest
 from hypothesis import HealthCheck, settings
+from module_server import ModuleServer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, '.work')
@@ -118,9 +119,37 @@ def pytest_configure(config):
                                        'with -m mariadb (make test-mariadb, part of make test-compat)')
 
 
+# The longest test files, longest first, in worker-seconds summed from `pytest --durations=0` on d5bc5a0 (a loaded
+# machine): test_examples 695, test_conductor_takeover 481, test_agent_protocol 244, test_module_examples 232,
+# test_deploy_template 206, test_keystone 202, test_credential_rotation 195, test_node_wiring 190, test_node 181,
+# test_connection 171, test_ironic_standalone 166, test_fleet_role 163, test_secrets 151, test_conductor_liveness 129,
+# test_ironic_restart 126, test_ipmi 121 (every unit test together: 236). Only an order: a file missing from it runs
+# after them, a stale figure costs minutes, never a test.
+LONGEST_FIRST = (
+    'test_examples.py', 'test_conductor_takeover.py', 'test_agent_protocol.py', 'test_module_examples.py',
+    'test_deploy_template.py', 'test_keystone.py', 'test_credential_rotation.py', 'test_node_wiring.py',
+    'test_node.py', 'test_connection.py', 'test_ironic_standalone.py', 'test_fleet_role.py', 'test_secrets.py',
+    'test_conductor_liveness.py', 'test_ironic_restart.py', 'test_ipmi.py')
+
+
+def _longest_first(item):
+    """Where the item's file runs: the LONGEST_FIRST integration files in that order, then the other integration
+    files, then the unit tests (quick ones, that fill the workers' last minutes)."""
+    path = item.nodeid.split('::', 1)[0]
+    name = os.path.basename(path)
+    if path.startswith('tests/integration/') and name in LONGEST_FIRST:
+        return 0, LONGEST_FIRST.index(name)
+    return (1 if path.startswith('tests/integration/') else 2), 0
+
+
 def pytest_collection_modifyitems(config, items):
     """Deselects the tests marked mariadb unless the -m expression names them: they need a system package and time
-    that ``make test`` does not have. Selected, they fail (never skip) without mariadb-server."""
+    that ``make test`` does not have. Selected, they fail (never skip) without mariadb-server.
+
+    Orders the test files longest first (_longest_first): pytest-xdist's ``--dist loadfile`` with
+    ``--no-loadscope-reorder`` (tests/run.sh) hands a free worker the next file in this order, so no long file starts
+    last while the other worker sits idle. The tests of a file keep their order."""
+    items.sort(key=_longest_first)  # stable
     if 'mariadb' in (config.getoption('markexpr') or ''):
         return
     deselected = [item for item in items if item.get_closest_marker('mariadb')]
@@ -485,11 +514,24 @@ def echo_asked():
     return asked
 
 
+@pytest.fixture(scope='session')
+def module_server():
+    """The worker's tests/module_server.py: runs modules of the installed collection as ``python -m`` does, each in
+    a fork of one process that imported ansible-core's module_utils and the collection once (a fork costs a few
+    hundredths of a CPU second where a new interpreter costs four tenths; the tests run thousands). Stopped by its
+    PID at the end of the session."""
+    _require_installed_collection()
+    server = ModuleServer(PYTHON, _clean_env(PYTHONPATH=COLLECTIONS))
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def run_module(ironic, tmp_path):
+def run_module(ironic, tmp_path, module_server):
     """``run_module(name, check=False, diff=False, **args)`` runs the module ``name`` of the installed collection
-    like Ansible does, without a playbook:
-    ``python -m ansible_collections.baremetal.lifecycle.plugins.modules.<name> ARGS_FILE`` with PYTHONPATH set to
+    like Ansible does, without a playbook: as
+    ``python -m ansible_collections.baremetal.lifecycle.plugins.modules.<name> ARGS_FILE`` would (a fork of the
+    worker's ``module_server``, its imports done), with PYTHONPATH set to
     .work/collections, ``{"ANSIBLE_MODULE_ARGS": {...}}`` in ARGS_FILE, ``_ansible_check_mode``/``_ansible_diff``
     from ``check``/``diff``, ``cloud`` set to the session Ironic's cloud (unless given) and
     ``OS_CLIENT_CONFIG_FILE`` set to its clouds.yaml.
@@ -507,19 +549,15 @@ def run_module(ironic, tmp_path):
         args_file = tmp_path / ('module-args-%d.json' % counter[0])
         args_file.write_text(_json_dumps({'ANSIBLE_MODULE_ARGS': args}), encoding='utf-8')
         env = _clean_env(PYTHONPATH=COLLECTIONS, OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml)
-        process = subprocess.run(
-            [PYTHON, '-m', 'ansible_collections.baremetal.lifecycle.plugins.modules.%s' % name, str(args_file)],
-            cwd=str(tmp_path), env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=MODULE_TIMEOUT, check=False)
+        returncode, stdout, stderr = module_server.run(name, args_file, tmp_path, env, MODULE_TIMEOUT)
         try:
-            result = json.loads(process.stdout)
+            result = json.loads(stdout)
         except ValueError:
-            return {'failed': True, 'rc': process.returncode, 'module_stdout': process.stdout,
-                    'module_stderr': process.stderr,
-                    'msg': 'MODULE FAILURE (rc=%d): %s' % (process.returncode, process.stderr.strip()[-3000:])}
+            return {'failed': True, 'rc': returncode, 'module_stdout': stdout, 'module_stderr': stderr,
+                    'msg': 'MODULE FAILURE (rc=%d): %s' % (returncode, stderr.strip()[-3000:])}
         if not isinstance(result, dict):
-            return {'failed': True, 'rc': process.returncode, 'module_stdout': process.stdout,
-                    'module_stderr': process.stderr, 'msg': 'MODULE FAILURE: the module did not print a JSON object'}
+            return {'failed': True, 'rc': returncode, 'module_stdout': stdout, 'module_stderr': stderr,
+                    'msg': 'MODULE FAILURE: the module did not print a JSON object'}
         return result
 
     return run

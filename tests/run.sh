@@ -122,9 +122,11 @@ execution_environment() {
 unit_and_integration() {
     # Two pytest-xdist workers, each with its own session Ironic: most tests wait on Ironic or on an ansible
     # process, so two of them at a time fill the machine's two cores. --dist loadfile runs a module whole on one
-    # worker: its module-scoped Ironic, Keystone or split topology starts once. The 15 slowest tests are listed last:
-    # where the stage's time goes.
-    (cd "$ROOT" && python -m pytest tests -n 2 --dist loadfile --durations=15)
+    # worker: its module-scoped Ironic, Keystone or split topology starts once. --no-loadscope-reorder keeps the
+    # order tests/conftest.py gives the files, longest first (pytest-xdist would start the files with the most
+    # tests first, and the long integration files last). The 15 slowest tests are listed last: where the stage's
+    # time goes.
+    (cd "$ROOT" && python -m pytest tests -n 2 --dist loadfile --no-loadscope-reorder --durations=15)
 }
 
 # Two lanes at the same time: pytest, whose two workers often wait (on Ironic's conductors, a played agent, a killed

@@ -4,12 +4,19 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
+
+# The installed collection the tests run (tests/conftest.py's COLLECTIONS).
+COLLECTIONS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), '.work',
+                           'collections')
 
 
 def wait_for_stable(ironic, node, timeout=60):
@@ -148,6 +155,43 @@ def test_run_module_reports_a_module_that_cannot_run(run_module):
     result = run_module('no_such_module_here')
     assert result['failed'] is True
     assert 'no_such_module_here' in result['msg']
+
+
+def python_m(ironic, tmp_path, module, args):
+    """(exit status, stdout, stderr) of the module run as a new interpreter runs it: python -m MODULE ARGS_FILE."""
+    args_file = tmp_path / 'python-m.json'
+    args_file.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': dict(args, cloud=ironic.cloud_name)}), encoding='utf-8')
+    env = dict(os.environ, PYTHONPATH=COLLECTIONS, OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml)
+    process = subprocess.run(
+        [sys.executable, '-m', 'ansible_collections.baremetal.lifecycle.plugins.modules.%s' % module, str(args_file)],
+        cwd=str(tmp_path), env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300, check=False)
+    return process.returncode, process.stdout, process.stderr
+
+
+@pytest.mark.parametrize('args', [{'node': 'no-such-node-here'}, {'nodes': ['x']}], ids=['not found', 'bad option'])
+def test_a_module_run_by_the_module_server_is_the_run_python_m_makes(ironic, run_module, tmp_path, args):
+    rc, stdout, stderr = python_m(ironic, tmp_path, 'baremetal_node_info', args)
+    assert rc == 1 and stderr == ''
+    assert run_module('baremetal_node_info', **args) == json.loads(stdout)
+
+
+def test_each_module_run_has_its_own_environment_and_a_run_past_its_timeout_is_killed(ironic, module_server, tmp_path):
+    args_file = tmp_path / 'args.json'
+    args_file.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': {'cloud': ironic.cloud_name, 'node': 'no-such-node'}}),
+                         encoding='utf-8')
+    env = dict(os.environ, PYTHONPATH=COLLECTIONS)
+    missing = str(tmp_path / 'no-clouds.yaml')
+    rc, stdout, _stderr = module_server.run('baremetal_node_info', args_file, tmp_path,
+                                            dict(env, OS_CLIENT_CONFIG_FILE=missing), 300)
+    assert rc == 1 and missing in json.loads(stdout)['msg']
+    rc, stdout, _stderr = module_server.run('baremetal_node_info', args_file, tmp_path,
+                                            dict(env, OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml), 300)
+    assert rc == 1 and missing not in stdout and 'no-such-node' in json.loads(stdout)['msg']
+    with pytest.raises(subprocess.TimeoutExpired):
+        module_server.run('baremetal_node_info', args_file, tmp_path, dict(env, OS_CLIENT_CONFIG_FILE=missing), 0.001)
+    rc, stdout, _stderr = module_server.run('baremetal_node_info', args_file, tmp_path,
+                                            dict(env, OS_CLIENT_CONFIG_FILE=missing), 300)
+    assert rc == 1 and missing in json.loads(stdout)['msg']  # the server serves on
 
 
 def test_run_playbook_gets_the_environment_and_the_extra_vars(ironic, run_playbook):
