@@ -195,8 +195,10 @@ class FirmwareImages:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
-    def url(self, component, version, fail=None):
-        path = '/%s-%s%s.bin' % (component.replace(':', '-'), version, '-failing' if fail else '')
+    def url(self, component, version, fail=None, path=None):
+        """The URL of an image of ``component`` at ``version`` (one that fails with ``fail``), at ``path`` (by default
+        one made of the component and version)."""
+        path = path or '/%s-%s%s.bin' % (component.replace(':', '-'), version, '-failing' if fail else '')
         image = {'fail': fail} if fail else {'component': component, 'version': version}
         self.images[path] = json.dumps(image).encode()
         return self.address + path

@@ -19,13 +19,14 @@ its own):
   component of a system target (or of the only system, without targets: Ironic gives a target only when the BMC
   has several systems, and then always the system, whatever the component) then reports that version; a manager
   target is the BMC of its system. The answer is a task (``TaskService/Tasks/fw-N``) that is ``Completed`` and
-  ``OK``, or an ``Exception`` with the reason (an image made to fail, or one that could not be fetched) as its
-  message, which Ironic reports as the step's error;
+  ``OK``, the new version applied when the task is first read (Ironic reads a BMC's version when it submits the
+  update and again after it, to see it change), or an ``Exception`` with the reason (an image made to fail, or one
+  that could not be fetched) as its message, which Ironic reports as the step's error;
 - a power change takes effect ``POWER_DELAY`` seconds after it is asked (1 to 11 s in the fake driver), so that a
   reboot of a firmware update fits in the short power timeout of the test Ironic.
 
-Not emulated: network adapters (no ``nic:`` component), a task that stays ``Running`` (every update is done when it
-is asked), a BMC that stops answering while it flashes itself, and an update applied only at the next reboot.
+Not emulated: network adapters (no ``nic:`` component), a task that stays ``Running`` (every update is done when its
+task is first read), a BMC that stops answering while it flashes itself, and an update applied only at the next reboot.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ VERSION_KEYS = {'bios': 'BiosVersion', 'bmc': 'BmcVersion'}
 IMAGE_TIMEOUT = 10
 
 _tasks = {}
+_pending = {}
 _task_numbers = itertools.count(1)
 _tasks_lock = threading.Lock()
 
@@ -120,11 +122,23 @@ def _fetch_image(url):
     return image['component'], str(image['version']), None
 
 
-def _new_task(error_text=None):
+def _new_task(error_text=None, update=None):
     with _tasks_lock:
         number = 'fw-%d' % next(_task_numbers)
         _tasks[number] = error_text
+        _pending[number] = update
     return number
+
+
+def _apply(task):
+    """The task's update applied, once: when its task is first read, as a BMC applies an image after it accepted it
+    (Ironic reads a BMC's version before and after, and sees it change)."""
+    with _tasks_lock:
+        update = _pending.pop(task, None)
+    if update:
+        system, key, version = update
+        emulator.app.systems.set_versions(system, {key: version})
+        emulator.app.logger.info('Firmware update of system %s applied: %s %s', system, key, version)
 
 
 def _simple_update():
@@ -137,14 +151,12 @@ def _simple_update():
                               status=400, content_type='application/json')
     target = targets[0].rstrip('/')
     component, version, problem = _fetch_image(image_uri)
+    update = None
     if problem is None:
-        system = systems.uuid(target.rsplit('/', 1)[-1])
-        systems.set_versions(system, {VERSION_KEYS[component]: version})
-        emulator.app.logger.info('Firmware update of %s of system %s to %s from %s', component, system, version,
-                                 image_uri)
+        update = (systems.uuid(target.rsplit('/', 1)[-1]), VERSION_KEYS[component], version)
     else:
         emulator.app.logger.info('Firmware update of %s failed: %s', target, problem)
-    task = _new_task(problem)
+    task = _new_task(problem, update)
     location = '/redfish/v1/TaskService/Tasks/%s' % task
     return flask.Response(json.dumps(_task_document(task)), status=202, content_type='application/json',
                           headers={'Location': location})
@@ -164,6 +176,7 @@ def _task(task):
     if task not in _tasks:
         return flask.Response(json.dumps({'error': {'message': 'No task %s' % task}}), status=404,
                               content_type='application/json')
+    _apply(task)
     return flask.Response(json.dumps(_task_document(task)), status=200, content_type='application/json')
 
 

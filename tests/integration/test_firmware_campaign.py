@@ -16,6 +16,7 @@ import pytest
 
 from firmware_fleet import FIRMWARE_IRONIC, delete, enroll, firmware_versions
 from redfish import FirmwareImages, RedfishBMC
+from test_examples import EXAMPLE_CLOUD, ansible, claim, wrap, write_clouds
 
 # The emulated systems: (model, BIOS, BMC) of each.
 SYSTEMS = [('R640', '1.2', '2.8'), ('R640', '1.2', '2.9'), ('XL170', '0.9', '5.1'), ('R640', '1.2', '2.10')]
@@ -165,3 +166,38 @@ def test_a_failing_image_leaves_the_node_failed_with_the_bmc_reason(firmware_iro
     assert entry['done'] == [] and [step['version'] for step in entry['left']] == ['1.1']
     assert result['failed_nodes'] == [node['name']]
     assert firmware_versions(firmware_ironic, node['uuid'])['bios'] == '1.0'
+
+
+# The images docs/firmware-campaigns.md names, at its image server's address.
+DOCS_IMAGES = 'http://127.0.0.1:8080'
+DOCS_FIRMWARE = [('r640-bmc-2.9.bin', 'bmc', '2.9'), ('r640-bmc-2.10.bin', 'bmc', '2.10'),
+                 ('r640-bios-1.3.bin', 'bios', '1.3'), ('xl170-bios-1.0.bin', 'bios', '1.0')]
+
+
+def test_the_worked_example_of_the_docs_runs_as_written(firmware_ironic, images, tmp_path):
+    """docs/firmware-campaigns.md: two models, a stepping stone, two deployed nodes serviced, in check mode and then
+    for real; its URLs on the test's image server."""
+    docs_bmc = RedfishBMC(tmp_path / 'bmc', systems=2, models=['R640', 'XL170'], bios_versions=['1.2', '0.9'],
+                          bmc_versions=['2.8', '5.1']).start()
+    nodes = []
+    try:
+        nodes = [enroll(firmware_ironic, docs_bmc, index, state='active', name=name)
+                 for index, name in enumerate(('rack1-node01', 'rack1-node02'))]
+        for name, component, version in DOCS_FIRMWARE:
+            images.url(component, version, path='/firmware/' + name)
+        tasks = [text.replace(DOCS_IMAGES, images.address) for text in claim('docs/firmware-campaigns.md', 'tasks')]
+        (tmp_path / 'tasks.yml').write_text(wrap(tasks), encoding='utf-8')
+        clouds = write_clouds(tmp_path / 'clouds.yaml', {EXAMPLE_CLOUD: firmware_ironic})
+
+        rc, output = ansible(['ansible-playbook', 'tasks.yml'], tmp_path, clouds)
+
+        assert rc == 0, output
+        # The plans the page shows, as the debug task prints them.
+        assert 'rack1-node01 (Contoso R640, wave 1, servicing): bmc 2.9, bmc 2.10, bios 1.3' in output, output
+        assert 'rack1-node02 (Fabrikam XL170, wave 2, servicing): bios 1.0' in output, output
+        assert firmware_versions(firmware_ironic, nodes[0]['uuid']) == {'bmc': '2.10', 'bios': '1.3'}
+        assert firmware_versions(firmware_ironic, nodes[1]['uuid']) == {'bmc': '5.1', 'bios': '1.0'}
+    finally:
+        for node in nodes:
+            delete(firmware_ironic, node['uuid'])
+        docs_bmc.stop()
