@@ -60,8 +60,8 @@ def wait_for(ironic, node_uuid, states, seconds=180):
         node = ironic.api('GET', '/v1/nodes/%s' % node_uuid)
         if node['provision_state'] in states and not node['target_provision_state']:
             return node
-        assert time.monotonic() < deadline, 'node %s is %s (%s)' % (node_uuid, node['provision_state'],
-                                                                      node['last_error'])
+        assert time.monotonic() < deadline, 'node %s is %s (%s)' % (
+            node_uuid, node['provision_state'], node['last_error'])
         time.sleep(0.5)
 
 

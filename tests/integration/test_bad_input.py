@@ -408,8 +408,8 @@ CASES = [
          {'nodes': ['{enrolled}'], 'firmware_baseline': [MODEL], 'stop_after': 'tomorrow'},
          ["stop_after 'tomorrow' is neither a duration (such as 2h, 30m or 1h30m, more than zero) nor a time of day in "
           'UTC (HH:MM, such as 06:00); give one of them. Nothing was read.']),
-    Case(CAMPAIGN, 'a time of day past 23:59', {'nodes': ['{enrolled}'], 'firmware_baseline': [MODEL],
-                                                 'stop_after': '24:30'},
+    Case(CAMPAIGN, 'a time of day past 23:59',
+         {'nodes': ['{enrolled}'], 'firmware_baseline': [MODEL], 'stop_after': '24:30'},
          ["stop_after '24:30' is neither a duration"]),
     Case(CAMPAIGN, 'a group_by that is no node field to group by',
          {'nodes': ['{enrolled}'], 'firmware_baseline': [MODEL], 'group_by': 'rack'},

@@ -130,8 +130,8 @@ def test_an_interrupted_campaign_continues_without_repeating_a_step(firmware_iro
 
     assert not first.get('failed'), first.get('msg')
     entries = first['nodes']
-    assert [(entry['started'], entry['changed']) for entry in entries] == [(True, True), (False, False),
-                                                                            (False, False)]
+    assert [(entry['started'], entry['changed']) for entry in entries] == [
+        (True, True), (False, False), (False, False)]
     assert entries[0]['done'] == entries[0]['campaign'] and entries[0]['left'] == []
     assert entries[1]['held_by'].startswith('stop_after 5s was reached: no new wave starts after it')
     assert first['totals']['not_started'] == 2
