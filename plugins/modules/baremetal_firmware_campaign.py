@@ -167,17 +167,18 @@ nodes:
       null), C(steps) (the C(firmware.update) steps), C(done) (the steps that ran, read back from Ironic) and C(left)
       (the steps still to run), C(plan) and C(transitions) (the provision path), C(wave) and C(started), and
       C(held_by) for a node held back by O(stop_after).
-  returned: always
+    - With O(node), these keys are the task's own result instead.
+  returned: with O(nodes) or O(select)
   type: list
   elements: dict
 totals:
   description: How many nodes there were, changed, failed and not started, the seconds taken and the API calls.
-  returned: always
+  returned: with O(nodes) or O(select)
   type: dict
   sample: {nodes: 20, changed: 12, failed: 0, not_started: 4, seconds: 95.1, api_calls: 61}
 failed_nodes:
   description: The nodes that failed, by name (their errors are in RV(nodes)).
-  returned: always
+  returned: with O(nodes) or O(select)
   type: list
   elements: str
 waves:
