@@ -269,7 +269,8 @@ api_calls:
 import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.drift import check_fleet
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.firmware_baseline import check_baseline
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.firmware_baseline import (
+    BASELINE_SPEC, check_baseline)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.report import build_report, read_fleet
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import version_string
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
@@ -277,11 +278,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module im
 ARGUMENT_SPEC = dict(
     fleet=dict(type='list', elements='dict'),
     firmware=dict(type='bool', default=True),
-    firmware_baseline=dict(type='list', elements='dict', options=dict(
-        name=dict(type='str'),
-        match=dict(type='dict', required=True),
-        components=dict(type='list', elements='dict', required=True),
-    )),
+    firmware_baseline=BASELINE_SPEC,
 )
 
 

@@ -14,12 +14,16 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
 import uuid
+from http.server import ThreadingHTTPServer
 
 import bcrypt
+
+from loopback_http import LoopbackHandler
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PYTHON = os.path.join(ROOT, '.work', 'venv', 'bin', 'python')
@@ -32,19 +36,26 @@ class RedfishBMC:
     With ``raid_controller``, each system has a storage controller (``Storage/RAID``) holding no volume: what
     Ironic's ``redfish`` RAID interface reads (the fake system driver emulates no BIOS, firmware or volumes). With
     ``bios_versions`` (one a system), each system reports that ``BiosVersion`` (the emulator runs with the driver of
-    redfish_firmware.py), which Ironic's ``redfish`` firmware interface records as the ``bios`` component.
+    redfish_firmware.py), which Ironic's ``redfish`` firmware interface records as the ``bios`` component. With
+    ``models`` and ``bmc_versions`` (one a system) too, each system and its BMC report that ``Model`` and the BMC that
+    ``FirmwareVersion`` (Ironic's ``bmc`` component); a SimpleUpdate then fetches its image (FirmwareImages serves
+    them) and the component reports the version the image names.
 
     ``driver_info(index, password=None)`` is what Ironic needs to drive system ``index``; ``stop()`` ends the
     emulator by its PID (a killed emulator is a BMC that stopped answering).
     """
 
-    def __init__(self, base_dir, systems=1, password=None, raid_controller=False, bios_versions=None):
+    def __init__(self, base_dir, systems=1, password=None, raid_controller=False, bios_versions=None, models=None,
+                 bmc_versions=None):
         self.base_dir = str(base_dir)
         self.raid_controller = raid_controller
         self.bios_versions = list(bios_versions) if bios_versions else None
-        if self.bios_versions and len(self.bios_versions) != systems:
-            raise ValueError('bios_versions gives one version a system: %d for %d systems'
-                             % (len(self.bios_versions), systems))
+        self.models = list(models) if models else None
+        self.bmc_versions = list(bmc_versions) if bmc_versions else None
+        for what, values in (('bios_versions', self.bios_versions), ('models', self.models),
+                             ('bmc_versions', self.bmc_versions)):
+            if values and len(values) != systems:
+                raise ValueError('%s gives one value a system: %d for %d systems' % (what, len(values), systems))
         self.port = _free_loopback_port()
         self.password = password or 'bmc-%s' % uuid.uuid4().hex
         self.address = 'http://127.0.0.1:%d' % self.port
@@ -76,8 +87,16 @@ class RedfishBMC:
         systems = [{'uuid': system_id, 'name': 'system-%d' % index, 'power_state': 'Off', 'external_notifier': False,
                     'nics': [{'mac': '52:54:00:aa:%02x:%02x' % (self.port % 256, index), 'ip': '127.0.0.1'}]}
                    for index, system_id in enumerate(self.system_ids)]
-        for system, version in zip(systems, self.bios_versions or ()):
-            system['firmware_versions'] = {'BiosVersion': version}
+        for index, system in enumerate(systems):
+            versions = {}
+            if self.bios_versions:
+                versions['BiosVersion'] = self.bios_versions[index]
+            if self.bmc_versions:
+                versions['BmcVersion'] = self.bmc_versions[index]
+            if versions:
+                system['firmware_versions'] = versions
+            if self.models:
+                system['model'] = self.models[index]
         config = os.path.join(self.base_dir, 'emulator.conf')
         settings = {
             'SUSHY_EMULATOR_LISTEN_IP': '127.0.0.1',
@@ -104,7 +123,7 @@ class RedfishBMC:
     def start(self, timeout=60):
         config = self._write_config()
         here = os.path.dirname(os.path.abspath(__file__))
-        entry = ([os.path.join(here, 'redfish_firmware.py')] if self.bios_versions
+        entry = ([os.path.join(here, 'redfish_firmware.py')] if self.bios_versions or self.models or self.bmc_versions
                  else ['-m', 'sushy_tools.emulator.main'])
         with open(self.log_path, 'ab') as log:
             self.process = subprocess.Popen(  # pylint: disable=consider-using-with
@@ -149,6 +168,45 @@ class RedfishBMC:
                 return stream.read()
         except OSError:
             return ''
+
+
+class FirmwareImages:
+    """A loopback HTTP server of the firmware images the emulator of redfish_firmware.py applies:
+    ``url(component, version)`` is an image that brings ``component`` (bios or bmc) to ``version``,
+    ``url(component, version, fail='why')`` one the BMC refuses with that reason. ``fetched`` lists the paths asked,
+    in order; ``stop()`` closes the server."""
+
+    def __init__(self):
+        images = self
+
+        class Handler(LoopbackHandler):
+            def answer(self):
+                images.fetched.append(self.path)
+                payload = images.images.get(self.path)
+                if payload is None:
+                    self.send_answer(404, (), b'no such image')
+                else:
+                    self.send_answer(200, [('Content-Type', 'application/octet-stream')], payload)
+
+        self.images = {}
+        self.fetched = []
+        self.server = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+        self.address = 'http://127.0.0.1:%d' % self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, component, version, fail=None, path=None):
+        """The URL of an image of ``component`` at ``version`` (one that fails with ``fail``), at ``path`` (by default
+        one made of the component and version)."""
+        path = path or '/%s-%s%s.bin' % (component.replace(':', '-'), version, '-failing' if fail else '')
+        image = {'fail': fail} if fail else {'component': component, 'version': version}
+        self.images[path] = json.dumps(image).encode()
+        return self.address + path
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
 
 
 def _basic(username, password):

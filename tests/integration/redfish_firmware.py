@@ -1,26 +1,64 @@
 # -*- coding: utf-8 -*-
-"""sushy-tools' emulator whose fake systems report a BIOS version: run as ``python redfish_firmware.py --config FILE``
-(redfish.RedfishBMC does, given ``bios_versions``).
+"""sushy-tools' emulator whose fake systems have a model and firmware that a SimpleUpdate really changes: run as
+``python redfish_firmware.py --config FILE`` (redfish.RedfishBMC does, given ``bios_versions`` or ``models``).
 
-The emulator's fake system driver (2.2.0) has no firmware versions (``get_versions`` is not implemented), so a
-system's ``BiosVersion`` is null and Ironic's redfish firmware interface records no ``bios`` component. This driver
-is the fake one plus the versions each system's entry of ``SUSHY_EMULATOR_FAKE_SYSTEMS`` gives under
-``firmware_versions`` (``{"BiosVersion": "1.2.0"}``), kept in the emulator's state as the rest of the system is. The
-emulator itself is run as installed: its entry point, with this driver in the place of its fake one. Managers keep
-the emulator's own ``FirmwareVersion`` (1.00) and ``Model``, which Ironic records as the ``bmc`` component.
+What sushy-tools 2.2.0 lacks, and what this adds as a driver and views of the emulator (its own code is run as
+installed: its entry point, with this driver in the place of its fake one and these views in the place of three of
+its own):
+
+- its fake system driver has no firmware versions (``get_versions`` is not implemented), so a system's
+  ``BiosVersion`` is null. This driver keeps each system's versions (``firmware_versions`` of its entry in
+  ``SUSHY_EMULATOR_FAKE_SYSTEMS``: ``{"BiosVersion": "1.2.0", "BmcVersion": "2.8"}``) and its ``model`` in the
+  emulator's state, as the rest of the system is;
+- a system's ``Model`` is null: the system and its manager (the BMC) report the system's ``model``. Ironic records a
+  ``bmc`` firmware component with its manager's model, which is where the collection reads a node's model;
+- a manager's ``FirmwareVersion`` is the constant 1.00: it reports the system's ``BmcVersion`` when it has one;
+- ``UpdateService.SimpleUpdate`` answers HTTP 500 for a system, 400 for a manager, fetches no image and makes up the
+  next BIOS version. Here it fetches the image from its URL (``ImageURI``), which names what it holds as JSON:
+  ``{"component": "bios" | "bmc", "version": "1.3"}``, or ``{"fail": "why"}`` for an image made to fail. The
+  component of a system target (or of the only system, without targets: Ironic gives a target only when the BMC
+  has several systems, and then always the system, whatever the component) then reports that version; a manager
+  target is the BMC of its system. The answer is a task (``TaskService/Tasks/fw-N``) that is ``Completed`` and
+  ``OK``, the new version applied when the task is first read (Ironic reads a BMC's version when it submits the
+  update and again after it, to see it change), or an ``Exception`` with the reason (an image made to fail, or one
+  that could not be fetched) as its message, which Ironic reports as the step's error;
+- a power change takes effect ``POWER_DELAY`` seconds after it is asked (1 to 11 s in the fake driver), so that a
+  reboot of a firmware update fits in the short power timeout of the test Ironic.
+
+Not emulated: network adapters (no ``nic:`` component), a task that stays ``Running`` (every update is done when its
+task is first read), a BMC that stops answering while it flashes itself, and an update applied only at the next reboot.
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
+import json
 import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import flask
 
 from sushy_tools.emulator import main as emulator
 from sushy_tools.emulator.resources.systems import fakedriver
 
+# Seconds a power change takes to happen.
+POWER_DELAY = 1
+# What each component's version is called in a system's firmware_versions.
+VERSION_KEYS = {'bios': 'BiosVersion', 'bmc': 'BmcVersion'}
+IMAGE_TIMEOUT = 10
+
+_tasks = {}
+_pending = {}
+_task_numbers = itertools.count(1)
+_tasks_lock = threading.Lock()
+
 
 class FirmwareFakeDriver(fakedriver.FakeDriver):
-    """The fake system driver with the firmware versions of each system's configuration."""
+    """The fake system driver with each system's model and firmware versions, and quick power changes."""
 
     def get_versions(self, identity):
         return copy.deepcopy(self._get(identity).get('firmware_versions') or {})
@@ -30,8 +68,128 @@ class FirmwareFakeDriver(fakedriver.FakeDriver):
         versions = dict(system.get('firmware_versions') or {}, **firmware_versions)
         self._update(system, firmware_versions=versions)
 
+    def get_model(self, identity):
+        return self._get(identity).get('model')
 
-if __name__ == '__main__':
+    def set_power_state(self, identity, state):
+        super().set_power_state(identity, state)
+        system = self._get(identity)
+        if system.get('pending_power'):
+            self._update(system, pending_power=dict(system['pending_power'], apply_time=time.time() + POWER_DELAY))
+
+
+def _json_view(endpoint, change):
+    """Replaces the emulator's view ``endpoint`` by one that answers what it answers, its JSON document changed by
+    ``change(document, **view_args)`` on a successful GET."""
+    original = emulator.app.view_functions[endpoint]
+
+    def view(**kwargs):
+        response = original(**kwargs)
+        if flask.request.method == 'GET' and response.status_code == 200:
+            document = json.loads(response.get_data())
+            change(document, **kwargs)
+            response.set_data(json.dumps(document))
+        return response
+
+    emulator.app.view_functions[endpoint] = view
+
+
+def _system_model(document, identity):
+    document['Model'] = emulator.app.systems.get_model(emulator.app.systems.uuid(identity))
+
+
+def _manager_firmware(document, identity):
+    system = emulator.app.systems.uuid(identity)
+    document['Model'] = emulator.app.systems.get_model(system)
+    version = emulator.app.systems.get_versions(system).get('BmcVersion')
+    if version:
+        document['FirmwareVersion'] = version
+
+
+def _fetch_image(url):
+    """(component, version, None) named by the image at url, or (None, None, why it cannot be applied)."""
+    try:
+        with urllib.request.urlopen(url, timeout=IMAGE_TIMEOUT) as answer:
+            image = json.loads(answer.read())
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        return None, None, 'The image %s could not be fetched: %s' % (url, exc)
+    if not isinstance(image, dict):
+        return None, None, 'The image %s is not a firmware image of this emulator' % url
+    if image.get('fail'):
+        return None, None, 'The image %s was refused: %s' % (url, image['fail'])
+    if image.get('component') not in VERSION_KEYS or not image.get('version'):
+        return None, None, 'The image %s names no component (bios or bmc) and version' % url
+    return image['component'], str(image['version']), None
+
+
+def _new_task(error_text=None, update=None):
+    with _tasks_lock:
+        number = 'fw-%d' % next(_task_numbers)
+        _tasks[number] = error_text
+        _pending[number] = update
+    return number
+
+
+def _apply(task):
+    """The task's update applied, once: when its task is first read, as a BMC applies an image after it accepted it
+    (Ironic reads a BMC's version before and after, and sees it change)."""
+    with _tasks_lock:
+        update = _pending.pop(task, None)
+    if update:
+        system, key, version = update
+        emulator.app.systems.set_versions(system, {key: version})
+        emulator.app.logger.info('Firmware update of system %s applied: %s %s', system, key, version)
+
+
+def _simple_update():
+    request = flask.request.get_json(force=True, silent=True) or {}
+    image_uri = request.get('ImageURI')
+    systems = emulator.app.systems
+    targets = request.get('Targets') or ['/redfish/v1/Systems/%s' % identity for identity in systems.systems]
+    if not image_uri or len(targets) != 1:
+        return flask.Response(json.dumps({'error': {'message': 'Give ImageURI and one target (or one system).'}}),
+                              status=400, content_type='application/json')
+    target = targets[0].rstrip('/')
+    component, version, problem = _fetch_image(image_uri)
+    update = None
+    if problem is None:
+        update = (systems.uuid(target.rsplit('/', 1)[-1]), VERSION_KEYS[component], version)
+    else:
+        emulator.app.logger.info('Firmware update of %s failed: %s', target, problem)
+    task = _new_task(problem, update)
+    location = '/redfish/v1/TaskService/Tasks/%s' % task
+    return flask.Response(json.dumps(_task_document(task)), status=202, content_type='application/json',
+                          headers={'Location': location})
+
+
+def _task_document(task):
+    problem = _tasks[task]
+    document = {'@odata.type': '#Task.v1_4_3.Task', 'Id': task, 'Name': 'Firmware update %s' % task,
+                'TaskState': 'Exception' if problem else 'Completed', 'TaskStatus': 'Critical' if problem else 'OK',
+                'PercentComplete': 100, '@odata.id': '/redfish/v1/TaskService/Tasks/%s' % task, 'Messages': []}
+    if problem:
+        document['Messages'] = [{'MessageId': 'Update.1.0.ApplyFailed', 'Message': problem, 'Severity': 'Critical'}]
+    return document
+
+
+def _task(task):
+    if task not in _tasks:
+        return flask.Response(json.dumps({'error': {'message': 'No task %s' % task}}), status=404,
+                              content_type='application/json')
+    _apply(task)
+    return flask.Response(json.dumps(_task_document(task)), status=200, content_type='application/json')
+
+
+def install():
+    """This driver and these views in the emulator's place (before it serves anything)."""
     # The emulator makes its systems driver from the module's FakeDriver when it first serves a system.
     fakedriver.FakeDriver = FirmwareFakeDriver
+    _json_view('system_resource', _system_model)
+    _json_view('manager_resource', _manager_firmware)
+    emulator.app.view_functions['UpdateService.update_service_simple_update'] = _simple_update
+    emulator.app.add_url_rule('/redfish/v1/TaskService/Tasks/<task>', 'firmware_task', _task, methods=['GET'])
+
+
+if __name__ == '__main__':
+    install()
     sys.exit(emulator.main())

@@ -45,6 +45,7 @@ BMC_TARGET = {'component': 'bmc', 'version': '2.10', 'url': FIRMWARE_URL}
 MODEL = {'name': 'Contoso R640', 'match': {'vendor': 'Contoso', 'model': 'R640'}, 'components': [BMC_TARGET]}
 STONE_2_5, STONE_2_8, STONE_2_10 = ({'version': version, 'url': FIRMWARE_URL} for version in ('2.5', '2.8', '2.10'))
 SECRET_FIRMWARE_URL = 'http://admin:bad-input-secret@127.0.0.1:9/bmc.bin'
+CAMPAIGN = 'baremetal_firmware_campaign'
 
 CASES = [
     # -- baremetal_provision_state ------------------------------------------------------------------------
@@ -394,6 +395,28 @@ CASES = [
          {'firmware_baseline': [dict(MODEL, components=[dict(BMC_TARGET, version=2.1)])]},
          ['components[0].version is the number 2.1, not text: YAML reads 2.10 as 2.1. Quote the version as the vendor '
           'writes it, for example version: "2.10".']),
+    # -- baremetal_firmware_campaign ----------------------------------------------------------------------
+    Case(CAMPAIGN, 'an empty firmware baseline', {'nodes': ['{enrolled}'], 'firmware_baseline': []},
+         ['The firmware baseline is not valid; nothing was read: firmware_baseline is empty: give at least one model, '
+          'each with match and components (or leave the option out).']),
+    Case(CAMPAIGN, 'a stepping stone at the target version',
+         {'nodes': ['{enrolled}'],
+          'firmware_baseline': [dict(MODEL, components=[dict(BMC_TARGET, stepping_stones=[STONE_2_10])])]},
+         ["components[0].stepping_stones[0].version '2.10' is not below the target '2.10': the path cannot reach the "
+          'target.']),
+    Case(CAMPAIGN, 'a stop_after that is neither a duration nor a time of day',
+         {'nodes': ['{enrolled}'], 'firmware_baseline': [MODEL], 'stop_after': 'tomorrow'},
+         ["stop_after 'tomorrow' is neither a duration (such as 2h, 30m or 1h30m, more than zero) nor a time of day in "
+          'UTC (HH:MM, such as 06:00); give one of them. Nothing was read.']),
+    Case(CAMPAIGN, 'a time of day past 23:59',
+         {'nodes': ['{enrolled}'], 'firmware_baseline': [MODEL], 'stop_after': '24:30'},
+         ["stop_after '24:30' is neither a duration"]),
+    Case(CAMPAIGN, 'a group_by that is no node field to group by',
+         {'nodes': ['{enrolled}'], 'firmware_baseline': [MODEL], 'group_by': 'rack'},
+         ['value of group_by must be one of: conductor_group, resource_class, shard, owner, lessee, chassis_uuid, '
+          'parent_node, got: rack']),
+    Case(CAMPAIGN, 'no node named', {'firmware_baseline': [MODEL]},
+         ['one of the following is required: node, nodes, select']),
     # -- the roles ----------------------------------------------------------------------------------------
     Case('role:fleet', 'concurrency of zero (refused before any node is enrolled)',
          {'fleet_nodes': [FLEET_NODE], 'fleet_concurrency': 0}, ['fleet_concurrency must be at least 1, got 0.']),

@@ -45,6 +45,14 @@ MATCH_KEYS = ('vendor', 'model', 'properties')
 COMPONENT_KEYS = ('component', 'version', 'url', 'stepping_stones', 'allow_downgrade')
 STONE_KEYS = ('version', 'url')
 
+# The argument spec of a baseline, for every module that takes one (baremetal_fleet_report, baremetal_firmware_campaign):
+# its shape below the models is check_baseline's, which names every problem with its fix.
+BASELINE_SPEC = dict(type='list', elements='dict', options=dict(
+    name=dict(type='str'),
+    match=dict(type='dict', required=True),
+    components=dict(type='list', elements='dict', required=True),
+))
+
 # The components Ironic's redfish firmware interface records and updates (ironic/drivers/modules/redfish/utils.py:
 # FIRMWARE_COMPONENTS and NIC_COMPONENT_PREFIX; its firmware.update step accepts these names only).
 FIRMWARE_COMPONENTS = ('bios', 'bmc')

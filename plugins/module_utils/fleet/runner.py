@@ -173,14 +173,16 @@ def each_node(action, concurrency):
     return act
 
 
-def run(module, targets, act, fields=None, declared=None, by_node=False, refuse_missing=True, progress=None):
+def run(module, targets, act, fields=None, declared=None, by_node=False, refuse_missing=True, progress=None,
+        group_of=None, stop=None):
     """The Report of a many-node task: act(batch, check_mode) returns the results of a batch of Targets, in order.
 
     With fields, every Target's node is read (read_targets) before the first write, and read again for every wave;
     without, act reads what it needs. With the task's wave_size the nodes that need a change run wave after wave
     behind a health gate (waves.run_in_waves), where declared(target) is what the task declares of the node that
     the gate would otherwise hold against it. progress (a progress.Progress act reports to) is told how many
-    nodes there are.
+    nodes there are. group_of(target) groups the waves and stop() may end them (waves.run_in_waves): either runs
+    the task in waves, one wave of every node of a group when the task has no wave_size.
     """
     params = module.params
     client = module.client
@@ -198,12 +200,15 @@ def run(module, targets, act, fields=None, declared=None, by_node=False, refuse_
         read_targets(client, [target for target in targets if target.node is None], fields, refuse_missing)
     if progress is not None:
         progress.start(len(targets))
-    if params.get('wave_size') is None:
+    wave_size = params.get('wave_size')
+    if wave_size is None and (group_of or stop):
+        wave_size = '100%'
+    if wave_size is None:
         results, waves = run_batch(targets, module.check_mode), None
     else:
         results, waves = run_in_waves(
-            lambda uuids: find_nodes(client, uuids, NODE_SUMMARY_FIELDS)[0], targets, run_batch, params['wave_size'],
+            lambda uuids: find_nodes(client, uuids, NODE_SUMMARY_FIELDS)[0], targets, run_batch, wave_size,
             wave_pause=params['wave_pause'], max_fail_percentage=params['max_fail_percentage'],
-            check_mode=module.check_mode, declared=declared)
+            check_mode=module.check_mode, declared=declared, group_of=group_of, stop=stop)
     single = len(targets) == 1 and targets[0].label is None
     return Report(results, labels(targets, results, by_node), single, waves, params['max_fail_percentage'])

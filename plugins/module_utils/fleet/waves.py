@@ -93,8 +93,23 @@ def check_health(read_nodes, results, declared, number):
                  % (node_label(result['node']), number, '; '.join(problems)))
 
 
+def split_waves(changing, size, group_of=None):
+    """The waves of the changing item indexes, size each at most: in the order of the task, or, with group_of
+    (an index's group: a conductor group, a rack), group after group in the order each first appears, a wave never
+    holding two groups."""
+    groups = {}
+    order = []
+    for index in changing:
+        key = group_of(index) if group_of else None
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(index)
+    return [groups[key][start:start + size] for key in order for start in range(0, len(groups[key]), size)]
+
+
 def run_in_waves(read_nodes, items, run_batch, wave_size, wave_pause=0, max_fail_percentage=0, check_mode=False,
-                 declared=None, progress=None, sleep=time.sleep):
+                 declared=None, progress=None, sleep=time.sleep, group_of=None, stop=None):
     """The results of items, aligned with them, the nodes that need a change run wave after wave.
 
     run_batch(items, check_mode) runs some items as the task would without waves, reading their nodes afresh,
@@ -102,12 +117,14 @@ def run_in_waves(read_nodes, items, run_batch, wave_size, wave_pause=0, max_fail
     ({uuid: node}, a deleted one left out) for the health checks. declared(item) says what the task
     declares of the item's node that the health checks would otherwise count against it. Returns (results,
     waves): every result has wave (its number, or None for a node that needs no change) and started; waves lists
-    the indexes of the items of each wave.
+    the indexes of the items of each wave. group_of(item) groups the waves (split_waves); stop() says why no
+    further wave may start (the end of a maintenance window), or None: each node of a wave it holds back gets
+    held_by, that reason.
     """
     planned = run_batch(items, True)
     changing = [index for index, result in enumerate(planned) if result.get('changed') and not result.get('error')]
     size = wave_length(wave_size, len(changing))
-    waves = [changing[start:start + size] for start in range(0, len(changing), size)]
+    waves = split_waves(changing, size, (lambda index: group_of(items[index])) if group_of else None)
     wave_of = dict((index, number) for number, wave in enumerate(waves, 1) for index in wave)
     results = [mark(dict(result), wave_of.get(index), False) for index, result in enumerate(planned)]
     if check_mode or not waves:
@@ -117,9 +134,12 @@ def run_in_waves(read_nodes, items, run_batch, wave_size, wave_pause=0, max_fail
     budget = len(changing) + failed
     pause = Wait(initial=wave_pause, factor=1, cap=wave_pause, sleep=sleep)
     for number, wave in enumerate(waves, 1):
-        if over_budget(failed, budget, max_fail_percentage):
+        stopped = stop() if stop else None
+        if stopped or over_budget(failed, budget, max_fail_percentage):
             for index in (index for later in waves[number - 1:] for index in later):
                 hold(results[index])
+                if stopped:
+                    results[index]['held_by'] = stopped
             break
         if number > 1 and wave_pause:
             pause.pause()

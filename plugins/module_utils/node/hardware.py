@@ -228,6 +228,15 @@ def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
             problems.append(str(exc))
     if problems:
         raise HardwareError(' '.join(problems))
+    return apply_prepared(client, prepared, check_mode, timeout, concurrency)
+
+
+def apply_prepared(client, prepared, check_mode=False, timeout=3600, concurrency=1):
+    """Run the cycles of prepared nodes (prepare's dictionaries: label, node, declaration, changes, steps,
+    shown_steps, goal, record_raid), each node's steps in one clean or service cycle, all through one converge
+    (writing nothing in check mode). Returns one result per node, in order; a node whose cycle fails carries its
+    error (explain_failure), and the others go on. baremetal_firmware_campaign prepares its own steps and runs
+    them here."""
     results = {}
     by_uuid = dict((item['node']['uuid'], item) for item in prepared)
     for item in prepared:

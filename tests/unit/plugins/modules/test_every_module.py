@@ -21,7 +21,7 @@ MODULES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.pa
 # Modules that name one node: by the option node, with name as the other word for it, but for baremetal_node, whose
 # option is name (the node record's field) and node the other word.
 ONE_NODE = ('baremetal_hardware', 'baremetal_maintenance', 'baremetal_node', 'baremetal_node_info', 'baremetal_power',
-            'baremetal_provision_state')
+            'baremetal_provision_state', 'baremetal_firmware_campaign')
 NAMED_BY_NAME = ('baremetal_node',)
 # Modules whose name is not a node's but the runbook's, the rule's, the template's or the allocation's.
 NOT_A_NODE = ('baremetal_runbook', 'baremetal_inspection_rule', 'baremetal_deploy_template', 'baremetal_allocation')

@@ -46,6 +46,7 @@ NOT_LOADED = {
     'baremetal_power': ENGINE,
     'baremetal_maintenance': ENGINE,
     'baremetal_hardware': (),
+    'baremetal_firmware_campaign': (),
     'baremetal_fleet_report': ENGINE + RECORD + HARDWARE + ('node.network_data',),
     'baremetal_node_info': ENGINE + RECORD,
     'baremetal_allocation': ENGINE + RECORD,

@@ -15,6 +15,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validat
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import (
     health_problems, run_in_waves, wave_length)
 
+from ..common.fake_clock import FakeClock
+
 HEALTHY = {'uuid': 'u', 'name': 'n', 'provision_state': 'active', 'target_provision_state': None, 'power_state': 'power on',
            'target_power_state': None, 'maintenance': False, 'fault': None, 'health': 'OK'}
 
@@ -192,3 +194,34 @@ def test_a_wave_refused_as_a_whole_fails_each_of_its_nodes_and_keeps_the_others(
                                    progress=Progress(path=''))
     assert [result['error'] for result in results] == [None, None, 'node n3 was deleted', 'node n3 was deleted']
     assert [result['changed'] for result in results] == [True, True, False, False]
+
+
+def test_grouped_waves_never_mix_two_groups_and_keep_the_order_each_group_first_appears():
+    fleet = Fleet(7, unchanged=(4,))
+    groups = {0: 'rack2', 1: 'rack1', 2: 'rack2', 3: 'rack2', 4: 'rack1', 5: 'rack1', 6: 'rack3'}
+    results, waves, _pauses, _lines = run(fleet, '2', group_of=groups.get)
+    assert waves == [[0, 2], [3], [1, 5], [6]]
+    assert fleet.batches[1:] == [([0, 2], False), ([3], False), ([1, 5], False), ([6], False)]
+    assert [result['wave'] for result in results] == [1, 3, 1, 2, None, 3, 4]
+
+
+def test_a_stop_holds_every_wave_not_started_with_its_reason_and_the_started_ones_finish():
+    fleet = Fleet(5)
+    clock = FakeClock()
+
+    def run_batch(items, check_mode):
+        results = fleet.run_batch(items, check_mode)
+        if not check_mode:
+            clock.sleep(600)  # a wave takes ten minutes
+        return results
+
+    def stop():
+        return 'the window ended' if clock.clock() >= 900 else None
+
+    results, waves = run_in_waves(fleet.read_nodes, list(range(5)), run_batch, '2', stop=stop,
+                                  progress=Progress(path=''))
+    # Waves start at 0 and 600 s; the third would start at 1200 s, after the end of the window at 900 s.
+    assert waves == [[0, 1], [2, 3], [4]] and [batch for batch, check in fleet.batches if not check] == [[0, 1], [2, 3]]
+    assert [(result['started'], result.get('held_by')) for result in results] == [
+        (True, None), (True, None), (True, None), (True, None), (False, 'the window ended')]
+    assert results[4]['changed'] is False and results[4]['error'] is None and not fleet.nodes['u4']['done']

@@ -1,0 +1,13 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Runs baremetal.lifecycle.baremetal_firmware_campaign and shows its progress while it waits."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._progress import ProgressAction
+
+
+class ActionModule(ProgressAction):
+    pass

@@ -1,0 +1,203 @@
+# -*- coding: utf-8 -*-
+"""baremetal_firmware_campaign against a real Ironic whose Redfish firmware interface drives the emulator of
+redfish_firmware.py (the images served by redfish.FirmwareImages): two models, a stepping stone, deployed nodes
+serviced, check mode, a deployed node refused without allow_disruptive, an interrupted campaign continued without a
+repeated step, a failing image.
+
+One Ironic and one emulator for the file; the nodes are deployed by adoption (firmware_fleet.enroll), as the
+firmware.update clean step of manageable nodes needs the deploy ramdisk (only check mode plans one here).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from firmware_fleet import FIRMWARE_IRONIC, delete, enroll, firmware_versions
+from redfish import FirmwareImages, RedfishBMC
+from test_examples import EXAMPLE_CLOUD, ansible, claim, wrap, write_clouds
+
+# The emulated systems: (model, BIOS, BMC) of each.
+SYSTEMS = [('R640', '1.2', '2.8'), ('R640', '1.2', '2.9'), ('XL170', '0.9', '5.1'), ('R640', '1.2', '2.10')]
+
+
+@pytest.fixture(scope='module')
+def firmware_ironic(shared_ironic):
+    return shared_ironic(ironic_standalone_config_overrides=FIRMWARE_IRONIC)
+
+
+@pytest.fixture(scope='module')
+def images():
+    served = FirmwareImages()
+    yield served
+    served.stop()
+
+
+@pytest.fixture(scope='module')
+def bmc(tmp_path_factory):
+    started = RedfishBMC(tmp_path_factory.mktemp('redfish-campaign'), systems=len(SYSTEMS),
+                         models=[system[0] for system in SYSTEMS], bios_versions=[system[1] for system in SYSTEMS],
+                         bmc_versions=[system[2] for system in SYSTEMS]).start()
+    yield started
+    started.stop()
+
+
+@pytest.fixture(scope='module')
+def fleet(firmware_ironic, bmc):
+    """Systems 0-2 deployed (adopted), system 3 manageable: the nodes by index."""
+    nodes = [enroll(firmware_ironic, bmc, index, state='manageable' if index == 3 else 'active')
+             for index in range(len(SYSTEMS))]
+    yield nodes
+    for node in nodes:
+        delete(firmware_ironic, node['uuid'])
+
+
+def baseline(images, xl170_bios_fail=None):
+    return [
+        {'name': 'Contoso R640', 'match': {'model': 'R640'}, 'components': [
+            {'component': 'bmc', 'version': '2.10', 'url': images.url('bmc', '2.10'),
+             'stepping_stones': [{'version': '2.9', 'url': images.url('bmc', '2.9')}]},
+            {'component': 'bios', 'version': '1.3', 'url': images.url('bios', '1.3')}]},
+        {'name': 'Fabrikam XL170', 'match': {'model': 'XL170'}, 'components': [
+            {'component': 'bios', 'version': '1.0', 'url': images.url('bios', '1.0', fail=xl170_bios_fail)}]},
+    ]
+
+
+def campaign(run_module, ironic, check=False, **args):
+    return run_module('baremetal_firmware_campaign', check=check, diff=True, endpoint=ironic.endpoint,
+                      timeout=600, **args)
+
+
+def versions(result):
+    return dict((entry['node']['name'], [(step['component'], step['version']) for step in entry['campaign']])
+                for entry in result['nodes'])
+
+
+def service_steps_sent(ironic, mark):
+    """The firmware.update steps Ironic ran since mark, as (node UUID, image URL), from its log."""
+    return re.findall(r"Executing \{'interface': 'firmware', 'step': 'update', 'args': \{'settings': \[\{'component': "
+                      r"'\w+', 'url': '([^']+)'\}\]\}.*? on node ([0-9a-f-]{36})", ironic.log_since(mark))
+
+
+def test_check_mode_shows_the_whole_campaign_and_sends_nothing(firmware_ironic, fleet, images, run_module):
+    names = [node['name'] for node in fleet]
+    mark = firmware_ironic.log_mark()
+
+    result = campaign(run_module, firmware_ironic, check=True, nodes=names, firmware_baseline=baseline(images),
+                      wave_size=2, allow_disruptive=True)
+
+    assert not result.get('failed'), result.get('msg')
+    assert firmware_ironic.write_requests_since(mark) == []
+    assert images.fetched == []
+    assert versions(result) == {
+        names[0]: [('bmc', '2.9'), ('bmc', '2.10'), ('bios', '1.3')],  # through the stepping stone
+        names[1]: [('bmc', '2.10'), ('bios', '1.3')],
+        names[2]: [('bios', '1.0')],
+        names[3]: [('bios', '1.3')]}
+    entries = dict((entry['node']['name'], entry) for entry in result['nodes'])
+    assert [entries[name]['mode'] for name in names] == ['servicing', 'servicing', 'servicing', 'cleaning']
+    assert [entries[name]['model'] for name in names] == ['Contoso R640'] * 2 + ['Fabrikam XL170', 'Contoso R640']
+    assert [len(entries[name]['steps']) for name in names] == [3, 2, 1, 1]
+    assert entries[names[0]]['steps'][0] == {'interface': 'firmware', 'step': 'update', 'args': {'settings': [
+        {'component': 'bmc', 'url': images.url('bmc', '2.9')}]}}
+    assert result['waves'] == [names[:2], names[2:]]
+    assert all(entry['changed'] and entry['started'] is False for entry in result['nodes'])
+
+
+def test_a_deployed_node_is_refused_without_allow_disruptive_before_any_write(firmware_ironic, fleet, images,
+                                                                              run_module):
+    mark = firmware_ironic.log_mark()
+
+    result = campaign(run_module, firmware_ironic, nodes=[fleet[3]['name'], fleet[2]['name']],
+                      firmware_baseline=baseline(images))
+
+    assert result.get('failed')
+    assert ('node %s is deployed (active): the campaign would service it (bios 1.0), which reboots its workload. '
+            'Set allow_disruptive: true to allow it' % fleet[2]['name']) in result['msg'], result['msg']
+    assert firmware_ironic.write_requests_since(mark) == []
+    assert images.fetched == []
+
+
+def test_an_interrupted_campaign_continues_without_repeating_a_step(firmware_ironic, fleet, images, run_module):
+    deployed = [node['name'] for node in fleet[:3]]
+    mark = firmware_ironic.log_mark()
+    fetched = len(images.fetched)
+
+    # One node a wave; the window ends during the first wave: the others wait for the next run.
+    first = campaign(run_module, firmware_ironic, nodes=deployed, firmware_baseline=baseline(images), wave_size=1,
+                     allow_disruptive=True, stop_after='5s')
+
+    assert not first.get('failed'), first.get('msg')
+    entries = first['nodes']
+    assert [(entry['started'], entry['changed']) for entry in entries] == [
+        (True, True), (False, False), (False, False)]
+    assert entries[0]['done'] == entries[0]['campaign'] and entries[0]['left'] == []
+    assert entries[1]['held_by'].startswith('stop_after 5s was reached: no new wave starts after it')
+    assert first['totals']['not_started'] == 2
+    assert firmware_versions(firmware_ironic, fleet[0]['uuid']) == {'bmc': '2.10', 'bios': '1.3'}
+    assert firmware_versions(firmware_ironic, fleet[1]['uuid']) == {'bmc': '2.9', 'bios': '1.2'}
+
+    second = campaign(run_module, firmware_ironic, nodes=deployed, firmware_baseline=baseline(images),
+                      allow_disruptive=True)
+
+    assert not second.get('failed'), second.get('msg')
+    assert [entry['changed'] for entry in second['nodes']] == [False, True, True]
+    assert firmware_versions(firmware_ironic, fleet[1]['uuid']) == {'bmc': '2.10', 'bios': '1.3'}
+    assert firmware_versions(firmware_ironic, fleet[2]['uuid'])['bios'] == '1.0'
+    # Every image once: no step ran twice over the two runs (the BMC fetched each image it applied).
+    sent = service_steps_sent(firmware_ironic, mark)
+    assert len(sent) == len(set(sent)) == 6, sent
+    assert len(images.fetched) - fetched == 6
+
+
+def test_a_failing_image_leaves_the_node_failed_with_the_bmc_reason(firmware_ironic, fleet, images, run_module):
+    node = fleet[2]
+    # The XL170 is at 1.0 after the interrupted campaign's rerun: a baseline one step further, whose image fails.
+    failing = [{'name': 'Fabrikam XL170', 'match': {'model': 'XL170'}, 'components': [
+        {'component': 'bios', 'version': '1.1', 'url': images.url('bios', '1.1', fail='signature mismatch')}]}]
+
+    result = campaign(run_module, firmware_ironic, nodes=[node['name']], firmware_baseline=failing,
+                      allow_disruptive=True)
+
+    assert result.get('failed')
+    (entry,) = result['nodes']
+    assert 'signature mismatch' in entry['error'] and entry['node']['provision_state'] == 'service failed'
+    assert entry['done'] == [] and [step['version'] for step in entry['left']] == ['1.1']
+    assert result['failed_nodes'] == [node['name']]
+    assert firmware_versions(firmware_ironic, node['uuid'])['bios'] == '1.0'
+
+
+# The images docs/firmware-campaigns.md names, at its image server's address.
+DOCS_IMAGES = 'http://127.0.0.1:8080'
+DOCS_FIRMWARE = [('r640-bmc-2.9.bin', 'bmc', '2.9'), ('r640-bmc-2.10.bin', 'bmc', '2.10'),
+                 ('r640-bios-1.3.bin', 'bios', '1.3'), ('xl170-bios-1.0.bin', 'bios', '1.0')]
+
+
+def test_the_worked_example_of_the_docs_runs_as_written(firmware_ironic, images, tmp_path):
+    """docs/firmware-campaigns.md: two models, a stepping stone, two deployed nodes serviced, in check mode and then
+    for real; its URLs on the test's image server."""
+    docs_bmc = RedfishBMC(tmp_path / 'bmc', systems=2, models=['R640', 'XL170'], bios_versions=['1.2', '0.9'],
+                          bmc_versions=['2.8', '5.1']).start()
+    nodes = []
+    try:
+        nodes = [enroll(firmware_ironic, docs_bmc, index, state='active', name=name)
+                 for index, name in enumerate(('rack1-node01', 'rack1-node02'))]
+        for name, component, version in DOCS_FIRMWARE:
+            images.url(component, version, path='/firmware/' + name)
+        tasks = [text.replace(DOCS_IMAGES, images.address) for text in claim('docs/firmware-campaigns.md', 'tasks')]
+        (tmp_path / 'tasks.yml').write_text(wrap(tasks), encoding='utf-8')
+        clouds = write_clouds(tmp_path / 'clouds.yaml', {EXAMPLE_CLOUD: firmware_ironic})
+
+        rc, output = ansible(['ansible-playbook', 'tasks.yml'], tmp_path, clouds)
+
+        assert rc == 0, output
+        # The plans the page shows, as the debug task prints them.
+        assert 'rack1-node01 (Contoso R640, wave 1, servicing): bmc 2.9, bmc 2.10, bios 1.3' in output, output
+        assert 'rack1-node02 (Fabrikam XL170, wave 2, servicing): bios 1.0' in output, output
+        assert firmware_versions(firmware_ironic, nodes[0]['uuid']) == {'bmc': '2.10', 'bios': '1.3'}
+        assert firmware_versions(firmware_ironic, nodes[1]['uuid']) == {'bmc': '5.1', 'bios': '1.0'}
+    finally:
+        for node in nodes:
+            delete(firmware_ironic, node['uuid'])
+        docs_bmc.stop()

@@ -1,0 +1,117 @@
+# -*- coding: utf-8 -*-
+"""A firmware campaign's pure parts: the end of its window (stop_after, on the fake clock), its steps, what ran, and
+how a node's state decides its cycle or refuses the task."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import calendar
+
+import pytest
+
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.firmware_campaign import (
+    done_steps, plan_node, stop_deadline, stopper, update_steps)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import HardwareError
+
+from ..common.fake_clock import FakeClock
+
+# 2026-11-28 22:15:00 UTC
+NOW = calendar.timegm((2026, 11, 28, 22, 15, 0))
+BASELINE = [{'name': 'R640', 'match': {'model': 'R640'}, 'components': [
+    {'component': 'bmc', 'version': '2.10', 'url': 'http://127.0.0.1:9/bmc-2.10.bin',
+     'stepping_stones': [{'version': '2.9', 'url': 'http://127.0.0.1:9/bmc-2.9.bin'}]},
+    {'component': 'bios', 'version': '1.3', 'url': 'http://127.0.0.1:9/bios-1.3.bin'}]}]
+
+
+@pytest.mark.parametrize('text, seconds', [
+    ('2h', 7200), ('30m', 1800), ('1h30m', 5400), ('90s', 90), (' 45M ', 2700),
+    ('22:45', 1800),                  # later today
+    ('06:00', 7 * 3600 + 45 * 60),    # tomorrow's: the one to come
+    ('22:15', 86400),                 # now is not to come: tomorrow's
+])
+def test_stop_after_is_a_duration_or_the_next_time_of_day_in_utc(text, seconds):
+    assert stop_deadline(text, NOW) == NOW + seconds
+
+
+def test_no_stop_after_is_no_deadline():
+    assert stop_deadline(None, NOW) is None
+
+
+@pytest.mark.parametrize('text', ['', '0m', 'soon', '25:00', '6', '2 hours', '12:5', '-1h'])
+def test_a_stop_after_that_is_neither_is_refused_naming_both_forms(text):
+    with pytest.raises(BaremetalError) as caught:
+        stop_deadline(text, NOW)
+    assert str(caught.value) == (
+        "stop_after '%s' is neither a duration (such as 2h, 30m or 1h30m, more than zero) nor a time of day in UTC "
+        "(HH:MM, such as 06:00); give one of them. Nothing was read." % text)
+
+
+def test_no_wave_starts_once_the_clock_reaches_the_deadline():
+    clock = FakeClock()
+    stop = stopper('30m', stop_deadline('30m', clock.clock()), clock.clock)
+    assert stop() is None
+    clock.sleep(1799)
+    assert stop() is None
+    clock.sleep(1)
+    assert stop() == ('stop_after 30m was reached: no new wave starts after it. Run the campaign again to continue '
+                      'from the versions Ironic reports.')
+
+
+def test_each_version_of_a_plan_is_one_firmware_update_step_in_order():
+    plan = [{'component': 'bmc', 'version': '2.9', 'url': 'u1'}, {'component': 'bmc', 'version': '2.10', 'url': 'u2'}]
+    assert update_steps(plan) == [
+        {'interface': 'firmware', 'step': 'update', 'args': {'settings': [{'component': 'bmc', 'url': 'u1'}]}},
+        {'interface': 'firmware', 'step': 'update', 'args': {'settings': [{'component': 'bmc', 'url': 'u2'}]}}]
+
+
+def test_what_ran_is_the_plan_less_what_is_left_read_back():
+    plan = [{'component': 'bmc', 'version': '2.9'}, {'component': 'bmc', 'version': '2.10'},
+            {'component': 'bios', 'version': '1.3'}]
+    assert done_steps(plan, plan[1:]) == plan[:1]
+    assert done_steps(plan, []) == plan
+    assert done_steps(plan, plan) == []
+
+
+class Client(object):
+    """Ironic's firmware components of one node; nothing else may be asked."""
+
+    def __init__(self, bmc, bios):
+        self.components = [{'component': 'bmc', 'current_version': bmc, 'model': 'R640'},
+                           {'component': 'bios', 'current_version': bios}]
+
+    def get_firmware(self, uuid):
+        return self.components
+
+
+def node(state, target=None):
+    return {'uuid': 'u1', 'name': 'rack1-node01', 'provision_state': state, 'target_provision_state': target,
+            'firmware_interface': 'redfish', 'properties': {}}
+
+
+def test_a_deployed_node_to_update_refuses_the_task_without_allow_disruptive_naming_its_plan():
+    with pytest.raises(HardwareError) as caught:
+        plan_node(Client('2.8', '1.2'), BASELINE, node('active'), allow_disruptive=False)
+    assert str(caught.value) == (
+        'node rack1-node01 is deployed (active): the campaign would service it (bmc 2.9, bmc 2.10, bios 1.3), which '
+        'reboots its workload. Set allow_disruptive: true to allow it, or leave the node out of the campaign.')
+
+
+def test_a_deployed_node_at_the_baseline_needs_no_consent():
+    entry = plan_node(Client('2.10', '1.3'), BASELINE, node('active'), allow_disruptive=False)
+    assert entry['steps'] == [] and entry['goal'] is None and entry['error'] is None
+    assert entry['compliance']['status'] == 'at_target'
+
+
+@pytest.mark.parametrize('state, target, reason', [
+    ('service failed', None, "node rack1-node01 is 'service failed': a campaign updates a node in manageable or "
+                             "available (by manual cleaning) or active (by servicing). Bring it to one of them "
+                             "(baremetal.lifecycle.baremetal_provision_state) and run the campaign again; its plan: "
+                             "bios 1.3."),
+    ('service wait', 'active', "node rack1-node01 is still moving ('service wait'); run the campaign again once it "
+                               "rests."),
+])
+def test_a_node_that_cannot_take_its_plan_now_fails_alone_with_the_way_out(state, target, reason):
+    entry = plan_node(Client('2.10', '1.2'), BASELINE, node(state, target), allow_disruptive=True)
+    assert entry['error'] == reason and entry['goal'] is None and entry['steps'] == []
