@@ -151,12 +151,12 @@ def converge(client, goals, check_mode=False, wait=True, timeout=3600, concurren
     return [job for job, _node in jobs], errors
 
 
-def provision_results(client, goals, check_mode=False, **converging):
-    """converge (with its converging options), as one module result per Goal in the order of the goals:
-    the node, its plan, its transitions, what an inspection learned, a diff, changed and error (a name or UUID
-    that matches no node has only its error)."""
-    jobs, missing = converge(client, goals, check_mode=check_mode, **converging)
-    missing = iter(missing)
+def provision_results(client, goals, converged, check_mode=False):
+    """What converge made of the goals (converged: its jobs and errors), as one module result per Goal in the order
+    of the goals: the node, its plan, its transitions, what an inspection learned, a diff, changed and error (a name
+    or UUID that matches no node has only its error)."""
+    jobs, missing = converged
+    jobs, missing = list(jobs), iter(missing)
     results = []
     for goal in goals:
         if jobs and goal.ident in (jobs[0].uuid, jobs[0].node.get('name')):

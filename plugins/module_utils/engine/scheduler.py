@@ -71,7 +71,8 @@ def check_mode_note(job, node):
 
 class Scheduler(object):
     """Runs jobs (engine/job.py) against one Ironic within one deadline: plan(job, node) returns the steps for a node
-    at rest (provision.NodePlans.steps); a step goes out by run, _start_ready, _start_next, _send, Sender.send."""
+    at rest (provision.NodePlans.steps); a step goes out by run, _start and Sender.send, and _apply applies what
+    came of it."""
 
     def __init__(self, client, timeout, concurrency=1, plan=None, abort_on_timeout=False,
                  stranded_grace=None, progress=None, clock=time.monotonic, sleep=time.sleep):
@@ -98,7 +99,7 @@ class Scheduler(object):
         jobs = [job for job, _node in jobs]
         self.wait.reset()
         while any(job.stage != DONE for job in jobs):
-            self._start_ready(jobs, wait)
+            self._start(jobs, wait)
             watched = [job for job in jobs if job.stage in (WAITING, MOVING)]
             if not (watched or any(job.stage == READY for job in jobs)) or not self.wait.pause():
                 break
@@ -162,42 +163,40 @@ class Scheduler(object):
         except (graph.PlanError, IronicError) as exc:
             job.fail(str(exc))
 
-    def _start_ready(self, jobs, wait):
-        """Start the ready jobs there is room for; a node between two steps keeps going before a new one starts."""
+    def _start(self, jobs, wait):
+        """Start the ready jobs there is room for, a node between two steps before a new one: each job's next steps go
+        out (Sender.send) up to one that moves the node (a step DONE_WHEN_ANSWERED is done once Ironic takes it, and
+        the next follows at once). A job Ironic holds off stays READY: Locked holds that node only, and the others go
+        on; Busy holds every node, and as many as move now may move until one comes to rest."""
         moving = sum(1 for job in jobs if job.stage == MOVING)
         for job in sorted((job for job in jobs if job.stage == READY), key=lambda job: not job.started):
             if wait and moving >= self.limit:
                 return
-            if self._start_next(job, wait):
+            moved = False
+            while job.remaining and not moved:
+                step = job.remaining[0]
+                job.issued += 1
+                if not self._apply(job, step, self.sender.send(job, step)):
+                    job.issued -= 1
+                    break
+                moved = step.verb not in DONE_WHEN_ANSWERED
+                if not moved:
+                    job.landed(step.landing, self.clock())
+            if moved:
+                job.stage = MOVING if wait else DONE
                 moving += 1
                 self.wait.reset()
-            elif job.locked is not None:  # Locked: a conductor holds this node only; the others go on.
+            elif not job.remaining:  # every step done when answered: nothing is left to wait for
+                job.stage = DONE
+            elif job.locked is not None:
                 self.progress.node(job.label, job.node.get('provision_state'), LOCKED)
             elif job.stage == READY:
-                # Busy: Ironic takes no more now; as many as move now may move until one comes to rest.
                 self.limit = max(1, moving)
                 self.progress.node(job.label, job.node.get('provision_state'), HELD_BACK)
                 return
 
-    def _start_next(self, job, wait):
-        """Issue the job's next steps up to one that moves the node: True when one does; else the job is DONE, or
-        still READY when Ironic answered Busy or Locked."""
-        while job.remaining:
-            step = job.remaining[0]
-            job.issued += 1
-            if not self._send(job, step):
-                job.issued -= 1
-                return False
-            if step.verb not in DONE_WHEN_ANSWERED:
-                job.stage = MOVING if wait else DONE
-                return True
-            job.landed(step.landing, self.clock())
-        job.stage = DONE
-        return False
-
-    def _send(self, job, step, reason=None):
-        """Send one step (engine/sender.py) and apply what came of it: True when it is under way (or done)."""
-        sent = self.sender.send(job, step, reason)
+    def _apply(self, job, step, sent):
+        """Apply what came of sending a step (the Sent of Sender.send): True when it is under way (or done)."""
         self.busy = sent.held if isinstance(sent.held, Busy) else self.busy
         if not job.took(sent, self.clock()):
             return False
@@ -254,7 +253,8 @@ class Scheduler(object):
         if job.stage == MOVING:
             job.landed(state, self.clock(), stranded=True)
         interrupted = job.plan[job.issued - 1] if job.stage == MOVING else None
-        if self._send(job, step, reason=what + " Ironic's way out is '%s' to '%s'." % (step.verb, step.landing)):
+        reason = what + " Ironic's way out is '%s' to '%s'." % (step.verb, step.landing)
+        if self._apply(job, step, self.sender.send(job, step, reason)):
             job.stage, job.retry = WAITING, interrupted
 
     def _time_out(self, job):
