@@ -11,7 +11,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     FEATURE_MIN_VERSION, HISTORY_VERSION, INVENTORY_MIN_VERSION, VERB_MIN_VERSION)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import PAGE_LIMIT
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import PAGE_LIMIT
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import NotFound
 
 
