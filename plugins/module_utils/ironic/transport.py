@@ -172,7 +172,7 @@ class Transport(object):
     def server_version(self):
         """The newest microversion the server supports (its root document's default_version)."""
         if self._server_version is None:
-            root = self._send('GET', self.endpoint + '/').json()
+            root = self.request('GET', '/', root=True)
             advertised = root.get('default_version') or {}
             self._server_version = parse_version(advertised.get('version') or '1.1')
         return self._server_version
@@ -207,16 +207,6 @@ class Transport(object):
             return None
         return when.replace(tzinfo=datetime.timezone.utc) if when is not None and when.tzinfo is None else when
 
-    def request(self, method, path, body=None, params=None, replay=True, retry_busy=True):
-        """One request to Ironic's API (path: below /v1) at the negotiated microversion: its JSON answer, None when
-        there is none. replay and retry_busy: see _send."""
-        headers = {'X-OpenStack-Ironic-API-Version': version_string(self.version)}
-        response = self._send(method, self.endpoint + '/v1' + path, body=body, params=params, headers=headers,
-                              replay=replay, retry_busy=retry_busy)
-        if response.status_code == 204 or not response.content:
-            return None
-        return response.json()
-
     def pages(self, path, params, key):
         """The pages of a listing Ironic paginates (GET path with params, PAGE_LIMIT items a page unless params say
         otherwise), in order: (the items under key, whether it was the last page)."""
@@ -230,19 +220,25 @@ class Transport(object):
                 return
             params['marker'] = items[-1]['uuid']
 
-    def _send(self, method, url, body=None, params=None, headers=None, replay=True, retry_busy=True):
-        """One HTTP exchange with bounded, jittered retries for locks, 503 and dropped connections; a token Ironic
-        refuses (HTTP 401) is renewed once (renew_token), and the exchange starts over with it, retries and all.
+    def request(self, method, path, body=None, params=None, replay=True, retry_busy=True, root=False):
+        """One request to Ironic's API: path below /v1, sent at the negotiated microversion (with root, the path from
+        the endpoint, sent without one: the root document names the versions); its JSON answer, None when there is
+        none.
 
-        replay=False: a lost answer raises AnswerLost even for a PUT. retry_busy=False: a 503 raises Busy and a node
-        lock Locked at once, for a caller that has other work to do meanwhile (the scheduler sends the step again
-        later).
+        Locks, 503 and dropped connections are tried again, with bounded, jittered backoff. replay=False: a lost
+        answer raises AnswerLost even for a PUT. retry_busy=False: a 503 raises Busy and a node lock Locked at once,
+        for a caller that has other work to do meanwhile (the scheduler sends the step again later). A token Ironic
+        refuses (HTTP 401) is renewed once (renew_token), and the request starts over with it, retries and all.
         """
+        url, headers = self.endpoint + path, None
+        if not root:
+            url = self.endpoint + '/v1' + path
+            headers = {'X-OpenStack-Ironic-API-Version': version_string(self.version)}
         renew = self._renew_token is not None
         waiting = Wait(initial=RETRY_BASE_DELAY, factor=2, cap=RETRY_MAX_DELAY, jitter=1.0, clock=time.monotonic,
                        sleep=time.sleep)
         started, unanswered, attempt = waiting.clock(), 0, 0
-        while attempt < RETRY_ATTEMPTS:  # bounded: RETRY_ATTEMPTS, twice at most with a renewed token
+        while attempt < RETRY_ATTEMPTS:  # bounded: RETRY_ATTEMPTS tries, twice at most with a renewed token
             attempt += 1
             self.api_calls += 1
             try:
@@ -257,7 +253,7 @@ class Transport(object):
                 self._answered = True
                 self._latest.date = getattr(response, 'date', None)
                 if response.status_code < 400:
-                    return response
+                    return response.json() if response.status_code != 204 and response.content else None
                 if response.status_code == 401 and renew:
                     # The token expired: a fresh one, and the exchange from the start (no pause, a full budget).
                     self._session.headers['X-Auth-Token'] = self._renew_token()

@@ -236,7 +236,9 @@ def fake_time(monkeypatch):
 
 
 def silent_client(clock, timeout, **session):
+    """A Transport to a SilentSession whose server version is known already: a request is only what it sends."""
     transport = Transport('http://127.0.0.1:6385', session=SilentSession(clock, **session), timeout=timeout)
+    transport._server_version = capabilities.CLIENT_MAX_VERSION
     return transport, transport._session
 
 
@@ -244,7 +246,7 @@ def silent_client(clock, timeout, **session):
 def test_a_read_that_gets_no_answer_is_tried_twice_then_says_how_long_how_often_and_which_option(fake_time, timeout):
     transport, session = silent_client(fake_time, timeout)
     with pytest.raises(Unreachable) as caught:
-        transport._send('GET', 'http://127.0.0.1:6385/v1/nodes')
+        transport.request('GET', '/nodes')
     assert len(session.requests) == _transport.NO_ANSWER_TRIES == 2 and transport.api_calls == 2
     assert [request[2] for request in session.requests] == [timeout, timeout]
     seconds = fake_time.now
@@ -259,7 +261,7 @@ def test_a_read_that_gets_no_answer_is_tried_twice_then_says_how_long_how_often_
 def test_a_connection_never_made_within_the_timeout_is_tried_twice_and_said_so(fake_time):
     transport, session = silent_client(fake_time, 5, sent=False)
     with pytest.raises(Unreachable) as caught:
-        transport._send('POST', 'http://127.0.0.1:6385/v1/nodes', body={})
+        transport.request('POST', '/nodes', body={})
     assert len(session.requests) == 2
     assert str(caught.value).startswith(
         'cannot reach Ironic at http://127.0.0.1:6385: no connection could be made for POST /v1/nodes: 2 tries of '
@@ -269,7 +271,7 @@ def test_a_connection_never_made_within_the_timeout_is_tried_twice_and_said_so(f
 
 def test_a_read_answered_at_its_second_try_is_answered(fake_time):
     transport, session = silent_client(fake_time, 5, answers=[Response(200, 'OK', b'{"uuid": "n1"}')])
-    assert transport._send('GET', 'http://127.0.0.1:6385/v1/nodes/n1').json() == {'uuid': 'n1'}
+    assert transport.request('GET', '/nodes/n1') == {'uuid': 'n1'}
     assert len(session.requests) == 2
 
 
@@ -277,7 +279,7 @@ def test_a_read_answered_at_its_second_try_is_answered(fake_time):
 def test_a_write_that_gets_no_answer_is_not_sent_again_but_answer_lost(fake_time, method, replay):
     transport, session = silent_client(fake_time, 5)
     with pytest.raises(AnswerLost) as caught:
-        transport._send(method, 'http://127.0.0.1:6385/v1/nodes/n1', body={}, replay=replay)
+        transport.request(method, '/nodes/n1', body={}, replay=replay)
     assert len(session.requests) == 1
     assert str(caught.value) == 'the answer to %s /v1/nodes/n1 was lost: timed out' % method
 
