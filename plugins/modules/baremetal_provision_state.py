@@ -529,7 +529,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner i
     MOVING_CONCURRENCY_SPEC, NODE_SELECTION_SPEC, run, targets)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import OPTION_SPEC, Options
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import converge, provision_results
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import provision_results
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DECLARABLE_STATES
 
 ARGUMENT_SPEC = dict(

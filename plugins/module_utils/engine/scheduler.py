@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Run plans, for one node or many: each node goes its own way, as soon as it can. The scheduler owns every move of a
-job (engine/job.py) from one stage to the next; the sender (engine/sender.py) and the waiter (engine/waiter.py) only
-say what came of a request or a poll, and the scheduler applies it.
+"""Converge nodes to their declared provision states, one node or many: each node goes its own way, as soon as it
+can. converge looks the nodes up and makes one job each (engine/job.py); the scheduler owns every move of a job from
+one stage to the next; the sender (engine/sender.py) and the waiter (engine/waiter.py) only say what came of a request
+or a poll, and the scheduler applies it.
 
 A node is first waited on until it is at rest, then planned, then moved step by step: issue a verb, wait until the
 node rests again, check where it landed, issue the next. One node that is still moving, stuck or refused never holds
@@ -25,15 +26,18 @@ __metaclass__ = type
 
 import time
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import DONE_WHEN_ANSWERED, step_word
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING, Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import running_step, task_progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import NodePlans
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, LOCKED
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter, agent_heartbeat)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes, no_node_message
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, IronicError, Unreachable
 
 # Ironic's safe ways out of a stranded state (states.STRANDED_WAY_OUT), as steps.
@@ -67,6 +71,34 @@ def check_mode_note(job, node):
             "run waits for it to rest, then, from '%s', %s. (Where it rests otherwise, it plans from there.)"
             % (job.label, node['provision_state'], node.get('target_provision_state'), landing,
                'sends %s' % ', '.join(step_word(step.verb) for step in job.plan) if job.plan else 'sends nothing'))
+
+
+def converge(client, goals, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False,
+             found=None):
+    """Bring each Goal (engine/provision.py) to its declared state: its node looked up, one Job each, and a Scheduler
+    that plans each node with NodePlans as it rests and moves it. Returns (jobs, errors for idents that match no
+    node).
+
+    Each node is planned as soon as it is at rest and moves on its own; failures of one node are
+    recorded on its job and never stop the others. found ({ident: node}, each read with client.poll_fields and,
+    where its goal sets instance_info, instance_info) are the nodes as a caller just read them, or as an earlier
+    step of its task leaves them (in check mode, as it would): they are not read again.
+    """
+    with_instance_info = any(goal.options.instance_info for goal in goals)
+    fields = client.poll_fields + (('instance_info',) if with_instance_info else ())
+    if found is None:
+        found, missing = find_nodes(client, [goal.ident for goal in goals], fields)
+    else:
+        missing = [goal.ident for goal in goals if goal.ident not in found]
+    check_distinct_nodes(found)
+    scheduler = Scheduler(client, timeout, concurrency=concurrency, plan=NodePlans(client, found).steps,
+                          abort_on_timeout=abort_on_timeout)
+    jobs = [(Job(found[goal.ident], goal.state, goal.options), found[goal.ident])
+            for goal in goals if goal.ident in found]
+    scheduler.run(jobs, wait=wait, check_mode=check_mode)
+    errors = [no_node_message([ident], client) for ident in missing]
+    return [job for job, _node in jobs], errors
+
 
 
 class Scheduler(object):

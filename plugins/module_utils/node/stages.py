@@ -18,8 +18,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import POWER_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import (
-    Goal, converge, plan_node, provision_results)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Goal, plan_node, provision_results
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import ensure_maintenance
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import ensure_power
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
