@@ -23,7 +23,7 @@ def readable_fields(client, fields):
 
 
 class NodeEndpoints(object):
-    """The node calls of IronicClient (on its AuthSession: request, require, supports, pages)."""
+    """The node calls of IronicClient (on its Transport: request, require, supports, pages)."""
 
     def get_node(self, ident, fields=None):
         params = {'fields': ','.join(readable_fields(self, fields))} if fields else None
