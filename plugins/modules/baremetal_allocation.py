@@ -272,5 +272,6 @@ def main():
                                              for option in ['name'] + sorted(ALLOCATION_SPEC)]) as module:
         main_logic(module)
 
+
 if __name__ == '__main__':
     main()

@@ -188,5 +188,6 @@ def main():
                                              ('extra', 'templates')]) as module:
         main_logic(module)
 
+
 if __name__ == '__main__':
     main()

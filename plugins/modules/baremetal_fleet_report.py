@@ -301,5 +301,6 @@ def main():
     with BaremetalModule(ARGUMENT_SPEC) as module:
         main_logic(module)
 
+
 if __name__ == '__main__':
     main()

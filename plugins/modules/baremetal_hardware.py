@@ -309,5 +309,6 @@ def main():
                          required_one_of=[('node', 'nodes', 'select')]) as module:
         main_logic(module)
 
+
 if __name__ == '__main__':
     main()

@@ -279,5 +279,6 @@ def main():
                          mutually_exclusive=[('rules', option) for option in ['name'] + sorted(RULE_SPEC)]) as module:
         main_logic(module)
 
+
 if __name__ == '__main__':
     main()

@@ -225,5 +225,6 @@ def main():
                          required_one_of=[('node', 'nodes', 'select'), ('maintenance', 'state')]) as module:
         main_logic(module)
 
+
 if __name__ == '__main__':
     main()

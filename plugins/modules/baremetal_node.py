@@ -1349,5 +1349,6 @@ def main():
                          + [('select', 'name'), ('select', 'uuid')]) as module:
         main_logic(module)
 
+
 if __name__ == '__main__':
     main()

@@ -314,5 +314,6 @@ def main():
                                                                          for name in FILTERS]) as module:
         main_logic(module)
 
+
 if __name__ == '__main__':
     main()

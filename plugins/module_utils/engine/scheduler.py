@@ -100,7 +100,6 @@ def converge(client, goals, check_mode=False, wait=True, timeout=3600, concurren
     return [job for job, _node in jobs], errors
 
 
-
 class Scheduler(object):
     """Runs jobs (engine/job.py) against one Ironic within one deadline: plan(job, node) returns the steps for a node
     at rest (provision.NodePlans.steps); a step goes out by run, _start and Sender.send, and _apply applies what
@@ -220,9 +219,9 @@ class Scheduler(object):
                 self.wait.reset()
             elif not job.remaining:  # every step done when answered: nothing is left to wait for
                 job.stage = DONE
-            elif job.locked is not None:
+            elif job.locked is not None:  # Locked: a conductor holds this node only; the others go on.
                 self.progress.node(job.label, job.node.get('provision_state'), LOCKED)
-            elif job.stage == READY:
+            elif job.stage == READY:  # Busy: Ironic takes no more now; as many as move now may move.
                 self.limit = max(1, moving)
                 self.progress.node(job.label, job.node.get('provision_state'), HELD_BACK)
                 return

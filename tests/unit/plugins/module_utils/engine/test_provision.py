@@ -207,4 +207,3 @@ def test_diff_shows_the_provision_state_before_and_after():
     assert [provision.provision_diff(result, True) for result in checked] == [
         {'before': {'provision_state': 'enroll'}, 'after': {'provision_state': 'available'}},
         {'before': {'provision_state': 'active'}, 'after': {'provision_state': 'active'}}]
-
