@@ -267,9 +267,10 @@ def main_logic(module):
 
 
 def main():
-    BaremetalModule(ARGUMENT_SPEC, required_one_of=[('name', 'allocations')],
-                    mutually_exclusive=[('allocations', option) for option in ['name'] + sorted(ALLOCATION_SPEC)]).run(
-        main_logic)
+    with BaremetalModule(ARGUMENT_SPEC, required_one_of=[('name', 'allocations')],
+                         mutually_exclusive=[('allocations', option)
+                                             for option in ['name'] + sorted(ALLOCATION_SPEC)]) as module:
+        main_logic(module)
 
 
 if __name__ == '__main__':

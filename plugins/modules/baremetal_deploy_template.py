@@ -183,9 +183,10 @@ def main_logic(module):
 
 
 def main():
-    BaremetalModule(ARGUMENT_SPEC, required_one_of=[('name', 'templates')],
-                    mutually_exclusive=[('name', 'templates'), ('steps', 'templates'), ('extra', 'templates')]).run(
-        main_logic)
+    with BaremetalModule(ARGUMENT_SPEC, required_one_of=[('name', 'templates')],
+                         mutually_exclusive=[('name', 'templates'), ('steps', 'templates'),
+                                             ('extra', 'templates')]) as module:
+        main_logic(module)
 
 
 if __name__ == '__main__':

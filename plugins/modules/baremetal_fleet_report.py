@@ -295,8 +295,8 @@ def main_logic(module):
 
 
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC)
-    module.run(main_logic)
+    with BaremetalModule(ARGUMENT_SPEC) as module:
+        main_logic(module)
 
 
 if __name__ == '__main__':

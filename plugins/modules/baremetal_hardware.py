@@ -305,9 +305,9 @@ def main_logic(module):
 
 
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes', 'select')],
-                             required_one_of=[('node', 'nodes', 'select')])
-    module.run(main_logic)
+    with BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes', 'select')],
+                         required_one_of=[('node', 'nodes', 'select')]) as module:
+        main_logic(module)
 
 
 if __name__ == '__main__':

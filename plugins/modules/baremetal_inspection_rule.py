@@ -275,8 +275,9 @@ def main_logic(module):
 
 
 def main():
-    BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('rules', option) for option in ['name'] + sorted(RULE_SPEC)],
-                    required_one_of=[('name', 'rules')]).run(main_logic)
+    with BaremetalModule(ARGUMENT_SPEC, required_one_of=[('name', 'rules')],
+                         mutually_exclusive=[('rules', option) for option in ['name'] + sorted(RULE_SPEC)]) as module:
+        main_logic(module)
 
 
 if __name__ == '__main__':

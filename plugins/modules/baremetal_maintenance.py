@@ -221,9 +221,9 @@ def main_logic(module):
 
 def main():
     # maintenance and state, both given, are refused by task_maintenance, with a message that says which to keep.
-    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes', 'select')],
-                             required_one_of=[('node', 'nodes', 'select'), ('maintenance', 'state')])
-    module.run(main_logic)
+    with BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes', 'select')],
+                         required_one_of=[('node', 'nodes', 'select'), ('maintenance', 'state')]) as module:
+        main_logic(module)
 
 
 if __name__ == '__main__':

@@ -1343,11 +1343,11 @@ def main_logic(module):
 
 
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC,
-                             required_one_of=[('name', 'nodes', 'select')],
-                             mutually_exclusive=[('nodes', option) for option in sorted(RECORD_SPEC) + ['name', 'select']]
-                             + [('select', 'name'), ('select', 'uuid')])
-    module.run(main_logic)
+    with BaremetalModule(ARGUMENT_SPEC,
+                         required_one_of=[('name', 'nodes', 'select')],
+                         mutually_exclusive=[('nodes', option) for option in sorted(RECORD_SPEC) + ['name', 'select']]
+                         + [('select', 'name'), ('select', 'uuid')]) as module:
+        main_logic(module)
 
 
 if __name__ == '__main__':

@@ -310,8 +310,9 @@ def main_logic(module):
 
 
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[ONE_NODE] + [(one, name) for one in ONE_NODE for name in FILTERS])
-    module.run(main_logic)
+    with BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[ONE_NODE] + [(one, name) for one in ONE_NODE
+                                                                         for name in FILTERS]) as module:
+        main_logic(module)
 
 
 if __name__ == '__main__':

@@ -530,6 +530,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner i
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import OPTION_SPEC, Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import provision_results
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DECLARABLE_STATES
 
 ARGUMENT_SPEC = dict(
@@ -542,24 +543,22 @@ ARGUMENT_SPEC = dict(
 ARGUMENT_SPEC.update(NODE_SELECTION_SPEC, **MOVING_CONCURRENCY_SPEC)
 
 
-def main_logic(module):
-    params = module.params
-    options = Options.from_params(params)
-    nodes = targets(module.client, params, moving.defaults(params['state'], options), moving.TYPES)
-
-    def act(batch, check_mode):
-        # converge reads the nodes: one that matches no node has its error, and the others go on.
-        return provision_results(module.client, [moving.move(target, options) for target in batch],
-                                 check_mode=check_mode, wait=params['wait'], timeout=params['timeout'],
-                                 concurrency=params['concurrency'], abort_on_timeout=params['abort_on_timeout'])
-
-    module.finish(run(module, nodes, act, by_node=True))
-
-
 def main():
-    module = BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes', 'select')],
-                             required_one_of=[('node', 'nodes', 'select')])
-    module.run(main_logic)
+    with BaremetalModule(ARGUMENT_SPEC, mutually_exclusive=[('node', 'nodes', 'select')],
+                         required_one_of=[('node', 'nodes', 'select')]) as module:
+        params = module.params
+        options = Options.from_params(params)
+        nodes = targets(module.client, params, moving.defaults(params['state'], options), moving.TYPES)
+
+        def act(batch, check_mode):
+            # converge reads the nodes: one that matches no node has its error, and the others go on.
+            goals = [moving.move(target, options) for target in batch]
+            converged = converge(module.client, goals, check_mode=check_mode, wait=params['wait'],
+                                 timeout=params['timeout'], concurrency=params['concurrency'],
+                                 abort_on_timeout=params['abort_on_timeout'])
+            return provision_results(module.client, goals, converged, check_mode)
+
+        module.finish(run(module, nodes, act, by_node=True))
 
 
 if __name__ == '__main__':

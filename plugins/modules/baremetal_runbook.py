@@ -175,7 +175,8 @@ def main_logic(module):
 
 
 def main():
-    BaremetalModule(ARGUMENT_SPEC).run(main_logic)
+    with BaremetalModule(ARGUMENT_SPEC) as module:
+        main_logic(module)
 
 
 if __name__ == '__main__':

@@ -104,6 +104,17 @@ def test_check_mode_shows_the_whole_campaign_and_sends_nothing(firmware_ironic, 
     assert result['waves'] == [names[:2], names[2:]]
     assert all(entry['changed'] and entry['started'] is False for entry in result['nodes'])
 
+    # Waves by a node field: one wave a group, the groups in the order their first node comes.
+    for node, group in zip(fleet, ('rack-b', 'rack-a', 'rack-b', 'rack-a')):
+        firmware_ironic.api('PATCH', '/nodes/%s' % node['uuid'],
+                            [{'op': 'add', 'path': '/resource_class', 'value': group}])
+    mark = firmware_ironic.log_mark()
+    grouped = campaign(run_module, firmware_ironic, check=True, nodes=names, firmware_baseline=baseline(images),
+                       group_by='resource_class', allow_disruptive=True)
+    assert not grouped.get('failed'), grouped.get('msg')
+    assert firmware_ironic.write_requests_since(mark) == []
+    assert grouped['waves'] == [[names[0], names[2]], [names[1], names[3]]]
+
 
 def test_a_deployed_node_is_refused_without_allow_disruptive_before_any_write(firmware_ironic, fleet, images,
                                                                               run_module):

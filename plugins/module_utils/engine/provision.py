@@ -1,9 +1,11 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Converge nodes to declared provision states: look up, then each node rests, is planned and moves.
+"""Plans to declared provision states, and the module results of nodes brought there.
 
-Shared by baremetal_provision_state (one node or a fleet) and baremetal_node (state: absent).
-Planning (plan_node) lives here, what a step sends in engine/requests.py; the scheduler only calls them.
+A node's Goal (its declared state and the Options that say how), the steps from where it rests (plan_node, checked
+against the server by NodePlans, which the scheduler calls as each node rests: engine/scheduler.py converge), and
+each Goal's result once converged (provision_results). Shared by baremetal_provision_state (one node or a fleet),
+baremetal_node and baremetal_hardware. What a step sends is in engine/requests.py.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -12,18 +14,14 @@ __metaclass__ = type
 
 import collections
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes, no_node_message
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import SET_INSTANCE_INFO, SET_RETIRED
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import (
     check_node_interfaces, check_requests, check_runbook, instance_info_patch, retired_patch)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
 
 # Verbs that read instance_info: deploying writes the image it names; adoption validates it.
 INSTANCE_INFO_VERBS = ('active', 'rebuild', 'adopt')
@@ -127,36 +125,12 @@ class NodePlans(object):
         return steps
 
 
-def converge(client, goals, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False, found=None):
-    """Bring each Goal to its declared state. Returns (jobs, errors for idents that match no node).
-
-    Each node is planned as soon as it is at rest and moves on its own; failures of one node are
-    recorded on its job and never stop the others. found ({ident: node}, each read with client.poll_fields and,
-    where its goal sets instance_info, instance_info) are the nodes as a caller just read them, or as an earlier
-    step of its task leaves them (in check mode, as it would): they are not read again.
-    """
-    with_instance_info = any(goal.options.instance_info for goal in goals)
-    fields = client.poll_fields + (('instance_info',) if with_instance_info else ())
-    if found is None:
-        found, missing = find_nodes(client, [goal.ident for goal in goals], fields)
-    else:
-        missing = [goal.ident for goal in goals if goal.ident not in found]
-    check_distinct_nodes(found)
-    scheduler = Scheduler(client, timeout, concurrency=concurrency, plan=NodePlans(client, found).steps,
-                          abort_on_timeout=abort_on_timeout)
-    jobs = [(Job(found[goal.ident], goal.state, goal.options), found[goal.ident])
-            for goal in goals if goal.ident in found]
-    scheduler.run(jobs, wait=wait, check_mode=check_mode)
-    errors = [no_node_message([ident], client) for ident in missing]
-    return [job for job, _node in jobs], errors
-
-
-def provision_results(client, goals, check_mode=False, **converging):
-    """converge (with its converging options), as one module result per Goal in the order of the goals:
-    the node, its plan, its transitions, what an inspection learned, a diff, changed and error (a name or UUID
-    that matches no node has only its error)."""
-    jobs, missing = converge(client, goals, check_mode=check_mode, **converging)
-    missing = iter(missing)
+def provision_results(client, goals, converged, check_mode=False):
+    """What converge made of the goals (converged: its jobs and errors), as one module result per Goal in the order
+    of the goals: the node, its plan, its transitions, what an inspection learned, a diff, changed and error (a name
+    or UUID that matches no node has only its error)."""
+    jobs, missing = converged
+    jobs, missing = list(jobs), iter(missing)
     results = []
     for goal in goals:
         if jobs and goal.ident in (jobs[0].uuid, jobs[0].node.get('name')):

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Run plans, for one node or many: each node goes its own way, as soon as it can. The scheduler owns every move of a
-job (engine/job.py) from one stage to the next; the sender (engine/sender.py) and the waiter (engine/waiter.py) only
-say what came of a request or a poll, and the scheduler applies it.
+"""Converge nodes to their declared provision states, one node or many: each node goes its own way, as soon as it
+can. converge looks the nodes up and makes one job each (engine/job.py); the scheduler owns every move of a job from
+one stage to the next; the sender (engine/sender.py) and the waiter (engine/waiter.py) only say what came of a request
+or a poll, and the scheduler applies it.
 
 A node is first waited on until it is at rest, then planned, then moved step by step: issue a verb, wait until the
 node rests again, check where it landed, issue the next. One node that is still moving, stuck or refused never holds
@@ -25,15 +26,18 @@ __metaclass__ = type
 
 import time
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validate import check_distinct_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import DONE_WHEN_ANSWERED, step_word
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING, Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import running_step, task_progress
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import NodePlans
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, LOCKED
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter, agent_heartbeat)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes, no_node_message
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, IronicError, Unreachable
 
 # Ironic's safe ways out of a stranded state (states.STRANDED_WAY_OUT), as steps.
@@ -69,9 +73,37 @@ def check_mode_note(job, node):
                'sends %s' % ', '.join(step_word(step.verb) for step in job.plan) if job.plan else 'sends nothing'))
 
 
+def converge(client, goals, check_mode=False, wait=True, timeout=3600, concurrency=1, abort_on_timeout=False,
+             found=None):
+    """Bring each Goal (engine/provision.py) to its declared state: its node looked up, one Job each, and a Scheduler
+    that plans each node with NodePlans as it rests and moves it. Returns (jobs, errors for idents that match no
+    node).
+
+    Each node is planned as soon as it is at rest and moves on its own; failures of one node are
+    recorded on its job and never stop the others. found ({ident: node}, each read with client.poll_fields and,
+    where its goal sets instance_info, instance_info) are the nodes as a caller just read them, or as an earlier
+    step of its task leaves them (in check mode, as it would): they are not read again.
+    """
+    with_instance_info = any(goal.options.instance_info for goal in goals)
+    fields = client.poll_fields + (('instance_info',) if with_instance_info else ())
+    if found is None:
+        found, missing = find_nodes(client, [goal.ident for goal in goals], fields)
+    else:
+        missing = [goal.ident for goal in goals if goal.ident not in found]
+    check_distinct_nodes(found)
+    scheduler = Scheduler(client, timeout, concurrency=concurrency, plan=NodePlans(client, found).steps,
+                          abort_on_timeout=abort_on_timeout)
+    jobs = [(Job(found[goal.ident], goal.state, goal.options), found[goal.ident])
+            for goal in goals if goal.ident in found]
+    scheduler.run(jobs, wait=wait, check_mode=check_mode)
+    errors = [no_node_message([ident], client) for ident in missing]
+    return [job for job, _node in jobs], errors
+
+
 class Scheduler(object):
     """Runs jobs (engine/job.py) against one Ironic within one deadline: plan(job, node) returns the steps for a node
-    at rest (provision.NodePlans.steps); a step goes out by run, _start_ready, _start_next, _send, Sender.send."""
+    at rest (provision.NodePlans.steps); a step goes out by run, _start and Sender.send, and _apply applies what
+    came of it."""
 
     def __init__(self, client, timeout, concurrency=1, plan=None, abort_on_timeout=False,
                  stranded_grace=None, progress=None, clock=time.monotonic, sleep=time.sleep):
@@ -98,7 +130,7 @@ class Scheduler(object):
         jobs = [job for job, _node in jobs]
         self.wait.reset()
         while any(job.stage != DONE for job in jobs):
-            self._start_ready(jobs, wait)
+            self._start(jobs, wait)
             watched = [job for job in jobs if job.stage in (WAITING, MOVING)]
             if not (watched or any(job.stage == READY for job in jobs)) or not self.wait.pause():
                 break
@@ -162,42 +194,40 @@ class Scheduler(object):
         except (graph.PlanError, IronicError) as exc:
             job.fail(str(exc))
 
-    def _start_ready(self, jobs, wait):
-        """Start the ready jobs there is room for; a node between two steps keeps going before a new one starts."""
+    def _start(self, jobs, wait):
+        """Start the ready jobs there is room for, a node between two steps before a new one: each job's next steps go
+        out (Sender.send) up to one that moves the node (a step DONE_WHEN_ANSWERED is done once Ironic takes it, and
+        the next follows at once). A job Ironic holds off stays READY: Locked holds that node only, and the others go
+        on; Busy holds every node, and as many as move now may move until one comes to rest."""
         moving = sum(1 for job in jobs if job.stage == MOVING)
         for job in sorted((job for job in jobs if job.stage == READY), key=lambda job: not job.started):
             if wait and moving >= self.limit:
                 return
-            if self._start_next(job, wait):
+            moved = False
+            while job.remaining and not moved:
+                step = job.remaining[0]
+                job.issued += 1
+                if not self._apply(job, step, self.sender.send(job, step)):
+                    job.issued -= 1
+                    break
+                moved = step.verb not in DONE_WHEN_ANSWERED
+                if not moved:
+                    job.landed(step.landing, self.clock())
+            if moved:
+                job.stage = MOVING if wait else DONE
                 moving += 1
                 self.wait.reset()
+            elif not job.remaining:  # every step done when answered: nothing is left to wait for
+                job.stage = DONE
             elif job.locked is not None:  # Locked: a conductor holds this node only; the others go on.
                 self.progress.node(job.label, job.node.get('provision_state'), LOCKED)
-            elif job.stage == READY:
-                # Busy: Ironic takes no more now; as many as move now may move until one comes to rest.
+            elif job.stage == READY:  # Busy: Ironic takes no more now; as many as move now may move.
                 self.limit = max(1, moving)
                 self.progress.node(job.label, job.node.get('provision_state'), HELD_BACK)
                 return
 
-    def _start_next(self, job, wait):
-        """Issue the job's next steps up to one that moves the node: True when one does; else the job is DONE, or
-        still READY when Ironic answered Busy or Locked."""
-        while job.remaining:
-            step = job.remaining[0]
-            job.issued += 1
-            if not self._send(job, step):
-                job.issued -= 1
-                return False
-            if step.verb not in DONE_WHEN_ANSWERED:
-                job.stage = MOVING if wait else DONE
-                return True
-            job.landed(step.landing, self.clock())
-        job.stage = DONE
-        return False
-
-    def _send(self, job, step, reason=None):
-        """Send one step (engine/sender.py) and apply what came of it: True when it is under way (or done)."""
-        sent = self.sender.send(job, step, reason)
+    def _apply(self, job, step, sent):
+        """Apply what came of sending a step (the Sent of Sender.send): True when it is under way (or done)."""
         self.busy = sent.held if isinstance(sent.held, Busy) else self.busy
         if not job.took(sent, self.clock()):
             return False
@@ -254,7 +284,8 @@ class Scheduler(object):
         if job.stage == MOVING:
             job.landed(state, self.clock(), stranded=True)
         interrupted = job.plan[job.issued - 1] if job.stage == MOVING else None
-        if self._send(job, step, reason=what + " Ironic's way out is '%s' to '%s'." % (step.verb, step.landing)):
+        reason = what + " Ironic's way out is '%s' to '%s'." % (step.verb, step.landing)
+        if self._apply(job, step, self.sender.send(job, step, reason)):
             job.stage, job.retry = WAITING, interrupted
 
     def _time_out(self, job):

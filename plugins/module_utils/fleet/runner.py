@@ -173,29 +173,33 @@ def each_node(action, concurrency):
     return act
 
 
+def reading_each_batch(act, client, fields, refuse_missing):
+    """act, for run_in_waves: each batch's nodes read afresh before act (read_targets), and forgotten after, for a
+    later batch to read again (a wave, after the plan of every node)."""
+
+    def run_batch(batch, check_mode):
+        read_targets(client, [target for target in batch if target.node is None], fields, refuse_missing)
+        results = act(batch, check_mode)
+        for target in batch:
+            target.node = None
+        return results
+    return run_batch
+
+
 def run(module, targets, act, fields=None, declared=None, by_node=False, refuse_missing=True, progress=None,
         group_of=None, stop=None):
     """The Report of a many-node task: act(batch, check_mode) returns the results of a batch of Targets, in order.
 
     With fields, every Target's node is read (read_targets) before the first write, and read again for every wave;
-    without, act reads what it needs. With the task's wave_size the nodes that need a change run wave after wave
-    behind a health gate (waves.run_in_waves), where declared(target) is what the task declares of the node that
-    the gate would otherwise hold against it. progress (a progress.Progress act reports to) is told how many
-    nodes there are. group_of(target) groups the waves and stop() may end them (waves.run_in_waves): either runs
-    the task in waves, one wave of every node of a group when the task has no wave_size.
+    without, act reads what it needs. Without waves, act runs once, on every Target. With the task's wave_size the
+    nodes that need a change run wave after wave behind a health gate (waves.run_in_waves), where declared(target)
+    is what the task declares of the node that the gate would otherwise hold against it. progress (a
+    progress.Progress act reports to) is told how many nodes there are. group_of(target) groups the waves and stop()
+    may end them (waves.run_in_waves): either runs the task in waves, one wave of every node of a group when the task
+    has no wave_size.
     """
     params = module.params
     client = module.client
-
-    def run_batch(batch, check_mode):
-        if fields is not None:
-            read_targets(client, [target for target in batch if target.node is None], fields, refuse_missing)
-        results = act(batch, check_mode)
-        if fields is not None:
-            for target in batch:
-                target.node = None  # read again by a later run: a wave, after the plan of every node
-        return results
-
     if fields is not None:
         read_targets(client, [target for target in targets if target.node is None], fields, refuse_missing)
     if progress is not None:
@@ -204,8 +208,9 @@ def run(module, targets, act, fields=None, declared=None, by_node=False, refuse_
     if wave_size is None and (group_of or stop):
         wave_size = '100%'
     if wave_size is None:
-        results, waves = run_batch(targets, module.check_mode), None
+        results, waves = act(targets, module.check_mode), None
     else:
+        run_batch = act if fields is None else reading_each_batch(act, client, fields, refuse_missing)
         results, waves = run_in_waves(
             lambda uuids: find_nodes(client, uuids, NODE_SUMMARY_FIELDS)[0], targets, run_batch, wave_size,
             wave_pause=params['wave_pause'], max_fail_percentage=params['max_fail_percentage'],

@@ -2,9 +2,9 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The driver layer's client: the only code that knows Ironic's URLs, headers and microversions.
 
-IronicClient is a transport (ironic/transport.py: retries, lost answers), an auth session (ironic/session.py: the
-token and the negotiated microversion) and the endpoint calls (ironic/nodes.py, ironic/resources.py); here are what
-a node looks like in results and how the scheduler's polls read the nodes in play. Connection options become a
+IronicClient is a transport (ironic/transport.py: the token, the negotiated microversion, retries, lost answers) and
+the endpoint calls (ironic/nodes.py, ironic/resources.py); here are what a node looks like in results and how the
+scheduler's polls read the nodes in play. Connection options become a
 client in ironic/connection.py.
 """
 
@@ -20,7 +20,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabil
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.nodes import NodeEndpoints
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.resources import (
     CollectionEndpoints, HardwareEndpoints, PortEndpoints)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import PAGE_LIMIT, AuthSession
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import PAGE_LIMIT, Transport
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import ConductorWatch
 
 # What a node looks like in results: never driver_info or instance_info (they hold secrets).
@@ -67,7 +67,7 @@ def summarize_node(node):
     return public_node(node, view_fields(node, NODE_SUMMARY_FIELDS))
 
 
-class IronicClient(NodeEndpoints, CollectionEndpoints, HardwareEndpoints, PortEndpoints, AuthSession):
+class IronicClient(NodeEndpoints, CollectionEndpoints, HardwareEndpoints, PortEndpoints, Transport):
     """A session to one Ironic endpoint with a negotiated microversion, and every call the collection makes.
 
     node_count is how many nodes Ironic holds, or None while the task does not know. Only a read of every node

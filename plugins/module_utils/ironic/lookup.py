@@ -10,7 +10,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.validat
     SELECT_ALL, raise_errors, selection_errors, selection_given)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     FEATURE_MIN_VERSION, SELECTION_FILTERS)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import PAGE_LIMIT
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import PAGE_LIMIT
 
 # The option naming one node to find, by name or UUID: node, or name, whichever word the user reaches for
 # (baremetal_node, whose option is name, takes node the same way).

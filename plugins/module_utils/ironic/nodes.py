@@ -11,7 +11,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     FEATURE_MIN_VERSION, HISTORY_VERSION, INVENTORY_MIN_VERSION, VERB_MIN_VERSION)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import PAGE_LIMIT
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import PAGE_LIMIT
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import NotFound
 
 
@@ -23,7 +23,7 @@ def readable_fields(client, fields):
 
 
 class NodeEndpoints(object):
-    """The node calls of IronicClient (on its AuthSession: request, require, supports, pages)."""
+    """The node calls of IronicClient (on its Transport: request, require, supports, pages)."""
 
     def get_node(self, ident, fields=None):
         params = {'fields': ','.join(readable_fields(self, fields))} if fields else None

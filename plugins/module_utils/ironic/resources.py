@@ -84,7 +84,7 @@ COLLECTIONS = {
 
 
 class CollectionEndpoints(object):
-    """The named collections (on IronicClient's AuthSession)."""
+    """The named collections (on IronicClient's Transport)."""
 
     def collection(self, name):
         """The calls of /v1/<name>, one of COLLECTIONS."""
@@ -98,7 +98,7 @@ class CollectionEndpoints(object):
 
 
 class HardwareEndpoints(object):
-    """A node's BIOS, firmware and RAID configuration, and the drivers (on IronicClient's AuthSession)."""
+    """A node's BIOS, firmware and RAID configuration, and the drivers (on IronicClient's Transport)."""
 
     def get_bios(self, ident):
         """The node's BIOS settings; with the registry (type, allowed values, bounds, read-only) where the API has it."""
@@ -122,7 +122,7 @@ class HardwareEndpoints(object):
 
 
 class PortEndpoints(object):
-    """/v1/ports (on IronicClient's AuthSession)."""
+    """/v1/ports (on IronicClient's Transport)."""
 
     def list_ports(self, node_uuid=None, address=None, fields=None):
         """Ports matching the filters, following Ironic's pagination; fields restricts what each holds."""

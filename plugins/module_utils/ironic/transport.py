@@ -1,13 +1,14 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The transport to Ironic: one HTTP exchange, its errors, and the retries that make it safe to send again.
+"""The transport to Ironic: one request to its API with the credentials and the negotiated microversion, its errors,
+and the retries that make it safe to send again.
 
 Locks, HTTP 503 and dropped connections are retried with bounded, jittered backoff; a write whose answer was lost
 is never sent again blindly (AnswerLost: the caller re-reads). A request that gets no answer at all within the
 timeout (api_timeout) is tried NO_ANSWER_TRIES times in all: an Ironic that accepts connections and never answers
-fails the request in about NO_ANSWER_TRIES x api_timeout, not RETRY_ATTEMPTS x api_timeout. The session below it
-(ironic/http.py) opens the connections; the auth session above it (ironic/session.py) adds the token and the
-microversion.
+fails the request in about NO_ANSWER_TRIES x api_timeout, not RETRY_ATTEMPTS x api_timeout. A keystone token Ironic
+says expired (HTTP 401) is renewed once, and the request sent again. The session below it (ironic/http.py) opens the
+connections; the endpoint calls above it (ironic/nodes.py, ironic/resources.py) name the URLs.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -22,6 +23,9 @@ import time
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
+    CLIENT_MAX_VERSION, parse_version, too_old, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.http import ConnectionFailed, Session, TLSRefused
 
 RETRY_ATTEMPTS = 8
@@ -36,6 +40,7 @@ SQLITE_LOCKED = 'database is locked'
 # verb is a transition, not a value: sent twice, Ironic refuses the second. A POST could create twice and
 # a JSON patch may not apply twice. For those, AnswerLost: the caller re-reads and goes on from there.
 REPLAYED_METHODS = ('GET', 'HEAD', 'PUT', 'DELETE')
+PAGE_LIMIT = 1000
 
 
 class IronicError(BaremetalError):
@@ -139,10 +144,12 @@ def _first_line(message):
 
 
 class Transport(object):
-    """HTTP exchanges with one Ironic endpoint, each retried where that is safe; api_calls counts the requests."""
+    """Requests to one Ironic endpoint: its credentials, the microversion both sides speak, and each HTTP exchange
+    retried where that is safe; api_calls counts the exchanges."""
 
-    def __init__(self, endpoint, session=None, timeout=60):
-        """session: an http.Session carrying TLS settings and basic auth (see ironic/connection.py)."""
+    def __init__(self, endpoint, session=None, token=None, renew_token=None, timeout=60):
+        """session: an http.Session carrying TLS settings and basic auth (see ironic/connection.py); token: a keystone
+        token; renew_token(): a fresh token, asked for once when Ironic answers 401."""
         self.endpoint = endpoint.rstrip('/')
         if self.endpoint.endswith('/v1'):
             self.endpoint = self.endpoint[:-3]
@@ -150,11 +157,45 @@ class Transport(object):
         self.api_calls = 0
         self._session = session if session is not None else Session()
         self._session.headers['Accept'] = 'application/json'
+        if token:
+            self._session.headers['X-Auth-Token'] = token
+        self._renew_token = renew_token
+        self.scope_note = None  # why these credentials may not see a node (see ironic/connection.py)
+        self._server_version = None
         # Until Ironic has answered once, a refused connection means nothing listens at the endpoint; after, that
         # Ironic is restarting, which is worth waiting for.
         self._answered = False
         # The Date header of the latest answer, per thread (answered_at): threads of one task share the transport.
         self._latest = threading.local()
+
+    @property
+    def server_version(self):
+        """The newest microversion the server supports (its root document's default_version)."""
+        if self._server_version is None:
+            root = self.request('GET', '/', root=True)
+            advertised = root.get('default_version') or {}
+            self._server_version = parse_version(advertised.get('version') or '1.1')
+        return self._server_version
+
+    @property
+    def version(self):
+        """The highest microversion both this client and the server support."""
+        return min(self.server_version, CLIENT_MAX_VERSION)
+
+    @property
+    def release(self):
+        """The Ironic release the server is at least (capabilities.release_for_api): which state machine edges it has."""
+        return capabilities.release_for_api(self.server_version)
+
+    def describe_server(self):
+        return capabilities.describe_server(self.server_version)
+
+    def require(self, feature, version):
+        if self.version < version:
+            raise IronicError(too_old(feature, version, self.version))
+
+    def supports(self, version):
+        return self.version >= version
 
     def answered_at(self):
         """When Ironic answered this thread's latest request, by Ironic's own clock: its Date header (whole seconds,
@@ -166,17 +207,39 @@ class Transport(object):
             return None
         return when.replace(tzinfo=datetime.timezone.utc) if when is not None and when.tzinfo is None else when
 
-    def _send(self, method, url, body=None, params=None, headers=None, replay=True, retry_busy=True):
-        """One HTTP exchange with bounded, jittered retries for locks, 503 and dropped connections.
+    def pages(self, path, params, key):
+        """The pages of a listing Ironic paginates (GET path with params, PAGE_LIMIT items a page unless params say
+        otherwise), in order: (the items under key, whether it was the last page)."""
+        params = dict(params, limit=params.get('limit') or PAGE_LIMIT)
+        while True:
+            page = self.request('GET', path, params=params)
+            items = page.get(key, [])
+            last = not page.get('next') or not items
+            yield items, last
+            if last:
+                return
+            params['marker'] = items[-1]['uuid']
 
-        replay=False: a lost answer raises AnswerLost even for a PUT. retry_busy=False: a 503 raises Busy and a node
-        lock Locked at once, for a caller that has other work to do meanwhile (the scheduler sends the step again
-        later).
+    def request(self, method, path, body=None, params=None, replay=True, retry_busy=True, root=False):
+        """One request to Ironic's API: path below /v1, sent at the negotiated microversion (with root, the path from
+        the endpoint, sent without one: the root document names the versions); its JSON answer, None when there is
+        none.
+
+        Locks, 503 and dropped connections are tried again, with bounded, jittered backoff. replay=False: a lost
+        answer raises AnswerLost even for a PUT. retry_busy=False: a 503 raises Busy and a node lock Locked at once,
+        for a caller that has other work to do meanwhile (the scheduler sends the step again later). A token Ironic
+        refuses (HTTP 401) is renewed once (renew_token), and the request starts over with it, retries and all.
         """
+        url, headers = self.endpoint + path, None
+        if not root:
+            url = self.endpoint + '/v1' + path
+            headers = {'X-OpenStack-Ironic-API-Version': version_string(self.version)}
+        renew = self._renew_token is not None
         waiting = Wait(initial=RETRY_BASE_DELAY, factor=2, cap=RETRY_MAX_DELAY, jitter=1.0, clock=time.monotonic,
                        sleep=time.sleep)
-        started, unanswered = waiting.clock(), 0
-        for attempt in range(1, RETRY_ATTEMPTS + 1):
+        started, unanswered, attempt = waiting.clock(), 0, 0
+        while attempt < RETRY_ATTEMPTS:  # bounded: RETRY_ATTEMPTS tries, twice at most with a renewed token
+            attempt += 1
             self.api_calls += 1
             try:
                 response = self._session.request(method, url, body=body, params=params, headers=headers,
@@ -184,38 +247,56 @@ class Transport(object):
             except TLSRefused as exc:
                 raise IronicError('request to Ironic at %s failed: %s' % (self.endpoint, exc))
             except ConnectionFailed as exc:
-                if not self._answered and exc.refused:
-                    raise Unreachable('cannot reach Ironic at %s: nothing listens there (connection refused). Check the '
-                                      'endpoint option, or the cloud chosen with cloud or OS_CLOUD, and that Ironic is '
-                                      'running.' % self.endpoint)
-                # A write that may have reached the server is not sent again (it could apply twice):
-                # the caller re-reads and goes on from what Ironic reports.
-                if exc.sent and not (replay and method in REPLAYED_METHODS):
-                    raise AnswerLost('the answer to %s %s was lost: %s' % (method, url[len(self.endpoint):], exc))
                 unanswered += exc.timed_out
-                if exc.timed_out and unanswered == NO_ANSWER_TRIES:
-                    raise Unreachable(_no_answer(self.endpoint, method, url[len(self.endpoint):], exc.sent, unanswered,
-                                                 self.timeout, waiting.clock() - started))
-                if attempt == RETRY_ATTEMPTS:
-                    raise Unreachable('cannot reach Ironic at %s: %s. Check that the endpoint is right and '
-                                      'the service is running.' % (self.endpoint, exc))
+                self._raise_unanswered(exc, method, url, replay, attempt, unanswered, waiting.clock() - started)
             else:
                 self._answered = True
                 self._latest.date = getattr(response, 'date', None)
                 if response.status_code < 400:
-                    return response
-                message = _error_message(response)
-                node_locked = _is_node_locked(response.status_code, message)
-                database_locked = _is_database_locked(response.status_code, message)
-                retryable = ((response.status_code == 503 or node_locked) and retry_busy) or database_locked
-                if not retryable or attempt == RETRY_ATTEMPTS:
-                    if database_locked:
-                        message = ("%s, %d times in a row: Ironic's SQLite database cannot take this many writes at "
-                                   "once. Lower concurrency, or run Ironic on MySQL or PostgreSQL."
-                                   % (_first_line(message), RETRY_ATTEMPTS))
-                    error = Locked if node_locked else {404: NotFound, 503: Busy}.get(response.status_code, IronicError)
-                    raise error('Ironic refused %s %s (HTTP %d): %s' % (
-                        method, url[len(self.endpoint):], response.status_code, message), response.status_code,
-                        message)
+                    return response.json() if response.status_code != 204 and response.content else None
+                if response.status_code == 401 and renew:
+                    # The token expired: a fresh one, and the exchange from the start (no pause, a full budget).
+                    self._session.headers['X-Auth-Token'] = self._renew_token()
+                    waiting.reset()
+                    renew, started, unanswered, attempt = False, waiting.clock(), 0, 0
+                    continue
+                self._raise_refused(response, method, url, retry_busy, attempt)
             waiting.pause()
         raise AssertionError('unreachable')
+
+    def _raise_unanswered(self, exc, method, url, replay, attempt, unanswered, seconds):
+        """Raise what a request that got no answer (exc: ConnectionFailed) ends with, unless it is to be tried again."""
+        if not self._answered and exc.refused:
+            raise Unreachable('cannot reach Ironic at %s: nothing listens there (connection refused). Check the '
+                              'endpoint option, or the cloud chosen with cloud or OS_CLOUD, and that Ironic is '
+                              'running.' % self.endpoint)
+        # A write that may have reached the server is not sent again (it could apply twice):
+        # the caller re-reads and goes on from what Ironic reports.
+        if exc.sent and not (replay and method in REPLAYED_METHODS):
+            raise AnswerLost('the answer to %s %s was lost: %s' % (method, url[len(self.endpoint):], exc))
+        if exc.timed_out and unanswered == NO_ANSWER_TRIES:
+            raise Unreachable(_no_answer(self.endpoint, method, url[len(self.endpoint):], exc.sent, unanswered,
+                                         self.timeout, seconds))
+        if attempt == RETRY_ATTEMPTS:
+            raise Unreachable('cannot reach Ironic at %s: %s. Check that the endpoint is right and '
+                              'the service is running.' % (self.endpoint, exc))
+
+    def _raise_refused(self, response, method, url, retry_busy, attempt):
+        """Raise the error an answer of HTTP 400 or more ends with, unless it is to be tried again."""
+        message = _error_message(response)
+        node_locked = _is_node_locked(response.status_code, message)
+        database_locked = _is_database_locked(response.status_code, message)
+        retryable = ((response.status_code == 503 or node_locked) and retry_busy) or database_locked
+        if retryable and attempt < RETRY_ATTEMPTS:
+            return
+        if database_locked:
+            message = ("%s, %d times in a row: Ironic's SQLite database cannot take this many writes at "
+                       "once. Lower concurrency, or run Ironic on MySQL or PostgreSQL."
+                       % (_first_line(message), RETRY_ATTEMPTS))
+        refused = 'Ironic refused %s %s (HTTP %d): %s' % (method, url[len(self.endpoint):], response.status_code,
+                                                          message)
+        if response.status_code == 401:
+            raise IronicError('%s. The credentials were refused: check auth_type and auth (username and password '
+                              'for http_basic), or the cloud they come from.' % refused.rstrip('.'), 401)
+        error = Locked if node_locked else {404: NotFound, 503: Busy}.get(response.status_code, IronicError)
+        raise error(refused, response.status_code, message)

@@ -3,7 +3,7 @@
 """Declared hardware configuration (node/hardware_declaration.py): read, difference, steps, and the cycle that applies them.
 
 One node's declaration becomes one set of clean (or service) steps, applied in a single cycle by the
-state engine: baremetal_hardware hands them to provision.converge as Options(clean_steps=...) or
+state engine: baremetal_hardware hands them to scheduler.converge as Options(clean_steps=...) or
 Options(service_steps=...), so the provision path around them comes from the planner like any other.
 Everything is validated before anything is written.
 """
@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner, provision
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import interface_field, steps_not_offered
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
@@ -264,8 +265,7 @@ def apply_prepared(client, prepared, check_mode=False, timeout=3600, concurrency
         if item['goal'] is not None:
             goals.append(item['goal'])
     if goals:
-        jobs, _missing = provision.converge(client, goals, check_mode=check_mode, timeout=timeout,
-                                            concurrency=concurrency)
+        jobs, _missing = converge(client, goals, check_mode=check_mode, timeout=timeout, concurrency=concurrency)
         planned = set()
         for job in jobs:
             planned.add(job.uuid)

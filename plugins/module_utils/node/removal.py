@@ -3,7 +3,7 @@
 """Deleting the nodes a task declares absent: read together, moved to manageable together, deleted one by one.
 
 Ironic deletes a node only in DELETE_ALLOWED_STATES (or in maintenance): the nodes that are elsewhere are brought to
-manageable first, all of them in one run of the engine (provision.converge), at most concurrency moving at once.
+manageable first, all of them in one run of the engine (scheduler.converge), at most concurrency moving at once.
 With keep_workload, a record is deleted without a provision move: a node Ironic would not delete as it is goes into
 maintenance first (_detach).
 
@@ -23,7 +23,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph i
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.preconditions import (
     ALLOCATION, DELETE_NODE, Write, after_steps, refusals)
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Goal, converge, plan_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Goal, plan_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail, node_label, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import DELETE_ALLOWED_STATES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites

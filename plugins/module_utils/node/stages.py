@@ -18,8 +18,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.states import POWER_ACTIONS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import (
-    Goal, plan_node, provision_results)
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Goal, plan_node, provision_results
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import ensure_maintenance
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.power import ensure_power
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
@@ -136,8 +136,8 @@ def _provision_stage(client, courses, check_mode, timeout, concurrency):
     goals = [Goal(course.node['uuid'], course.states['provision_state'], course.declaration.options)
              for course in courses]
     found = dict((course.node['uuid'], course.node) for course in courses)
-    outcomes = provision_results(client, goals, check_mode=check_mode, timeout=timeout, concurrency=concurrency,
-                                 found=found)
+    converged = converge(client, goals, check_mode=check_mode, timeout=timeout, concurrency=concurrency, found=found)
+    outcomes = provision_results(client, goals, converged, check_mode)
     for course, outcome in zip(courses, outcomes):
         part = {'plan': outcome['plan'], 'transitions': outcome['transitions'], 'changed': outcome['changed']}
         if 'inspection' in outcome:

@@ -88,7 +88,11 @@ class _AnsibleModule(AnsibleModule):
 
 
 class BaremetalModule(object):
-    """An AnsibleModule with the connection options and the Ironic client of this collection."""
+    """An AnsibleModule with the connection options and the Ironic client of this collection.
+
+    Made, it has checked the task's options: a wrong one fails the task, an empty nodes list ends it with nothing to
+    do. A module's main runs in ``with BaremetalModule(ARGUMENT_SPEC, ...) as module:``, where every error of this
+    collection fails the task with its message and partial result (__exit__)."""
 
     def __init__(self, argument_spec, **kwargs):
         spec = dict(CONNECTION_ARGUMENT_SPEC)
@@ -103,6 +107,13 @@ class BaremetalModule(object):
             # After Ansible's own checks (which refuse a list for an int option, and name unknown options), before
             # the module reads any option: a value Ansible converted would otherwise reach Ironic as text.
             self.fail(' '.join(self.ansible.type_errors))
+        try:
+            validate.check_options(self.params)
+        except BaremetalError as exc:
+            self.fail(str(exc), **exc.result)
+        if self.params.get('nodes') == []:
+            # An inventory group may well be empty: every module takes that as nothing to do, and says so.
+            self.exit(changed=False, nodes=[], msg=validate.NOTHING_TO_DO)
 
     @property
     def client(self):
@@ -158,13 +169,12 @@ class BaremetalModule(object):
             self.fail(no_node_message([ident], self.client))
         return node
 
-    def run(self, main):
-        """Call main(self); every error of this collection becomes a failed task with its message and partial result."""
-        try:
-            validate.check_options(self.params)
-            if self.params.get('nodes') == []:
-                # An inventory group may well be empty: every module takes that as nothing to do, and says so.
-                self.exit(changed=False, nodes=[], msg=validate.NOTHING_TO_DO)
-            main(self)
-        except BaremetalError as exc:
-            self.fail(str(exc), **exc.result)
+    def __enter__(self):
+        return self
+
+    def __exit__(self, _kind, error, _trace):
+        """Leaving the with block on an error of this collection fails the task with its message and partial result;
+        any other exception (Ansible's SystemExit from exit and fail among them) goes on as it is."""
+        if isinstance(error, BaremetalError):
+            self.fail(str(error), **error.result)
+        return False

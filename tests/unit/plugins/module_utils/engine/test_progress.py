@@ -154,7 +154,7 @@ def test_the_scheduler_reports_the_heartbeat_of_a_node_it_waits_for_in_a_wait_st
     job, node = jobs_for(fake, 'available')[0]
     sched = scheduler(fake, progress=Progress(path, fake.clock))
     sched.observe(job, node, False)
-    sched._start_next(job, True)
+    sched._start([job], True)
     waiting = dict(fake.nodes['n1'], provision_state='clean wait', target_provision_state='available',
                    clean_step={'interface': 'deploy', 'step': 'erase_devices'}, agent_heartbeat=HEARTBEAT)
     sched.observe(job, waiting, False)
@@ -173,7 +173,7 @@ def test_a_node_holding_its_agents_token_gives_no_text_containing_it(tmp_path):
     job, node = jobs_for(fake, 'available')[0]
     sched = scheduler(fake, progress=Progress(path, fake.clock))
     sched.observe(job, node, False)
-    sched._start_next(job, True)
+    sched._start([job], True)
     info = {'agent_secret_token': token, 'agent_last_heartbeat': '2026-11-28T22:04:45.387800'}
     sched.observe(job, dict(fake.nodes['n1'], provision_state='clean wait', target_provision_state='available',
                             driver_internal_info=info), False)

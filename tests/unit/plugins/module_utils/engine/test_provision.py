@@ -207,26 +207,3 @@ def test_diff_shows_the_provision_state_before_and_after():
     assert [provision.provision_diff(result, True) for result in checked] == [
         {'before': {'provision_state': 'enroll'}, 'after': {'provision_state': 'available'}},
         {'before': {'provision_state': 'active'}, 'after': {'provision_state': 'active'}}]
-
-
-class LookupClient(RecordingClient):
-    """One node to look up, at rest in available with no instance_info."""
-
-    poll_fields = ('uuid', 'name', 'provision_state', 'target_provision_state')
-    release = None  # the newest Ironic
-
-    def find_node(self, ident, fields=None):
-        self.calls.append(('find_node', ident, fields))
-        return node('available', instance_info={})
-
-    def require_provision_request(self, verb, arguments):
-        pass
-
-
-def test_check_mode_shows_the_instance_info_step_of_the_plan_and_writes_nothing():
-    client = LookupClient()
-    jobs, missing = provision.converge(
-        client, [provision.Goal('n1', 'active', Options(instance_info=IMAGE))], check_mode=True)
-    assert missing == [] and jobs[0].error is None
-    assert [step['verb'] for step in jobs[0].result()['plan']] == ['set_instance_info', 'active']
-    assert client.calls == [('find_node', 'n1', LookupClient.poll_fields + ('instance_info',))]

@@ -19,9 +19,12 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Goal
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
 
 from .fake_ironic import IMAGE, FakeIronic, deploying_with_instance_info, jobs_for, run, scheduler
+from .recording import IMAGE as RECORDED_IMAGE, RecordingClient, node
 
 
 def test_walks_a_node_through_every_step_and_records_transitions():
@@ -703,3 +706,25 @@ def test_nodes_that_rest_where_declared_are_planned_and_neither_polled_nor_sent_
     assert fake.polls == [] and fake.requests == []
     job, = scheduler(fake).run(jobs_for(fake, 'available', uuids=['n1']))
     assert job.error is None and [verb for _at, _uuid, verb in fake.requests] == ['provide']
+
+
+class LookupClient(RecordingClient):
+    """One node to look up, at rest in available with no instance_info."""
+
+    poll_fields = ('uuid', 'name', 'provision_state', 'target_provision_state')
+    release = None  # the newest Ironic
+
+    def find_node(self, ident, fields=None):
+        self.calls.append(('find_node', ident, fields))
+        return node('available', instance_info={})
+
+    def require_provision_request(self, verb, arguments):
+        pass
+
+
+def test_check_mode_shows_the_instance_info_step_of_the_plan_and_writes_nothing():
+    client = LookupClient()
+    jobs, missing = converge(client, [Goal('n1', 'active', Options(instance_info=RECORDED_IMAGE))], check_mode=True)
+    assert missing == [] and jobs[0].error is None
+    assert [step['verb'] for step in jobs[0].result()['plan']] == ['set_instance_info', 'active']
+    assert client.calls == [('find_node', 'n1', LookupClient.poll_fields + ('instance_info',))]

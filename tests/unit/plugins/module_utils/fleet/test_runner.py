@@ -18,7 +18,8 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declarati
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import PORT_ATTRIBUTES
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.snapshot import plan_changes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Goal, converge
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Goal
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge
 
 from ..ironic.lookup_clients import FakeClient, InMemoryIronic
 

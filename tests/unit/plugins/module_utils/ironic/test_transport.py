@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 """The transport over real HTTP against a scripted server on loopback: answers Ironic gives only under load or while
-it restarts (503, node or database locked, refused connections), and lost answers."""
+it restarts (503, node or database locked, refused connections), lost answers, the negotiated microversion, the
+server's release, pagination."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,6 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import capabilities
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import transport as _transport
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.http import ConnectionFailed, Response
@@ -234,7 +236,9 @@ def fake_time(monkeypatch):
 
 
 def silent_client(clock, timeout, **session):
+    """A Transport to a SilentSession whose server version is known already: a request is only what it sends."""
     transport = Transport('http://127.0.0.1:6385', session=SilentSession(clock, **session), timeout=timeout)
+    transport._server_version = capabilities.CLIENT_MAX_VERSION
     return transport, transport._session
 
 
@@ -242,7 +246,7 @@ def silent_client(clock, timeout, **session):
 def test_a_read_that_gets_no_answer_is_tried_twice_then_says_how_long_how_often_and_which_option(fake_time, timeout):
     transport, session = silent_client(fake_time, timeout)
     with pytest.raises(Unreachable) as caught:
-        transport._send('GET', 'http://127.0.0.1:6385/v1/nodes')
+        transport.request('GET', '/nodes')
     assert len(session.requests) == _transport.NO_ANSWER_TRIES == 2 and transport.api_calls == 2
     assert [request[2] for request in session.requests] == [timeout, timeout]
     seconds = fake_time.now
@@ -257,7 +261,7 @@ def test_a_read_that_gets_no_answer_is_tried_twice_then_says_how_long_how_often_
 def test_a_connection_never_made_within_the_timeout_is_tried_twice_and_said_so(fake_time):
     transport, session = silent_client(fake_time, 5, sent=False)
     with pytest.raises(Unreachable) as caught:
-        transport._send('POST', 'http://127.0.0.1:6385/v1/nodes', body={})
+        transport.request('POST', '/nodes', body={})
     assert len(session.requests) == 2
     assert str(caught.value).startswith(
         'cannot reach Ironic at http://127.0.0.1:6385: no connection could be made for POST /v1/nodes: 2 tries of '
@@ -267,7 +271,7 @@ def test_a_connection_never_made_within_the_timeout_is_tried_twice_and_said_so(f
 
 def test_a_read_answered_at_its_second_try_is_answered(fake_time):
     transport, session = silent_client(fake_time, 5, answers=[Response(200, 'OK', b'{"uuid": "n1"}')])
-    assert transport._send('GET', 'http://127.0.0.1:6385/v1/nodes/n1').json() == {'uuid': 'n1'}
+    assert transport.request('GET', '/nodes/n1') == {'uuid': 'n1'}
     assert len(session.requests) == 2
 
 
@@ -275,6 +279,74 @@ def test_a_read_answered_at_its_second_try_is_answered(fake_time):
 def test_a_write_that_gets_no_answer_is_not_sent_again_but_answer_lost(fake_time, method, replay):
     transport, session = silent_client(fake_time, 5)
     with pytest.raises(AnswerLost) as caught:
-        transport._send(method, 'http://127.0.0.1:6385/v1/nodes/n1', body={}, replay=replay)
+        transport.request(method, '/nodes/n1', body={}, replay=replay)
     assert len(session.requests) == 1
     assert str(caught.value) == 'the answer to %s /v1/nodes/n1 was lost: timed out' % method
+
+
+def test_the_highest_common_microversion_is_sent(server):
+    client = IronicClient(server.endpoint)
+    server.on('GET', '/v1/nodes/n1', (200, {'uuid': 'n1'}))
+    client.get_node('n1')
+    assert server.requests[-1][2] == '1.115'
+
+
+def test_list_follows_pagination_with_a_marker(server):
+    first = [{'uuid': 'u%d' % index} for index in range(3)]
+    server.on('GET', '/v1/nodes', (200, {'nodes': first, 'next': 'http://x/v1/nodes?marker=u2'}),
+              (200, {'nodes': [{'uuid': 'u3'}]}))
+    nodes = IronicClient(server.endpoint).list_nodes(fields=('uuid',), provision_state='available')
+    assert [node['uuid'] for node in nodes] == ['u0', 'u1', 'u2', 'u3']
+    second_page = server.requests[-1][1]
+    assert 'marker=u2' in second_page and 'provision_state=available' in second_page
+
+
+@pytest.mark.parametrize('max_version, version, release, words', [
+    ('1.90', (1, 90), (24, 1), 'Ironic 24.1 (API 1.90)'),
+    ('1.101', (1, 101), (32, 0), 'Ironic 32.0 or 32.1 (API 1.101)'),
+    ('1.120', (1, 115), (39, 0), 'Ironic newer than 39.0 (API 1.120)'),
+])
+def test_the_servers_release_is_read_from_its_newest_api_version_with_one_request(max_version, version, release, words):
+    server = ScriptedIronic(max_version=max_version)
+    try:
+        client = IronicClient(server.endpoint)
+        assert (client.version, client.release, client.describe_server()) == (version, release, words)
+        assert client.server_version == capabilities.parse_version(max_version) and client.api_calls == 1
+    finally:
+        server.close()
+
+
+EXPIRED = {'error': {'message': 'The request you have made requires authentication.', 'code': 401}}
+
+
+def test_a_token_ironic_refuses_is_renewed_once_and_the_request_sent_again_at_once(server, sleeps):
+    server.on('GET', '/v1/nodes/n1', (401, EXPIRED), (200, {'uuid': 'n1'}))
+    tokens = []
+    client = IronicClient(server.endpoint, token='old', renew_token=lambda: tokens.append('new') or 'new')
+    assert client.get_node('n1') == {'uuid': 'n1'}
+    assert tokens == ['new'] and client._session.headers['X-Auth-Token'] == 'new'
+    assert [request[1] for request in server.requests] == ['/', '/v1/nodes/n1', '/v1/nodes/n1'] and sleeps == []
+
+
+@pytest.mark.parametrize('renew_token', [None, lambda: 'new'])
+def test_credentials_refused_again_or_not_renewable_say_what_to_check(server, renew_token):
+    server.on('GET', '/v1/nodes/n1', (401, EXPIRED))
+    client = IronicClient(server.endpoint, token='old', renew_token=renew_token)
+    with pytest.raises(IronicError) as caught:
+        client.get_node('n1')
+    assert str(caught.value) == (
+        'Ironic refused GET /v1/nodes/n1 (HTTP 401): The request you have made requires authentication. The '
+        'credentials were refused: check auth_type and auth (username and password for http_basic), or the cloud '
+        'they come from.')
+    assert caught.value.status == 401 and caught.value.reason is None
+    assert len([request for request in server.requests if request[1] == '/v1/nodes/n1']) == (2 if renew_token else 1)
+
+
+def test_a_renewed_token_starts_the_retries_over(server, sleeps):
+    # The last retry of a busy Ironic meets an expired token: with a fresh one, the request has every retry again.
+    busy = (503, ironic_error('No free conductor workers available'))
+    answers = [busy] * (_transport.RETRY_ATTEMPTS - 1) + [(401, EXPIRED)] + [busy] * 3 + [(200, {'uuid': 'n1'})]
+    server.on('GET', '/v1/nodes/n1', *answers)
+    client = IronicClient(server.endpoint, renew_token=lambda: 'new')
+    assert client.get_node('n1') == {'uuid': 'n1'}
+    assert client.api_calls == 1 + len(answers) and len(sleeps) == _transport.RETRY_ATTEMPTS - 1 + 3

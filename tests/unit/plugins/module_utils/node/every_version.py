@@ -6,12 +6,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.session import AuthSession
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Transport
 
 
 class EveryVersion(object):
 
-    pages = AuthSession.pages
+    pages = Transport.pages
 
     def require(self, feature, version):
         pass

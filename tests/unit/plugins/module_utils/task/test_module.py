@@ -14,6 +14,7 @@ from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.common.text.converters import to_bytes
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task import module as _module
 
 SECRETS = {'driver_info': 'bmc-pass-7f3a', 'instance_info': 'pull-secret-91c2', 'user_data': 'root:ud-pass-55e1',
@@ -38,14 +39,16 @@ ARGS = {
 
 
 def run_module(monkeypatch, capsys, args, main):
-    """Build a BaremetalModule from args, run main with it; returns (result, lines logged to syslog)."""
+    """Build a BaremetalModule from args, run main with it as a module's main does (within the module: errors of the
+    collection fail the task); returns (result, lines logged to syslog)."""
     logged = []
     monkeypatch.setattr(basic, '_ANSIBLE_ARGS', to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args})))
     # ansible-core 2.19 and later read the arguments' serialization profile; older releases have none (no-op there).
     monkeypatch.setattr(basic, '_ANSIBLE_PROFILE', 'legacy', raising=False)
     monkeypatch.setattr(basic.AnsibleModule, 'log', lambda self, msg, log_args=None: logged.append(msg))
     with pytest.raises(SystemExit):
-        _module.BaremetalModule(SPEC).run(main)
+        with _module.BaremetalModule(SPEC) as module:
+            main(module)
     return json.loads(capsys.readouterr().out), '\n'.join(logged)
 
 
@@ -86,6 +89,25 @@ def test_a_list_for_a_string_option_fails_before_main_runs_and_a_secret_one_is_n
         "whole list to Ironic). update_secrets must be a string, got a list (['always']): give one string, not a list "
         "(Ansible would send the text of the whole list to Ironic).")
     assert SECRETS['rescue'] not in json.dumps(result)
+
+
+def test_an_error_of_the_collection_within_the_module_fails_the_task_with_its_partial_result_masked(monkeypatch, capsys):
+    def main(module):
+        raise BaremetalError("node a: Ironic refused: {'redfish_password': 'never-given-5'}",
+                             result={'nodes': [{'name': 'a', 'error': 'refused'}]})
+
+    result, _logged = run_module(monkeypatch, capsys, {'timeout': 5}, main)
+    assert result['failed'] and result['msg'] == "node a: Ironic refused: {'redfish_password': '********'}"
+    assert result['nodes'] == [{'name': 'a', 'error': 'refused'}] and result['api_calls'] == 0
+
+
+def test_an_exception_of_another_kind_goes_on_as_it_is(monkeypatch, capsys):
+    def main(module):
+        raise KeyError('a bug')
+
+    with pytest.raises(KeyError):
+        run_module(monkeypatch, capsys, {'timeout': 5}, main)
+    assert capsys.readouterr().out == ''
 
 
 def test_secrets_ironic_quotes_back_are_masked_in_every_result_message_and_warning(monkeypatch, capsys):
@@ -155,7 +177,8 @@ def test_a_selection_that_matches_no_node_says_so(monkeypatch, capsys, selection
     monkeypatch.setattr(basic, '_ANSIBLE_PROFILE', 'legacy', raising=False)
     monkeypatch.setattr(basic.AnsibleModule, 'log', lambda self, msg, log_args=None: logged.append(msg))
     with pytest.raises(SystemExit):
-        _module.BaremetalModule(spec).run(main)
+        with _module.BaremetalModule(spec) as module:
+            main(module)
     result = json.loads(capsys.readouterr().out)
     assert not result.get('failed') and result['changed'] is False and result['nodes'] == []
     assert result['msg'].startswith(named + ': there is nothing to do, and nothing was changed.')
