@@ -8,8 +8,24 @@ import os
 import uuid
 
 import pytest
+from firmware_fleet import FIRMWARE_IRONIC
+from redfish import FirmwareImages
 
 _serial = itertools.count(1)
+
+
+@pytest.fixture(scope='module')
+def firmware_ironic(shared_ironic):
+    """The worker's shared Ironic with the Redfish firmware interface tuned for the tests (firmware_fleet)."""
+    return shared_ironic(ironic_standalone_config_overrides=FIRMWARE_IRONIC)
+
+
+@pytest.fixture(scope='module')
+def firmware_images():
+    """A loopback server of firmware images (redfish.FirmwareImages), stopped after the module."""
+    served = FirmwareImages()
+    yield served
+    served.stop()
 
 
 @pytest.fixture

@@ -14,24 +14,12 @@ import re
 
 import pytest
 
-from firmware_fleet import FIRMWARE_IRONIC, delete, enroll, firmware_versions
-from redfish import FirmwareImages, RedfishBMC
+from firmware_fleet import delete, enroll, firmware_versions
+from redfish import RedfishBMC
 from test_examples import EXAMPLE_CLOUD, ansible, claim, wrap, write_clouds
 
 # The emulated systems: (model, BIOS, BMC) of each.
 SYSTEMS = [('R640', '1.2', '2.8'), ('R640', '1.2', '2.9'), ('XL170', '0.9', '5.1'), ('R640', '1.2', '2.10')]
-
-
-@pytest.fixture(scope='module')
-def firmware_ironic(shared_ironic):
-    return shared_ironic(ironic_standalone_config_overrides=FIRMWARE_IRONIC)
-
-
-@pytest.fixture(scope='module')
-def images():
-    served = FirmwareImages()
-    yield served
-    served.stop()
 
 
 @pytest.fixture(scope='module')
@@ -53,14 +41,14 @@ def fleet(firmware_ironic, bmc):
         delete(firmware_ironic, node['uuid'])
 
 
-def baseline(images, xl170_bios_fail=None):
+def baseline(firmware_images, xl170_bios_fail=None):
     return [
         {'name': 'Contoso R640', 'match': {'model': 'R640'}, 'components': [
-            {'component': 'bmc', 'version': '2.10', 'url': images.url('bmc', '2.10'),
-             'stepping_stones': [{'version': '2.9', 'url': images.url('bmc', '2.9')}]},
-            {'component': 'bios', 'version': '1.3', 'url': images.url('bios', '1.3')}]},
+            {'component': 'bmc', 'version': '2.10', 'url': firmware_images.url('bmc', '2.10'),
+             'stepping_stones': [{'version': '2.9', 'url': firmware_images.url('bmc', '2.9')}]},
+            {'component': 'bios', 'version': '1.3', 'url': firmware_images.url('bios', '1.3')}]},
         {'name': 'Fabrikam XL170', 'match': {'model': 'XL170'}, 'components': [
-            {'component': 'bios', 'version': '1.0', 'url': images.url('bios', '1.0', fail=xl170_bios_fail)}]},
+            {'component': 'bios', 'version': '1.0', 'url': firmware_images.url('bios', '1.0', fail=xl170_bios_fail)}]},
     ]
 
 
@@ -80,16 +68,16 @@ def service_steps_sent(ironic, mark):
                       r"'\w+', 'url': '([^']+)'\}\]\}.*? on node ([0-9a-f-]{36})", ironic.log_since(mark))
 
 
-def test_check_mode_shows_the_whole_campaign_and_sends_nothing(firmware_ironic, fleet, images, run_module):
+def test_check_mode_shows_the_whole_campaign_and_sends_nothing(firmware_ironic, fleet, firmware_images, run_module):
     names = [node['name'] for node in fleet]
     mark = firmware_ironic.log_mark()
 
-    result = campaign(run_module, firmware_ironic, check=True, nodes=names, firmware_baseline=baseline(images),
+    result = campaign(run_module, firmware_ironic, check=True, nodes=names, firmware_baseline=baseline(firmware_images),
                       wave_size=2, allow_disruptive=True)
 
     assert not result.get('failed'), result.get('msg')
     assert firmware_ironic.write_requests_since(mark) == []
-    assert images.fetched == []
+    assert firmware_images.fetched == []
     assert versions(result) == {
         names[0]: [('bmc', '2.9'), ('bmc', '2.10'), ('bios', '1.3')],  # through the stepping stone
         names[1]: [('bmc', '2.10'), ('bios', '1.3')],
@@ -100,7 +88,7 @@ def test_check_mode_shows_the_whole_campaign_and_sends_nothing(firmware_ironic, 
     assert [entries[name]['model'] for name in names] == ['Contoso R640'] * 2 + ['Fabrikam XL170', 'Contoso R640']
     assert [len(entries[name]['steps']) for name in names] == [3, 2, 1, 1]
     assert entries[names[0]]['steps'][0] == {'interface': 'firmware', 'step': 'update', 'args': {'settings': [
-        {'component': 'bmc', 'url': images.url('bmc', '2.9')}]}}
+        {'component': 'bmc', 'url': firmware_images.url('bmc', '2.9')}]}}
     assert result['waves'] == [names[:2], names[2:]]
     assert all(entry['changed'] and entry['started'] is False for entry in result['nodes'])
 
@@ -109,35 +97,37 @@ def test_check_mode_shows_the_whole_campaign_and_sends_nothing(firmware_ironic, 
         firmware_ironic.api('PATCH', '/nodes/%s' % node['uuid'],
                             [{'op': 'add', 'path': '/resource_class', 'value': group}])
     mark = firmware_ironic.log_mark()
-    grouped = campaign(run_module, firmware_ironic, check=True, nodes=names, firmware_baseline=baseline(images),
+    grouped = campaign(run_module, firmware_ironic, check=True, nodes=names,
+                       firmware_baseline=baseline(firmware_images),
                        group_by='resource_class', allow_disruptive=True)
     assert not grouped.get('failed'), grouped.get('msg')
     assert firmware_ironic.write_requests_since(mark) == []
     assert grouped['waves'] == [[names[0], names[2]], [names[1], names[3]]]
 
 
-def test_a_deployed_node_is_refused_without_allow_disruptive_before_any_write(firmware_ironic, fleet, images,
+def test_a_deployed_node_is_refused_without_allow_disruptive_before_any_write(firmware_ironic, fleet, firmware_images,
                                                                               run_module):
     mark = firmware_ironic.log_mark()
 
     result = campaign(run_module, firmware_ironic, nodes=[fleet[3]['name'], fleet[2]['name']],
-                      firmware_baseline=baseline(images))
+                      firmware_baseline=baseline(firmware_images))
 
     assert result.get('failed')
     assert ('node %s is deployed (active): the campaign would service it (bios 1.0), which reboots its workload. '
             'Set allow_disruptive: true to allow it' % fleet[2]['name']) in result['msg'], result['msg']
     assert firmware_ironic.write_requests_since(mark) == []
-    assert images.fetched == []
+    assert firmware_images.fetched == []
 
 
-def test_an_interrupted_campaign_continues_without_repeating_a_step(firmware_ironic, fleet, images, run_module):
+def test_an_interrupted_campaign_continues_without_repeating_a_step(firmware_ironic, fleet, firmware_images,
+                                                                   run_module):
     deployed = [node['name'] for node in fleet[:3]]
     mark = firmware_ironic.log_mark()
-    fetched = len(images.fetched)
+    fetched = len(firmware_images.fetched)
 
     # One node a wave; the window ends during the first wave: the others wait for the next run.
-    first = campaign(run_module, firmware_ironic, nodes=deployed, firmware_baseline=baseline(images), wave_size=1,
-                     allow_disruptive=True, stop_after='5s')
+    first = campaign(run_module, firmware_ironic, nodes=deployed, firmware_baseline=baseline(firmware_images),
+                     wave_size=1, allow_disruptive=True, stop_after='5s')
 
     assert not first.get('failed'), first.get('msg')
     entries = first['nodes']
@@ -149,7 +139,7 @@ def test_an_interrupted_campaign_continues_without_repeating_a_step(firmware_iro
     assert firmware_versions(firmware_ironic, fleet[0]['uuid']) == {'bmc': '2.10', 'bios': '1.3'}
     assert firmware_versions(firmware_ironic, fleet[1]['uuid']) == {'bmc': '2.9', 'bios': '1.2'}
 
-    second = campaign(run_module, firmware_ironic, nodes=deployed, firmware_baseline=baseline(images),
+    second = campaign(run_module, firmware_ironic, nodes=deployed, firmware_baseline=baseline(firmware_images),
                       allow_disruptive=True)
 
     assert not second.get('failed'), second.get('msg')
@@ -159,14 +149,15 @@ def test_an_interrupted_campaign_continues_without_repeating_a_step(firmware_iro
     # Every image once: no step ran twice over the two runs (the BMC fetched each image it applied).
     sent = service_steps_sent(firmware_ironic, mark)
     assert len(sent) == len(set(sent)) == 6, sent
-    assert len(images.fetched) - fetched == 6
+    assert len(firmware_images.fetched) - fetched == 6
 
 
-def test_a_failing_image_leaves_the_node_failed_with_the_bmc_reason(firmware_ironic, fleet, images, run_module):
+def test_a_failing_image_leaves_the_node_failed_with_the_bmc_reason(firmware_ironic, fleet, firmware_images,
+                                                                   run_module):
     node = fleet[2]
     # The XL170 is at 1.0 after the interrupted campaign's rerun: a baseline one step further, whose image fails.
     failing = [{'name': 'Fabrikam XL170', 'match': {'model': 'XL170'}, 'components': [
-        {'component': 'bios', 'version': '1.1', 'url': images.url('bios', '1.1', fail='signature mismatch')}]}]
+        {'component': 'bios', 'version': '1.1', 'url': firmware_images.url('bios', '1.1', fail='signature mismatch')}]}]
 
     result = campaign(run_module, firmware_ironic, nodes=[node['name']], firmware_baseline=failing,
                       allow_disruptive=True)
@@ -185,7 +176,7 @@ DOCS_FIRMWARE = [('r640-bmc-2.9.bin', 'bmc', '2.9'), ('r640-bmc-2.10.bin', 'bmc'
                  ('r640-bios-1.3.bin', 'bios', '1.3'), ('xl170-bios-1.0.bin', 'bios', '1.0')]
 
 
-def test_the_worked_example_of_the_docs_runs_as_written(firmware_ironic, images, tmp_path):
+def test_the_worked_example_of_the_docs_runs_as_written(firmware_ironic, firmware_images, tmp_path):
     """docs/firmware-campaigns.md: two models, a stepping stone, two deployed nodes serviced, in check mode and then
     for real; its URLs on the test's image server."""
     docs_bmc = RedfishBMC(tmp_path / 'bmc', systems=2, models=['R640', 'XL170'], bios_versions=['1.2', '0.9'],
@@ -195,8 +186,9 @@ def test_the_worked_example_of_the_docs_runs_as_written(firmware_ironic, images,
         nodes = [enroll(firmware_ironic, docs_bmc, index, state='active', name=name)
                  for index, name in enumerate(('rack1-node01', 'rack1-node02'))]
         for name, component, version in DOCS_FIRMWARE:
-            images.url(component, version, path='/firmware/' + name)
-        tasks = [text.replace(DOCS_IMAGES, images.address) for text in claim('docs/firmware-campaigns.md', 'tasks')]
+            firmware_images.url(component, version, path='/firmware/' + name)
+        tasks = [text.replace(DOCS_IMAGES, firmware_images.address)
+                 for text in claim('docs/firmware-campaigns.md', 'tasks')]
         (tmp_path / 'tasks.yml').write_text(wrap(tasks), encoding='utf-8')
         clouds = write_clouds(tmp_path / 'clouds.yaml', {EXAMPLE_CLOUD: firmware_ironic})
 

@@ -7,20 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from firmware_fleet import FIRMWARE_IRONIC, delete, enroll, firmware_versions
-from redfish import FirmwareImages, RedfishBMC
-
-
-@pytest.fixture(scope='module')
-def firmware_ironic(shared_ironic):
-    return shared_ironic(ironic_standalone_config_overrides=FIRMWARE_IRONIC)
-
-
-@pytest.fixture(scope='module')
-def images():
-    served = FirmwareImages()
-    yield served
-    served.stop()
+from firmware_fleet import delete, enroll, firmware_versions
+from redfish import RedfishBMC
 
 
 @pytest.fixture(scope='module')
@@ -32,11 +20,12 @@ def bmc(tmp_path_factory):
     started.stop()
 
 
-def test_servicing_a_deployed_node_brings_its_bios_to_the_image_version(firmware_ironic, bmc, images, run_module):
+def test_servicing_a_deployed_node_brings_its_bios_to_the_image_version(firmware_ironic, bmc, firmware_images,
+                                                                        run_module):
     node = enroll(firmware_ironic, bmc, 0, state='active')
     try:
         assert firmware_versions(firmware_ironic, node['uuid']) == {'bios': '1.2', 'bmc': '2.8'}
-        url = images.url('bios', '1.3')
+        url = firmware_images.url('bios', '1.3')
 
         result = run_module('baremetal_hardware', endpoint=firmware_ironic.endpoint, node=node['name'],
                             firmware=[{'component': 'bios', 'version': '1.3', 'url': url}],
@@ -45,7 +34,7 @@ def test_servicing_a_deployed_node_brings_its_bios_to_the_image_version(firmware
         assert not result.get('failed'), result.get('msg')
         assert result['changed'] is True and result['node']['provision_state'] == 'active'
         assert [(t['verb'], t['from'], t['to']) for t in result['transitions']] == [('service', 'active', 'active')]
-        assert images.fetched == ['/bios-1.3.bin']
+        assert firmware_images.fetched == ['/bios-1.3.bin']
         assert firmware_versions(firmware_ironic, node['uuid']) == {'bios': '1.3', 'bmc': '2.8'}
     finally:
         delete(firmware_ironic, node['uuid'])
