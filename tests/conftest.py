@@ -6,8 +6,9 @@ Fixtures (see each docstring for details):
 
 - ``ironic`` (session): an ``IronicInstance`` started with playbooks/ironic_start.yml on a free loopback port in
   a fresh temporary directory, stopped with playbooks/ironic_stop.yml at the end of the session.
-- ``run_module(name, check=False, diff=False, **args)``: runs a module of the collection as a subprocess, the way
-  Ansible runs it, and returns its parsed JSON result.
+- ``run_module(name, check=False, diff=False, **args)``: runs a module of the collection as ``python -m`` runs it
+  (in a fork of the worker's ``module_server``, tests/module_server.py, its imports done once), and returns its
+  parsed JSON result.
 - ``run_playbook(path_or_yaml_text, extra_vars=None)``: runs ansible-playbook, returns ``(rc, output)``.
 - ``make_ironic`` (per test): a new, not started ``IronicInstance`` of its own, for a test that starts, stops, kills
   or reconfigures it; ``make_split_ironic`` (per module): a started split Ironic on PostgreSQL or MariaDB.
