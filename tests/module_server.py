@@ -33,6 +33,9 @@ import traceback
 import ansible.module_utils.basic  # noqa: F401  pylint: disable=unused-import
 
 MODULES = 'ansible_collections.baremetal.lifecycle.plugins.modules'
+# The collection's files that read the working directory or the environment as they are imported (where openstacksdk
+# looks for clouds.yaml: the working directory first): each child imports them again, in its own.
+READ_AT_IMPORT = ('ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.clouds_file',)
 
 
 def import_modules():
@@ -60,6 +63,8 @@ def run_in_child(request):
             os.dup2(target, fd)
             os.close(target)
         sys.stdin = open(0, encoding='utf-8', closefd=False)  # pylint: disable=consider-using-with
+        for name in READ_AT_IMPORT:
+            importlib.reload(sys.modules[name])
         sys.argv = [request['module'], request['args_file']]
         try:
             runpy.run_module('%s.%s' % (MODULES, request['module']), run_name='__main__', alter_sys=True)

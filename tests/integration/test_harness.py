@@ -7,6 +7,7 @@ import copy
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -179,7 +180,8 @@ def test_each_module_run_has_its_own_environment_and_a_run_past_its_timeout_is_k
     args_file = tmp_path / 'args.json'
     args_file.write_text(json.dumps({'ANSIBLE_MODULE_ARGS': {'cloud': ironic.cloud_name, 'node': 'no-such-node'}}),
                          encoding='utf-8')
-    env = dict(os.environ, PYTHONPATH=COLLECTIONS)
+    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
+    env['PYTHONPATH'] = COLLECTIONS
     missing = str(tmp_path / 'no-clouds.yaml')
     rc, stdout, _stderr = module_server.run('baremetal_node_info', args_file, tmp_path,
                                             dict(env, OS_CLIENT_CONFIG_FILE=missing), 300)
@@ -187,6 +189,12 @@ def test_each_module_run_has_its_own_environment_and_a_run_past_its_timeout_is_k
     rc, stdout, _stderr = module_server.run('baremetal_node_info', args_file, tmp_path,
                                             dict(env, OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml), 300)
     assert rc == 1 and missing not in stdout and 'no-such-node' in json.loads(stdout)['msg']
+    # No OS_CLIENT_CONFIG_FILE: the clouds.yaml of the run's working directory, as openstacksdk looks for it first.
+    own = tmp_path / 'own-directory'
+    own.mkdir()
+    shutil.copyfile(ironic.clouds_yaml, own / 'clouds.yaml')
+    rc, stdout, _stderr = module_server.run('baremetal_node_info', args_file, own, env, 300)
+    assert rc == 1 and 'no-such-node' in json.loads(stdout)['msg'], stdout
     with pytest.raises(subprocess.TimeoutExpired):
         module_server.run('baremetal_node_info', args_file, tmp_path, dict(env, OS_CLIENT_CONFIG_FILE=missing), 0.001)
     rc, stdout, _stderr = module_server.run('baremetal_node_info', args_file, tmp_path,
