@@ -26,6 +26,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 import traceback
 
@@ -109,6 +110,8 @@ class ModuleServer:
         self.process = subprocess.Popen([python, os.path.abspath(__file__)], env=env, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE)
         self._pending = b''
+        self.python = python
+        self._lock = threading.Lock()  # one request at a time on the pipe
 
     def _answer(self, deadline):
         """The server's next answer (a dict), or None when the deadline passed first."""
@@ -128,6 +131,18 @@ class ModuleServer:
         return json.loads(line)
 
     def run(self, module, args_file, cwd, env, timeout):
+        if not self._lock.acquire(blocking=False):
+            # Another thread's run is under way: this one runs beside it, in a new interpreter, as before the server.
+            process = subprocess.run([self.python, '-m', '%s.%s' % (MODULES, module), str(args_file)], cwd=str(cwd),
+                                     env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                     timeout=timeout, check=False)
+            return process.returncode, process.stdout, process.stderr
+        try:
+            return self._run(module, args_file, cwd, env, timeout)
+        finally:
+            self._lock.release()
+
+    def _run(self, module, args_file, cwd, env, timeout):
         outputs = [os.path.join(str(cwd), '.module-%s.%s' % (os.getpid(), name)) for name in ('stdout', 'stderr')]
         request = dict(module=module, args_file=str(args_file), cwd=str(cwd), env=env, stdout=outputs[0],
                        stderr=outputs[1])
