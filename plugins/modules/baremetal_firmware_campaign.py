@@ -149,7 +149,13 @@ EXAMPLES = r'''
   baremetal.lifecycle.baremetal_firmware_campaign:
     cloud: baremetal-lifecycle-local
     select: {resource_class: baremetal}
-    firmware_baseline: "{{ baseline }}"
+    firmware_baseline:
+      - name: Contoso R640
+        match: {model: R640}
+        components:
+          - component: bios
+            version: "1.4"
+            url: http://127.0.0.1:8080/firmware/r640-bios-1.4.bin
     wave_size: 2
     group_by: conductor_group
     max_fail_percentage: 10

@@ -10,8 +10,9 @@ its own):
   ``BiosVersion`` is null. This driver keeps each system's versions (``firmware_versions`` of its entry in
   ``SUSHY_EMULATOR_FAKE_SYSTEMS``: ``{"BiosVersion": "1.2.0", "BmcVersion": "2.8"}``) and its ``model`` in the
   emulator's state, as the rest of the system is;
-- a system's ``Model`` is null: the system and its manager (the BMC) report the system's ``model``. Ironic records a
-  ``bmc`` firmware component with its manager's model, which is where the collection reads a node's model;
+- a system's ``Model`` is null: the system and its manager (the BMC) report the system's ``model`` where it has one
+  (else the emulator's own). Ironic records a ``bmc`` firmware component with its manager's model, which is where the
+  collection reads a node's model;
 - a manager's ``FirmwareVersion`` is the constant 1.00: it reports the system's ``BmcVersion`` when it has one;
 - ``UpdateService.SimpleUpdate`` answers HTTP 500 for a system, 400 for a manager, fetches no image and makes up the
   next BIOS version. Here it fetches the image from its URL (``ImageURI``), which names what it holds as JSON:
@@ -95,12 +96,16 @@ def _json_view(endpoint, change):
 
 
 def _system_model(document, identity):
-    document['Model'] = emulator.app.systems.get_model(emulator.app.systems.uuid(identity))
+    model = emulator.app.systems.get_model(emulator.app.systems.uuid(identity))
+    if model:  # else the emulator's own
+        document['Model'] = model
 
 
 def _manager_firmware(document, identity):
     system = emulator.app.systems.uuid(identity)
-    document['Model'] = emulator.app.systems.get_model(system)
+    model = emulator.app.systems.get_model(system)
+    if model:  # else the emulator's own (a manager's: Joo Janta 200)
+        document['Model'] = model
     version = emulator.app.systems.get_versions(system).get('BmcVersion')
     if version:
         document['FirmwareVersion'] = version

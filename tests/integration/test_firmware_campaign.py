@@ -120,7 +120,7 @@ def test_a_deployed_node_is_refused_without_allow_disruptive_before_any_write(fi
 
 
 def test_an_interrupted_campaign_continues_without_repeating_a_step(firmware_ironic, fleet, firmware_images,
-                                                                   run_module):
+                                                                    run_module):
     deployed = [node['name'] for node in fleet[:3]]
     mark = firmware_ironic.log_mark()
     fetched = len(firmware_images.fetched)
@@ -153,7 +153,7 @@ def test_an_interrupted_campaign_continues_without_repeating_a_step(firmware_iro
 
 
 def test_a_failing_image_leaves_the_node_failed_with_the_bmc_reason(firmware_ironic, fleet, firmware_images,
-                                                                   run_module):
+                                                                    run_module):
     node = fleet[2]
     # The XL170 is at 1.0 after the interrupted campaign's rerun: a baseline one step further, whose image fails.
     failing = [{'name': 'Fabrikam XL170', 'match': {'model': 'XL170'}, 'components': [
