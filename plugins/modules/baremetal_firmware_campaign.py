@@ -229,18 +229,15 @@ def main_logic(module):
     group_by = params['group_by']
     fields = campaign.CAMPAIGN_NODE_FIELDS + ((group_by,) if group_by else ())
     nodes = targets(module.client, params, {}, types={}, fields=fields)
-    groups = {}  # each node's group, kept from the planning run of every node (run_in_waves' first run_batch)
 
     def act(batch, check_mode):
-        for target in batch:
-            groups[target.ident] = target.node.get(group_by) if group_by else None
         return campaign.run_campaign(module.client, baseline, [target.node for target in batch],
                                      allow_disruptive=params['allow_disruptive'], check_mode=check_mode,
                                      timeout=params['timeout'], concurrency=params['concurrency'])
 
     stop = campaign.stopper(params['stop_after'], deadline, time.time) if deadline is not None else None
     module.finish(run(module, nodes, act, fields, by_node=True,
-                      group_of=(lambda target: groups.get(target.ident)) if group_by else None, stop=stop))
+                      group_of=(lambda target: target.node.get(group_by)) if group_by else None, stop=stop))
 
 
 def main():

@@ -196,12 +196,15 @@ def run(module, targets, act, fields=None, declared=None, by_node=False, refuse_
     is what the task declares of the node that the gate would otherwise hold against it. progress (a
     progress.Progress act reports to) is told how many nodes there are. group_of(target) groups the waves and stop()
     may end them (waves.run_in_waves): either runs the task in waves, one wave of every node of a group when the task
-    has no wave_size.
+    has no wave_size. group_of needs fields: it is asked once per Target, of the node as read before the plan (each
+    batch forgets the nodes it read).
     """
     params = module.params
     client = module.client
     if fields is not None:
         read_targets(client, [target for target in targets if target.node is None], fields, refuse_missing)
+    if group_of is not None:
+        group_of = dict((target, group_of(target)) for target in targets).get
     if progress is not None:
         progress.start(len(targets))
     wave_size = params.get('wave_size')

@@ -12,7 +12,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware, hardware_declaration
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import (
-    labels, read_targets, targets, targets_from_elements)
+    labels, read_targets, run, targets, targets_from_elements)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import Declaration
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import PORT_ATTRIBUTES
@@ -161,3 +161,29 @@ def test_an_element_setting_of_the_wrong_type_names_the_type_given():
         "nodes[0].reason must be a string, got a list (['fan']): give one string, not a list; "
         "nodes[0].maintenance must be true or false, got a string ('yes'): give true or false, not a string; "
         "nodes[0].extra must be a dictionary, got a list.")
+
+
+class _Module(object):
+    """What run reads of a module: its client, its parameters (no waves unless given) and check mode."""
+
+    def __init__(self, client, **params):
+        self.client = client
+        self.check_mode = False
+        self.params = dict(dict(wave_size=None, wave_pause=0, max_fail_percentage=0), **params)
+
+
+def test_grouped_waves_group_each_node_by_the_node_as_read_before_the_plan():
+    nodes = [{'uuid': 'u%d' % index, 'name': 'n%d' % index, 'provision_state': 'available', 'maintenance': False,
+              'resource_class': group} for index, group in enumerate(['small', 'large', 'small'])]
+    client = FakeClient((1, 82), nodes)
+    batches = []
+
+    def act(batch, check_mode):  # each batch reads its nodes afresh and forgets them after (reading_each_batch)
+        batches.append(([target.node['name'] for target in batch], check_mode))
+        return [dict(changed=True, error=None, node=target.node) for target in batch]
+
+    report = run(_Module(client), targets_from_elements(['n0', 'n1', 'n2'], {}, {}), act,
+                 fields=('uuid', 'name', 'provision_state', 'maintenance', 'resource_class'),
+                 group_of=lambda target: target.node['resource_class'])
+    assert batches == [(['n0', 'n1', 'n2'], True), (['n0', 'n2'], False), (['n1'], False)]
+    assert report.waves == [[0, 2], [1]]
