@@ -160,6 +160,24 @@ def pytest_collection_modifyitems(config, items):
         items[:] = [item for item in items if not item.get_closest_marker('mariadb')]
 
 
+SLOWEST_FILES = 15  # how many test files the summary lists by their time
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Lists the test files whose tests took longest, setup, call and teardown summed (on pytest-xdist, the time
+    of the worker that ran each file): where the run's time goes, file by file, for LONGEST_FIRST and for cutting
+    the suite's time."""
+    seconds = collections.Counter()
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, 'when', None) in ('setup', 'call', 'teardown'):
+                seconds[report.nodeid.split('::', 1)[0]] += report.duration
+    if seconds:
+        terminalreporter.write_sep('=', 'slowest %d test files' % SLOWEST_FILES)
+        for path, total in seconds.most_common(SLOWEST_FILES):
+            terminalreporter.write_line('%8.1fs %s' % (total, path))
+        terminalreporter.write_line('%8.1fs in all' % sum(seconds.values()))
+
 class IronicAPIError(AssertionError):
     """Raised by ``IronicInstance.api`` when the status is not an expected one."""
 

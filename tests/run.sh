@@ -124,8 +124,8 @@ unit_and_integration() {
     # process, so two of them at a time fill the machine's two cores. --dist loadfile runs a module whole on one
     # worker: its module-scoped Ironic, Keystone or split topology starts once. --no-loadscope-reorder keeps the
     # order tests/conftest.py gives the files, longest first (pytest-xdist would start the files with the most
-    # tests first, and the long integration files last). The 15 slowest tests are listed last: where the stage's
-    # time goes.
+    # tests first, and the long integration files last). The 15 slowest tests, then the 15 slowest test files
+    # (tests/conftest.py's pytest_terminal_summary), are listed last: where the stage's time goes.
     (cd "$ROOT" && python -m pytest tests -n 2 --dist loadfile --no-loadscope-reorder --durations=15)
 }
 
