@@ -253,10 +253,13 @@ def options_parser(doc, keep=True):
     return parser
 
 
-def rounds_options(doc):
-    """The options of a script measured in rounds on its own Ironic: --rounds (at least 3) and --ironic-venv."""
+def rounds_options(doc, old_checkout=False):
+    """The options of a script measured in rounds on its own Ironic: --rounds (at least 3) and --ironic-venv, and
+    with old_checkout --old-checkout DIR (another checkout of the collection to measure beside this one)."""
     parser = options_parser(doc, keep=False)
     parser.add_argument('--rounds', type=int, default=5, help='rounds (at least 3; the median is reported)')
+    if old_checkout:
+        parser.add_argument('--old-checkout', metavar='DIR', help='also measure the collection of this checkout')
     options = parser.parse_args()
     if options.rounds < 3:
         parser.error('--rounds must be at least 3')
