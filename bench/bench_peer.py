@@ -3,8 +3,10 @@
 
 Two reruns of one node that is already as declared, each a module process as Ansible starts it on a host
 (Python, imports, connection, requests), ours and the peer's interleaved within each round:
-  record     baremetal.lifecycle.baremetal_node against openstack.cloud.baremetal_node (the same name, driver,
-             driver_info, properties and port), both answering changed=false;
+  record     baremetal.lifecycle.baremetal_node against openstack.cloud.baremetal_node (the same driver,
+             driver_info, properties and a port), both answering changed=false, each on a node of its own: the
+             peer sends every property as a string (its cpus, memory_mb and local_gb are strings), ours sends the
+             numbers as numbers, and Ironic keeps what it is sent, so on one node each rerun would undo the other's;
   deployed   baremetal.lifecycle.baremetal_provision_state state=active against
              openstack.cloud.baremetal_node_action state=present, on an active node, both changed=false.
 The peer is openstack.cloud 2.5.0 as the `ansible` 12.3.0 package ships it, run by its own virtualenv with the same
@@ -38,7 +40,11 @@ NODE = 'bench-peer-node'
 MAC = '52:54:00:be:ec:01'
 INSTANCE_INFO = {'image_source': 'http://127.0.0.1:9/image.qcow2'}
 RECORD = dict(name=NODE, driver='fake-hardware', driver_info={},
-              properties={'cpus': '8', 'memory_mb': '16384', 'local_gb': '100', 'cpu_arch': 'x86_64'})
+              properties={'cpus': 8, 'memory_mb': 16384, 'local_gb': 100, 'cpu_arch': 'x86_64'})
+# The record as the peer writes it, on its own node: openstack.cloud.baremetal_node's properties are strings.
+PEER_MAC = '52:54:00:be:ec:02'
+PEER_RECORD = dict(RECORD, name=NODE + '-peer',
+                   properties=dict((key, str(value)) for key, value in RECORD['properties'].items()))
 
 
 def peer_collections():
@@ -108,7 +114,7 @@ def scenarios(bench):
     cloud = dict(cloud=bench.cloud)
     return [
         ('record', ('baremetal.lifecycle.baremetal_node', dict(cloud, ports=[{'address': MAC}], **RECORD)),
-         ('openstack.cloud.baremetal_node', dict(cloud, nics=[{'mac': MAC}], **RECORD))),
+         ('openstack.cloud.baremetal_node', dict(cloud, nics=[{'mac': PEER_MAC}], **PEER_RECORD))),
         ('deployed', ('baremetal.lifecycle.baremetal_provision_state',
                       dict(cloud, node=NODE, state='active', instance_info=INSTANCE_INFO)),
          ('openstack.cloud.baremetal_node_action',
@@ -117,9 +123,12 @@ def scenarios(bench):
 
 
 def prepare(bench):
-    """The node as both declare it, deployed: the record first (both reruns of it are no-ops), then active."""
+    """The nodes as ours and the peer declare them (both reruns of the record are no-ops), ours deployed; returns
+    the UUIDs of both."""
     bench.write('clouds.yaml', 'clouds:\n  %s:\n    auth_type: none\n    baremetal_endpoint_override: %s\n'
                 % (bench.cloud, bench.endpoint))
+    peer = bench.raw.call('POST', '/nodes', dict(PEER_RECORD))
+    bench.raw.call('POST', '/ports', {'address': PEER_MAC, 'node_uuid': peer['uuid']})
     node = bench.raw.call('POST', '/nodes', dict(RECORD))
     bench.raw.call('POST', '/ports', {'address': MAC, 'node_uuid': node['uuid']})
     bench.raw.call('PATCH', '/nodes/%s' % node['uuid'],
@@ -129,7 +138,7 @@ def prepare(bench):
     bench.raw.call('PUT', '/nodes/%s/states/power' % node['uuid'], {'target': 'power on'})
     for _attempt in range(100):
         if bench.raw.call('GET', '/nodes/%s' % node['uuid'], params={'fields': 'power_state'})['power_state'] == 'power on':
-            return node['uuid']
+            return node['uuid'], peer['uuid']
         time.sleep(0.1)
     raise common.BenchError('%s did not power on' % NODE)
 
@@ -138,7 +147,7 @@ def measure(bench, rounds):
     """{(scenario, 'ours' or 'peer'): [(wall, cpu) of each round]}, ours and the peer's interleaved; a scenario is a
     rerun's name for the module process, and its name with ' (playbook)' for the play."""
     where = {'ours': (sys.executable, bench.collections), 'peer': (peer_python(), peer_collections())}
-    uuid = prepare(bench)
+    uuid, peer_uuid = prepare(bench)
     samples = {}
     for _round in range(rounds + 1):
         for name, ours, peer in scenarios(bench):
@@ -149,6 +158,7 @@ def measure(bench, rounds):
                     samples.setdefault((name, who), []).append((wall, cpu))
                     samples.setdefault((name + ' (playbook)', who), []).append(played)
     bench.raw.call('PUT', '/nodes/%s/states/provision' % uuid, {'target': 'deleted'})
+    bench.raw.call('DELETE', '/nodes/%s' % peer_uuid)
     return samples
 
 
