@@ -78,8 +78,8 @@ def enroll_adopted(raw, bmc, count, racks):
         raw.call('PUT', '/nodes/%s/states/provision' % uuid, {'target': 'manage'})
     wait_at_rest(raw, uuids, ('manageable',), 300)
     for uuid in uuids:
-        raw.call('PATCH', '/nodes/%s' % uuid, [{'op': 'add', 'path': '/instance_info/image_source',
-                                                  'value': 'http://127.0.0.1:9/disk.img'}])
+        raw.call('PATCH', '/nodes/%s' % uuid,
+                 [{'op': 'add', 'path': '/instance_info/image_source', 'value': 'http://127.0.0.1:9/disk.img'}])
         raw.call('PUT', '/nodes/%s/states/provision' % uuid, {'target': 'adopt'})
     wait_at_rest(raw, uuids, ('active',), 300)
     return names, uuids, time.monotonic() - started

@@ -75,7 +75,7 @@ def test_a_campaign_brings_bmc_bios_and_nic_to_the_baseline_in_its_order(firmwar
                           r"'component': '[^']+', 'url': '([^']+)'\}\]\}.*? on node " + node['uuid'],
                           firmware_ironic.log_since(mark))
         assert sent == urls
-        assert firmware_versions(firmware_ironic, node['uuid']) == {'bmc': '2.9', 'bios': '1.3',
-                                                                     'nic:NIC.Slot.1': '22.40'}
+        assert firmware_versions(firmware_ironic, node['uuid']) == {
+            'bmc': '2.9', 'bios': '1.3', 'nic:NIC.Slot.1': '22.40'}
     finally:
         delete(firmware_ironic, node['uuid'])
