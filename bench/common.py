@@ -139,9 +139,12 @@ def floor(raw, uuids, path, interval, one_get=False):
 class Bench(object):
     """A local Ironic on a free loopback port, in a temporary directory, and the means to run our code on it."""
 
-    def __init__(self, ironic_venv, keep=False, split=False):
+    def __init__(self, ironic_venv, keep=False, split=False, config_overrides=None):
         self.ironic_venv = ironic_venv
         self.keep = keep
+        # More Ironic settings, {section: {option: value}} (the role's ironic_standalone_config_overrides).
+        self.config_overrides = ['-e', json.dumps({'ironic_standalone_config_overrides': config_overrides})] \
+            if config_overrides else []
         # split: Ironic as operators run it, ironic-api and two conductors over json-rpc, on PostgreSQL.
         self.split = ['-e', 'ironic_standalone_conductors=2', '-e', 'ironic_standalone_database=postgresql',
                       '-e', 'ironic_standalone_postgresql_port=%d' % free_port(),
@@ -169,7 +172,7 @@ class Bench(object):
                 '-e', 'ironic_standalone_clouds_yaml=%s' % self.clouds_yaml,
                 '-e', 'ironic_standalone_cloud_name=%s' % self.cloud,
                 # Periodic power syncs of hundreds of nodes would land at random in one measurement or another.
-                '-e', 'ironic_standalone_sync_power_state_interval=0'] + self.split
+                '-e', 'ironic_standalone_sync_power_state_interval=0'] + self.split + self.config_overrides
 
     def start(self):
         print('starting Ironic%s on %s (in %s)' % (' split (ironic-api, 2 conductors, PostgreSQL)' if self.split else '',
@@ -222,8 +225,8 @@ class Bench(object):
 
 
 @contextlib.contextmanager
-def ironic(ironic_venv, keep=False, split=False):
-    bench = Bench(ironic_venv, keep, split)
+def ironic(ironic_venv, keep=False, split=False, config_overrides=None):
+    bench = Bench(ironic_venv, keep, split, config_overrides)
     try:
         bench.start()
         yield bench

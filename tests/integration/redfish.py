@@ -39,21 +39,24 @@ class RedfishBMC:
     redfish_firmware.py), which Ironic's ``redfish`` firmware interface records as the ``bios`` component. With
     ``models`` and ``bmc_versions`` (one a system) too, each system and its BMC report that ``Model`` and the BMC that
     ``FirmwareVersion`` (Ironic's ``bmc`` component); a SimpleUpdate then fetches its image (FirmwareImages serves
-    them) and the component reports the version the image names.
+    them) and the component reports the version the image names. With ``nic_versions`` (one a system: None, or
+    ``{adapter Id: version}``), a system with adapters has a chassis of its own whose NetworkAdapters report those
+    versions (Ironic's ``nic:<adapter Id>`` components).
 
     ``driver_info(index, password=None)`` is what Ironic needs to drive system ``index``; ``stop()`` ends the
     emulator by its PID (a killed emulator is a BMC that stopped answering).
     """
 
     def __init__(self, base_dir, systems=1, password=None, raid_controller=False, bios_versions=None, models=None,
-                 bmc_versions=None):
+                 bmc_versions=None, nic_versions=None):
         self.base_dir = str(base_dir)
         self.raid_controller = raid_controller
         self.bios_versions = list(bios_versions) if bios_versions else None
         self.models = list(models) if models else None
         self.bmc_versions = list(bmc_versions) if bmc_versions else None
+        self.nic_versions = list(nic_versions) if nic_versions else None
         for what, values in (('bios_versions', self.bios_versions), ('models', self.models),
-                             ('bmc_versions', self.bmc_versions)):
+                             ('bmc_versions', self.bmc_versions), ('nic_versions', self.nic_versions)):
             if values and len(values) != systems:
                 raise ValueError('%s gives one value a system: %d for %d systems' % (what, len(values), systems))
         self.port = _free_loopback_port()
@@ -87,12 +90,20 @@ class RedfishBMC:
         systems = [{'uuid': system_id, 'name': 'system-%d' % index, 'power_state': 'Off', 'external_notifier': False,
                     'nics': [{'mac': '52:54:00:aa:%02x:%02x' % (self.port % 256, index), 'ip': '127.0.0.1'}]}
                    for index, system_id in enumerate(self.system_ids)]
+        # The emulator's own chassis (its default), which the systems without a chassis of their own share.
+        chassis = [{'Id': 'SheetMetalChassis', 'Name': 'Chassis', 'UUID': '15693887-7984-9484-3272-842188918912'}]
         for index, system in enumerate(systems):
             versions = {}
             if self.bios_versions:
                 versions['BiosVersion'] = self.bios_versions[index]
             if self.bmc_versions:
                 versions['BmcVersion'] = self.bmc_versions[index]
+            adapters = (self.nic_versions or [None] * len(systems))[index]
+            if adapters:
+                versions.update(('nic:%s' % adapter, version) for adapter, version in adapters.items())
+                system['chassis'] = str(uuid.uuid4())
+                chassis.append({'Id': system['chassis'], 'Name': 'Chassis of system-%d' % index,
+                                'UUID': system['chassis']})
             if versions:
                 system['firmware_versions'] = versions
             if self.models:
@@ -107,6 +118,8 @@ class RedfishBMC:
             # Its own state directory: the default is shared by every emulator of the machine (/tmp/sushy-emulator).
             'SUSHY_EMULATOR_STATE_DIR': os.path.join(self.base_dir, 'state'),
         }
+        if len(chassis) > 1:
+            settings['SUSHY_EMULATOR_CHASSIS'] = chassis
         if self.raid_controller:
             settings['SUSHY_EMULATOR_STORAGE'] = dict(
                 (system_id, [{'Id': 'RAID', 'Name': 'RAID controller', 'Drives': [],
@@ -123,7 +136,8 @@ class RedfishBMC:
     def start(self, timeout=60):
         config = self._write_config()
         here = os.path.dirname(os.path.abspath(__file__))
-        entry = ([os.path.join(here, 'redfish_firmware.py')] if self.bios_versions or self.models or self.bmc_versions
+        firmware = self.bios_versions or self.models or self.bmc_versions or self.nic_versions
+        entry = ([os.path.join(here, 'redfish_firmware.py')] if firmware
                  else ['-m', 'sushy_tools.emulator.main'])
         with open(self.log_path, 'ab') as log:
             self.process = subprocess.Popen(  # pylint: disable=consider-using-with
@@ -172,7 +186,7 @@ class RedfishBMC:
 
 class FirmwareImages:
     """A loopback HTTP server of the firmware images the emulator of redfish_firmware.py applies:
-    ``url(component, version)`` is an image that brings ``component`` (bios or bmc) to ``version``,
+    ``url(component, version)`` is an image that brings ``component`` (bios, bmc or nic:<adapter Id>) to ``version``,
     ``url(component, version, fail='why')`` one the BMC refuses with that reason. ``fetched`` lists the paths asked,
     in order; ``stop()`` closes the server."""
 

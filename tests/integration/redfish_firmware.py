@@ -1,10 +1,11 @@
 # -*- coding: utf-8 -*-
 """sushy-tools' emulator whose fake systems have a model and firmware that a SimpleUpdate really changes: run as
-``python redfish_firmware.py --config FILE`` (redfish.RedfishBMC does, given ``bios_versions`` or ``models``).
+``python redfish_firmware.py --config FILE`` (redfish.RedfishBMC does, given ``bios_versions``, ``models``,
+``bmc_versions`` or ``nic_versions``).
 
 What sushy-tools 2.2.0 lacks, and what this adds as a driver and views of the emulator (its own code is run as
-installed: its entry point, with this driver in the place of its fake one and these views in the place of three of
-its own):
+installed: its entry point, with this driver in the place of its fake one and these views in the place of four of
+its own, and views of its own for network adapters and tasks):
 
 - its fake system driver has no firmware versions (``get_versions`` is not implemented), so a system's
   ``BiosVersion`` is null. This driver keeps each system's versions (``firmware_versions`` of its entry in
@@ -16,18 +17,30 @@ its own):
 - a manager's ``FirmwareVersion`` is the constant 1.00: it reports the system's ``BmcVersion`` when it has one;
 - ``UpdateService.SimpleUpdate`` answers HTTP 500 for a system, 400 for a manager, fetches no image and makes up the
   next BIOS version. Here it fetches the image from its URL (``ImageURI``), which names what it holds as JSON:
-  ``{"component": "bios" | "bmc", "version": "1.3"}``, or ``{"fail": "why"}`` for an image made to fail. The
-  component of a system target (or of the only system, without targets: Ironic gives a target only when the BMC
-  has several systems, and then always the system, whatever the component) then reports that version; a manager
-  target is the BMC of its system. The answer is a task (``TaskService/Tasks/fw-N``) that is ``Completed`` and
-  ``OK``, the new version applied when the task is first read (Ironic reads a BMC's version when it submits the
-  update and again after it, to see it change), or an ``Exception`` with the reason (an image made to fail, or one
-  that could not be fetched) as its message, which Ironic reports as the step's error;
+  ``{"component": "bios" | "bmc" | "nic:<adapter Id>", "version": "1.3"}``, or ``{"fail": "why"}`` for an image
+  made to fail. The component of a system target (or of the only system, without targets: Ironic gives a target
+  only when the BMC has several systems, and then always the system, whatever the component) then reports that
+  version; a manager target is the BMC of its system. The answer is a task (``TaskService/Tasks/fw-N``) that is
+  ``Completed`` and ``OK``, the new version applied when the task is first read (Ironic reads a BMC's version when
+  it submits the update and again after it, to see it change), or an ``Exception`` with the reason (an image made to
+  fail, or one that could not be fetched) as its message, which Ironic reports as the step's error;
+- no network adapter is emulated (a chassis has no ``NetworkAdapters``): a system given adapters (keys
+  ``nic:<adapter Id>`` of its ``firmware_versions``, e.g. ``{"nic:NIC.Slot.1": "22.31"}``, and a ``chassis`` of its
+  own in ``SUSHY_EMULATOR_CHASSIS``, as redfish.RedfishBMC's ``nic_versions`` writes them) links to that chassis,
+  whose ``NetworkAdapters`` list one adapter a key, each with one controller whose ``FirmwarePackageVersion`` is the
+  key's version: where Ironic reads them (system, its first chassis, its adapters, their controllers). An adapter has
+  no ``SerialNumber``, so Ironic names its component after its ``Id``: ``nic:NIC.Slot.1`` (with a serial number
+  Ironic would name it ``nic:<serial>``, a name that differs from node to node of one model). An image
+  ``{"component": "nic:NIC.Slot.1", "version": "22.40"}`` updates that adapter of the target system (one the system
+  lacks fails its task, with the reason); Ironic reboots the node after a NIC update whose task it first sees done;
 - a power change takes effect ``POWER_DELAY`` seconds after it is asked (1 to 11 s in the fake driver), so that a
   reboot of a firmware update fits in the short power timeout of the test Ironic.
 
-Not emulated: network adapters (no ``nic:`` component), a task that stays ``Running`` (every update is done when its
-task is first read), a BMC that stops answering while it flashes itself, and an update applied only at the next reboot.
+Not emulated: a task that stays ``Starting`` or ``Running`` (every update is done when its task is first read, so
+Ironic's wait for a NIC task that needs a reboot to start, ``firmware_update_nic_starting_wait``, and its BIOS reboot
+at a task's start are never exercised), a BMC that stops answering while it flashes itself, an update applied only at
+the next reboot, an adapter with several controllers or a serial number, and the other Redfish resources of an
+adapter (ports, device functions).
 """
 
 from __future__ import annotations
@@ -43,13 +56,16 @@ import urllib.request
 
 import flask
 
+from sushy_tools import error
 from sushy_tools.emulator import main as emulator
 from sushy_tools.emulator.resources.systems import fakedriver
 
 # Seconds a power change takes to happen.
 POWER_DELAY = 1
-# What each component's version is called in a system's firmware_versions.
+# What each component's version is called in a system's firmware_versions (a network adapter's: its component name,
+# ``nic:<adapter Id>``).
 VERSION_KEYS = {'bios': 'BiosVersion', 'bmc': 'BmcVersion'}
+NIC_PREFIX = 'nic:'
 IMAGE_TIMEOUT = 10
 
 _tasks = {}
@@ -71,6 +87,15 @@ class FirmwareFakeDriver(fakedriver.FakeDriver):
 
     def get_model(self, identity):
         return self._get(identity).get('model')
+
+    def get_chassis(self, identity):
+        """The UUID of the system's own chassis (one of SUSHY_EMULATOR_CHASSIS), or None: the emulator's first."""
+        return self._get(identity).get('chassis')
+
+    def get_network_adapters(self, identity):
+        """{adapter Id: firmware version} of the system's network adapters."""
+        return dict((key[len(NIC_PREFIX):], version) for key, version in self.get_versions(identity).items()
+                    if key.startswith(NIC_PREFIX))
 
     def set_power_state(self, identity, state):
         super().set_power_state(identity, state)
@@ -96,9 +121,64 @@ def _json_view(endpoint, change):
 
 
 def _system_model(document, identity):
-    model = emulator.app.systems.get_model(emulator.app.systems.uuid(identity))
+    system = emulator.app.systems.uuid(identity)
+    model = emulator.app.systems.get_model(system)
     if model:  # else the emulator's own
         document['Model'] = model
+    systems = emulator.app.systems
+    chassis = systems.get_chassis(system)
+    if not chassis:  # the first chassis that is no system's own, which the others share (the emulator gives its first)
+        owned = set(systems.get_chassis(other) for other in systems.systems)
+        chassis = next((shared for shared in emulator.app.chassis.chassis if shared not in owned), None)
+    if chassis:
+        document.setdefault('Links', {})['Chassis'] = [{'@odata.id': '/redfish/v1/Chassis/%s' % chassis}]
+
+
+def _system_of_chassis(identity):
+    """The UUID of the system whose own chassis this is, or None."""
+    try:
+        chassis = emulator.app.chassis.uuid(identity)
+    except error.FishyError:  # no such chassis
+        return None
+    systems = emulator.app.systems
+    return next((system for system in systems.systems if systems.get_chassis(system) == chassis), None)
+
+
+def _chassis_adapters(document, identity):
+    if _system_of_chassis(identity):
+        document['NetworkAdapters'] = {'@odata.id': '/redfish/v1/Chassis/%s/NetworkAdapters' % identity}
+
+
+def _not_found(what):
+    return flask.Response(json.dumps({'error': {'message': 'No %s' % what}}), status=404,
+                          content_type='application/json')
+
+
+def _network_adapters(identity):
+    system = _system_of_chassis(identity)
+    if system is None:
+        return _not_found('network adapters in chassis %s' % identity)
+    path = '/redfish/v1/Chassis/%s/NetworkAdapters' % identity
+    members = [{'@odata.id': '%s/%s' % (path, adapter)}
+               for adapter in sorted(emulator.app.systems.get_network_adapters(system))]
+    document = {'@odata.type': '#NetworkAdapterCollection.NetworkAdapterCollection', 'Name': 'Network adapters',
+                'Members@odata.count': len(members), 'Members': members, '@odata.id': path}
+    return flask.Response(json.dumps(document), status=200, content_type='application/json')
+
+
+def _network_adapter(identity, adapter):
+    """A network adapter with one controller, whose FirmwarePackageVersion is what Ironic records as the adapter's
+    version (no SerialNumber: Ironic then names the component after the adapter's Id, nic:<Id>)."""
+    system = _system_of_chassis(identity)
+    adapters = emulator.app.systems.get_network_adapters(system) if system else {}
+    if adapter not in adapters:
+        return _not_found('network adapter %s in chassis %s' % (adapter, identity))
+    document = {'@odata.type': '#NetworkAdapter.v1_5_0.NetworkAdapter', 'Id': adapter, 'Name': adapter,
+                'Manufacturer': 'Emulated NICs', 'Model': 'EN-25G',
+                'Controllers': [{'FirmwarePackageVersion': adapters[adapter]}],
+                'Status': {'State': 'Enabled', 'Health': 'OK'},
+                '@odata.id': '/redfish/v1/Chassis/%s/NetworkAdapters/%s' % (identity, adapter)}
+    return flask.Response(json.dumps(document), status=200, content_type='application/json')
 
 
 def _manager_firmware(document, identity):
@@ -122,9 +202,10 @@ def _fetch_image(url):
         return None, None, 'The image %s is not a firmware image of this emulator' % url
     if image.get('fail'):
         return None, None, 'The image %s was refused: %s' % (url, image['fail'])
-    if image.get('component') not in VERSION_KEYS or not image.get('version'):
-        return None, None, 'The image %s names no component (bios or bmc) and version' % url
-    return image['component'], str(image['version']), None
+    component = image.get('component')
+    if not (component in VERSION_KEYS or str(component).startswith(NIC_PREFIX)) or not image.get('version'):
+        return None, None, 'The image %s names no component (bios, bmc or nic:<adapter>) and version' % url
+    return component, str(image['version']), None
 
 
 def _new_task(error_text=None, update=None):
@@ -158,8 +239,14 @@ def _simple_update():
     component, version, problem = _fetch_image(image_uri)
     update = None
     if problem is None:
-        update = (systems.uuid(target.rsplit('/', 1)[-1]), VERSION_KEYS[component], version)
-    else:
+        system = systems.uuid(target.rsplit('/', 1)[-1])
+        key = VERSION_KEYS.get(component, component)
+        if key.startswith(NIC_PREFIX) and key not in systems.get_versions(system):
+            problem = 'The image %s is for network adapter %s, which system %s does not have' % (
+                image_uri, key[len(NIC_PREFIX):], system)
+        else:
+            update = (system, key, version)
+    if problem is not None:
         emulator.app.logger.info('Firmware update of %s failed: %s', target, problem)
     task = _new_task(problem, update)
     location = '/redfish/v1/TaskService/Tasks/%s' % task
@@ -191,6 +278,11 @@ def install():
     fakedriver.FakeDriver = FirmwareFakeDriver
     _json_view('system_resource', _system_model)
     _json_view('manager_resource', _manager_firmware)
+    _json_view('chassis_resource', _chassis_adapters)
+    emulator.app.add_url_rule('/redfish/v1/Chassis/<identity>/NetworkAdapters', 'network_adapters',
+                              _network_adapters, methods=['GET'])
+    emulator.app.add_url_rule('/redfish/v1/Chassis/<identity>/NetworkAdapters/<adapter>', 'network_adapter',
+                              _network_adapter, methods=['GET'])
     emulator.app.view_functions['UpdateService.update_service_simple_update'] = _simple_update
     emulator.app.add_url_rule('/redfish/v1/TaskService/Tasks/<task>', 'firmware_task', _task, methods=['GET'])
 
