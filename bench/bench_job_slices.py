@@ -12,8 +12,8 @@ spread over 4 shards, from nothing to available:
 Reported per slice count: the wall time of the whole run; each slice's controller CPU (user + system of its
 ansible-runner process and every process it waited for: ansible-playbook, its workers, the modules; os.wait4) and
 its requests to Ironic (the api_calls of its tasks' results, from the runner's job events); their sums; and the
-overhead of slicing, the sums over the 1-slice row's. On 2 cores the slices share the CPU with Ironic and PostgreSQL: the wall
-time is no speed-up figure.
+overhead of slicing, the sums over the 1-slice row's. On 2 cores the slices share the CPU with Ironic and
+PostgreSQL: the wall time is no speed-up figure.
 
     python bench/bench_job_slices.py [--sizes 300] [--slices 1 2 4] [--ironic-venv DIR] [--keep]
 
@@ -132,7 +132,8 @@ def main():
         base_calls = sum(row[1] for row in base[0][3]) if base else None
         table.append((size, count, '%.1f' % seconds, ' '.join('%.2f' % row[0] for row in rows), '%.2f' % cpu,
                       ' '.join('%d' % row[1] for row in rows), calls,
-                      '%.2fx' % (cpu / base_cpu) if base_cpu else '-', '%.2fx' % (calls / base_calls) if base_calls else '-'))
+                      '%.2fx' % (cpu / base_cpu) if base_cpu else '-',
+                      '%.2fx' % (calls / base_calls) if base_calls else '-'))
     print()
     print('fake-hardware nodes in %d shards, nothing -> available, the slices at once on one split Ironic' % SHARDS)
     print(common.table(('nodes', 'slices', 'wall s', 'CPU s per slice', 'CPU s sum', 'requests per slice',
