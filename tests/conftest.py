@@ -179,6 +179,7 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line('%8.1fs %s' % (total, path))
         terminalreporter.write_line('%8.1fs in all' % sum(seconds.values()))
 
+
 class IronicAPIError(AssertionError):
     """Raised by ``IronicInstance.api`` when the status is not an expected one."""
 

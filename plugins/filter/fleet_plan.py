@@ -26,6 +26,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import plan_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import step_word
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.bifrost import from_bifrost
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.slices import sliceable, slice_nodes
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.waves import wave_length
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._compat import VAULT_TYPE, decrypted, vault_value, with_vault
 
@@ -111,12 +112,14 @@ def _read_yaml(text):
                                              getattr(exc, 'problem', None) or exc))
 
 
-def fleet_plan(fleet, schema, settings=None, provision_state='available', fleet_format='fleet'):
+def fleet_plan(fleet, schema, settings=None, provision_state='available', fleet_format='fleet', slices=None,
+               slice_name='', slice_key='conductor_group'):
     """The node lists of the role's tasks, or the errors of the fleet description (then every list is empty).
 
     fleet is the list of nodes, or the text of a YAML file holding it; with fleet_format bifrost, a Bifrost inventory
     (a mapping of node name to node) or its text, mapped to the list first. provision_state is the state of the
-    nodes that declare none.
+    nodes that declare none. With slices ({slice name: [conductor groups or shards]}) and slice_name, only the nodes
+    of that slice are planned (module_utils/fleet/slices.py), once every node is found in exactly one slice.
     """
     nodes = _read(fleet)
     plan = {'errors': [], 'records': [], 'maintenance': [], 'provision': [], 'hardware': []}
@@ -127,6 +130,17 @@ def fleet_plan(fleet, schema, settings=None, provision_state='available', fleet_
         nodes, error = from_bifrost(nodes)
         if error:
             plan['errors'].append(error)
+            return plan
+    if slices or slice_name:
+        if not sliceable(nodes):
+            # Slicing reads each node's name and group: an entry that is no named node is named by the validation.
+            plan['errors'] = fleet_errors(nodes, _plain(schema), settings) or [
+                'fleet: every entry must be a node with a name to be sliced by fleet_slices.']
+            return plan
+        # Every node in exactly one slice is checked over the whole file; the rest only over this slice's nodes, so
+        # that a mistake in another slice's nodes fails that slice alone.
+        nodes, plan['errors'] = slice_nodes(nodes, _plain(slices) or {}, _plain(slice_name) or '', _plain(slice_key))
+        if plan['errors']:
             return plan
     # The validator reads the schema at every node: an Ansible container (from_json's) costs 1 s at 1,000 nodes.
     plan['errors'] = fleet_errors(nodes, _plain(schema), settings)

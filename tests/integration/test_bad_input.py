@@ -443,6 +443,20 @@ CASES = [
          {'fleet_nodes': [dict(FLEET_NODE, properties={'cpus': 'eight'})]},
          ["fleet[0] (%s): properties.cpus must be a whole number (Ironic documents cpus as an integer), got a string "
           "'eight': write it as a number, such as cpus: 8." % NEW]),
+    Case('role:fleet', 'a node in no slice of fleet_slices',
+         {'fleet_nodes': [dict(FLEET_NODE, conductor_group='rack-z')], 'fleet_slices': {'rack-a': ['rack-a']},
+          'fleet_slice': 'rack-a'},
+         ["These nodes are in no slice of fleet_slices, so no slice would converge them: %s (conductor_group "
+          "'rack-z'). Add their conductor_group to one slice of fleet_slices, or declare them in a conductor_group "
+          "a slice has." % NEW]),
+    Case('role:fleet', 'a node in two slices of fleet_slices',
+         {'fleet_nodes': [dict(FLEET_NODE, conductor_group='rack-a')],
+          'fleet_slices': {'one': ['rack-a'], 'two': ['rack-a']}, 'fleet_slice': 'one'},
+         ["These nodes are in more than one slice of fleet_slices, so two slices would write them at once: %s "
+          "(conductor_group 'rack-a', in slices one, two). Keep each conductor_group in one slice only." % NEW]),
+    Case('role:fleet', 'fleet_slices without fleet_slice',
+         {'fleet_nodes': [FLEET_NODE], 'fleet_slices': {'rack-a': ['rack-a']}},
+         ['fleet_slices is set but fleet_slice is empty: set fleet_slice to the slice this play drives']),
     Case('role:ironic_standalone', 'unknown state', {'ironic_standalone_state': 'running'},
          ['ironic_standalone_state', 'running']),
     Case('role:ironic_standalone', 'address that is not loopback',

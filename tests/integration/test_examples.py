@@ -10,6 +10,7 @@ Each fenced ```yaml block is one example, classified by its shape (``kind``):
   (README.md's ``nodes.ironic.yml``), run with ``-i`` and a ``--limit`` to the test's nodes (the session's Ironic
   holds other tests' nodes, which an example must not move: that is what ``--limit`` is for);
 - ``inventory``: a ``plugin: baremetal.lifecycle.ironic`` file, read with ``ansible-inventory --list``;
+- ``static-inventory``: a YAML inventory file (``all:`` and its groups), run with the playbooks of its page;
 - ``fleet``: a fleet file, written as ``fleet.yml`` beside the playbooks of the same page, which read it;
 - ``bifrost``: a Bifrost inventory (a mapping of node name to node), written as ``baremetal.yml`` likewise.
 
@@ -87,6 +88,8 @@ RUN = {
     ('docs/moving-from-bifrost.md', 'bifrost'), ('docs/moving-from-bifrost.md', 'playbook'),
     # Run by test_firmware_campaign.py, against the Ironic whose Redfish firmware interface updates in seconds.
     ('docs/firmware-campaigns.md', 'tasks'),
+    # Run by test_job_slices.py, as AWX job slices against a split Ironic.
+    ('docs/awx-job-slicing.md', 'static-inventory'), ('docs/awx-job-slicing.md', 'inventory-playbook'),
 }
 
 
@@ -99,6 +102,8 @@ def pages():
 def kind_of(data):
     if isinstance(data, dict) and str(data.get('plugin', '')).endswith('.ironic'):
         return 'inventory'
+    if isinstance(data, dict) and list(data) == ['all']:
+        return 'static-inventory'
     if isinstance(data, dict) and data and all(isinstance(item, dict) and 'driver' in item for item in data.values()):
         return 'bifrost'
     if isinstance(data, list) and data and all(isinstance(item, dict) for item in data):

@@ -318,3 +318,39 @@ def test_a_mapped_bifrost_inventory_is_validated_as_the_roles_own_format():
 def test_an_unknown_fleet_format_is_refused():
     with pytest.raises(AnsibleFilterError, match='fleet_format must be one of fleet, bifrost'):
         fleet_plan([], SCHEMA, fleet_format='metal3')
+
+
+SLICES = {'rack-a': ['rack-a'], 'rack-b': ['rack-b']}
+SLICED_FLEET = [{'name': 'a1', 'driver': 'fake-hardware', 'conductor_group': 'rack-a'},
+                {'name': 'b1', 'driver': 'no-such-driver', 'conductor_group': 'rack-b'},
+                {'name': 'a2', 'driver': 'fake-hardware', 'conductor_group': 'rack-a', 'maintenance': True}]
+
+
+def test_a_slice_plans_its_own_nodes_and_a_mistake_in_another_slices_node_fails_that_slice_only():
+    plan = fleet_plan(SLICED_FLEET, SCHEMA, slices=SLICES, slice_name='rack-a')
+    assert plan['errors'] == []
+    assert [record['name'] for record in plan['records']] == ['a1', 'a2']
+    assert plan['provision'] == [{'node': 'a1', 'state': 'available'}]
+    plan = fleet_plan(SLICED_FLEET, SCHEMA, slices=SLICES, slice_name='rack-b')
+    assert plan['records'] == [] and len(plan['errors']) == 1
+    assert "(b1): unknown driver 'no-such-driver'" in plan['errors'][0]
+
+
+def test_a_node_in_no_slice_or_a_name_in_two_slices_is_refused_by_every_slice():
+    fleet = SLICED_FLEET[:1] + [{'name': 'a1', 'driver': 'fake-hardware', 'conductor_group': 'rack-b'},
+                                {'name': 'z1', 'driver': 'fake-hardware', 'conductor_group': 'rack-z'}]
+    for slice_name in SLICES:
+        plan = fleet_plan(fleet, SCHEMA, slices=SLICES, slice_name=slice_name)
+        assert plan['records'] == []
+        assert plan['errors'] == [
+            "These nodes are in no slice of fleet_slices, so no slice would converge them: z1 (conductor_group "
+            "'rack-z'). Add their conductor_group to one slice of fleet_slices, or declare them in a conductor_group "
+            "a slice has.",
+            'These node names are declared in more than one slice, so two slices would write them at once: a1. '
+            'Declare each node once.']
+
+
+def test_a_description_that_cannot_be_sliced_gets_the_validations_errors():
+    plan = fleet_plan([{'driver': 'fake-hardware'}, 'node'], SCHEMA, slices=SLICES, slice_name='rack-a')
+    assert plan['records'] == [] and plan['errors']
+    assert any('name' in error for error in plan['errors'])
