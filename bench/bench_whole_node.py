@@ -47,6 +47,7 @@ ONE_TASK = PLAY % {'count': 'one task'} + '''    - name: Enroll the node and mak
 %(record)s        provision_state: available
 '''
 
+
 def measure(bench, repeat):
     values = {'cloud': bench.cloud, 'name': 'whole-node-bench'}
     values['record'] = RECORD % values

@@ -129,10 +129,11 @@ def pytest_configure(config):
 # fab3199 alone on the machine. Only an order: a file missing from it runs after them, a stale figure costs minutes,
 # never a test.
 LONGEST_FIRST = (
-    'test_examples.py', 'test_conductor_takeover.py', 'test_firmware_campaign.py', 'test_agent_protocol.py', 'test_module_examples.py',
-    'test_deploy_template.py', 'test_keystone.py', 'test_credential_rotation.py', 'test_node_wiring.py',
-    'test_node.py', 'test_connection.py', 'test_ironic_standalone.py', 'test_fleet_role.py', 'test_secrets.py',
-    'test_conductor_liveness.py', 'test_ironic_restart.py', 'test_ipmi.py')
+    'test_examples.py', 'test_conductor_takeover.py', 'test_firmware_campaign.py', 'test_redfish_firmware.py',
+    'test_job_slices.py', 'test_fleet_report.py', 'test_keystone.py', 'test_secrets.py', 'test_agent_protocol.py',
+    'test_node.py', 'test_ironic_restart.py', 'test_conductor_liveness.py', 'test_ironic_standalone.py',
+    'test_connection.py', 'test_ipmi.py', 'test_module_examples.py', 'test_credential_rotation.py',
+    'test_redfish.py', 'test_agent_faults.py', 'test_deploy_template.py', 'test_node_wiring.py', 'test_fleet_role.py')
 
 
 def _longest_first(item):
