@@ -45,7 +45,8 @@ def render_variables(argument_specs):
         if spec.get('elements'):
             kind += ' of ' + spec['elements']
         default = _default(spec)
-        description = ' '.join(markdown(line) for line in spec['description'])
+        paragraphs = spec['description']  # a list of paragraphs, or one string, as Ansible's argument specs allow
+        description = ' '.join(markdown(line) for line in ([paragraphs] if isinstance(paragraphs, str) else paragraphs))
         if spec.get('choices'):
             description += ' One of %s.' % ', '.join('`%s`' % choice for choice in spec['choices'])
         lines.append('| `%s` | %s | %s | %s |' % (name, kind, _cell(default), _cell(description)))

@@ -39,3 +39,9 @@ def test_a_new_option_makes_the_readme_stale():
     assert rendered.startswith('intro\n') and rendered.endswith('%s\nexample\n' % GENERATOR.END)
     assert '| `role_items` | list of str | `[]` | The `items`. |' in rendered
     assert '| `role_mode` | str | required | Mode. One of `a`, `b`. |' in rendered
+
+
+def test_a_description_given_as_one_string_is_one_paragraph():
+    specs = {'argument_specs': {'main': {'options': {
+        'role_key': {'type': 'str', 'default': 'a', 'description': 'The O(role_key) of a node.'}}}}}
+    assert '| `role_key` | str | `a` | The `role_key` of a node. |' in GENERATOR.render_variables(specs)
