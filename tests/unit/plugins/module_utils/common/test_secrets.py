@@ -643,7 +643,7 @@ def _random_secrets(rng, alphabet):
     result = set()
     for _index in range(rng.randint(1, 12)):
         result.add(''.join(rng.choice(alphabet) for _index in range(rng.randint(1, 9))))
-    for secret in list(result):
+    for secret in sorted(result):  # in a set's order, the draws would depend on PYTHONHASHSEED
         if len(secret) > 2 and rng.random() < 0.5:
             start = rng.randint(0, len(secret) - 2)
             result.add(secret[start:rng.randint(start + 1, len(secret))])
