@@ -13,14 +13,15 @@ within 1.6x of it), medians of the rounds, variants interleaved within each roun
 
 Then what importing each module costs on a host (issue 41's target: every module within 1.6x of the basics; issue
 28's 1.4x is retired): the CPU seconds (user + system, steadier than wall time on a busy machine) of a Python that
-imports the module and exits, against one that imports ansible.module_utils.basic, interleaved, the median of the rounds. Both import from
-one payload zip built as Ansible builds it: ansible-core's AnsiballZ (ansible/executor/module_common.py builds the
-zip, ansible/_internal/_ansiballz/_wrapper.py runs it) ships the module and every module_utils file it needs,
-ansible/module_utils/basic.py included, in one ZIP_DEFLATED zip that it puts first on sys.path, so zipimport compiles
-every one of those files, Ansible's and ours, on every run; nothing is cached on the host. The payload here holds all
-of ansible/module_utils and the collection's plugins/modules and plugins/module_utils, with AnsiballZ's stand-ins for
-ansible/__init__.py and the empty __init__.py of the namespace packages; each Python runs with an empty environment
-but PYTHONDONTWRITEBYTECODE, and a first untimed pass checks that every ansible and collection file comes from the zip.
+imports the module and exits, against one that imports ansible.module_utils.basic, interleaved, the median of the
+rounds. Both import from one payload zip built as Ansible builds it: ansible-core's AnsiballZ
+(ansible/executor/module_common.py builds the zip, ansible/_internal/_ansiballz/_wrapper.py runs it) ships the
+module and every module_utils file it needs, ansible/module_utils/basic.py included, in one ZIP_DEFLATED zip that it
+puts first on sys.path, so zipimport compiles every one of those files, Ansible's and ours, on every run; nothing is
+cached on the host. The payload here holds all of ansible/module_utils and the collection's plugins/modules and
+plugins/module_utils, with AnsiballZ's stand-ins for ansible/__init__.py and the empty __init__.py of the namespace
+packages; each Python runs with an empty environment but PYTHONDONTWRITEBYTECODE, and a first untimed pass checks
+that every ansible and collection file comes from the zip.
 With --old-checkout DIR, the modules of that checkout too (a worktree of an older commit), from a payload of its own,
 interleaved with this checkout's in each round: the import figures before and after a change, in one run.
 

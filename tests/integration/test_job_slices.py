@@ -23,7 +23,7 @@ import uuid
 import pytest
 import yaml
 
-from test_examples import claim
+from test_examples import claim, delete_nodes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)  # the ansible-core under test
@@ -32,8 +32,6 @@ PAGE = 'docs/awx-job-slicing.md'
 GROUPS = ('rack-a', 'rack-b')  # conductor N+1 serves GROUPS[N]; the docs' inventory has one slice per group
 NODES_PER_GROUP = 4
 SLICE_SECONDS = 600  # a bound on each slice's run, not a duration the test expects
-
-ansible_runner = pytest.importorskip('ansible_runner')  # requirements-test.txt; a venv without it cannot run this
 
 
 @pytest.fixture(scope='module')
@@ -164,13 +162,6 @@ def writes_per_node(ironic, mark, names, tag):
 def state_of(ironic, name):
     node = ironic.api('GET', '/nodes/%s' % name)
     return node['provision_state'], node['conductor_group']
-
-
-def delete_nodes(ironic, names):
-    for name in names:
-        if ironic.api('DELETE', '/nodes/%s' % name, expect=None) is not None:
-            ironic.api('PUT', '/nodes/%s/maintenance' % name, {'reason': 'test cleanup'}, expect=None)
-            ironic.api('DELETE', '/nodes/%s' % name, expect=None)
 
 
 def test_two_slices_at_once_each_converge_their_own_nodes_as_one_play_would(split_ironic, tmp_path):
