@@ -224,7 +224,9 @@ report:
       description:
         - Every node, sorted by name then UUID - C(uuid), C(name), C(provision_state), C(power_state),
           C(maintenance), C(maintenance_reason), C(fault), C(health) (absent before Ironic API 1.109),
-          C(resource_class), C(owner), C(last_error) (secrets masked).
+          C(resource_class), C(owner), C(last_error) (secrets masked; for a node in a failure state whose
+          C(last_error) Ironic has cleared, as its power-state sync does once node history keeps it, the newest
+          error of its history, with when Ironic recorded it).
         - C(declared) - whether O(fleet) names the node; null without O(fleet).
         - C(drift) - where the node differs from its declaration, each C(field) (for example
           V(bios_settings.ProcTurboMode), V(traits), V(firmware.bmc)), C(declared) and C(reported) (what Ironic

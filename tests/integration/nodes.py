@@ -20,6 +20,17 @@ class RawIronic(object):
     def node(self, ident):
         return self.api('GET', '/nodes/%s' % ident)
 
+    def failure_reason(self, ident):
+        """Ironic's own reason for failing the node, read independently of the collection: its last_error, else the
+        newest error its history keeps (ironic 39.0.0's power-state sync clears last_error once the history keeps
+        it, so a test that reads a failed node late finds it there)."""
+        last_error = self.node(ident)['last_error']
+        if last_error:
+            return last_error
+        events = self.api('GET', '/nodes/%s/history?detail=true' % ident)['history']
+        errors = [event['event'] for event in events if event['severity'] == 'ERROR']
+        return errors[-1].strip().rstrip('.') if errors else None
+
     def create(self, prefix='node', **fields):
         name = '%s-%d-%d' % (prefix, int(time.time() * 1000) % 100000, next(_names))
         fields.setdefault('driver', 'fake-hardware')

@@ -108,7 +108,8 @@ def test_a_failed_step_reports_ironics_last_error_and_a_rerun_recovers(raw, run_
     result = converge(run_module, node['name'], 'available', clean_steps=[{'interface': 'vendor', 'step': 'no_such'}])
     assert result['failed']
     assert "'clean' from 'manageable' ended in 'clean failed'" in result['msg']
-    assert result['node']['last_error'] and result['node']['last_error'] in result['msg']
+    reason = raw.failure_reason(node['uuid'])
+    assert reason and reason in result['msg']
     recovered = converge(run_module, node['name'], 'available')
     assert [step['verb'] for step in recovered['plan']] == ['manage', 'provide']
     assert recovered['node']['provision_state'] == 'available'

@@ -15,12 +15,14 @@ __metaclass__ = type
 import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import READY, WAITING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import held_off
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     UNREACHABLE_GRACE, WAIT_STATES)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import DEPLOY_WAIT_ABORT_VERSION, version_string
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.nodes import failure_reason
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import unproven_death
 
@@ -42,19 +44,22 @@ def no_takeover(reason, node):
     return NO_TAKEOVER[reason] % {'state': node['provision_state'], 'group': node.get('conductor_group') or ''}
 
 
-def describe_failure(step, node):
-    last_error = masked_text(node.get('last_error'))
-    detail = (' Ironic says: %s' % last_error) if last_error else ''
+def describe_failure(client, step, node):
+    """Why a step ended where it did not lead, in Ironic's own words when it has any: the node's last_error, or
+    for a node Ironic failed, the error its history keeps when Ironic cleared last_error (nodes.failure_reason)."""
+    failed = graph.kind(node['provision_state']) == states.FAILED
+    reason = masked_text(failure_reason(client, node) if failed else node.get('last_error'))
+    detail = (' Ironic says: %s' % reason) if reason else ''
     what = "'%s' (%s)" % (step.verb, step.action.name) if step.action else "'%s'" % step.verb
     return ("node %s: %s from '%s' ended in '%s' instead of '%s'.%s" % (
         node_label(node), what, step.source, node['provision_state'], step.landing, detail))
 
 
-def ended_by_takeover(job, step, node, takeover):
+def ended_by_takeover(client, job, step, node, takeover):
     """Why a job fails that Ironic's takeover from a dead conductor ended (its error: why the plan from there
     failed)."""
     return '%s Ironic ended the step when it took the node over from conductor %s. %s' % (
-        describe_failure(step, node), takeover['hostname'], job.error[len('node %s: ' % job.label):])
+        describe_failure(client, step, node), takeover['hostname'], job.error[len('node %s: ' % job.label):])
 
 
 def where(node):
@@ -176,7 +181,7 @@ def history(client, uuid):
     if not events:
         return ''
     return ' Latest events: %s.' % '; '.join(
-        '%s %s' % (event.get('created_at'), (event.get('event') or '').strip()) for event in events)
+        '%s %s' % (event.get('created_at'), masked_text((event.get('event') or '').strip())) for event in events)
 
 
 def not_abortable(client, state):
@@ -212,7 +217,8 @@ def timed_out(client, job, timeout, concurrency, busy):
     if job.stage == READY and not job.started:
         return ("node %s: not started: the timeout (%d s) passed while it waited for one of the %d moving slots "
                 "(concurrency). Raise concurrency or timeout." % (job.label, timeout, concurrency))
-    last = "Ironic's last error: %s.%s%s" % (job.node.get('last_error') or 'none', history(client, job.uuid), doubt)
+    last = "Ironic's last error: %s.%s%s" % (masked_text(job.node.get('last_error')) or 'none', history(client, job.uuid),
+                                             doubt)
     if job.stage == READY or (job.stage == WAITING and not job.started):
         return ("node %s: not started: it was still %s after %d s%s and must come to rest before it can be planned. "
                 "%s Raise timeout if it is just slow." % (job.label, where(job.node), timeout, waiting, last))

@@ -249,9 +249,9 @@ class Scheduler(object):
                                                'down_since': takeover.get('updated_at')}
             self._plan(job, node, check_mode)
             if job.error:
-                job.error = diagnosis.ended_by_takeover(job, step, node, takeover)
+                job.error = diagnosis.ended_by_takeover(self.client, job, step, node, takeover)
         elif state != step.landing:
-            job.error = diagnosis.describe_failure(step, node)
+            job.error = diagnosis.describe_failure(self.client, step, node)
             job.stage = DONE
         else:
             job.stage = READY if job.remaining else DONE

@@ -27,6 +27,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     HARDWARE_MIN_VERSION, version_string)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, view_fields
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.nodes import failure_reason
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import NotFound
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import public_node
 
@@ -61,7 +62,8 @@ def read_fleet(client, fleet=None, firmware=True, baseline=None):
     fleet: the declared nodes (or None); firmware: read every node's firmware components; baseline: a firmware
     baseline (checked already), which reads every node's firmware components whatever firmware says. A fleet that
     declares firmware or BIOS settings, and a baseline, need the API that has them: refused before any node is read,
-    naming the version.
+    naming the version. A node in a failure state whose last_error Ironic cleared gets the error its history keeps
+    (nodes.failure_reason), read beside the firmware.
     """
     fleet = fleet or []
     if baseline:
@@ -83,21 +85,29 @@ def read_fleet(client, fleet=None, firmware=True, baseline=None):
     if firmware:
         for node in nodes:
             wanted.setdefault(node['uuid'], set()).add('firmware')
+    by_uuid = dict((node['uuid'], node) for node in nodes)
+    for node in nodes:
+        if is_failed(node['provision_state']) and not node.get('last_error'):
+            wanted.setdefault(node['uuid'], set()).add('reason')  # Ironic cleared it: its history keeps it
 
     def read(item):
         uuid, reads = item
         return (uuid, _gone_is_none(client.get_firmware, uuid) if 'firmware' in reads else None,
-                _gone_is_none(client.get_bios, uuid) if 'bios' in reads else None)
+                _gone_is_none(client.get_bios, uuid) if 'bios' in reads else None,
+                failure_reason(client, by_uuid[uuid]) if 'reason' in reads else None)
 
     results = run_each(sorted((uuid, reads) for uuid, reads in wanted.items() if reads), read,
                        concurrency=READ_CONCURRENCY)
     errors = sorted(set(result['error'] for result in results if isinstance(result, dict)))
     if errors:
         raise BaremetalError('Reading the nodes\' firmware or BIOS settings failed: %s' % '; '.join(errors))
+    for uuid, _firmware, _bios, reason in results:
+        by_uuid[uuid]['last_error'] = reason or by_uuid[uuid].get('last_error')
     return {'nodes': nodes, 'firmware_note': note, 'firmware_read': bool(firmware),
-            'firmware': dict((uuid, components) for uuid, components, _bios in results if components is not None),
+            'firmware': dict((uuid, components) for uuid, components, _bios, _reason in results
+                             if components is not None),
             'bios': dict((uuid, dict((entry['name'], entry) for entry in bios))
-                         for uuid, _firmware, bios in results if bios is not None)}
+                         for uuid, _firmware, bios, _reason in results if bios is not None)}
 
 
 def _gone_is_none(read, uuid):

@@ -12,7 +12,10 @@ __metaclass__ = type
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import (
     FEATURE_MIN_VERSION, HISTORY_VERSION, INVENTORY_MIN_VERSION, VERB_MIN_VERSION)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import PAGE_LIMIT
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import NotFound
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, NotFound
+
+# How many of a node's latest history events failure_reason looks through for its newest error.
+HISTORY_SCAN = 10
 
 
 def readable_fields(client, fields):
@@ -20,6 +23,31 @@ def readable_fields(client, fields):
     never ask for one)."""
     return tuple(field for field in fields
                  if field not in FEATURE_MIN_VERSION or client.supports(FEATURE_MIN_VERSION[field]))
+
+
+def failure_reason(client, node):
+    """Ironic's own words for why it failed the node (client: an IronicClient): its ``last_error``, else the newest
+    error of its history, with when Ironic recorded it, else None (also when the history cannot be read).
+
+    Ironic may have cleared ``last_error`` by the time a task reads a failed node: the power-state sync of ironic
+    39.0.0 clears it from a node whose power state it confirms, in a failure state too, once node history
+    (``[conductor]node_history``, on by default) keeps the error. The history is read only then. A node that is
+    not in a failure state may have an old error in its history, unrelated to what the caller asks about: ask only
+    of a node Ironic failed."""
+    if node.get('last_error'):
+        return node['last_error']
+    if not node.get('uuid'):
+        return None
+    try:
+        history = client.node_history(node['uuid'], HISTORY_SCAN)
+    except IronicError:
+        return None
+    errors = [event for event in history
+              if (event.get('severity') or '').upper() == 'ERROR' and event.get('event')]
+    if not errors:
+        return None
+    return '%s (recorded in its history at %s; Ironic has since cleared its last_error)' % (
+        errors[-1]['event'].strip().rstrip('.'), errors[-1].get('created_at') or 'an unknown time')
 
 
 class NodeEndpoints(object):

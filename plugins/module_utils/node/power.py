@@ -4,7 +4,8 @@
 
 Ironic answers a power request at once (HTTP 202) and acts in the background: the action is done
 when target_power_state is null again, and it failed when power_state is not the one asked for,
-with Ironic's reason in last_error (cleared when the request is accepted).
+with Ironic's reason in last_error (cleared when the request is accepted, and by Ironic's power-state sync later:
+then its node history keeps it, ironic/nodes.failure_reason).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,6 +18,7 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.diff import DifferenceTracker
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS, summarize_node
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.nodes import failure_reason
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, Locked, resent_while_held
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label, node_result
@@ -115,7 +117,7 @@ def ensure_power(client, node, declared, timeout, check_mode, progress=None, clo
         raise PowerError("node %s: '%s' did not finish within %d s; Ironic is still moving it to '%s'. %s"
                          % (node_label(node), target, timeout, node['target_power_state'], advice), result)
     if node.get('power_state') != reached:
-        reason = masked_text(node.get('last_error') or 'nothing').rstrip('.')
+        reason = masked_text(failure_reason(client, node) or 'nothing').rstrip('.')
         raise PowerError("node %s: Ironic could not %s; power state is '%s'. Ironic says: %s. Check the "
                          "BMC address and credentials in driver_info (baremetal.lifecycle.baremetal_node) and that "
                          "the conductor can reach the BMC." % (node_label(node), FAILED_ACTIONS.get(declared, "'%s' it" % target),

@@ -37,6 +37,7 @@ class FakeIronic(FakeClock):
         self.lose_answer = {}  # verb -> how many answers to lose (after applying the verb)
         self.unreachable_until = None
         self.history = []
+        self.clears_last_error = False  # as ironic 39.0.0's power sync does, once the history keeps the error
         self.requests = []
         self.server_version = (1, 115)  # the newest API version the server serves: its release follows
         self.tick = tick
@@ -171,6 +172,10 @@ class FakeIronic(FakeClock):
             if state in self.fail_in:
                 node['provision_state'] = self.fail_in[state]
                 node['last_error'] = 'the fake conductor failed in %s' % state
+                self.history.append({'created_at': '2026-01-01T00:00:%02d' % self.now, 'severity': 'ERROR',
+                                     'event': node['last_error']})
+                if self.clears_last_error:
+                    node['last_error'] = None
                 if states.STATES[node['provision_state']][0] == states.TRANSIENT:
                     self.stalled.add(node['uuid'])  # waits for a ramdisk that never calls back
                     node['reservation'] = None

@@ -59,6 +59,27 @@ def test_failure_state_stops_that_node_with_ironics_last_error():
     assert [t['verb'] for t in job.transitions] == ['provide']
 
 
+def test_a_failure_whose_last_error_ironic_cleared_is_told_in_the_words_its_history_keeps():
+    fake = FakeIronic(fail_in={'cleaning': 'clean failed'})
+    fake.clears_last_error = True
+    fake.add('n1', 'manageable')
+    job, = run(fake, 'active')
+    assert "'provide' from 'manageable' ended in 'clean failed' instead of 'available'" in job.error
+    assert ("Ironic says: the fake conductor failed in cleaning (recorded in its history at 2026-01-01T00:00:00; "
+            "Ironic has since cleared its last_error)") in job.error
+
+
+def test_a_node_that_did_not_fail_is_not_told_in_the_words_of_an_old_error_of_its_history():
+    fake = FakeIronic(fail_in={'cleaning': 'manageable'})  # back where it was, and its last_error is empty
+    fake.clears_last_error = True
+    fake.history = [{'created_at': '2025-01-01T00:00:00', 'severity': 'ERROR', 'event': 'an error of last year'}]
+    fake.add('n1', 'manageable')
+    job, = run(fake, 'active')
+    assert "ended in 'manageable' instead of 'available'." in job.error
+    assert 'Ironic says' not in job.error and fake.history[0] == {
+        'created_at': '2025-01-01T00:00:00', 'severity': 'ERROR', 'event': 'an error of last year'}
+
+
 def test_a_timeout_says_where_the_node_stopped_with_its_last_error_and_history():
     fake = FakeIronic(tick=100)
     fake.add('n1', 'enroll')

@@ -152,6 +152,20 @@ def test_reads_one_list_then_per_node_only_what_is_asked_or_declared(server):
     assert read['firmware_read'] is True and read['firmware']['uuid-a'] == bmc('1')
 
 
+def test_a_failed_node_whose_last_error_ironic_cleared_shows_the_error_its_history_keeps(server):
+    failed = dict(node('a'), provision_state='deploy failed', last_error=None)
+    told = dict(node('b'), provision_state='clean failed', last_error='Clean step failed')
+    server.on('GET', '/v1/nodes', (200, {'nodes': [failed, told, dict(node('c'), last_error=None)]}))
+    server.on('GET', '/v1/nodes/uuid-a/history', (200, {'history': [
+        {'created_at': '2026-11-29T08:03:51', 'severity': 'ERROR', 'event': 'Deploy step failed'}]}))
+    read = read_fleet(IronicClient(server.endpoint), None, firmware=False)
+    paths = sorted(path.split('?')[0] for method, path, _version, _body in server.requests if path != '/')
+    assert paths == ['/v1/nodes', '/v1/nodes/uuid-a/history']  # only a failed node with no last_error
+    errors = dict((entry['name'], entry['last_error']) for entry in read['nodes'])
+    assert errors == {'a': 'Deploy step failed (recorded in its history at 2026-11-29T08:03:51; Ironic has since '
+                           'cleared its last_error)', 'b': 'Clean step failed', 'c': None}
+
+
 def test_an_ironic_without_firmware_components_gets_a_note_unless_the_fleet_declares_firmware():
     server = ScriptedIronic(max_version='1.85')
     try:

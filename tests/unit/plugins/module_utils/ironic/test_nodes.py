@@ -10,6 +10,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import transport as _transport
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.nodes import failure_reason
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 
 from .scripted import ScriptedIronic, ironic_error
@@ -132,3 +133,26 @@ def test_the_whole_history_follows_pagination_oldest_first(server):
     assert [event['uuid'] for event in IronicClient(server.endpoint).whole_node_history('n1')] == ['e1', 'e2', 'e3']
     pages = [request[1] for request in server.requests if request[1].startswith('/v1/nodes/n1/history')]
     assert len(pages) == 2 and 'detail=true' in pages[0] and 'marker=e2' in pages[1]
+
+
+def test_a_failure_reason_is_the_last_error_and_the_history_is_not_read(server):
+    assert failure_reason(IronicClient(server.endpoint), {'uuid': 'n1', 'last_error': 'Deploy step failed'}) == (
+        'Deploy step failed')
+    assert not [request for request in server.requests if 'history' in request[1]]
+
+
+def test_a_failure_reason_ironic_cleared_is_the_newest_error_its_history_keeps(server):
+    server.on('GET', '/v1/nodes/n1/history', (200, {'history': [
+        {'created_at': '2026-11-29T08:03:53', 'severity': 'INFO', 'event': 'not an error'},
+        {'created_at': '2026-11-29T08:03:51', 'severity': 'ERROR', 'event': 'Deploy step deploy.write_image failed '},
+        {'created_at': '2026-11-28T10:00:00', 'severity': 'ERROR', 'event': 'an older error'}]}))
+    assert failure_reason(IronicClient(server.endpoint), {'uuid': 'n1', 'last_error': None}) == (
+        'Deploy step deploy.write_image failed (recorded in its history at 2026-11-29T08:03:51; Ironic has since '
+        'cleared its last_error)')
+
+
+@pytest.mark.parametrize('answer', [(200, {'history': [{'severity': 'INFO', 'event': 'powered on'}]}),
+                                    (200, {'history': []}), (500, ironic_error('database unavailable'))])
+def test_a_failure_reason_is_none_when_the_history_keeps_no_error_or_cannot_be_read(server, answer):
+    server.on('GET', '/v1/nodes/n1/history', answer)
+    assert failure_reason(IronicClient(server.endpoint), {'uuid': 'n1', 'last_error': ''}) is None

@@ -29,6 +29,8 @@ class FakeConductor(FakeClock):
         self.seconds = seconds
         self.ignores_soft = ignores_soft
         self.fails_with = fails_with
+        self.clears = False  # Ironic clears the last_error of the failed action before the task reads it
+        self.history = []
         self.requests = []
         self.locked_until = 0.0  # a conductor holds the node's lock until then (fake clock)
         self.busy_until = 0.0  # Ironic takes no more work (HTTP 503) until then
@@ -56,11 +58,17 @@ class FakeConductor(FakeClock):
         reaches = 'power off' if 'off' in target else 'power on'
         self.start(target, reaches, seconds=float('inf') if self.ignores_soft and 'soft' in target else None)
 
+    def node_history(self, uuid, limit):
+        return self.history[-limit:]
+
     def get_node(self, uuid, fields=None):
         if self._done_at is not None and self.now >= self._done_at:
             self._done_at = None
             if self.fails_with:
-                self.node.update(target_power_state=None, last_error=self.fails_with)
+                self.history.append({'created_at': '2026-11-29T08:00:00', 'severity': 'ERROR',
+                                     'event': self.fails_with})
+                # ironic 39.0.0's power-state sync clears it at once when the history keeps it
+                self.node.update(target_power_state=None, last_error=None if self.clears else self.fails_with)
             else:
                 self.node.update(target_power_state=None, power_state=self._reaches)
         return dict(self.node)
@@ -140,6 +148,15 @@ def test_a_failed_action_reports_ironics_last_error_and_no_change():
     assert 'Ironic says: Redfish connection failed for node u-1. Check the BMC address' in str(error.value)
     assert "power state is 'unknown'" in str(error.value)
     assert error.value.result['changed'] is False
+
+
+def test_a_failed_action_whose_last_error_ironic_cleared_reports_the_error_its_history_keeps():
+    fake = FakeConductor(power_state=None, fails_with='Redfish connection failed for node u-1.')
+    fake.clears = True
+    with pytest.raises(PowerError) as error:
+        run(fake, 'powered_on')
+    assert ('Ironic says: Redfish connection failed for node u-1 (recorded in its history at 2026-11-29T08:00:00; '
+            'Ironic has since cleared its last_error). Check the BMC address') in str(error.value)
 
 
 @pytest.mark.parametrize('state, said', [('powered_on', "Ironic could not 'power on' it;"),
