@@ -15,14 +15,12 @@ __metaclass__ = type
 import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import READY, WAITING
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import held_off
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
-    UNREACHABLE_GRACE, WAIT_STATES)
+    UNREACHABLE_GRACE, WAIT_STATES, ironics_words)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.capabilities import DEPLOY_WAIT_ABORT_VERSION, version_string
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.nodes import failure_reason
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conductors import unproven_death
 
@@ -45,10 +43,8 @@ def no_takeover(reason, node):
 
 
 def describe_failure(client, step, node):
-    """Why a step ended where it did not lead, in Ironic's own words when it has any: the node's last_error, or
-    for a node Ironic failed, the error its history keeps when Ironic cleared last_error (nodes.failure_reason)."""
-    failed = graph.kind(node['provision_state']) == states.FAILED
-    reason = masked_text(failure_reason(client, node) if failed else node.get('last_error'))
+    """Why a step ended where it did not lead, in Ironic's own words when it has any (waiter.ironics_words)."""
+    reason = masked_text(ironics_words(client, node))
     detail = (' Ironic says: %s' % reason) if reason else ''
     what = "'%s' (%s)" % (step.verb, step.action.name) if step.action else "'%s'" % step.verb
     return ("node %s: %s from '%s' ended in '%s' instead of '%s'.%s" % (

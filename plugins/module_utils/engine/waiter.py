@@ -22,6 +22,7 @@ import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import MOVING
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.nodes import failure_reason
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import IronicError, Unreachable
 
 # Seconds a transient state may go without a conductor's lock and without progress before the node
@@ -38,6 +39,15 @@ UNREACHABLE_GRACE = 60.0
 # they are never judged stranded (Ironic's own call-back timeouts end them). The newest Ironic can abort each.
 WAIT_STATES = frozenset(source for source, event, _destination in states.TRANSITIONS
                         if event == 'abort' and states.STATES[source][0] == states.TRANSIENT)
+
+
+def ironics_words(client, node):
+    """What Ironic says of where a step left the node: for a node in a failure state, why Ironic failed it
+    (nodes.failure_reason: its history keeps it once Ironic cleared last_error); for any other, its last_error (an
+    error its history keeps may be old and unrelated)."""
+    if graph.kind(node['provision_state']) == states.FAILED:
+        return failure_reason(client, node)
+    return node.get('last_error')
 
 
 def agent_heartbeat(node):
@@ -201,11 +211,12 @@ class Waiter(object):
         """The dead conductor that held the node during its failed step, when a live one could take it over, else
         None: Ironic may take the node over and fail it between two polls, before the task saw its conductor dead.
         Ironic's own word that its takeover ended the step (states.TAKEOVER_ERROR) names the holder dead even when
-        the task read the conductors too seldom to see heartbeats advance."""
+        the task read the conductors too seldom to see heartbeats advance, and its node history keeps that word once
+        Ironic cleared the last_error (nodes.failure_reason)."""
         if not job.holders:
             return None
         conductors = self.read_conductors()
-        if states.TAKEOVER_ERROR in (node.get('last_error') or ''):
+        if states.TAKEOVER_ERROR in (ironics_words(self.client, node) or ''):
             held = [conductors.get(name) or {'hostname': name} for name in sorted(job.holders)]
             return next((holder for holder in held if not holder.get('alive')), held[0])
         for name, state in sorted(job.holders.items()):

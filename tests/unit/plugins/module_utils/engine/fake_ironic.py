@@ -154,6 +154,12 @@ class FakeIronic(FakeClock):
     def node_history(self, uuid, limit):
         return self.history[-limit:]
 
+    def _record_error(self, node, error):
+        """Ironic's record of why it failed the node: its last_error and its history (which keeps it alone once the
+        power-state sync cleared last_error: clears_last_error)."""
+        self.history.append({'created_at': '2026-01-01T00:00:%02d' % self.now, 'severity': 'ERROR', 'event': error})
+        node['last_error'] = None if self.clears_last_error else error
+
     def _advance(self, node):
         if node['uuid'] in self.orphans:
             conductor, failed_state = self.orphans[node['uuid']]
@@ -161,8 +167,8 @@ class FakeIronic(FakeClock):
                 node['reservation'] = None
                 if failed_state:
                     del self.orphans[node['uuid']]
-                    node.update(provision_state=failed_state, target_provision_state=None,
-                                last_error='Operation was aborted due to conductor take over')
+                    node.update(provision_state=failed_state, target_provision_state=None)
+                    self._record_error(node, 'Operation was aborted due to conductor take over')
             return
         if node['uuid'] in self.stalled:
             node['reservation'] = None
@@ -171,11 +177,7 @@ class FakeIronic(FakeClock):
             state = node['provision_state']
             if state in self.fail_in:
                 node['provision_state'] = self.fail_in[state]
-                node['last_error'] = 'the fake conductor failed in %s' % state
-                self.history.append({'created_at': '2026-01-01T00:00:%02d' % self.now, 'severity': 'ERROR',
-                                     'event': node['last_error']})
-                if self.clears_last_error:
-                    node['last_error'] = None
+                self._record_error(node, 'the fake conductor failed in %s' % state)
                 if states.STATES[node['provision_state']][0] == states.TRANSIENT:
                     self.stalled.add(node['uuid'])  # waits for a ramdisk that never calls back
                     node['reservation'] = None

@@ -556,11 +556,13 @@ def test_a_takeover_that_failed_the_node_between_two_polls_is_recognised_when_th
     assert job.transitions[0]['takeover'] == {'conductor': 'c1', 'down_since': 'T-c1'}
 
 
-def test_ironic_s_own_word_names_a_takeover_the_task_could_not_tell_from_the_heartbeats():
+@pytest.mark.parametrize('cleared', [False, True], ids=['last_error', 'history'])
+def test_ironic_s_own_word_names_a_takeover_the_task_could_not_tell_from_the_heartbeats(cleared):
     # Ironic takes the node over between two polls, and the few reads of the conductors the task made saw no heartbeat
     # advance (they fell between two heartbeats): only Ironic's last_error says its takeover ended the step. The CI
-    # of ab1e571 failed a healthy node so.
+    # of ab1e571 failed a healthy node so. Its history keeps the word once Ironic's power-state sync cleared it.
     fake = FakeIronic(tick=30)
+    fake.clears_last_error = cleared
     fake.TAKEOVER_AFTER = 0.0
     fake.heartbeats = False
     fake.add('n1', 'manageable')
