@@ -457,6 +457,13 @@ CASES = [
     Case('role:fleet', 'fleet_slices without fleet_slice',
          {'fleet_nodes': [FLEET_NODE], 'fleet_slices': {'rack-a': ['rack-a']}},
          ['fleet_slices is set but fleet_slice is empty: set fleet_slice to the slice this play drives']),
+    Case('role:fleet', 'fleet_allocations with fleet_slices',
+         {'fleet_nodes': [dict(FLEET_NODE, conductor_group='rack-a')], 'fleet_slices': {'rack-a': ['rack-a']},
+          'fleet_slice': 'rack-a', 'fleet_allocations': [{'name': 'web-1', 'resource_class': 'gold'}]},
+         ['fleet_allocations and fleet_slices together: an allocation takes any available node Ironic matches, '
+          'whatever its slice, so every slice would ask for the same allocations at once and take other slices\' '
+          'nodes. Ask for the allocations in a play of its own, without fleet_slices, once the slices have ended. '
+          'Nothing was sent to Ironic.']),
     Case('role:ironic_standalone', 'unknown state', {'ironic_standalone_state': 'running'},
          ['ironic_standalone_state', 'running']),
     Case('role:ironic_standalone', 'address that is not loopback',
