@@ -22,8 +22,8 @@ class RawIronic(object):
 
     def failure_reason(self, ident):
         """Ironic's own reason for failing the node, read independently of the collection: its last_error, else the
-        newest error its history keeps (ironic 39.0.0's power-state sync clears last_error once the history keeps
-        it, so a test that reads a failed node late finds it there)."""
+        newest error its history keeps (the power-state sync of Ironic 31.0 and newer clears last_error once the
+        history keeps it, so a test that reads a failed node late finds it there)."""
         last_error = self.node(ident)['last_error']
         if last_error:
             return last_error

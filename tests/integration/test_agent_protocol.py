@@ -68,7 +68,7 @@ IMAGE = b'baremetal.lifecycle whole-disk test image\n' * 100  # a few KB
 SECRET = 'hunter2-%s' % uuid.uuid4().hex[:8]
 
 
-# Seconds between two power-state syncs of the test Ironic (default 60): ironic 39.0.0's sync clears the
+# Seconds between two power-state syncs of the test Ironic (default 60): the sync of Ironic 31.0 and newer clears the
 # last_error of a failed node once its history keeps it, and the test of a failed deploy sees that happen.
 SYNC_POWER_STATE_INTERVAL = 2
 

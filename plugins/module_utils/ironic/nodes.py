@@ -29,8 +29,8 @@ def failure_reason(client, node):
     """Ironic's own words for why it failed the node (client: an IronicClient): its ``last_error``, else the newest
     error of its history, with when Ironic recorded it, else None (also when the history cannot be read).
 
-    Ironic may have cleared ``last_error`` by the time a task reads a failed node: the power-state sync of ironic
-    39.0.0 clears it from a node whose power state it confirms, in a failure state too, once node history
+    Ironic may have cleared ``last_error`` by the time a task reads a failed node: from Ironic 31.0 on, its
+    power-state sync clears it from a node whose power state it confirms, in a failure state too, once node history
     (``[conductor]node_history``, on by default) keeps the error. The history is read only then. A node that is
     not in a failure state may have an old error in its history, unrelated to what the caller asks about: ask only
     of a node Ironic failed."""

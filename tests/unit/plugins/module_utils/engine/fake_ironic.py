@@ -37,7 +37,7 @@ class FakeIronic(FakeClock):
         self.lose_answer = {}  # verb -> how many answers to lose (after applying the verb)
         self.unreachable_until = None
         self.history = []
-        self.clears_last_error = False  # as ironic 39.0.0's power sync does, once the history keeps the error
+        self.clears_last_error = False  # as Ironic 31.0's power sync does, once the history keeps the error
         self.requests = []
         self.server_version = (1, 115)  # the newest API version the server serves: its release follows
         self.tick = tick

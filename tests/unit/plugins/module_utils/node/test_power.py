@@ -67,7 +67,7 @@ class FakeConductor(FakeClock):
             if self.fails_with:
                 self.history.append({'created_at': '2026-11-29T08:00:00', 'severity': 'ERROR',
                                      'event': self.fails_with})
-                # ironic 39.0.0's power-state sync clears it at once when the history keeps it
+                # the power-state sync of Ironic 31.0 and newer clears it once the history keeps it
                 self.node.update(target_power_state=None, last_error=None if self.clears else self.fails_with)
             else:
                 self.node.update(target_power_state=None, power_state=self._reaches)
