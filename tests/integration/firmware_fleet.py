@@ -4,8 +4,9 @@ Redfish firmware interface updates in seconds, and Redfish nodes of the emulator
 manageable or active (adopted) with Ironic's real redfish power and firmware interfaces.
 
 Ironic's firmware.update clean step needs the deploy ramdisk (requires_ramdisk); its service step does not, so a
-deployed node is serviced without one. Adoption makes a node active without a deploy (Ironic validates the boot
-interface and takes the node over as it is).
+deployed node is serviced without one. The nodes here are serviced; test_firmware_manual_clean.py runs the clean step
+for real, by manual cleaning of a manageable node whose ramdisk the test agent (agent.py) plays. Adoption makes a
+node active without a deploy (Ironic validates the boot interface and takes the node over as it is).
 """
 
 from __future__ import annotations

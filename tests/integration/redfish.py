@@ -165,10 +165,21 @@ class RedfishBMC:
     def power_state(self, index=0, password=None):
         """The power state system ``index`` reports ('On' or 'Off'), asked with the given password (the BMC's own by
         default); raises urllib.error.HTTPError 401 with a wrong one."""
-        request = urllib.request.Request('%s/redfish/v1/Systems/%s' % (self.address, self.system_ids[index]))
+        return self.resource('/redfish/v1/Systems/%s' % self.system_ids[index], password)['PowerState']
+
+    def resource(self, path, password=None):
+        """The Redfish resource at ``path`` (``/redfish/v1/...``) as the emulator answers it, asked with the given
+        password (the BMC's own by default)."""
+        request = urllib.request.Request(self.address + path)
         request.add_unredirected_header('Authorization', 'Basic ' + _basic(BMC_USERNAME, password or self.password))
         with urllib.request.urlopen(request, timeout=10) as response:
-            return json.loads(response.read())['PowerState']
+            return json.loads(response.read())
+
+    def firmware(self, index=0):
+        """{'bios': BiosVersion, 'bmc': FirmwareVersion} as system ``index`` and its manager (the BMC) report them."""
+        system = self.resource('/redfish/v1/Systems/%s' % self.system_ids[index])
+        manager = self.resource(system['Links']['ManagedBy'][0]['@odata.id'])
+        return {'bios': system['BiosVersion'], 'bmc': manager['FirmwareVersion']}
 
     def stop(self):
         """Kill the emulator by its PID and reap it (idempotent)."""

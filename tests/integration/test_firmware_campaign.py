@@ -5,7 +5,8 @@ serviced, check mode, a deployed node refused without allow_disruptive, an inter
 repeated step, a failing image.
 
 One Ironic and one emulator for the file; the nodes are deployed by adoption (firmware_fleet.enroll), as the
-firmware.update clean step of manageable nodes needs the deploy ramdisk (only check mode plans one here).
+firmware.update clean step of manageable nodes needs the deploy ramdisk: only check mode plans one here, and
+test_firmware_manual_clean.py runs one, with the test agent playing the ramdisk.
 """
 
 from __future__ import annotations
