@@ -67,10 +67,11 @@ def module_result(module, args, tmp_path, **env):
     return result_of(module_process(module, args, tmp_path, **env))
 
 
-def start_module(instance, tmp_path, module='baremetal_provision_state', **args):
-    """Run a module of the collection against the instance in the background; result_of() waits for its result."""
+def start_module(instance, tmp_path, module='baremetal_provision_state', env=None, **args):
+    """Run a module of the collection against the instance in the background (with env added to its environment);
+    result_of() waits for its result."""
     return module_process(module, dict(args, endpoint=instance.endpoint, _ansible_check_mode=False,
-                                       _ansible_diff=False), tmp_path)
+                                       _ansible_diff=False), tmp_path, **(env or {}))
 
 
 def result_of(process, timeout=300):

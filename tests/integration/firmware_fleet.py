@@ -11,6 +11,7 @@ node active without a deploy (Ironic validates the boot interface and takes the 
 
 from __future__ import annotations
 
+import concurrent.futures
 import time
 import uuid
 
@@ -79,6 +80,16 @@ def enroll(ironic, bmc, index, state='manageable', name=None):
         node = wait_for(ironic, node['uuid'], ('active', 'adopt failed'))
         assert node['provision_state'] == 'active', node['last_error']
     return node
+
+
+def enroll_all(ironic, bmc, states, names=None):
+    """The nodes of systems 0, 1... of ``bmc``, each brought to its state of ``states`` (as enroll does) at the same
+    time: Ironic manages and adopts them in parallel, as it would a fleet. The nodes in the order of ``states``."""
+    names = names or [None] * len(states)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(states)) as pool:
+        enrolling = [pool.submit(enroll, ironic, bmc, index, state, name)
+                     for index, (state, name) in enumerate(zip(states, names))]
+    return [future.result() for future in enrolling]
 
 
 def firmware_versions(ironic, node_uuid):

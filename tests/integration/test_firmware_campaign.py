@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from firmware_fleet import delete, enroll, firmware_versions
+from firmware_fleet import delete, enroll_all, firmware_versions
 from redfish import RedfishBMC
 from test_examples import EXAMPLE_CLOUD, ansible, claim, wrap, write_clouds
 
@@ -35,8 +35,7 @@ def bmc(tmp_path_factory):
 @pytest.fixture(scope='module')
 def fleet(firmware_ironic, bmc):
     """Systems 0-2 deployed (adopted), system 3 manageable: the nodes by index."""
-    nodes = [enroll(firmware_ironic, bmc, index, state='manageable' if index == 3 else 'active')
-             for index in range(len(SYSTEMS))]
+    nodes = enroll_all(firmware_ironic, bmc, ['active', 'active', 'active', 'manageable'])
     yield nodes
     for node in nodes:
         delete(firmware_ironic, node['uuid'])
@@ -184,8 +183,7 @@ def test_the_worked_example_of_the_docs_runs_as_written(firmware_ironic, firmwar
                           bmc_versions=['2.8', '5.1']).start()
     nodes = []
     try:
-        nodes = [enroll(firmware_ironic, docs_bmc, index, state='active', name=name)
-                 for index, name in enumerate(('rack1-node01', 'rack1-node02'))]
+        nodes = enroll_all(firmware_ironic, docs_bmc, ['active', 'active'], names=['rack1-node01', 'rack1-node02'])
         for name, component, version in DOCS_FIRMWARE:
             firmware_images.url(component, version, path='/firmware/' + name)
         tasks = [text.replace(DOCS_IMAGES, firmware_images.address)

@@ -9,10 +9,12 @@ report the stranded nodes within a couple of poll intervals after the grace peri
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
 from dedicated import kill, result_of, spawn, spawn_with, start_module
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import PROGRESS_FILE_ENV
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import STRANDED_GRACE
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import (
     POLL_BACKOFF, POLL_INITIAL_DELAY, POLL_MAX_DELAY)
@@ -20,6 +22,12 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait im
 NODES = 10
 NODES_READ_HERE = '/v1/nodes?fields=name,provision_state,reservation,uuid'
 CLEAN_SECONDS = 8  # [fake] vendor_delay: the fake vendor's clean step (log_passthrough) sleeps this long
+
+
+def under_way(progress, step):
+    """The nodes the task's progress file (engine/progress.py) shows under way in ``step``: Ironic answered it."""
+    lines = progress.read_text(encoding='utf-8').splitlines() if progress.exists() else []
+    return set(record['node'] for record in map(json.loads, lines) if record.get('step') == step)
 
 
 def polls_within(seconds):
@@ -52,10 +60,16 @@ def test_a_fleet_task_rides_out_an_ironic_restart_and_a_rerun_converges(slow_cle
         assert time.monotonic() < deadline
         time.sleep(0.2)
 
-    task = start_module(ironic, tmp_path, nodes=names, state='available', concurrency=NODES, timeout=600)
+    # Ironic is killed once the task holds Ironic's answer to every node's 'provide' (its progress file says each is
+    # under way): a kill while an answer is on its way is test_scheduler's (the node is read again once Ironic
+    # answers, and planned from where it is).
+    progress = tmp_path / 'progress.jsonl'
+    task = start_module(ironic, tmp_path, env={PROGRESS_FILE_ENV: str(progress)}, nodes=names, state='available',
+                        concurrency=NODES, timeout=600)
     deadline = time.monotonic() + 60
-    while sum(node['provision_state'] == 'cleaning'
-              for node in ironic.api('GET', '/v1/nodes?fields=provision_state')['nodes']) < NODES:
+    while len(under_way(progress, 'provide')) < NODES or sum(
+            node['provision_state'] == 'cleaning'
+            for node in ironic.api('GET', '/v1/nodes?fields=provision_state')['nodes']) < NODES:
         assert time.monotonic() < deadline and task.poll() is None
         time.sleep(0.1)
     kill(ironic)

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label, node_result
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Locked
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Locked, Unreachable
 
 # Where a job is: waiting for its node to rest, planned and waiting for a slot, moving, or finished.
 WAITING, READY, MOVING, DONE = 'waiting', 'ready', 'moving', 'done'
@@ -66,6 +66,10 @@ class Job(object):
         if sent.node is not None:
             self.saw(sent.node)
         self.locked = sent.held if isinstance(sent.held, Locked) else None
+        if isinstance(sent.held, Unreachable):
+            # Ironic did not answer (the step may or may not have reached it): wait for the node to be read again,
+            # then plan from where it rests, as for any node not at rest.
+            self.stage = WAITING
         if sent.error is not None:
             self.fail(sent.error)
         if sent.transition is not None:

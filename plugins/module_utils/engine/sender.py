@@ -5,7 +5,9 @@ each returned as what came of it (Sent) for the scheduler to apply; the sender c
 
 A lost answer is not a failure: the node is read again and the task goes on from what Ironic reports, sending the
 step once more only where it never reached the conductor. Busy (Ironic takes no more nodes now) and Locked (a
-conductor holds this node) leave the job as it was, for the scheduler to send the step later.
+conductor holds this node) leave the job as it was, for the scheduler to send the step later. Unreachable (Ironic
+stopped answering, as while it restarts, before the step or the read again after a lost answer) is no failure
+either: the job waits for its node to be read again, and is planned from what Ironic reports then.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,11 +18,12 @@ import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.requests import step_request
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import AnswerLost, Busy, IronicError, Locked
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
+    AnswerLost, Busy, IronicError, Locked, Unreachable)
 
 # What came of sending one step: the transition it started (None when it did not start), Ironic's Busy or Locked
-# answer that held it off (send it later), why the node fails (None: it does not), and the node as read again
-# (None: it was not).
+# answer that held it off (send it later), or Unreachable (read the node again once Ironic answers), why the node
+# fails (None: it does not), and the node as read again (None: it was not).
 Sent = collections.namedtuple('Sent', 'transition held error node')
 
 
@@ -41,7 +44,7 @@ class Sender(object):
             transition['reason'] = reason
         try:
             step_request(self.client, job.uuid, step, job.options)()
-        except (Locked, Busy) as exc:
+        except (Locked, Busy, Unreachable) as exc:
             return Sent(None, exc, None, None)
         except AnswerLost:
             return self._answer_lost(job, step, transition)
@@ -72,6 +75,8 @@ class Sender(object):
                     if node['provision_state'] == step.source and not node.get('target_provision_state'):
                         return Sent(None, None, diagnosis.answer_lost_twice(step), node)
         except Busy as exc:  # not applied: the node is still where the step starts
+            return Sent(None, exc, None, node)
+        except Unreachable as exc:  # Ironic stopped answering (a restart): read the node once it answers again
             return Sent(None, exc, None, node)
         except IronicError as exc:
             return Sent(None, None, diagnosis.answer_lost_unread(step, exc), node)

@@ -35,7 +35,8 @@ class FakeIronic(FakeClock):
         self.stalled = set()  # nodes whose conductor died: they never move again and hold no lock
         self.refuse = {}  # verb -> (maintenance reason set just before it is refused)
         self.lose_answer = {}  # verb -> how many answers to lose (after applying the verb)
-        self.unreachable_until = None
+        self.unreachable_until = None  # Ironic answers nothing until then (connection refused)
+        self.down_after_lost_answer = 0.0  # after a lost answer, Ironic answers nothing for this long (killed)
         self.history = []
         self.clears_last_error = False  # as Ironic 31.0's power sync does, once the history keeps the error
         self.requests = []
@@ -101,7 +102,12 @@ class FakeIronic(FakeClock):
     def supports(self, version):
         return self.version >= version
 
+    def _refuse_connections(self):
+        if self.unreachable_until is not None and self.now < self.unreachable_until:
+            raise Unreachable('connection refused')
+
     def set_provision_state(self, uuid, verb, **arguments):
+        self._refuse_connections()
         for other in self.nodes.values():
             self._advance(other)
         if self.capacity is not None and sum(1 for n in self.nodes.values() if n['target_provision_state']) >= self.capacity:
@@ -131,6 +137,8 @@ class FakeIronic(FakeClock):
         self.moving_peak = max(self.moving_peak, sum(1 for n in self.nodes.values() if n['target_provision_state']))
         if self.lose_answer.get(verb):
             self.lose_answer[verb] -= 1
+            if self.down_after_lost_answer:
+                self.unreachable_until = self.now + self.down_after_lost_answer
             raise AnswerLost('the answer to PUT %s was lost' % verb)
 
     def update_node(self, uuid, patch, retry_busy=True):
@@ -148,6 +156,7 @@ class FakeIronic(FakeClock):
             raise AnswerLost('the answer to PATCH was lost')
 
     def get_node(self, uuid, fields=None):
+        self._refuse_connections()
         self._advance(self.nodes[uuid])
         return dict(self.nodes[uuid])
 
@@ -196,8 +205,7 @@ class FakeIronic(FakeClock):
                 node['reservation'] = None
 
     def poll_nodes(self, last_seen, transient_states, agent_states=()):
-        if self.unreachable_until is not None and self.now < self.unreachable_until:
-            raise Unreachable('connection refused')
+        self._refuse_connections()
         self.polls.append((self.now, sorted(last_seen)))
         for uuid in last_seen:
             if uuid in self.nodes:

@@ -343,6 +343,24 @@ def test_an_ironic_restart_is_ridden_out_and_a_long_outage_is_reported():
     assert 'unreachable' in job.error and fake.now < UNREACHABLE_GRACE + 2 * POLL_MAX_DELAY
 
 
+@pytest.mark.parametrize('applied', [True, False], ids=['killed-answering', 'down-before'])
+def test_a_step_ironic_stops_answering_is_ridden_out_and_the_node_planned_from_where_ironic_says(applied):
+    # Ironic is killed while it answers 'provide' (applied, answer lost, the read again refused), or is down when
+    # the step is sent (nothing applied); it answers again 10 s later. The node is read then and planned from where
+    # it is: never failed on what the task could not read. The CI of c4db648 failed a healthy node so.
+    fake = FakeIronic(tick=5)
+    fake.add('n1', 'manageable')
+    if applied:
+        fake.lose_answer['provide'] = 1
+        fake.down_after_lost_answer = 10
+    else:
+        fake.unreachable_until = 10
+    job, = run(fake, 'available')
+    assert job.error is None and job.node['provision_state'] == 'available'
+    assert [verb for _at, _uuid, verb in fake.requests] == ['provide']  # sent once: Ironic applied it, or never got it
+    assert fake.now >= 10
+
+
 def test_check_mode_plans_without_a_request():
     fake = FakeIronic()
     fake.add('n1', 'cleaning', target='available')

@@ -13,7 +13,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job imp
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
-    AnswerLost, Busy, IronicError, Locked)
+    AnswerLost, Busy, IronicError, Locked, Unreachable)
 
 from .fake_ironic import IMAGE, FakeIronic, deploying_with_instance_info, run
 
@@ -111,6 +111,8 @@ class AnsweringClient(object):
             raise answer
 
     def get_node(self, uuid, fields):
+        if self.state is None:
+            raise Unreachable('connection refused')  # Ironic went down with the answer
         return {'uuid': uuid, 'name': 'n1', 'provision_state': self.state, 'target_provision_state': None}
 
 
@@ -125,6 +127,9 @@ PROVIDE = Step('provide', 'manageable', 'available')
     ([AnswerLost('lost')], 'cleaning', ('transition', None, False, True)),  # applied: not sent again
     ([AnswerLost('lost'), None], 'manageable', ('transition', None, False, True)),  # never arrived: sent again
     ([AnswerLost('lost'), AnswerLost('lost')], 'manageable', (None, None, True, True)),
+    ([Unreachable('refused')], 'manageable', (None, Unreachable, False, False)),  # read the node again later
+    ([AnswerLost('lost'), Unreachable('refused')], 'manageable', (None, Unreachable, False, True)),
+    ([AnswerLost('lost')], None, (None, Unreachable, False, False)),  # the read again refused: read it later
 ])
 def test_sending_a_step_returns_what_came_of_it_and_changes_no_job(answers, state, expected):
     job = Job({'uuid': 'u1', 'name': 'n1', 'provision_state': 'manageable'}, 'available', Options())
