@@ -25,8 +25,9 @@ CLEAN_SECONDS = 8  # [fake] vendor_delay: the fake vendor's clean step (log_pass
 
 
 def under_way(progress, step):
-    """The nodes the task's progress file (engine/progress.py) shows under way in ``step``: Ironic answered it."""
-    lines = progress.read_text(encoding='utf-8').splitlines() if progress.exists() else []
+    """The nodes the task's progress file (engine/progress.py) shows under way in ``step``: Ironic answered it. A
+    line the task is still writing (no newline yet) is left for the next read."""
+    lines = progress.read_text(encoding='utf-8').split('\n')[:-1] if progress.exists() else []
     return set(record['node'] for record in map(json.loads, lines) if record.get('step') == step)
 
 
