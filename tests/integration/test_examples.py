@@ -453,13 +453,21 @@ def power_on(bmc, index=0):
     assert bmc.power_state(index) == 'On'
 
 
-def test_the_move_between_two_ironic_instances_keeps_the_workload(make_ironic, redfish_bmc, tmp_path):
+def test_the_move_between_two_ironic_instances_keeps_the_workload(shared_ironic, ironic, redfish_bmc, tmp_path):
     """docs/moving-a-node.md's tasks, in one play, between two Ironic processes (each its own port and database):
     rack1-node07, deployed on old-ironic, is detached there without an undeploy, then enrolled on new-ironic and
-    adopted as active with the same instance_info; nobody touches its power."""
-    old, new = make_ironic(cloud_name='old-ironic'), make_ironic(cloud_name='new-ironic')
-    old.start()
-    new.start()
+    adopted as active with the same instance_info; nobody touches its power. old-ironic is a second Ironic of the
+    default configuration (shared with test_node.py's move), new-ironic the session's; the node is deleted from both
+    at the end."""
+    old, new = shared_ironic(), ironic
+    try:
+        move_rack1_node07(old, new, redfish_bmc, tmp_path)
+    finally:
+        delete_nodes(old, ['rack1-node07'])
+        delete_nodes(new, ['rack1-node07'])
+
+
+def move_rack1_node07(old, new, redfish_bmc, tmp_path):
     bmc = redfish_bmc()
     power_on(bmc)
     tasks = claim('docs/moving-a-node.md', 'tasks')

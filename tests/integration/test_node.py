@@ -468,8 +468,9 @@ def test_absent_manages_an_available_node_first_which_needs_no_opt_in(ironic, ra
 
 
 def test_keep_workload_detaches_an_active_node_without_an_undeploy_and_another_ironic_adopts_it(
-        ironic, make_ironic, run_module, new_name):
-    # The move between two Ironic instances: deployed on the session's Ironic, detached there, adopted on another.
+        ironic, shared_ironic, run_module, new_name):
+    # The move between two Ironic instances: deployed on the session's Ironic, detached there, adopted on another
+    # (a second Ironic of the default configuration, shared with test_examples.py's move: its node is deleted).
     name, mac = new_name(), new_mac()
     record = {'name': name, 'driver': 'fake-hardware', 'ports': [{'address': mac}],
               'instance_info': {'image_source': 'http://127.0.0.1:9/workload.img'}}
@@ -495,13 +496,17 @@ def test_keep_workload_detaches_an_active_node_without_an_undeploy_and_another_i
     assert ironic.api('GET', '/ports?address=%s' % mac)['ports'] == []
     assert run_module('baremetal_node', name=name, state='absent', keep_workload=True)['changed'] is False
 
-    other = make_ironic()
-    other.start()
+    other = shared_ironic()
     enrolled = run_module('baremetal_node', endpoint=other.endpoint, **record)
     assert enrolled['created'] is True, enrolled.get('msg')
-    adopted = run_module('baremetal_provision_state', endpoint=other.endpoint, node=name, state='active', adopt=True)
-    assert [step['verb'] for step in adopted['transitions']] == ['manage', 'adopt'], adopted.get('msg')
-    assert other.api('GET', '/v1/nodes/%s' % name)['provision_state'] == 'active'
+    try:
+        adopted = run_module('baremetal_provision_state', endpoint=other.endpoint, node=name, state='active',
+                             adopt=True)
+        assert [step['verb'] for step in adopted['transitions']] == ['manage', 'adopt'], adopted.get('msg')
+        assert other.api('GET', '/v1/nodes/%s' % name)['provision_state'] == 'active'
+    finally:
+        other.api('PUT', '/v1/nodes/%s/maintenance' % name, {'reason': 'test over'})  # deletes it in any state
+        other.api('DELETE', '/v1/nodes/%s' % name)
 
 
 def test_keep_workload_refuses_a_protected_node_before_any_write_and_without_it_an_active_node_is_refused_as_before(
