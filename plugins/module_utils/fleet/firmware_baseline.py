@@ -109,11 +109,8 @@ def compare_versions(left, right):
 def is_component_name(name):
     """Whether a baseline may name this component: bios, bmc, nic:<id> (as Ironic's redfish firmware interface
     names them) or nic:* (every NIC the node records). No other name holds a '*'."""
-    if not isinstance(name, str):
-        return False
-    if name in FIRMWARE_COMPONENTS or name == EVERY_NIC:
-        return True
-    return name.startswith(NIC_COMPONENT_PREFIX) and len(name) > len(NIC_COMPONENT_PREFIX) and '*' not in name
+    return isinstance(name, str) and (name in FIRMWARE_COMPONENTS or name == EVERY_NIC or (
+        name.startswith(NIC_COMPONENT_PREFIX) and len(name) > len(NIC_COMPONENT_PREFIX) and '*' not in name))
 
 
 def model_label(model):
@@ -216,14 +213,10 @@ def _component_problems(where, component, seen):
         return ['%s must be a dictionary with component, version and url.' % where]
     problems = _unknown_keys(where, component, COMPONENT_KEYS, 'a component')
     name = component.get('component')
-    if isinstance(name, str) and '*' in name and name != EVERY_NIC:
-        problems.append("%s.component '%s' is a pattern, and the only pattern a baseline takes is %s (every NIC the "
-                        'node records). Use %s, or name one component as Ironic records it: bios, bmc or nic:<id>.'
-                        % (where, name, EVERY_NIC, EVERY_NIC))
-    elif not is_component_name(name):
+    if not is_component_name(name):
         problems.append('%s.component %r is not a component Ironic records; use bios, bmc or nic:<id> (as the node\'s '
-                        'firmware components name it: GET /v1/nodes/<node>/firmware), or %s for every NIC.'
-                        % (where, name, EVERY_NIC))
+                        'firmware components name it: GET /v1/nodes/<node>/firmware), or %s for every NIC the node '
+                        'records (the only pattern a baseline takes).' % (where, name, EVERY_NIC))
     elif name in seen:
         problems.append("%s.component '%s' is declared twice in this model; keep one entry (put its intermediate "
                         'versions in stepping_stones).' % (where, name))
@@ -332,7 +325,8 @@ def component_compliance(entry, recorded, name=None):
               'status': UNKNOWN, 'behind_by': None, 'reason': None}
     current = (recorded.get(name) or {}).get('current_version')
     if name not in recorded:
-        result['reason'] = "its firmware interface records no '%s' component" % name
+        result['reason'] = ('its firmware interface records no NIC component (nic:<id>)' if name == EVERY_NIC
+                            else "its firmware interface records no '%s' component" % name)
         return result, []
     result['current'] = current
     order = compare_versions(current, target) if current else None
@@ -368,13 +362,9 @@ def entry_compliances(entry, recorded, named):
     """[(compliance, steps)] of one entry of a model: one item, or for nic:* one per NIC the node records (sorted by
     name) that the model does not name itself (named: the components the model's entries name). A node that records
     no NIC has one unknown item for nic:*; one whose every NIC the model names has none."""
-    if entry['component'] != EVERY_NIC:
-        return [component_compliance(entry, recorded)]
     nics = sorted(name for name in recorded if str(name).startswith(NIC_COMPONENT_PREFIX))
-    if not nics:
-        compliance, _steps = component_compliance(entry, recorded)
-        compliance['reason'] = 'its firmware interface records no NIC component (%s<id>)' % NIC_COMPONENT_PREFIX
-        return [(compliance, [])]
+    if entry['component'] != EVERY_NIC or not nics:
+        return [component_compliance(entry, recorded)]
     return [component_compliance(entry, recorded, name) for name in nics if name not in named]
 
 
@@ -444,8 +434,7 @@ def compliance_section(baseline, labelled):
             row = dict({'component': entry['component'], 'target': entry['version'], 'steps': 0},
                        **dict((status, 0) for status in STATUSES))
             for compliance in members:
-                items = [item for item in compliance['components']
-                         if item['baseline_component'] == entry['component']]
+                items = [item for item in compliance['components'] if item['baseline_component'] == entry['component']]
                 if items:
                     row[node_status(items)] += 1
                     row['steps'] += sum(item['behind_by'] for item in items if item['status'] == BEHIND)

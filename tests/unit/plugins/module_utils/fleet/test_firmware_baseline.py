@@ -289,9 +289,9 @@ def test_a_node_with_one_nic_behind_and_one_at_target_is_behind_once_in_the_row_
 def test_a_pattern_other_than_nic_star_is_refused_naming_the_fix(name):
     problems = baseline_problems([with_nics(), dict(r640(component=name), name='Other', match={'model': 'R650'})])
     assert problems == [
-        "firmware_baseline[1] (Other).components[0].component '%s' is a pattern, and the only pattern a baseline "
-        "takes is nic:* (every NIC the node records). Use nic:*, or name one component as Ironic records it: bios, "
-        "bmc or nic:<id>." % name]
+        "firmware_baseline[1] (Other).components[0].component '%s' is not a component Ironic records; use bios, bmc or "
+        "nic:<id> (as the node's firmware components name it: GET /v1/nodes/<node>/firmware), or nic:* for every NIC "
+        "the node records (the only pattern a baseline takes)." % name]
 
 
 def test_nic_star_twice_in_a_model_is_refused_like_any_duplicate():
