@@ -56,7 +56,7 @@ options:
         RV(report.nodes); per model and component, how many nodes are in each, in RV(report.firmware_baseline).
       - Every node's firmware components are read (one request per node), whatever O(firmware) says; this needs
         Ironic API 1.86.
-      - Checked before anything is read - an unknown component, a pattern other than C(nic:*), a stepping stone at
+      - Checked before anything is read - an unknown component, a pattern other than V(nic:*), a stepping stone at
         or above the target or out of order, a URL that holds a password or a signature, a model or a component
         given twice, an empty list are refused, each named with the fix.
       - Versions compare in a natural order (numbers as numbers - V(2.10) is above V(2.9)) when they are of one shape;
