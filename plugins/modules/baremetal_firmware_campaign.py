@@ -51,12 +51,17 @@ options:
       - The firmware each hardware model should run, a list of models, as in
         M(baremetal.lifecycle.baremetal_fleet_report). Each model has C(name) (optional), C(match) (C(vendor) and
         C(model) as Ironic reports them, or node C(properties)) and C(components) in the order they are updated.
-      - Each component has C(component) (V(bios), V(bmc) or C(nic:<id>)), C(version) (the target), C(url) (its
-        image), C(stepping_stones) (versions passed through on the way up, each with C(version) and C(url), lowest
-        first) and C(allow_downgrade) (default V(false)).
-      - Checked before anything is read. An unknown component, a stepping stone at or above the target or out of
-        order, a URL that holds a password or a signature, or a model or component given twice is refused, each
-        named with the fix.
+      - Each component has C(component) (V(bios), V(bmc), C(nic:<id>) or V(nic:*)), C(version) (the target), C(url)
+        (its image), C(stepping_stones) (versions passed through on the way up, each with C(version) and C(url),
+        lowest first) and C(allow_downgrade) (default V(false)).
+      - V(nic:*) is every NIC the node records (every component whose name starts with C(nic:)). Ironic names a NIC
+        C(nic:<SerialNumber>), or C(nic:<Id>) without a serial number, so one model's NIC has another name on every
+        node. In the entry's place, each NIC gets its own steps (NIC after NIC by name) under the name Ironic
+        records, which C(firmware.update) takes. A NIC the model names itself follows its own entry. A node that
+        records no NIC is V(unknown) for it. It is the only pattern.
+      - Checked before anything is read. An unknown component, a pattern other than V(nic:*), a stepping stone at or
+        above the target or out of order, a URL that holds a password or a signature, or a model or component given
+        twice is refused, each named with the fix.
       - A node that matches no model, or whose versions do not compare with the baseline, is left alone. Its
         C(status) is V(unknown), with the C(reason).
     type: list
@@ -168,7 +173,8 @@ nodes:
   description:
     - One entry per node, with C(node), C(changed), C(error) (Ironic's reason for a failed update, masked), and
       C(model) (the model of the baseline it matched, or null), C(status) (V(at_target), V(behind), V(ahead) or
-      V(unknown)), C(reason) (why unknown), C(components) (per component its C(target), C(current), C(status)),
+      V(unknown)), C(reason) (why unknown), C(components) (per component its C(target), C(current), C(status), and
+      C(baseline_component), the entry it comes from - V(nic:*) for each NIC that entry covers),
       C(campaign) (the plan, each step's C(component), C(version) and C(url)), C(mode) (V(cleaning), V(servicing) or
       null), C(steps) (the C(firmware.update) steps), C(done) (the steps that ran, read back from Ironic) and C(left)
       (the steps still to run), C(plan) and C(transitions) (the provision path), C(wave) and C(started), and

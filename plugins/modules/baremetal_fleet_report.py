@@ -56,9 +56,9 @@ options:
         RV(report.nodes); per model and component, how many nodes are in each, in RV(report.firmware_baseline).
       - Every node's firmware components are read (one request per node), whatever O(firmware) says; this needs
         Ironic API 1.86.
-      - Checked before anything is read - an unknown component, a stepping stone at or above the target or out of
-        order, a URL that holds a password or a signature, a model or a component given twice, an empty list are
-        refused, each named with the fix.
+      - Checked before anything is read - an unknown component, a pattern other than V(nic:*), a stepping stone at
+        or above the target or out of order, a URL that holds a password or a signature, a model or a component
+        given twice, an empty list are refused, each named with the fix.
       - Versions compare in a natural order (numbers as numbers - V(2.10) is above V(2.9)) when they are of one shape;
         otherwise the component is unknown, never guessed.
     type: list
@@ -83,10 +83,15 @@ options:
         description:
           - The components of the model, in the order a campaign updates them (BMC before BIOS where the vendor says
             so). Each has C(component) (V(bios), V(bmc) or C(nic:<id>), as Ironic's Redfish firmware interface names
-            components), C(version) (the target), C(url) (its image, as in M(baremetal.lifecycle.baremetal_hardware)'s
-            C(firmware)), C(stepping_stones) (the versions a node must pass through on the way up, each with its
-            C(version) and C(url), lowest first, all below the target) and C(allow_downgrade) (default V(false); when
-            V(true) a node ahead of the target is planned down to it).
+            components, or V(nic:*)), C(version) (the target), C(url) (its image, as in
+            M(baremetal.lifecycle.baremetal_hardware)'s C(firmware)), C(stepping_stones) (the versions a node must
+            pass through on the way up, each with its C(version) and C(url), lowest first, all below the target) and
+            C(allow_downgrade) (default V(false); when V(true) a node ahead of the target is planned down to it).
+          - V(nic:*) is every NIC the node records (every component whose name starts with C(nic:)). Ironic names a
+            NIC C(nic:<SerialNumber>), or C(nic:<Id>) without a serial number, so one model's NIC has another name on
+            every node. Each NIC is judged and planned against the entry, under the name Ironic records, in the
+            entry's place, NIC after NIC by name. A NIC the model names itself follows its own entry. A node that
+            records no NIC is V(unknown) for it. It is the only pattern.
         type: list
         elements: dict
         required: true
@@ -210,6 +215,9 @@ report:
           C(behind), C(ahead) and C(unknown), and C(steps) (the steps of all their plans for it); C(unmatched) (the
           nodes no model matches) and C(to_update) (the nodes whose plan has steps). Null without
           O(firmware_baseline).
+        - The row of V(nic:*) counts nodes too. A node is V(behind) in it when one of its NICs is, else V(unknown)
+          when one is, else V(ahead) when one is, else V(at_target). Its C(steps) are those of all its NICs. A node
+          whose every NIC the model names itself is not counted in it.
       type: dict
       version_added: 0.5.0
       sample:
@@ -233,7 +241,8 @@ report:
           reports; for firmware, the version running below the declared one).
         - C(firmware_compliance) - with O(firmware_baseline), C(model) (the model it matches, or null), C(status)
           (V(behind) when its plan has steps, else V(unknown), V(ahead) or V(at_target) as its components are),
-          C(reason) (why it is unknown, or null), C(components) (each C(component), C(target), C(current),
+          C(reason) (why it is unknown, or null), C(components) (each C(component), C(baseline_component) - the
+          entry of the baseline it comes from, V(nic:*) for each NIC that entry covers - C(target), C(current),
           C(status), C(behind_by) - the steps to the target - and C(reason)) and C(plan) (the ordered C(component),
           C(version), C(url) a campaign would run); null without O(firmware_baseline).
       type: list
@@ -257,7 +266,8 @@ report:
             status: behind
             reason: null
             components:
-              - {component: bmc, target: '2.10', current: '2.5', status: behind, behind_by: 2, reason: null}
+              - {component: bmc, baseline_component: bmc, target: '2.10', current: '2.5', status: behind,
+                 behind_by: 2, reason: null}
             plan:
               - {component: bmc, version: '2.8', url: 'http://127.0.0.1:8080/firmware/r640-bmc-2.8.bin'}
               - {component: bmc, version: '2.10', url: 'http://127.0.0.1:8080/firmware/r640-bmc-2.10.bin'}

@@ -63,11 +63,12 @@ def fresh_node(ironic):
 @pytest.fixture
 def redfish_bmc(tmp_path_factory):
     """Factory ``redfish_bmc(systems=1, password=None, raid_controller=False, bios_versions=None, models=None,
-    bmc_versions=None)``: a started
+    bmc_versions=None, nic_versions=None, nic_serials=None)``: a started
     Redfish BMC (``redfish.RedfishBMC``: sushy-tools' emulator with fake systems, on a free loopback port, behind HTTP
     basic authentication with ``password``, a random one by default; with ``raid_controller``, a storage controller
     without volumes in each system; with ``bios_versions``, ``models`` and ``bmc_versions``, one a system, the BIOS
-    version, model and BMC version each reports, which a SimpleUpdate changes (``redfish.FirmwareImages``)).
+    version, model and BMC version each reports, which a SimpleUpdate changes (``redfish.FirmwareImages``); with
+    ``nic_versions`` and ``nic_serials``, each system's network adapters, their versions and serial numbers).
     ``bmc.driver_info(index)`` enrolls system ``index`` with the ``redfish`` hardware type. Every emulator is stopped
     by its PID after the test."""
     try:
@@ -78,9 +79,10 @@ def redfish_bmc(tmp_path_factory):
                     pytrace=False)
     bmcs = []
 
-    def start(systems=1, password=None, raid_controller=False, bios_versions=None, models=None, bmc_versions=None):
+    def start(systems=1, password=None, raid_controller=False, bios_versions=None, models=None, bmc_versions=None,
+              nic_versions=None, nic_serials=None):
         bmc = RedfishBMC(tmp_path_factory.mktemp('redfish-bmc'), systems, password, raid_controller, bios_versions,
-                         models, bmc_versions)
+                         models, bmc_versions, nic_versions, nic_serials)
         bmcs.append(bmc)
         return bmc.start()
 

@@ -41,22 +41,28 @@ class RedfishBMC:
     ``FirmwareVersion`` (Ironic's ``bmc`` component); a SimpleUpdate then fetches its image (FirmwareImages serves
     them) and the component reports the version the image names. With ``nic_versions`` (one a system: None, or
     ``{adapter Id: version}``), a system with adapters has a chassis of its own whose NetworkAdapters report those
-    versions (Ironic's ``nic:<adapter Id>`` components).
+    versions (Ironic's ``nic:<adapter Id>`` components); with ``nic_serials`` too (one a system: None, or
+    ``{adapter Id: serial number}``), those adapters report that ``SerialNumber``, and Ironic names their components
+    ``nic:<serial number>`` (an image for ``nic:<adapter Id>`` still updates the adapter of that Id).
 
     ``driver_info(index, password=None)`` is what Ironic needs to drive system ``index``; ``stop()`` ends the
     emulator by its PID (a killed emulator is a BMC that stopped answering).
     """
 
     def __init__(self, base_dir, systems=1, password=None, raid_controller=False, bios_versions=None, models=None,
-                 bmc_versions=None, nic_versions=None):
+                 bmc_versions=None, nic_versions=None, nic_serials=None):
         self.base_dir = str(base_dir)
         self.raid_controller = raid_controller
         self.bios_versions = list(bios_versions) if bios_versions else None
         self.models = list(models) if models else None
         self.bmc_versions = list(bmc_versions) if bmc_versions else None
         self.nic_versions = list(nic_versions) if nic_versions else None
+        self.nic_serials = list(nic_serials) if nic_serials else None
+        if self.nic_serials and not self.nic_versions:
+            raise ValueError('nic_serials gives serial numbers to the adapters of nic_versions: give both')
         for what, values in (('bios_versions', self.bios_versions), ('models', self.models),
-                             ('bmc_versions', self.bmc_versions), ('nic_versions', self.nic_versions)):
+                             ('bmc_versions', self.bmc_versions), ('nic_versions', self.nic_versions),
+                             ('nic_serials', self.nic_serials)):
             if values and len(values) != systems:
                 raise ValueError('%s gives one value a system: %d for %d systems' % (what, len(values), systems))
         self.port = _free_loopback_port()
@@ -106,6 +112,12 @@ class RedfishBMC:
                                 'UUID': system['chassis']})
             if versions:
                 system['firmware_versions'] = versions
+            serials = (self.nic_serials or [None] * len(systems))[index]
+            if serials:
+                unknown = sorted(set(serials) - set(adapters or {}))
+                if unknown:
+                    raise ValueError('nic_serials of system %d names adapters it lacks: %s' % (index, unknown))
+                system['nic_serials'] = dict(serials)
             if self.models:
                 system['model'] = self.models[index]
         config = os.path.join(self.base_dir, 'emulator.conf')
@@ -180,6 +192,18 @@ class RedfishBMC:
         system = self.resource('/redfish/v1/Systems/%s' % self.system_ids[index])
         manager = self.resource(system['Links']['ManagedBy'][0]['@odata.id'])
         return {'bios': system['BiosVersion'], 'bmc': manager['FirmwareVersion']}
+
+    def network_adapters(self, index=0):
+        """{adapter Id: (SerialNumber or None, FirmwarePackageVersion)} as the adapters of system ``index`` report
+        them (where Ironic reads them: the system's chassis, its NetworkAdapters)."""
+        system = self.resource('/redfish/v1/Systems/%s' % self.system_ids[index])
+        chassis = self.resource(system['Links']['Chassis'][0]['@odata.id'])
+        adapters = self.resource(chassis['NetworkAdapters']['@odata.id'])['Members']
+        found = {}
+        for member in adapters:
+            adapter = self.resource(member['@odata.id'])
+            found[adapter['Id']] = (adapter.get('SerialNumber'), adapter['Controllers'][0]['FirmwarePackageVersion'])
+        return found
 
     def stop(self):
         """Kill the emulator by its PID and reap it (idempotent)."""

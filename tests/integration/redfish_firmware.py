@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """sushy-tools' emulator whose fake systems have a model and firmware that a SimpleUpdate really changes: run as
 ``python redfish_firmware.py --config FILE`` (redfish.RedfishBMC does, given ``bios_versions``, ``models``,
-``bmc_versions`` or ``nic_versions``).
+``bmc_versions`` or ``nic_versions``, and ``nic_serials``).
 
 What sushy-tools 2.2.0 lacks, and what this adds as a driver and views of the emulator (its own code is run as
 installed: its entry point, with this driver in the place of its fake one and these views in the place of four of
@@ -28,19 +28,22 @@ its own, and views of its own for network adapters and tasks):
   ``nic:<adapter Id>`` of its ``firmware_versions``, e.g. ``{"nic:NIC.Slot.1": "22.31"}``, and a ``chassis`` of its
   own in ``SUSHY_EMULATOR_CHASSIS``, as redfish.RedfishBMC's ``nic_versions`` writes them) links to that chassis,
   whose ``NetworkAdapters`` list one adapter a key, each with one controller whose ``FirmwarePackageVersion`` is the
-  key's version: where Ironic reads them (system, its first chassis, its adapters, their controllers). An adapter has
-  no ``SerialNumber``, so Ironic names its component after its ``Id``: ``nic:NIC.Slot.1`` (with a serial number
-  Ironic would name it ``nic:<serial>``, a name that differs from node to node of one model). An image
-  ``{"component": "nic:NIC.Slot.1", "version": "22.40"}`` updates that adapter of the target system (one the system
-  lacks fails its task, with the reason); Ironic reboots the node after a NIC update whose task it first sees done;
+  key's version: where Ironic reads them (system, its first chassis, its adapters, their controllers). An adapter
+  without a ``SerialNumber`` is named after its ``Id`` by Ironic: ``nic:NIC.Slot.1``. One given a serial number
+  (``nic_serials`` of its system's entry, ``{adapter Id: serial}``) reports it as its ``SerialNumber``, and Ironic
+  names its component ``nic:<serial>``, a name that differs from node to node of one model. An image
+  ``{"component": "nic:NIC.Slot.1", "version": "22.40"}`` updates the adapter of that Id in the target system,
+  whatever its serial number (as a vendor's image names the slot it is for, not one card: one image serves that slot
+  on every system; one the system lacks fails its task, with the reason); Ironic reboots the node after a NIC update
+  whose task it first sees done;
 - a power change takes effect ``POWER_DELAY`` seconds after it is asked (1 to 11 s in the fake driver), so that a
   reboot of a firmware update fits in the short power timeout of the test Ironic.
 
 Not emulated: a task that stays ``Starting`` or ``Running`` (every update is done when its task is first read, so
 Ironic's wait for a NIC task that needs a reboot to start, ``firmware_update_nic_starting_wait``, and its BIOS reboot
 at a task's start are never exercised), a BMC that stops answering while it flashes itself, an update applied only at
-the next reboot, an adapter with several controllers or a serial number, and the other Redfish resources of an
-adapter (ports, device functions).
+the next reboot, an adapter with several controllers, and the other Redfish resources of an adapter (ports, device
+functions).
 """
 
 from __future__ import annotations
@@ -96,6 +99,10 @@ class FirmwareFakeDriver(fakedriver.FakeDriver):
         """{adapter Id: firmware version} of the system's network adapters."""
         return dict((key[len(NIC_PREFIX):], version) for key, version in self.get_versions(identity).items()
                     if key.startswith(NIC_PREFIX))
+
+    def get_nic_serials(self, identity):
+        """{adapter Id: SerialNumber} of the system's adapters that have one."""
+        return dict(self._get(identity).get('nic_serials') or {})
 
     def set_power_state(self, identity, state):
         super().set_power_state(identity, state)
@@ -168,7 +175,7 @@ def _network_adapters(identity):
 
 def _network_adapter(identity, adapter):
     """A network adapter with one controller, whose FirmwarePackageVersion is what Ironic records as the adapter's
-    version (no SerialNumber: Ironic then names the component after the adapter's Id, nic:<Id>)."""
+    version, and its SerialNumber where it has one (Ironic names the component nic:<SerialNumber>, else nic:<Id>)."""
     system = _system_of_chassis(identity)
     adapters = emulator.app.systems.get_network_adapters(system) if system else {}
     if adapter not in adapters:
@@ -178,6 +185,9 @@ def _network_adapter(identity, adapter):
                 'Controllers': [{'FirmwarePackageVersion': adapters[adapter]}],
                 'Status': {'State': 'Enabled', 'Health': 'OK'},
                 '@odata.id': '/redfish/v1/Chassis/%s/NetworkAdapters/%s' % (identity, adapter)}
+    serial = emulator.app.systems.get_nic_serials(system).get(adapter)
+    if serial:
+        document['SerialNumber'] = serial
     return flask.Response(json.dumps(document), status=200, content_type='application/json')
 
 

@@ -417,6 +417,12 @@ CASES = [
           'parent_node, got: rack']),
     Case(CAMPAIGN, 'no node named', {'firmware_baseline': [MODEL]},
          ['one of the following is required: node, nodes, select']),
+    Case(CAMPAIGN, 'a NIC pattern other than nic:* (refused before any read)',
+         {'nodes': ['{enrolled}'],
+          'firmware_baseline': [dict(MODEL, components=[dict(BMC_TARGET, component='nic:AB*')])]},
+         ['The firmware baseline is not valid; nothing was read:', "components[0].component 'nic:AB*' is not a "
+          'component Ironic records; use bios, bmc or nic:<id>', 'or nic:* for every NIC the node records (the only '
+          'pattern a baseline takes).']),
     # -- the roles ----------------------------------------------------------------------------------------
     Case('role:fleet', 'concurrency of zero (refused before any node is enrolled)',
          {'fleet_nodes': [FLEET_NODE], 'fleet_concurrency': 0}, ['fleet_concurrency must be at least 1, got 0.']),

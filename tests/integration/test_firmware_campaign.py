@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 """baremetal_firmware_campaign against a real Ironic whose Redfish firmware interface drives the emulator of
-redfish_firmware.py (the images served by redfish.FirmwareImages): two models, a stepping stone, deployed nodes
-serviced, check mode, a deployed node refused without allow_disruptive, an interrupted campaign continued without a
-repeated step, a failing image.
+redfish_firmware.py (the images served by redfish.FirmwareImages): two models, a stepping stone, every NIC of a model
+(``nic:*``: each R640's NIC has a serial number of its own, so Ironic names it ``nic:<serial>``, another name on
+every node), deployed nodes serviced, check mode, a deployed node refused without allow_disruptive, an interrupted
+campaign continued without a repeated step, a failing image.
 
 One Ironic and one emulator for the file; the nodes are deployed by adoption (firmware_fleet.enroll), as the
 firmware.update clean step of manageable nodes needs the deploy ramdisk: only check mode plans one here, and
@@ -19,15 +20,21 @@ from firmware_fleet import delete, enroll_all, firmware_versions
 from redfish import RedfishBMC
 from test_examples import EXAMPLE_CLOUD, ansible, claim, wrap, write_clouds
 
-# The emulated systems: (model, BIOS, BMC) of each.
-SYSTEMS = [('R640', '1.2', '2.8'), ('R640', '1.2', '2.9'), ('XL170', '0.9', '5.1'), ('R640', '1.2', '2.10')]
+# The emulated systems: (model, BIOS, BMC, (serial number, version) of its NIC in slot 1, or None) of each.
+SYSTEMS = [('R640', '1.2', '2.8', ('EN25G-4F1A', '22.31')), ('R640', '1.2', '2.9', ('EN25G-7C02', '22.31')),
+           ('XL170', '0.9', '5.1', None), ('R640', '1.2', '2.10', ('EN25G-9B3D', '22.40'))]
+# The component Ironic records for the NIC of each system (None without one): named after its serial number.
+NICS = ['nic:%s' % system[3][0] if system[3] else None for system in SYSTEMS]
 
 
 @pytest.fixture(scope='module')
 def bmc(tmp_path_factory):
     started = RedfishBMC(tmp_path_factory.mktemp('redfish-campaign'), systems=len(SYSTEMS),
                          models=[system[0] for system in SYSTEMS], bios_versions=[system[1] for system in SYSTEMS],
-                         bmc_versions=[system[2] for system in SYSTEMS]).start()
+                         bmc_versions=[system[2] for system in SYSTEMS],
+                         nic_versions=[{'NIC.Slot.1': system[3][1]} if system[3] else None for system in SYSTEMS],
+                         nic_serials=[{'NIC.Slot.1': system[3][0]} if system[3] else None for system in SYSTEMS],
+                         ).start()
     yield started
     started.stop()
 
@@ -46,7 +53,9 @@ def baseline(firmware_images, xl170_bios_fail=None):
         {'name': 'Contoso R640', 'match': {'model': 'R640'}, 'components': [
             {'component': 'bmc', 'version': '2.10', 'url': firmware_images.url('bmc', '2.10'),
              'stepping_stones': [{'version': '2.9', 'url': firmware_images.url('bmc', '2.9')}]},
-            {'component': 'bios', 'version': '1.3', 'url': firmware_images.url('bios', '1.3')}]},
+            {'component': 'bios', 'version': '1.3', 'url': firmware_images.url('bios', '1.3')},
+            # Every NIC of the model, whatever its serial number (the image is for the adapter in slot 1).
+            {'component': 'nic:*', 'version': '22.40', 'url': firmware_images.url('nic:NIC.Slot.1', '22.40')}]},
         {'name': 'Fabrikam XL170', 'match': {'model': 'XL170'}, 'components': [
             {'component': 'bios', 'version': '1.0', 'url': firmware_images.url('bios', '1.0', fail=xl170_bios_fail)}]},
     ]
@@ -65,7 +74,7 @@ def versions(result):
 def service_steps_sent(ironic, mark):
     """The firmware.update steps Ironic ran since mark, as (node UUID, image URL), from its log."""
     return re.findall(r"Executing \{'interface': 'firmware', 'step': 'update', 'args': \{'settings': \[\{'component': "
-                      r"'\w+', 'url': '([^']+)'\}\]\}.*? on node ([0-9a-f-]{36})", ironic.log_since(mark))
+                      r"'[^']+', 'url': '([^']+)'\}\]\}.*? on node ([0-9a-f-]{36})", ironic.log_since(mark))
 
 
 def test_check_mode_shows_the_whole_campaign_and_sends_nothing(firmware_ironic, fleet, firmware_images, run_module):
@@ -78,17 +87,23 @@ def test_check_mode_shows_the_whole_campaign_and_sends_nothing(firmware_ironic, 
     assert not result.get('failed'), result.get('msg')
     assert firmware_ironic.write_requests_since(mark) == []
     assert firmware_images.fetched == []
+    # Each R640's own NIC, by the name Ironic records for it; the NIC of system 3 runs the target already.
     assert versions(result) == {
-        names[0]: [('bmc', '2.9'), ('bmc', '2.10'), ('bios', '1.3')],  # through the stepping stone
-        names[1]: [('bmc', '2.10'), ('bios', '1.3')],
+        names[0]: [('bmc', '2.9'), ('bmc', '2.10'), ('bios', '1.3'), (NICS[0], '22.40')],  # through the stepping stone
+        names[1]: [('bmc', '2.10'), ('bios', '1.3'), (NICS[1], '22.40')],
         names[2]: [('bios', '1.0')],
         names[3]: [('bios', '1.3')]}
     entries = dict((entry['node']['name'], entry) for entry in result['nodes'])
     assert [entries[name]['mode'] for name in names] == ['servicing', 'servicing', 'servicing', 'cleaning']
     assert [entries[name]['model'] for name in names] == ['Contoso R640'] * 2 + ['Fabrikam XL170', 'Contoso R640']
-    assert [len(entries[name]['steps']) for name in names] == [3, 2, 1, 1]
+    assert [len(entries[name]['steps']) for name in names] == [4, 3, 1, 1]
     assert entries[names[0]]['steps'][0] == {'interface': 'firmware', 'step': 'update', 'args': {'settings': [
         {'component': 'bmc', 'url': firmware_images.url('bmc', '2.9')}]}}
+    assert entries[names[1]]['steps'][2] == {'interface': 'firmware', 'step': 'update', 'args': {'settings': [
+        {'component': NICS[1], 'url': firmware_images.url('nic:NIC.Slot.1', '22.40')}]}}
+    assert [(item['component'], item['baseline_component'], item['status'])
+            for item in entries[names[3]]['components']] == [
+        ('bmc', 'bmc', 'at_target'), ('bios', 'bios', 'behind'), (NICS[3], 'nic:*', 'at_target')]
     assert result['waves'] == [names[:2], names[2:]]
     assert all(entry['changed'] and entry['started'] is False for entry in result['nodes'])
 
@@ -119,7 +134,7 @@ def test_a_deployed_node_is_refused_without_allow_disruptive_before_any_write(fi
     assert firmware_images.fetched == []
 
 
-def test_an_interrupted_campaign_continues_without_repeating_a_step(firmware_ironic, fleet, firmware_images,
+def test_an_interrupted_campaign_continues_without_repeating_a_step(firmware_ironic, bmc, fleet, firmware_images,
                                                                     run_module):
     deployed = [node['name'] for node in fleet[:3]]
     mark = firmware_ironic.log_mark()
@@ -136,20 +151,35 @@ def test_an_interrupted_campaign_continues_without_repeating_a_step(firmware_iro
     assert entries[0]['done'] == entries[0]['campaign'] and entries[0]['left'] == []
     assert entries[1]['held_by'].startswith('stop_after 5s was reached: no new wave starts after it')
     assert first['totals']['not_started'] == 2
-    assert firmware_versions(firmware_ironic, fleet[0]['uuid']) == {'bmc': '2.10', 'bios': '1.3'}
-    assert firmware_versions(firmware_ironic, fleet[1]['uuid']) == {'bmc': '2.9', 'bios': '1.2'}
+    # The node's own NIC is at the target, read back from Ironic (the NIC update counts as done).
+    assert firmware_versions(firmware_ironic, fleet[0]['uuid']) == {'bmc': '2.10', 'bios': '1.3', NICS[0]: '22.40'}
+    assert firmware_versions(firmware_ironic, fleet[1]['uuid']) == {'bmc': '2.9', 'bios': '1.2', NICS[1]: '22.31'}
 
     second = campaign(run_module, firmware_ironic, nodes=deployed, firmware_baseline=baseline(firmware_images),
                       allow_disruptive=True)
 
     assert not second.get('failed'), second.get('msg')
     assert [entry['changed'] for entry in second['nodes']] == [False, True, True]
-    assert firmware_versions(firmware_ironic, fleet[1]['uuid']) == {'bmc': '2.10', 'bios': '1.3'}
+    assert second['nodes'][0]['campaign'] == [] and second['nodes'][0]['status'] == 'at_target'
+    assert [(step['component'], step['version']) for step in second['nodes'][1]['done']] == [
+        ('bmc', '2.10'), ('bios', '1.3'), (NICS[1], '22.40')]
+    assert firmware_versions(firmware_ironic, fleet[1]['uuid']) == {'bmc': '2.10', 'bios': '1.3', NICS[1]: '22.40'}
     assert firmware_versions(firmware_ironic, fleet[2]['uuid'])['bios'] == '1.0'
+    # Each node's own NIC, as its system's adapter (slot 1, with its serial number) reports it.
+    assert [bmc.network_adapters(index) for index in (0, 1)] == [
+        {'NIC.Slot.1': (SYSTEMS[0][3][0], '22.40')}, {'NIC.Slot.1': (SYSTEMS[1][3][0], '22.40')}]
     # Every image once: no step ran twice over the two runs (the BMC fetched each image it applied).
     sent = service_steps_sent(firmware_ironic, mark)
-    assert len(sent) == len(set(sent)) == 6, sent
-    assert len(firmware_images.fetched) - fetched == 6
+    assert len(sent) == len(set(sent)) == 8, sent
+    assert len(firmware_images.fetched) - fetched == 8
+
+    # A third run finds every node at the baseline: nothing is sent.
+    mark = firmware_ironic.log_mark()
+    third = campaign(run_module, firmware_ironic, nodes=deployed, firmware_baseline=baseline(firmware_images),
+                     allow_disruptive=True)
+    assert not third.get('failed'), third.get('msg')
+    assert [(entry['changed'], entry['campaign']) for entry in third['nodes']] == [(False, [])] * 3
+    assert firmware_ironic.write_requests_since(mark) == []
 
 
 def test_a_failing_image_leaves_the_node_failed_with_the_bmc_reason(firmware_ironic, fleet, firmware_images,
@@ -173,14 +203,16 @@ def test_a_failing_image_leaves_the_node_failed_with_the_bmc_reason(firmware_iro
 # The images docs/firmware-campaigns.md names, at its image server's address.
 DOCS_IMAGES = 'http://127.0.0.1:8080'
 DOCS_FIRMWARE = [('r640-bmc-2.9.bin', 'bmc', '2.9'), ('r640-bmc-2.10.bin', 'bmc', '2.10'),
-                 ('r640-bios-1.3.bin', 'bios', '1.3'), ('xl170-bios-1.0.bin', 'bios', '1.0')]
+                 ('r640-bios-1.3.bin', 'bios', '1.3'), ('en25g-22.40.bin', 'nic:NIC.Slot.1', '22.40'),
+                 ('xl170-bios-1.0.bin', 'bios', '1.0')]
 
 
 def test_the_worked_example_of_the_docs_runs_as_written(firmware_ironic, firmware_images, tmp_path):
-    """docs/firmware-campaigns.md: two models, a stepping stone, two deployed nodes serviced, in check mode and then
-    for real; its URLs on the test's image server."""
+    """docs/firmware-campaigns.md: two models, a stepping stone, every NIC of the R640 (nic:*), two deployed nodes
+    serviced, in check mode and then for real; its URLs on the test's image server."""
     docs_bmc = RedfishBMC(tmp_path / 'bmc', systems=2, models=['R640', 'XL170'], bios_versions=['1.2', '0.9'],
-                          bmc_versions=['2.8', '5.1']).start()
+                          bmc_versions=['2.8', '5.1'], nic_versions=[{'NIC.Slot.1': '22.31'}, None],
+                          nic_serials=[{'NIC.Slot.1': 'EN25G-4F1A'}, None]).start()
     nodes = []
     try:
         nodes = enroll_all(firmware_ironic, docs_bmc, ['active', 'active'], names=['rack1-node01', 'rack1-node02'])
@@ -195,9 +227,11 @@ def test_the_worked_example_of_the_docs_runs_as_written(firmware_ironic, firmwar
 
         assert rc == 0, output
         # The plans the page shows, as the debug task prints them.
-        assert 'rack1-node01 (Contoso R640, wave 1, servicing): bmc 2.9, bmc 2.10, bios 1.3' in output, output
+        assert ('rack1-node01 (Contoso R640, wave 1, servicing): bmc 2.9, bmc 2.10, bios 1.3, nic:EN25G-4F1A 22.40'
+                in output), output
         assert 'rack1-node02 (Fabrikam XL170, wave 2, servicing): bios 1.0' in output, output
-        assert firmware_versions(firmware_ironic, nodes[0]['uuid']) == {'bmc': '2.10', 'bios': '1.3'}
+        assert firmware_versions(firmware_ironic, nodes[0]['uuid']) == {
+            'bmc': '2.10', 'bios': '1.3', 'nic:EN25G-4F1A': '22.40'}
         assert firmware_versions(firmware_ironic, nodes[1]['uuid']) == {'bmc': '5.1', 'bios': '1.0'}
     finally:
         for node in nodes:

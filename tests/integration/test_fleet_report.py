@@ -308,6 +308,9 @@ BASELINE_FILE = '''
       url: http://127.0.0.1:9/bios-1.2.0.bin
       stepping_stones:
         - {version: 1.1.0, url: "http://127.0.0.1:9/bios-1.1.0.bin"}
+    - component: "nic:*"
+      version: "22.40"
+      url: http://127.0.0.1:9/nic-22.40.bin
 '''
 
 
@@ -315,12 +318,15 @@ def test_firmware_baseline_compliance_from_the_components_ironic_records_through
         make_ironic, redfish_bmc, tmp_path):
     """Two emulated Redfish systems, whose components Ironic's real redfish firmware interface records when it
     verifies them (manage), and a fake-hardware node of the same model that records none: the report shows one at
-    target, one behind with its plan through the stepping stone, and the fake one unknown, saying why."""
+    target, one behind with its plan through the stepping stone, and the fake one unknown, saying why. Each system's
+    NIC has a serial number of its own (Ironic names it nic:<serial>): the baseline's nic:* judges each."""
     ironic = make_ironic()
     ironic.role_vars['ironic_standalone_config_overrides'] = {
         'DEFAULT': {'enabled_firmware_interfaces': 'fake,no-firmware,redfish'}}
     ironic.start()
-    bmc = redfish_bmc(systems=2, bios_versions=['1.2.0', '1.0.0'])
+    bmc = redfish_bmc(systems=2, bios_versions=['1.2.0', '1.0.0'],
+                      nic_versions=[{'NIC.Slot.1': '22.40'}, {'NIC.Slot.1': '22.31'}],
+                      nic_serials=[{'NIC.Slot.1': 'EN25G-0001'}, {'NIC.Slot.1': 'EN25G-0002'}])
     uuids = {}
     for index, name in enumerate(('fw-at-target', 'fw-behind')):
         node = create(ironic, name, driver='redfish', driver_info=bmc.driver_info(index), firmware_interface='redfish')
@@ -329,7 +335,7 @@ def test_firmware_baseline_compliance_from_the_components_ironic_records_through
     create(ironic, 'fw-fake', properties={'vendor': 'Sushy Emulator', 'model': EMULATED_MODEL})
     recorded = ironic.api('GET', '/nodes/%s/firmware' % uuids['fw-behind'])['firmware']
     assert sorted((entry['component'], entry['current_version']) for entry in recorded) == [
-        ('bios', '1.0.0'), ('bmc', '1.00')], recorded
+        ('bios', '1.0.0'), ('bmc', '1.00'), ('nic:EN25G-0002', '22.31')], recorded
     baseline_file = tmp_path / 'baseline.yml'
     baseline_file.write_text(BASELINE_FILE, encoding='utf-8')
     report_dir = tmp_path / 'report'
@@ -346,23 +352,31 @@ def test_firmware_baseline_compliance_from_the_components_ironic_records_through
     entries = dict((entry['name'], entry['firmware_compliance']) for entry in report['nodes'])
     assert entries['fw-at-target'] == {'model': 'Emulated system', 'status': 'at_target', 'reason': None, 'plan': [],
                                        'components': [
-        {'component': 'bmc', 'target': '1.00', 'current': '1.00', 'status': 'at_target', 'behind_by': None,
-         'reason': None},
-        {'component': 'bios', 'target': '1.2.0', 'current': '1.2.0', 'status': 'at_target', 'behind_by': None,
-         'reason': None}]}
+        {'component': 'bmc', 'baseline_component': 'bmc', 'target': '1.00', 'current': '1.00', 'status': 'at_target',
+         'behind_by': None, 'reason': None},
+        {'component': 'bios', 'baseline_component': 'bios', 'target': '1.2.0', 'current': '1.2.0',
+         'status': 'at_target', 'behind_by': None, 'reason': None},
+        {'component': 'nic:EN25G-0001', 'baseline_component': 'nic:*', 'target': '22.40', 'current': '22.40',
+         'status': 'at_target', 'behind_by': None, 'reason': None}]}
     assert entries['fw-behind']['status'] == 'behind'
-    assert entries['fw-behind']['components'][1] == {'component': 'bios', 'target': '1.2.0', 'current': '1.0.0',
-                                                     'status': 'behind', 'behind_by': 2, 'reason': None}
+    assert entries['fw-behind']['components'][1:] == [
+        {'component': 'bios', 'baseline_component': 'bios', 'target': '1.2.0', 'current': '1.0.0', 'status': 'behind',
+         'behind_by': 2, 'reason': None},
+        {'component': 'nic:EN25G-0002', 'baseline_component': 'nic:*', 'target': '22.40', 'current': '22.31',
+         'status': 'behind', 'behind_by': 1, 'reason': None}]
     assert entries['fw-behind']['plan'] == [
         {'component': 'bios', 'version': '1.1.0', 'url': 'http://127.0.0.1:9/bios-1.1.0.bin'},
-        {'component': 'bios', 'version': '1.2.0', 'url': 'http://127.0.0.1:9/bios-1.2.0.bin'}]
+        {'component': 'bios', 'version': '1.2.0', 'url': 'http://127.0.0.1:9/bios-1.2.0.bin'},
+        {'component': 'nic:EN25G-0002', 'version': '22.40', 'url': 'http://127.0.0.1:9/nic-22.40.bin'}]
     assert entries['fw-fake']['model'] == 'Emulated system' and entries['fw-fake']['status'] == 'unknown'
     assert entries['fw-fake']['reason'] == 'its firmware interface (fake) records no components'
     assert report['firmware_baseline'] == {'unmatched': [], 'to_update': ['fw-behind'], 'models': [
         {'model': 'Emulated system', 'nodes': 3, 'components': [
             {'component': 'bmc', 'target': '1.00', 'at_target': 2, 'behind': 0, 'ahead': 0, 'unknown': 1, 'steps': 0},
             {'component': 'bios', 'target': '1.2.0', 'at_target': 1, 'behind': 1, 'ahead': 0, 'unknown': 1,
-             'steps': 2}]}]}
+             'steps': 2},
+            {'component': 'nic:*', 'target': '22.40', 'at_target': 1, 'behind': 1, 'ahead': 0, 'unknown': 1,
+             'steps': 1}]}]}
     assert report['summary']['firmware_to_update'] == 1
 
     page = report_dir / 'fleet-report.html'
@@ -370,13 +384,16 @@ def test_firmware_baseline_compliance_from_the_components_ironic_records_through
     assert next(document.find('sum-firmware-to-update').iter('div')).text == '1'
     rows = [row for row in document.find('compliance').iter('tr') if row.parent.tag == 'tbody']
     assert [(row.attrs.get('data-component'), [cell.text for cell in row.iter('td') if 'num' in cell.classes][-5:])
-            for row in rows] == [('bmc', ['2', '0', '0', '1', '0']), ('bios', ['1', '1', '0', '1', '2'])]
+            for row in rows] == [('bmc', ['2', '0', '0', '1', '0']), ('bios', ['1', '1', '0', '1', '2']),
+                                 ('nic:*', ['1', '1', '0', '1', '1'])]
     off = dict((row.attrs['id'], row) for row in document.find('compliance-nodes').iter('tr')
                if row.parent.tag == 'tbody')
     assert sorted(off) == ['compliance-%s' % uuid for uuid in sorted([uuids['fw-behind'], _uuid(ironic, 'fw-fake')])]
     behind = off['compliance-%s' % uuids['fw-behind']]
     assert 'behind' in behind.classes and 'bios 1.1.0' in behind.text and 'bios 1.2.0' in behind.text
-    assert behind.text.index('bios 1.1.0') < behind.text.index('bios 1.2.0')
+    assert behind.text.index('bios 1.1.0') < behind.text.index('bios 1.2.0') < behind.text.index(
+        'nic:EN25G-0002 22.40')
+    assert 'nic:EN25G-0002 (nic:*) 22.31' in behind.text
     assert 'unknown: its firmware interface (fake) records no components' in off[
         'compliance-%s' % _uuid(ironic, 'fw-fake')].text
     for width in (800, 1280):

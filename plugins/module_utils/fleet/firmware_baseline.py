@@ -8,16 +8,27 @@ A baseline is a list of models::
       match: {vendor: Contoso, model: R640}   # or {properties: {hw_model: r640}}; any of the three keys
       components:                         # in the order a campaign updates them (BMC before BIOS, as vendors say)
         - component: bmc                  # bios, bmc or nic:<id>: the names Ironic's redfish firmware interface records
+                                          # (or nic:*, below)
           version: '2.10'                 # the target
           url: http://images.example/bmc-2.10.bin
           stepping_stones:                # versions a node must pass through on the way up, lowest first
             - {version: '2.8', url: http://images.example/bmc-2.8.bin}
           allow_downgrade: false          # a node ahead of the target is left as it is (the default)
+        - component: 'nic:*'              # every NIC the node records (nic:<serial> differs from node to node)
+          version: '22.40'
+          url: http://images.example/nic-22.40.bin
 
 Why this shape: a component's ``component``, ``version`` and ``url`` are those of baremetal_hardware's ``firmware``
 entries (and of Ironic's ``firmware.update`` step), so a step of a plan is one such entry. The order of ``components``
 is the order of the updates: one list holds it, where a separate ``order`` key would be a second place to keep in
 step with it. A stepping stone has its own image URL: it is a step of its own.
+
+A NIC: Ironic names its component ``nic:<SerialNumber>`` (``nic:<Id>`` when the adapter reports no serial), so one
+model's NIC has another name on every node. ``nic:*`` (EVERY_NIC, the only pattern) is every component of the node
+whose name starts with ``nic:``, each against the entry's target, url, stepping stones and allow_downgrade; a NIC the
+model names itself (``nic:NIC.Slot.1``) is judged by its own entry, and ``nic:*`` covers the others. In a node's
+compliance the entry becomes, in its place, one item per NIC (sorted by name), each with its own name (what
+``firmware.update`` takes) and ``baseline_component: nic:*``; a node that records no NIC has one unknown item.
 
 Everything here is pure: check_baseline refuses a bad baseline before anything is read from Ironic, and
 node_compliance judges one node from what was read (the node, with its ``properties`` and ``firmware_interface``,
@@ -57,6 +68,9 @@ BASELINE_SPEC = dict(type='list', elements='dict', options=dict(
 # FIRMWARE_COMPONENTS and NIC_COMPONENT_PREFIX; its firmware.update step accepts these names only).
 FIRMWARE_COMPONENTS = ('bios', 'bmc')
 NIC_COMPONENT_PREFIX = 'nic:'
+# The baseline component that means every NIC a node records: Ironic names a NIC after its serial number
+# (nic:<SerialNumber>, else nic:<Id>), a name that differs from node to node of one model. The only pattern there is.
+EVERY_NIC = NIC_COMPONENT_PREFIX + '*'
 
 # A component's compliance.
 AT_TARGET, BEHIND, AHEAD, UNKNOWN = 'at_target', 'behind', 'ahead', 'unknown'
@@ -93,9 +107,10 @@ def compare_versions(left, right):
 # -- the baseline's checks (before any read) ---------------------------------------------------------------------
 
 def is_component_name(name):
-    """Whether Ironic's redfish firmware interface knows a component of this name: bios, bmc or nic:<id>."""
-    return isinstance(name, str) and (name in FIRMWARE_COMPONENTS or (
-        name.startswith(NIC_COMPONENT_PREFIX) and len(name) > len(NIC_COMPONENT_PREFIX)))
+    """Whether a baseline may name this component: bios, bmc, nic:<id> (as Ironic's redfish firmware interface
+    names them) or nic:* (every NIC the node records). No other name holds a '*'."""
+    return isinstance(name, str) and (name in FIRMWARE_COMPONENTS or name == EVERY_NIC or (
+        name.startswith(NIC_COMPONENT_PREFIX) and len(name) > len(NIC_COMPONENT_PREFIX) and '*' not in name))
 
 
 def model_label(model):
@@ -200,7 +215,8 @@ def _component_problems(where, component, seen):
     name = component.get('component')
     if not is_component_name(name):
         problems.append('%s.component %r is not a component Ironic records; use bios, bmc or nic:<id> (as the node\'s '
-                        'firmware components name it: GET /v1/nodes/<node>/firmware).' % (where, name))
+                        'firmware components name it: GET /v1/nodes/<node>/firmware), or %s for every NIC the node '
+                        'records (the only pattern a baseline takes).' % (where, name, EVERY_NIC))
     elif name in seen:
         problems.append("%s.component '%s' is declared twice in this model; keep one entry (put its intermediate "
                         'versions in stepping_stones).' % (where, name))
@@ -297,15 +313,20 @@ def _step(name, version, url):
     return {'component': name, 'version': version, 'url': url}
 
 
-def component_compliance(entry, recorded):
+def component_compliance(entry, recorded, name=None):
     """One component of a model against what the node records ({name: component} as Ironic lists them):
-    ({component, target, current, status, behind_by, reason}, [plan steps])."""
-    name, target = entry['component'], entry['version']
-    result = {'component': name, 'target': target, 'current': None, 'status': UNKNOWN, 'behind_by': None,
-              'reason': None}
+    ({component, baseline_component, target, current, status, behind_by, reason}, [plan steps]).
+
+    name: the component the node records that the entry is judged against (one NIC of a nic:* entry); by default
+    the entry's own component. The item and the steps carry that name, the one Ironic's firmware.update takes;
+    baseline_component is the entry's."""
+    name, target = name or entry['component'], entry['version']
+    result = {'component': name, 'baseline_component': entry['component'], 'target': target, 'current': None,
+              'status': UNKNOWN, 'behind_by': None, 'reason': None}
     current = (recorded.get(name) or {}).get('current_version')
     if name not in recorded:
-        result['reason'] = "its firmware interface records no '%s' component" % name
+        result['reason'] = ('its firmware interface records no NIC component (nic:<id>)' if name == EVERY_NIC
+                            else "its firmware interface records no '%s' component" % name)
         return result, []
     result['current'] = current
     order = compare_versions(current, target) if current else None
@@ -337,6 +358,16 @@ def component_compliance(entry, recorded):
     return result, steps
 
 
+def entry_compliances(entry, recorded, named):
+    """[(compliance, steps)] of one entry of a model: one item, or for nic:* one per NIC the node records (sorted by
+    name) that the model does not name itself (named: the components the model's entries name). A node that records
+    no NIC has one unknown item for nic:*; one whose every NIC the model names has none."""
+    nics = sorted(name for name in recorded if str(name).startswith(NIC_COMPONENT_PREFIX))
+    if entry['component'] != EVERY_NIC or not nics:
+        return [component_compliance(entry, recorded)]
+    return [component_compliance(entry, recorded, name) for name in nics if name not in named]
+
+
 def node_status(components):
     """A node's compliance from its components': behind when any is (it has a plan), else unknown when any is, else
     ahead when any is, else at_target."""
@@ -352,7 +383,8 @@ def node_compliance(baseline, node, components):
 
     components: the firmware components Ironic records for the node (GET /v1/nodes/{node}/firmware), None when they
     were not read. The plan is the ordered list of {component, version, url} a campaign would run: the model's
-    components in their order, each through its stepping stones above the running version, then its target.
+    components in their order, each through its stepping stones above the running version, then its target; a nic:*
+    entry in its place, NIC after NIC by name (entry_compliances).
     """
     interface = node.get('firmware_interface')
     nothing = not components
@@ -371,12 +403,13 @@ def node_compliance(baseline, node, components):
     model = models[0]
     result['model'] = model_label(model)
     recorded = dict((entry.get('component'), entry) for entry in components or [])
+    named = set(entry['component'] for entry in model['components'])
     for entry in model['components']:
-        compliance, steps = component_compliance(entry, recorded)
-        if nothing:
-            compliance['reason'] = empty
-        result['components'].append(compliance)
-        result['plan'].extend(steps)
+        for compliance, steps in entry_compliances(entry, recorded, named):
+            if nothing:
+                compliance['reason'] = empty
+            result['components'].append(compliance)
+            result['plan'].extend(steps)
     result['status'] = node_status(result['components'])
     if nothing:
         result['reason'] = empty
@@ -387,7 +420,11 @@ def compliance_section(baseline, labelled):
     """Per model and component, how many nodes are at target, behind, ahead or unknown, and the nodes no model
     matches and those a campaign would update: {'models': [{model, nodes, components: [{component, target, at_target,
     behind, ahead, unknown, steps}]}], 'unmatched': [names], 'to_update': [names]}.
-    labelled: [(node name, node_compliance)]."""
+    labelled: [(node name, node_compliance)].
+
+    A row is an entry of the model and counts nodes. A node's status in the row of nic:* is node_status of its NICs
+    (behind when one is); its steps are those of all its NICs. A node none of whose items came from the entry (every
+    NIC named by the model itself) is not counted in that row."""
     models = []
     for model in baseline:
         label = model_label(model)
@@ -397,10 +434,10 @@ def compliance_section(baseline, labelled):
             row = dict({'component': entry['component'], 'target': entry['version'], 'steps': 0},
                        **dict((status, 0) for status in STATUSES))
             for compliance in members:
-                for item in compliance['components']:
-                    if item['component'] == entry['component']:
-                        row[item['status']] += 1
-                        row['steps'] += item['behind_by'] if item['status'] == BEHIND else 0
+                items = [item for item in compliance['components'] if item['baseline_component'] == entry['component']]
+                if items:
+                    row[node_status(items)] += 1
+                    row['steps'] += sum(item['behind_by'] for item in items if item['status'] == BEHIND)
             counts.append(row)
         models.append({'model': label, 'nodes': len(members), 'components': counts})
     return {'models': models,

@@ -124,10 +124,10 @@ def test_per_component_at_target_behind_through_stepping_stones_ahead_and_unknow
     baseline = [r640()]
     at_target = node_compliance(baseline, node('a', 'Contoso'), recorded(bmc='2.10', bios='1.4.2'))
     assert at_target == {'model': 'Contoso R640', 'status': 'at_target', 'reason': None, 'plan': [], 'components': [
-        {'component': 'bmc', 'target': '2.10', 'current': '2.10', 'status': 'at_target', 'behind_by': None,
-         'reason': None},
-        {'component': 'bios', 'target': '1.4.2', 'current': '1.4.2', 'status': 'at_target', 'behind_by': None,
-         'reason': None}]}
+        {'component': 'bmc', 'baseline_component': 'bmc', 'target': '2.10', 'current': '2.10', 'status': 'at_target',
+         'behind_by': None, 'reason': None},
+        {'component': 'bios', 'baseline_component': 'bios', 'target': '1.4.2', 'current': '1.4.2',
+         'status': 'at_target', 'behind_by': None, 'reason': None}]}
     behind = node_compliance(baseline, node('b', 'Contoso'), recorded(bmc='2.5', bios='1.3'))
     assert behind['status'] == 'behind'
     assert [(item['status'], item['behind_by']) for item in behind['components']] == [('behind', 2), ('behind', 1)]
@@ -147,8 +147,8 @@ def test_per_component_at_target_behind_through_stepping_stones_ahead_and_unknow
     assert odd['components'][0]['reason'] == "version '2.10-hotfix' cannot be compared with the target '2.10'"
     missing = node_compliance(baseline, node('f', 'Contoso'), recorded(bmc='2.10'))
     assert missing['components'][1] == {
-        'component': 'bios', 'target': '1.4.2', 'current': None, 'status': 'unknown', 'behind_by': None,
-        'reason': "its firmware interface records no 'bios' component"}
+        'component': 'bios', 'baseline_component': 'bios', 'target': '1.4.2', 'current': None, 'status': 'unknown',
+        'behind_by': None, 'reason': "its firmware interface records no 'bios' component"}
     # Behind on one component and unknown on another: the node has a plan, so it is behind.
     assert node_compliance(baseline, node('g', 'Contoso'), recorded(bmc='2.8'))['status'] == 'behind'
 
@@ -184,3 +184,119 @@ def test_the_section_counts_per_model_and_component():
         {'component': 'bios', 'target': '1.4.2', 'at_target': 1, 'behind': 1, 'ahead': 1, 'unknown': 1, 'steps': 1}]
     assert section == {'unmatched': ['e'], 'to_update': ['b', 'c'],
                        'models': [{'model': 'Contoso R640', 'nodes': 4, 'components': counts}]}
+
+
+# -- nic:*: every NIC the node records ---------------------------------------------------------------------------
+
+NIC_URL = 'http://127.0.0.1:8080/nic-22.40.bin'
+NIC_STONE_URL = 'http://127.0.0.1:8080/nic-22.36.bin'
+
+
+def with_nics(*nics, **model):
+    """The R640 with a nic:* entry between its BMC and its BIOS (and the other entries of model, after)."""
+    components = r640()['components']
+    every_nic = {'component': 'nic:*', 'version': '22.40', 'url': NIC_URL,
+                 'stepping_stones': [{'version': '22.36', 'url': NIC_STONE_URL}]}
+    return dict(r640(), components=components[:1] + [every_nic] + components[1:] + list(nics), **model)
+
+
+def nics(**versions):
+    """Recorded NIC components, {serial: version}, named as Ironic names them."""
+    return [{'component': 'nic:' + serial, 'current_version': version, 'vendor': 'Emulated NICs', 'model': 'EN-25G'}
+            for serial, version in versions.items()]
+
+
+def test_nic_star_is_every_nic_the_node_records_in_the_entry_s_place_sorted_by_name():
+    compliance = node_compliance([with_nics()], node('a', 'Contoso'),
+                                 recorded(bmc='2.10', bios='1.3') + nics(SN9='22.31', SN1='22.36'))
+
+    assert [(item['component'], item['baseline_component'], item['status'], item['behind_by'])
+            for item in compliance['components']] == [
+        ('bmc', 'bmc', 'at_target', None),
+        ('nic:SN1', 'nic:*', 'behind', 1), ('nic:SN9', 'nic:*', 'behind', 2),
+        ('bios', 'bios', 'behind', 1)]
+    # The concrete names in the plan (what Ironic's firmware.update takes), each NIC through the stepping stone.
+    assert compliance['plan'] == [
+        {'component': 'nic:SN1', 'version': '22.40', 'url': NIC_URL},
+        {'component': 'nic:SN9', 'version': '22.36', 'url': NIC_STONE_URL},
+        {'component': 'nic:SN9', 'version': '22.40', 'url': NIC_URL},
+        {'component': 'bios', 'version': '1.4.2', 'url': 'http://127.0.0.1:8080/bios-1.4.2.bin'}]
+    assert compliance['components'][1] == {
+        'component': 'nic:SN1', 'baseline_component': 'nic:*', 'target': '22.40', 'current': '22.36',
+        'status': 'behind', 'behind_by': 1, 'reason': None}
+    # The same model's NIC on another node, another serial: the same entry.
+    other = node_compliance([with_nics()], node('b', 'Contoso'), recorded(bmc='2.10', bios='1.4.2') + nics(SN5='22.40'))
+    assert other['status'] == 'at_target' and other['plan'] == []
+    assert [item['component'] for item in other['components']] == ['bmc', 'nic:SN5', 'bios']
+
+
+def test_a_nic_named_in_the_model_is_judged_by_its_own_entry_and_nic_star_covers_the_others():
+    slot = {'component': 'nic:NIC.Slot.1', 'version': '14.2', 'url': 'http://127.0.0.1:8080/slot1-14.2.bin'}
+    compliance = node_compliance([with_nics(slot)], node('a', 'Contoso'), recorded(bmc='2.10', bios='1.4.2') + nics(
+        **{'NIC.Slot.1': '14.1', 'SN2': '22.40'}))
+
+    assert [(item['component'], item['baseline_component'], item['target'], item['status'])
+            for item in compliance['components']] == [
+        ('bmc', 'bmc', '2.10', 'at_target'), ('nic:SN2', 'nic:*', '22.40', 'at_target'),
+        ('bios', 'bios', '1.4.2', 'at_target'), ('nic:NIC.Slot.1', 'nic:NIC.Slot.1', '14.2', 'behind')]
+    assert compliance['plan'] == [{'component': 'nic:NIC.Slot.1', 'version': '14.2', 'url': slot['url']}]
+    # Every NIC named by the model: nic:* has nothing left to cover, and no item.
+    only_slot = node_compliance([with_nics(slot)], node('b', 'Contoso'),
+                                recorded(bmc='2.10', bios='1.4.2') + nics(**{'NIC.Slot.1': '14.2'}))
+    assert [item['component'] for item in only_slot['components']] == ['bmc', 'bios', 'nic:NIC.Slot.1']
+    assert only_slot['status'] == 'at_target'
+
+
+def test_a_node_that_records_no_nic_has_one_unknown_item_for_nic_star():
+    compliance = node_compliance([with_nics()], node('a', 'Contoso'), recorded(bmc='2.10', bios='1.4.2'))
+
+    assert compliance['components'][1] == {
+        'component': 'nic:*', 'baseline_component': 'nic:*', 'target': '22.40', 'current': None, 'status': 'unknown',
+        'behind_by': None, 'reason': 'its firmware interface records no NIC component (nic:<id>)'}
+    assert compliance['status'] == 'unknown' and compliance['plan'] == []
+    # No component at all: the node's own reason, as for every entry.
+    fake = node_compliance([with_nics()], node('f', 'Contoso', interface='fake', model='R640'), [])
+    assert [(item['component'], item['reason']) for item in fake['components']][1] == (
+        'nic:*', 'its firmware interface (fake) records no components')
+
+
+def test_a_node_with_one_nic_behind_and_one_at_target_is_behind_once_in_the_row_with_the_behind_nic_s_steps():
+    baseline = [with_nics()]
+    labelled = [(name, node_compliance(baseline, node(name, 'Contoso'), components)) for name, components in (
+        ('mixed', recorded(bmc='2.10', bios='1.4.2') + nics(SN1='22.40', SN2='22.31')),
+        ('current', recorded(bmc='2.10', bios='1.4.2') + nics(SN3='22.40', SN4='22.40')),
+        ('newer', recorded(bmc='2.10', bios='1.4.2') + nics(SN5='22.40', SN6='23.1')),
+        ('odd', recorded(bmc='2.10', bios='1.4.2') + nics(SN7='22.50', SN8='22.40-rc')),
+        ('no-nic', recorded(bmc='2.10', bios='1.4.2')))]
+
+    mixed = labelled[0][1]
+    assert [(item['component'], item['status']) for item in mixed['components'] if item['baseline_component'] ==
+            'nic:*'] == [('nic:SN1', 'at_target'), ('nic:SN2', 'behind')]
+    assert mixed['plan'] == [{'component': 'nic:SN2', 'version': '22.36', 'url': NIC_STONE_URL},
+                             {'component': 'nic:SN2', 'version': '22.40', 'url': NIC_URL}]
+    section = compliance_section(baseline, labelled)
+    (model,) = section['models']
+    assert model['nodes'] == 5
+    # The row counts nodes, by node_status's precedence over each node's NICs: behind > unknown > ahead > at_target.
+    assert model['components'][1] == {'component': 'nic:*', 'target': '22.40', 'at_target': 1, 'behind': 1,
+                                      'ahead': 1, 'unknown': 2, 'steps': 2}
+    assert model['components'][0] == {'component': 'bmc', 'target': '2.10', 'at_target': 5, 'behind': 0,
+                                      'ahead': 0, 'unknown': 0, 'steps': 0}
+    assert section['to_update'] == ['mixed']
+
+
+@pytest.mark.parametrize('name', ['nic:AB*', '*', 'nic:**', 'bios*', 'nic:*AB'])
+def test_a_pattern_other_than_nic_star_is_refused_naming_the_fix(name):
+    problems = baseline_problems([with_nics(), dict(r640(component=name), name='Other', match={'model': 'R650'})])
+    assert problems == [
+        "firmware_baseline[1] (Other).components[0].component '%s' is not a component Ironic records; use bios, bmc or "
+        "nic:<id> (as the node's firmware components name it: GET /v1/nodes/<node>/firmware), or nic:* for every NIC "
+        "the node records (the only pattern a baseline takes)." % name]
+
+
+def test_nic_star_twice_in_a_model_is_refused_like_any_duplicate():
+    twice = with_nics({'component': 'nic:*', 'version': '22.50', 'url': NIC_URL})
+    assert baseline_problems([twice]) == [
+        "firmware_baseline[0] (Contoso R640).components[3].component 'nic:*' is declared twice in this model; keep "
+        "one entry (put its intermediate versions in stepping_stones)."]
+    assert baseline_problems([with_nics({'component': 'nic:SN1', 'version': '22.50', 'url': NIC_URL})]) == []

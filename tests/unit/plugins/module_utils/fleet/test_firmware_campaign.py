@@ -75,11 +75,13 @@ def test_what_ran_is_the_plan_less_what_is_left_read_back():
 
 
 class Client(object):
-    """Ironic's firmware components of one node; nothing else may be asked."""
+    """Ironic's firmware components of one node ({serial: version} of its NICs too); nothing else may be asked."""
 
-    def __init__(self, bmc, bios):
+    def __init__(self, bmc, bios, nics=None):
         self.components = [{'component': 'bmc', 'current_version': bmc, 'model': 'R640'},
                            {'component': 'bios', 'current_version': bios}]
+        self.components += [{'component': 'nic:' + serial, 'current_version': version}
+                            for serial, version in sorted((nics or {}).items())]
 
     def get_firmware(self, uuid):
         return self.components
@@ -115,3 +117,27 @@ def test_a_deployed_node_at_the_baseline_needs_no_consent():
 def test_a_node_that_cannot_take_its_plan_now_fails_alone_with_the_way_out(state, target, reason):
     entry = plan_node(Client('2.10', '1.2'), BASELINE, node(state, target), allow_disruptive=True)
     assert entry['error'] == reason and entry['goal'] is None and entry['steps'] == []
+
+
+NIC_BASELINE = [dict(BASELINE[0], components=BASELINE[0]['components'] + [
+    {'component': 'nic:*', 'version': '22.40', 'url': 'http://127.0.0.1:9/nic-22.40.bin'}])]
+
+
+def test_nic_star_plans_each_nic_of_the_node_by_the_name_ironic_records_and_a_rerun_sends_none_done():
+    entry = plan_node(Client('2.10', '1.3', {'SN-B': '22.31', 'SN-A': '22.40', 'SN-C': '22.36'}), NIC_BASELINE,
+                      node('manageable'), allow_disruptive=False)
+
+    assert entry['mode'] == 'cleaning' and entry['error'] is None and entry['goal'] is not None
+    assert entry['steps'] == [
+        {'interface': 'firmware', 'step': 'update',
+         'args': {'settings': [{'component': 'nic:%s' % serial, 'url': 'http://127.0.0.1:9/nic-22.40.bin'}]}}
+        for serial in ('SN-B', 'SN-C')]
+    # Read back after the cycle: one NIC at the target is done, the other is left.
+    after = plan_node(Client('2.10', '1.3', {'SN-B': '22.40', 'SN-A': '22.40', 'SN-C': '22.36'}), NIC_BASELINE,
+                      node('manageable'), allow_disruptive=False)
+    assert done_steps(entry['compliance']['plan'], after['compliance']['plan']) == [
+        {'component': 'nic:SN-B', 'version': '22.40', 'url': 'http://127.0.0.1:9/nic-22.40.bin'}]
+    # Every NIC at the target: nothing to send.
+    rerun = plan_node(Client('2.10', '1.3', {'SN-B': '22.40', 'SN-A': '22.40', 'SN-C': '22.40'}), NIC_BASELINE,
+                      node('active'), allow_disruptive=False)
+    assert rerun['steps'] == [] and rerun['goal'] is None and rerun['compliance']['status'] == 'at_target'

@@ -203,6 +203,29 @@ def test_the_report_with_a_baseline_gives_each_node_its_compliance_and_plan():
     assert report['summary']['firmware_to_update'] == 1
 
 
+def test_the_row_of_nic_star_counts_nodes_by_their_nics_and_sums_their_steps():
+    baseline = [dict(BASELINE[0], components=BASELINE[0]['components'] + [
+        {'component': 'nic:*', 'version': '22.40', 'url': 'http://127.0.0.1:9/nic-22.40.bin'}])]
+
+    def nics(**versions):
+        return [{'component': 'nic:' + serial, 'current_version': version} for serial, version in versions.items()]
+
+    firmware = {'uuid-a': bmc('2.10') + nics(SN1='22.40', SN2='22.31'), 'uuid-b': bmc('2.10') + nics(SN3='22.40'),
+                'uuid-c': bmc('2.10') + nics(SN4='22.31', SN5='22.31'), 'uuid-d': bmc('2.10')}
+    report = valid(build_report(read([node(name) for name in 'abcd'], firmware), generated_at='2026-01-05T10:00:00Z',
+                                api_version='1.115', baseline=baseline))
+
+    entries = dict((entry['name'], entry['firmware_compliance']) for entry in report['nodes'])
+    assert [(item['component'], item['baseline_component'], item['status']) for item in entries['a']['components']] == [
+        ('bmc', 'bmc', 'at_target'), ('nic:SN1', 'nic:*', 'at_target'), ('nic:SN2', 'nic:*', 'behind')]
+    assert [step['component'] for step in entries['a']['plan']] == ['nic:SN2']
+    assert entries['d']['components'][1]['component'] == 'nic:*' and entries['d']['status'] == 'unknown'
+    assert report['firmware_baseline']['models'][0]['components'] == [
+        {'component': 'bmc', 'target': '2.10', 'at_target': 4, 'behind': 0, 'ahead': 0, 'unknown': 0, 'steps': 0},
+        {'component': 'nic:*', 'target': '22.40', 'at_target': 1, 'behind': 2, 'ahead': 0, 'unknown': 1, 'steps': 3}]
+    assert report['firmware_baseline']['to_update'] == ['a', 'c']
+
+
 def test_a_baseline_reads_every_node_s_firmware_and_needs_the_api_that_has_it(server):
     server.on('GET', '/v1/nodes', (200, {'nodes': [node('a'), node('b')]}))
     for name in 'ab':
