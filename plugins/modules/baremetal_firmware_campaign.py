@@ -147,6 +147,9 @@ EXAMPLES = r'''
           - component: bios
             version: "1.4"
             url: http://127.0.0.1:8080/firmware/r640-bios-1.4.bin
+          - component: "nic:*"  # every NIC a node records: Ironic names each nic:<serial number>
+            version: "22.40"
+            url: http://127.0.0.1:8080/firmware/r640-nic-22.40.bin
   check_mode: true
   register: campaign
 
