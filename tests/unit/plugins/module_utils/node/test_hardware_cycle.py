@@ -67,8 +67,8 @@ def test_servicing_only_from_active():
 
 def test_servicing_hands_the_steps_to_the_engine_as_service_steps(monkeypatch):
     monkeypatch.setattr(provision, 'plan_node', lambda node, state, options: [Step('service', 'active', 'active')])
-    goal = cycle.goal_for(node('active'), hwd.HardwareDeclaration(apply='servicing', allow_reboot=True,
-                                                               allow_destructive=True), RAID_STEPS + BIOS_STEP)
+    declaration = hwd.HardwareDeclaration(apply='servicing', allow_reboot=True, allow_destructive=True)
+    goal = cycle.goal_for(node('active'), declaration, RAID_STEPS + BIOS_STEP)
     assert goal.state == 'active' and goal.options.clean_steps is None
     assert goal.options.arguments('service') == {'service_steps': RAID_STEPS + BIOS_STEP}
 
