@@ -7,7 +7,7 @@ stepping stones above the running version, then its target. Each version is one 
 Redfish interface reads the components back after each, so a rerun after an interruption plans from where the
 node is and never repeats a done step), all of a node's steps in one cycle: manual cleaning for a node in
 manageable or available, servicing (API 1.87) for a deployed one, which reboots its workload and needs
-allow_disruptive. The cycles run through node/hardware.py's code path (goal_for, apply_prepared), the waves through
+allow_disruptive. The cycles run through node/hardware.py's code path (cycle_goal, apply_prepared), the waves through
 fleet/waves.py; stop_after is the end of a maintenance window, after which no new wave starts.
 """
 
@@ -23,7 +23,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import (
-    HardwareDeclaration, HardwareError)
+    CLEANING_STATES, SERVICING_STATE, HardwareDeclaration, HardwareError)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.firmware_baseline import node_compliance
 
 # The node fields a wave may be grouped by (group_by): fields every node has, that name where it runs or whose it is.
@@ -103,13 +103,13 @@ def _mode(node, plan, allow_disruptive):
     state = graph.normalize_state(node['provision_state'])
     if not graph.is_at_rest(node['provision_state'], node.get('target_provision_state')):
         return None, "node %s is still moving ('%s'); run the campaign again once it rests." % (label, state)
-    if state == hardware.SERVICING_STATE:
+    if state == SERVICING_STATE:
         if not allow_disruptive:
             raise HardwareError("node %s is deployed (active): the campaign would service it (%s), which reboots its "
                                 "workload. Set allow_disruptive: true to allow it, or leave the node out of the "
                                 "campaign." % (label, describe_plan(plan)))
         return 'servicing', None
-    if state in hardware.CLEANING_STATES:
+    if state in CLEANING_STATES:
         return 'cleaning', None
     return None, ("node %s is '%s': a campaign updates a node in manageable or available (by manual cleaning) or "
                   "active (by servicing). Bring it to one of them (baremetal.lifecycle.baremetal_provision_state) and "
@@ -131,12 +131,8 @@ def plan_node(client, baseline, node, allow_disruptive):
     if error:
         return entry
     entry['steps'] = update_steps(compliance['plan'])
-    hardware.check_interfaces(entry['label'], node, entry['steps'])
     declaration = HardwareDeclaration(firmware=compliance['plan'], apply=mode, allow_reboot=True)
-    try:
-        entry['goal'] = hardware.goal_for(node, declaration, entry['steps'])
-    except graph.PlanError as exc:
-        raise HardwareError('node %s: %s' % (entry['label'], exc))
+    entry['goal'] = hardware.cycle_goal(entry['label'], node, declaration, entry['steps'])
     return entry
 
 

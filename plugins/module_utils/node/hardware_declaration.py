@@ -15,6 +15,9 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.spellin
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_difference import as_text, is_int
 
 APPLY_MODES = ('cleaning', 'servicing', 'never')
+# Where each apply mode may start: cleaning from these states, servicing from active (node/hardware_cycle.py).
+CLEANING_STATES = ('manageable', 'available')
+SERVICING_STATE = 'active'
 
 # Ironic's raid_config_schema.json, as checks that name the offending key.
 RAID_LEVELS = ('JBOD', '0', '1', '2', '5', '6', '1+0', '5+0', '6+0')

@@ -45,8 +45,9 @@ NOT_LOADED = {
     'baremetal_provision_state': (),
     'baremetal_power': ENGINE,
     'baremetal_maintenance': ENGINE,
-    'baremetal_hardware': (),
-    'baremetal_firmware_campaign': (),
+    # The cycle that applies hardware steps and the engine it runs (only for a node whose hardware must change).
+    'baremetal_hardware': ENGINE + ('node.hardware_cycle',),
+    'baremetal_firmware_campaign': ENGINE + ('node.hardware_cycle',),
     'baremetal_fleet_report': ENGINE + RECORD + HARDWARE + ('node.network_data',),
     'baremetal_node_info': ENGINE + RECORD,
     'baremetal_allocation': ENGINE + RECORD,
