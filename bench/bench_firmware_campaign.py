@@ -29,23 +29,32 @@ import firmware_fleet  # noqa: E402  pylint: disable=wrong-import-position
 from redfish import FirmwareImages, RedfishBMC  # noqa: E402  pylint: disable=wrong-import-position
 
 # The two models: (model, BIOS, BMC, {adapter: version}) they run, and one system in MODELS_CYCLE a model each.
+# Every adapter has a serial number of its own (nic_serials), so Ironic names each system's NIC differently
+# (nic:<serial>) and the baseline names them all with nic:*.
 R640 = ('R640', '1.2', '2.8', {'NIC.Slot.1': '22.31'})
 XL170 = ('XL170', '0.9', '5.1', {'NIC.Embedded.1': '14.2'})
 MODELS_CYCLE = (R640, R640, R640, XL170, XL170)  # 3 R640 for 2 XL170
 
 
+def nic_serials(models):
+    """{adapter: serial number} a system: each system's adapter a serial of its own."""
+    return [dict((adapter, 'SN%s%04d' % (model[0], index)) for adapter in model[3])
+            for index, model in enumerate(models)]
+
+
 def baseline(images):
     """The R640 needs BMC 2.9 on the way to 2.10 (a stepping stone), then BIOS, then its NIC; the XL170 its BIOS and
-    its NIC."""
+    its NIC. A NIC is named nic:*, every NIC a node records: its name (nic:<serial>) differs from node to node; the
+    image names the adapter it updates, as a vendor's image names the adapter model it is for."""
     return [
         {'name': 'Contoso R640', 'match': {'model': 'R640'}, 'components': [
             {'component': 'bmc', 'version': '2.10', 'url': images.url('bmc', '2.10'),
              'stepping_stones': [{'version': '2.9', 'url': images.url('bmc', '2.9')}]},
             {'component': 'bios', 'version': '1.3', 'url': images.url('bios', '1.3')},
-            {'component': 'nic:NIC.Slot.1', 'version': '22.40', 'url': images.url('nic:NIC.Slot.1', '22.40')}]},
+            {'component': 'nic:*', 'version': '22.40', 'url': images.url('nic:NIC.Slot.1', '22.40')}]},
         {'name': 'Fabrikam XL170', 'match': {'model': 'XL170'}, 'components': [
             {'component': 'bios', 'version': '1.0', 'url': images.url('bios', '1.0')},
-            {'component': 'nic:NIC.Embedded.1', 'version': '14.3', 'url': images.url('nic:NIC.Embedded.1', '14.3')}]},
+            {'component': 'nic:*', 'version': '14.3', 'url': images.url('nic:NIC.Embedded.1', '14.3')}]},
     ]
 
 
@@ -86,13 +95,21 @@ def enroll_adopted(raw, bmc, count, racks):
 
 
 def recorded_versions(raw, uuids):
-    """{(component, version): how many nodes} as Ironic records them."""
+    """{(component, version): how many nodes} as Ironic records them (every nic:<serial> counted as one name)."""
     counts = {}
     for uuid in uuids:
         for entry in raw.call('GET', '/nodes/%s/firmware' % uuid)['firmware']:
-            key = (entry['component'], entry['current_version'])
+            name = 'nic:<serial>' if entry['component'].startswith('nic:') else entry['component']
+            key = (name, entry['current_version'])
             counts[key] = counts.get(key, 0) + 1
     return sorted(counts.items())
+
+
+def nic_names(raw, uuids):
+    """How many different NIC component names Ironic records over the nodes (one a node: nic:<serial>)."""
+    return len(set(entry['component'] for uuid in uuids
+                   for entry in raw.call('GET', '/nodes/%s/firmware' % uuid)['firmware']
+                   if entry['component'].startswith('nic:')))
 
 
 def summary(result):
@@ -117,13 +134,14 @@ def main():
     with common.ironic(args.ironic_venv, args.keep, config_overrides=firmware_fleet.FIRMWARE_IRONIC) as bench:
         bmc = RedfishBMC(os.path.join(bench.dir, 'bmc'), systems=args.systems, models=[m[0] for m in models],
                          bios_versions=[m[1] for m in models], bmc_versions=[m[2] for m in models],
-                         nic_versions=[m[3] for m in models])
+                         nic_versions=[m[3] for m in models], nic_serials=nic_serials(models))
         images = FirmwareImages()
         try:
             bmc.start()
             names, uuids, seconds = enroll_adopted(bench.raw, bmc, args.systems, args.racks)
             print('%d nodes enrolled and adopted in %.1f s' % (len(names), seconds), flush=True)
             print('before: %s' % recorded_versions(bench.raw, uuids), flush=True)
+            print('NIC component names Ironic records: %d' % nic_names(bench.raw, uuids), flush=True)
             seconds, result = bench.module('baremetal_firmware_campaign', cloud=bench.cloud, nodes=names,
                                            firmware_baseline=baseline(images), group_by='resource_class',
                                            wave_size=str(args.wave_size), allow_disruptive=True, timeout=3600)
