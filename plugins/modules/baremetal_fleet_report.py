@@ -192,6 +192,9 @@ report:
           most of its nodes run), C(versions) (C(version) and C(nodes), highest first) and C(outliers)
           (C(node) and C(version)). vendor and model are the component's (Ironic API 1.114), else the node's
           C(properties.vendor), else null.
+        - The NICs of one vendor and model are one group whose C(component) is V(nic:*) (Ironic names each NIC
+          C(nic:<serial number>), a name of its own on every node); its C(versions) and C(outliers) count NICs,
+          its C(nodes) the nodes that have one.
       type: dict
       sample:
         read: true

@@ -378,6 +378,10 @@ def test_firmware_baseline_compliance_from_the_components_ironic_records_through
             {'component': 'nic:*', 'target': '22.40', 'at_target': 1, 'behind': 1, 'ahead': 0, 'unknown': 1,
              'steps': 1}]}]}
     assert report['summary']['firmware_to_update'] == 1
+    # The firmware panel groups the two NICs, each named after its serial number, as one vendor and model: nic:*.
+    nics = [group for group in report['firmware']['groups'] if group['component'].startswith('nic:')]
+    assert [(group['component'], group['nodes'], group['common_version'], group['outliers']) for group in nics] == [
+        ('nic:*', 2, '22.40', [{'node': 'fw-behind', 'version': '22.31'}])], nics
 
     page = report_dir / 'fleet-report.html'
     document = parse(chromium('--dump-dom', 'file://%s' % page, workdir=tmp_path))

@@ -18,7 +18,7 @@ import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet import drift
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.firmware_baseline import (
-    compliance_section, node_compliance)
+    EVERY_NIC, NIC_COMPONENT_PREFIX, compliance_section, node_compliance)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
@@ -150,19 +150,26 @@ def _common_version(counts):
 def firmware_groups(nodes, firmware):
     """Firmware versions by vendor, model and component, with the nodes that run another version than most of
     their group (outliers). vendor and model are the component's (API 1.114); a component without a vendor takes
-    the node's (properties.vendor, which Ironic caches from the BMC)."""
+    the node's (properties.vendor, which Ironic caches from the BMC).
+
+    NICs are grouped by vendor and model under nic:*, as a baseline names them: Ironic names a NIC after its serial
+    number (nic:<serial>), a name of its own on every node. Their versions and outliers count NICs; nodes counts
+    the nodes that have one."""
     groups = {}
     for node in nodes:
         for component in firmware.get(node['uuid']) or []:
             vendor = component.get('vendor') or (node.get('properties') or {}).get('vendor')
-            key = (vendor or '', component.get('model') or '', component['component'])
+            name = component['component']
+            key = (vendor or '', component.get('model') or '', EVERY_NIC if name.startswith(NIC_COMPONENT_PREFIX)
+                   else name)
             groups.setdefault(key, []).append((node_label(node), component.get('current_version')))
     result = []
     for (vendor, model, name), members in sorted(groups.items()):
         counts = collections.Counter(version for _node, version in members)
         common = _common_version(counts)
         result.append({
-            'vendor': vendor or None, 'model': model or None, 'component': name, 'nodes': len(members),
+            'vendor': vendor or None, 'model': model or None, 'component': name,
+            'nodes': len(set(node for node, _version in members)),
             'common_version': common,
             'versions': [{'version': version, 'nodes': counts[version]}
                          for version in sorted(counts, key=lambda version: version_key(version or ''), reverse=True)],

@@ -74,6 +74,21 @@ def test_firmware_groups_by_vendor_model_and_component_with_the_outliers():
     ]
 
 
+def test_the_nics_of_one_vendor_and_model_are_one_group_whatever_their_serial_numbers():
+    def nic(serial, version, model='EN-25G'):
+        return {'component': 'nic:%s' % serial, 'current_version': version, 'vendor': 'Emulated', 'model': model}
+    firmware = {'uuid-a': [nic('SN1', '22.40'), nic('SN2', '22.40')], 'uuid-b': [nic('SN3', '22.31')],
+                'uuid-c': [nic('SN4', '22.40'), nic('SN5', '1.0', model='EN-100G')]}
+    groups = firmware_groups([node('a'), node('b'), node('c')], firmware)
+    assert groups == [
+        {'vendor': 'Emulated', 'model': 'EN-100G', 'component': 'nic:*', 'nodes': 1, 'common_version': '1.0',
+         'versions': [{'version': '1.0', 'nodes': 1}], 'outliers': []},
+        {'vendor': 'Emulated', 'model': 'EN-25G', 'component': 'nic:*', 'nodes': 3, 'common_version': '22.40',
+         'versions': [{'version': '22.40', 'nodes': 3}, {'version': '22.31', 'nodes': 1}],
+         'outliers': [{'node': 'b', 'version': '22.31'}]},
+    ]
+
+
 def test_of_versions_as_common_the_highest_is_the_reference():
     groups = firmware_groups([node('a'), node('b')], {'uuid-a': bmc('1.9'), 'uuid-b': bmc('1.10')})
     assert groups[0]['common_version'] == '1.10' and groups[0]['outliers'] == [{'node': 'a', 'version': '1.9'}]
