@@ -19,8 +19,10 @@ description:
     firmware interface runs with the deploy ramdisk booted. A deployed (V(active)) node is serviced (Ironic API
     1.87), which reboots its workload and needs O(allow_disruptive=true).
   - The versions come from what Ironic reports (its firmware components, API 1.86). A rerun after an interruption
-    (a stop, a failed wave, O(stop_after)) plans every node again from where it is, and never repeats a step that
-    is done.
+    (Ctrl-C, a failed wave, O(stop_after)) plans every node again from where it is, and never repeats a step that
+    is done. Ctrl-C ends the task, not the cycle Ironic runs, so a rerun first waits, within O(timeout), for a node
+    still in it (V(servicing), V(service wait), V(cleaning), V(clean wait)) to come to rest, then reads its
+    versions. In check mode it waits for nothing and plans the node from where it lands.
   - The nodes that need an update run in waves, grouped by O(group_by) when given, behind the health gate of
     O(wave_size). No new wave starts once more than O(max_fail_percentage) of the nodes failed, or after
     O(stop_after).
@@ -110,7 +112,8 @@ options:
     version_added: 0.5.0
   timeout:
     description:
-      - Seconds each wave may take, including the cycles of its nodes. Without waves, it is the whole task.
+      - Seconds each wave may take, including the wait for a node still in a cycle and the cycles of its nodes. Without
+        waves, it is the whole task.
     type: int
     default: 3600
     version_added: 0.5.0

@@ -24,6 +24,9 @@ description:
     malformed RAID layout or firmware entry fails the task and names the key. So does a step the node's
     interface does not offer (see the notes). Nothing is sent to Ironic.
   - When the node already matches, no request that changes anything is made and the task reports no change.
+  - A node still moving is waited for within O(timeout) and read again once it rests, so a step that cycle completed
+    is not run again. Most often it is in the cycle of a run that was interrupted, since Ctrl-C ends the task, not
+    Ironic's cycle. In check mode it is planned from where it lands, without waiting.
   - With O(nodes) or O(select), many nodes are validated first and then configured in one task.
 author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
@@ -112,7 +115,7 @@ options:
     default: false
   timeout:
     description:
-      - Seconds the whole task may take, including the clean or service cycle.
+      - Seconds the whole task may take, including the wait for a node still moving and the clean or service cycle.
       - Recording a node's target RAID configuration waits this long at most for a node a conductor keeps locked.
     type: int
     default: 3600

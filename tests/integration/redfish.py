@@ -45,8 +45,9 @@ class RedfishBMC:
     ``{adapter Id: serial number}``), those adapters report that ``SerialNumber``, and Ironic names their components
     ``nic:<serial number>`` (an image for ``nic:<adapter Id>`` still updates the adapter of that Id).
 
-    ``driver_info(index, password=None)`` is what Ironic needs to drive system ``index``; ``stop()`` ends the
-    emulator by its PID (a killed emulator is a BMC that stopped answering).
+    ``driver_info(index, password=None)`` is what Ironic needs to drive system ``index``; ``hold_firmware_tasks()``
+    keeps every firmware update task Running until ``release_firmware_tasks()``; ``stop()`` ends the emulator by its
+    PID (a killed emulator is a BMC that stopped answering).
     """
 
     def __init__(self, base_dir, systems=1, password=None, raid_controller=False, bios_versions=None, models=None,
@@ -79,6 +80,21 @@ class RedfishBMC:
     @property
     def auth_file(self):
         return os.path.join(self.base_dir, 'htpasswd')
+
+    @property
+    def hold_file(self):
+        return os.path.join(self.base_dir, 'firmware-tasks-held')
+
+    def hold_firmware_tasks(self):
+        """From now on every firmware update task of the BMC stays Running, its update not applied, until
+        release_firmware_tasks (redfish_firmware.py): a BMC that takes its time to flash itself."""
+        with open(self.hold_file, 'w', encoding='utf-8') as stream:
+            stream.write('held\n')
+
+    def release_firmware_tasks(self):
+        """The held tasks end at their next read, their updates applied (idempotent)."""
+        if os.path.exists(self.hold_file):
+            os.remove(self.hold_file)
 
     def set_password(self, password):
         """Change the BMC's password, as an operator does on the BMC itself: the emulator reads its htpasswd file on
@@ -129,6 +145,8 @@ class RedfishBMC:
             'SUSHY_EMULATOR_AUTH_FILE': self.auth_file,
             # Its own state directory: the default is shared by every emulator of the machine (/tmp/sushy-emulator).
             'SUSHY_EMULATOR_STATE_DIR': os.path.join(self.base_dir, 'state'),
+            # While this file exists, the firmware emulator's update tasks stay Running (hold_firmware_tasks).
+            'SUSHY_EMULATOR_FIRMWARE_HOLD_FILE': self.hold_file,
         }
         if len(chassis) > 1:
             settings['SUSHY_EMULATOR_CHASSIS'] = chassis

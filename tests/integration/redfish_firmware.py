@@ -39,9 +39,14 @@ its own, and views of its own for network adapters and tasks):
 - a power change takes effect ``POWER_DELAY`` seconds after it is asked (1 to 11 s in the fake driver), so that a
   reboot of a firmware update fits in the short power timeout of the test Ironic.
 
-Not emulated: a task that stays ``Starting`` or ``Running`` (every update is done when its task is first read, so
-Ironic's wait for a NIC task that needs a reboot to start, ``firmware_update_nic_starting_wait``, and its BIOS reboot
-at a task's start are never exercised), a BMC that stops answering while it flashes itself, an update applied only at
+A BMC that takes its time: while the file named by ``SUSHY_EMULATOR_FIRMWARE_HOLD_FILE`` exists
+(redfish.RedfishBMC's ``hold_firmware_tasks``), every task is ``Running``, its monitor answers HTTP 202 (what sushy
+calls processing) and no update is applied; once it is gone, the next read of a task applies its update, as above.
+Ironic keeps polling a ``Running`` BMC task, the node in ``service wait``.
+
+Not emulated: a task that stays ``Starting`` (Ironic's wait for a NIC task that needs a reboot to start,
+``firmware_update_nic_starting_wait``, and its BIOS reboot at a task's start are never exercised: hold only a BMC
+update), a BMC that stops answering while it flashes itself, an update applied only at
 the next reboot, an adapter with several controllers, and the other Redfish resources of an adapter (ports, device
 functions).
 """
@@ -51,6 +56,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import os
 import sys
 import threading
 import time
@@ -274,10 +280,19 @@ def _task_document(task):
     return document
 
 
+def _held():
+    """Whether the BMC holds every task Running (its hold file exists)."""
+    hold_file = emulator.app.config.get('SUSHY_EMULATOR_FIRMWARE_HOLD_FILE')
+    return bool(hold_file) and os.path.exists(hold_file)
+
+
 def _task(task):
     if task not in _tasks:
         return flask.Response(json.dumps({'error': {'message': 'No task %s' % task}}), status=404,
                               content_type='application/json')
+    if _held():
+        document = dict(_task_document(task), TaskState='Running', TaskStatus='OK', PercentComplete=50, Messages=[])
+        return flask.Response(json.dumps(document), status=202, content_type='application/json')
     _apply(task)
     return flask.Response(json.dumps(_task_document(task)), status=200, content_type='application/json')
 

@@ -163,8 +163,9 @@ def write_clouds(path, instances):
     return str(path)
 
 
-def ansible(command, cwd, clouds_yaml, extra_vars=None, args=()):
-    """Run an ansible command of the ansible-core under test in ``cwd``; returns (rc, output)."""
+def ansible_argv(command, clouds_yaml, extra_vars=None, args=()):
+    """(argv, env) of an ansible command of the ansible-core under test, with the installed collection and
+    ``clouds_yaml``'s EXAMPLE_CLOUD."""
     env = dict((key, value) for key, value in os.environ.items() if not key.startswith(('OS_', 'ANSIBLE_')))
     env.update(ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_COLLECTIONS_PATH=COLLECTIONS,
                ANSIBLE_NOCOLOR='1', ANSIBLE_INVENTORY_UNPARSED_FAILED='true',
@@ -173,6 +174,12 @@ def ansible(command, cwd, clouds_yaml, extra_vars=None, args=()):
     argv = [os.path.join(BIN, command[0])] + list(command[1:]) + list(args)
     if extra_vars:
         argv += ['-e', json.dumps(extra_vars)]
+    return argv, env
+
+
+def ansible(command, cwd, clouds_yaml, extra_vars=None, args=()):
+    """Run an ansible command of the ansible-core under test in ``cwd``; returns (rc, output)."""
+    argv, env = ansible_argv(command, clouds_yaml, extra_vars, args)
     process = subprocess.run(argv, cwd=str(cwd), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, timeout=900, check=False)
     return process.returncode, process.stdout

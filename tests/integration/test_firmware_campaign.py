@@ -3,7 +3,8 @@
 redfish_firmware.py (the images served by redfish.FirmwareImages): two models, a stepping stone, every NIC of a model
 (``nic:*``: each R640's NIC has a serial number of its own, so Ironic names it ``nic:<serial>``, another name on
 every node), deployed nodes serviced, check mode, a deployed node refused without allow_disruptive, an interrupted
-campaign continued without a repeated step, a failing image.
+campaign continued without a repeated step (after stop_after, and after Ctrl-C in the middle of a cycle), a failing
+image.
 
 One Ironic and one emulator for the file; the nodes are deployed by adoption (firmware_fleet.enroll), as the
 firmware.update clean step of manageable nodes needs the deploy ramdisk: only check mode plans one here, and
@@ -12,13 +13,17 @@ test_firmware_manual_clean.py runs one, with the test agent playing the ramdisk.
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
+import time
 
 import pytest
 
 from firmware_fleet import delete, enroll_all, firmware_versions
 from redfish import RedfishBMC
-from test_examples import EXAMPLE_CLOUD, ansible, claim, wrap, write_clouds
+from test_examples import EXAMPLE_CLOUD, ansible, ansible_argv, claim, wrap, write_clouds
 
 # The emulated systems: (model, BIOS, BMC, (serial number, version) of its NIC in slot 1, or None) of each.
 SYSTEMS = [('R640', '1.2', '2.8', ('EN25G-4F1A', '22.31')), ('R640', '1.2', '2.9', ('EN25G-7C02', '22.31')),
@@ -180,6 +185,117 @@ def test_an_interrupted_campaign_continues_without_repeating_a_step(firmware_iro
     assert not third.get('failed'), third.get('msg')
     assert [(entry['changed'], entry['campaign']) for entry in third['nodes']] == [(False, [])] * 3
     assert firmware_ironic.write_requests_since(mark) == []
+
+
+def provision_state_becomes(ironic, node_uuid, state, timeout=120.0):
+    """Wait for the node to be in ``state`` (an event of Ironic's), within timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        node = ironic.api('GET', '/v1/nodes/%s' % node_uuid)
+        if node['provision_state'] == state:
+            return node
+        assert time.monotonic() < deadline, 'node %s never reached %s: it is %s (%s)' % (
+            node_uuid, state, node['provision_state'], node['last_error'])
+        time.sleep(0.2)
+
+
+CAMPAIGN_PLAY = """- name: A firmware campaign
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Bring the nodes to the baseline
+      baremetal.lifecycle.baremetal_firmware_campaign:
+        nodes: "{{ campaign_nodes }}"
+        firmware_baseline: "{{ campaign_baseline }}"
+        allow_disruptive: true
+        timeout: 600
+"""
+
+
+def start_playbook(tmp_path, clouds, extra_vars, name):
+    """ansible-playbook of CAMPAIGN_PLAY started in a session of its own (so that os.killpg reaches it, its workers
+    and its module, as Ctrl-C in a terminal does), its output in tmp_path/<name>.log: (process, log path)."""
+    playbook = tmp_path / 'campaign.yml'
+    playbook.write_text(CAMPAIGN_PLAY, encoding='utf-8')
+    argv, env = ansible_argv(['ansible-playbook', str(playbook)], clouds, extra_vars)
+    log = tmp_path / ('%s.log' % name)
+    with open(log, 'wb') as output:
+        process = subprocess.Popen(argv, cwd=str(tmp_path), env=env, stdout=output,  # pylint: disable=consider-using-with
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    return process, log
+
+
+def stop_session(process):
+    """Kill what is left of a playbook's session by its PID (idempotent)."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+
+
+def test_a_rerun_after_ctrl_c_waits_for_the_cycle_ironic_still_runs_and_repeats_no_step(
+        firmware_ironic, firmware_images, run_module, tmp_path):
+    """Ctrl-C ends the task, not Ironic's servicing: the rerun finds the node in service wait (its BMC still
+    flashing: the emulator holds the task Running), waits for the cycle to end, then plans from the versions Ironic
+    reports and sends nothing that ran. Check mode in between waits for nothing and plans from where the node lands.
+    On the code before, both runs failed the node at once as "still moving"."""
+    held_bmc = RedfishBMC(tmp_path / 'bmc', systems=1, models=['R640'], bios_versions=['1.2'], bmc_versions=['2.8'],
+                          nic_versions=[{'NIC.Slot.1': '22.31'}], nic_serials=[{'NIC.Slot.1': 'EN25G-5D10'}]).start()
+    node, processes = None, []
+    try:
+        (node,) = enroll_all(firmware_ironic, held_bmc, ['active'])
+        clouds = write_clouds(tmp_path / 'clouds.yaml', {EXAMPLE_CLOUD: firmware_ironic})
+        extra_vars = {'campaign_nodes': [node['name']], 'campaign_baseline': baseline(firmware_images)}
+        mark = firmware_ironic.log_mark()
+        held_bmc.hold_firmware_tasks()
+
+        first, first_log = start_playbook(tmp_path, clouds, extra_vars, 'first')
+        processes.append(first)
+        provision_state_becomes(firmware_ironic, node['uuid'], 'service wait')  # the BMC update is under way
+        os.killpg(first.pid, signal.SIGINT)  # Ctrl-C
+        assert first.wait(timeout=60) != 0, first_log.read_text()
+        assert firmware_ironic.api('GET', '/v1/nodes/%s' % node['uuid'])['provision_state'] == 'service wait'
+
+        # Check mode waits for nothing: it plans from where the node lands (active), with the versions of now.
+        checked_at = firmware_ironic.log_mark()
+        checked = run_module('baremetal_firmware_campaign', check=True, endpoint=firmware_ironic.endpoint,
+                             nodes=[node['name']], firmware_baseline=baseline(firmware_images), allow_disruptive=True)
+        assert not checked.get('failed'), checked.get('msg')
+        assert firmware_ironic.write_requests_since(checked_at) == []
+        (entry,) = checked['nodes']
+        assert [step['version'] for step in entry['campaign']] == ['2.9', '2.10', '1.3', '22.40']
+        assert entry['mode'] == 'servicing' and entry['changed']
+        # (A warning is a text, or a WarningSummary of ansible-core 2.19 and later.)
+        assert "in check mode nothing is sent, so the task did not wait for it" in str(checked.get('warnings'))
+
+        rerun_at = firmware_ironic.log_mark()
+        rerun, rerun_log = start_playbook(tmp_path, clouds, extra_vars, 'rerun')
+        processes.append(rerun)
+        # The rerun reads the node and polls it while the BMC still flashes; then the BMC finishes.
+        firmware_ironic.wait_for_requests(
+            rerun_at, lambda requests: sum(1 for request in requests if request.method == 'GET'
+                                           and request.path.startswith('/v1/nodes')) >= 4,
+            'the rerun reading the node')
+        assert firmware_ironic.api('GET', '/v1/nodes/%s' % node['uuid'])['provision_state'] == 'service wait'
+        held_bmc.release_firmware_tasks()
+
+        assert rerun.wait(timeout=600) == 0, rerun_log.read_text()
+        output = rerun_log.read_text()
+        assert 'failed=0' in output and 'still moving' not in output, output
+        # The rerun waited for the first run's cycle, which ran every step, and found nothing left: no write.
+        assert firmware_ironic.write_requests_since(rerun_at) == []
+        assert firmware_versions(firmware_ironic, node['uuid']) == {'bmc': '2.10', 'bios': '1.3',
+                                                                    'nic:EN25G-5D10': '22.40'}
+        assert firmware_ironic.api('GET', '/v1/nodes/%s' % node['uuid'])['provision_state'] == 'active'
+        # Every step once, over the interrupted run and the rerun.
+        sent = [url for url, uuid in service_steps_sent(firmware_ironic, mark) if uuid == node['uuid']]
+        assert sorted(sent) == sorted(set(sent)) and len(sent) == 4, sent
+    finally:
+        held_bmc.release_firmware_tasks()
+        for process in processes:
+            stop_session(process)
+        if node is not None:
+            delete(firmware_ironic, node['uuid'])
+        held_bmc.stop()
 
 
 def test_a_failing_image_leaves_the_node_failed_with_the_bmc_reason(firmware_ironic, fleet, firmware_images,

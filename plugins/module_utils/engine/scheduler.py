@@ -31,6 +31,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait im
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import diagnosis, graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import DONE_WHEN_ANSWERED, step_word
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE, MOVING, READY, WAITING, Job
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import running_step, task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import NodePlans
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
@@ -98,6 +99,20 @@ def converge(client, goals, check_mode=False, wait=True, timeout=3600, concurren
     scheduler.run(jobs, wait=wait, check_mode=check_mode)
     errors = [no_node_message([ident], client) for ident in missing]
     return [job for job, _node in jobs], errors
+
+
+def wait_for_rest(client, nodes, timeout, clock=time.monotonic, sleep=time.sleep):
+    """Wait until each node (as read), moved by someone else, rests: a cycle an interrupted task left running (Ctrl-C
+    ends the task, not Ironic's cycle) ends before the node is planned again. Each is polled and judged as converge
+    judges a node not at rest (engine/waiter.py): waited for while it moves, in a wait state, or until a dead
+    conductor's takeover; the only write is Ironic's way out of a stranded state (STRANDED_WAY_OUT).
+
+    Returns {uuid: None once the node rests, else why it did not within timeout, worded by engine/diagnosis.py}.
+    """
+    scheduler = Scheduler(client, timeout, plan=lambda job, node: [], clock=clock, sleep=sleep)
+    jobs = [(Job(node, landing_of(node), Options()), node) for node in nodes]
+    scheduler.run(jobs)
+    return dict((job.uuid, job.error) for job, _node in jobs)
 
 
 class Scheduler(object):

@@ -72,6 +72,12 @@ NIC_COMPONENT_PREFIX = 'nic:'
 # (nic:<SerialNumber>, else nic:<Id>), a name that differs from node to node of one model. The only pattern there is.
 EVERY_NIC = NIC_COMPONENT_PREFIX + '*'
 
+
+def is_nic(name):
+    """Whether Ironic's component name is a network adapter's (nic:<serial> or nic:<id>, or the pattern nic:*)."""
+    return str(name).startswith(NIC_COMPONENT_PREFIX)
+
+
 # A component's compliance.
 AT_TARGET, BEHIND, AHEAD, UNKNOWN = 'at_target', 'behind', 'ahead', 'unknown'
 STATUSES = (AT_TARGET, BEHIND, AHEAD, UNKNOWN)
@@ -110,7 +116,7 @@ def is_component_name(name):
     """Whether a baseline may name this component: bios, bmc, nic:<id> (as Ironic's redfish firmware interface
     names them) or nic:* (every NIC the node records). No other name holds a '*'."""
     return isinstance(name, str) and (name in FIRMWARE_COMPONENTS or name == EVERY_NIC or (
-        name.startswith(NIC_COMPONENT_PREFIX) and len(name) > len(NIC_COMPONENT_PREFIX) and '*' not in name))
+        is_nic(name) and len(name) > len(NIC_COMPONENT_PREFIX) and '*' not in name))
 
 
 def model_label(model):
@@ -362,7 +368,7 @@ def entry_compliances(entry, recorded, named):
     """[(compliance, steps)] of one entry of a model: one item, or for nic:* one per NIC the node records (sorted by
     name) that the model does not name itself (named: the components the model's entries name). A node that records
     no NIC has one unknown item for nic:*; one whose every NIC the model names has none."""
-    nics = sorted(name for name in recorded if str(name).startswith(NIC_COMPONENT_PREFIX))
+    nics = sorted(name for name in recorded if is_nic(name))
     if entry['component'] != EVERY_NIC or not nics:
         return [component_compliance(entry, recorded)]
     return [component_compliance(entry, recorded, name) for name in nics if name not in named]

@@ -18,7 +18,8 @@ __metaclass__ = type
 import re
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail, node_label, node_result
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import summarize_node
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware
@@ -111,20 +112,23 @@ def _mode(node, plan, allow_disruptive):
         return 'servicing', None
     if state in CLEANING_STATES:
         return 'cleaning', None
-    return None, ("node %s is '%s': a campaign updates a node in manageable or available (by manual cleaning) or "
+    reason = masked_text(node.get('last_error')) if graph.kind(state) == states.FAILED else None
+    return None, ("node %s is '%s'%s: a campaign updates a node in manageable or available (by manual cleaning) or "
                   "active (by servicing). Bring it to one of them (baremetal.lifecycle.baremetal_provision_state) and "
-                  "run the campaign again; its plan: %s." % (label, state, describe_plan(plan)))
+                  "run the campaign again; its plan: %s." % (
+                      label, state, " (Ironic's reason: %s)" % reason if reason else '', describe_plan(plan)))
 
 
-def plan_node(client, baseline, node, allow_disruptive):
+def plan_node(client, baseline, node, allow_disruptive, unrested=None):
     """One node's campaign, read and planned, nothing written: a dictionary with the node, its compliance, its
-    steps and mode, the goal of its cycle (or None) and its error (a node's failure, or None). Raises HardwareError
-    for a refusal of the whole task (a deployed node without allow_disruptive, an interface without the step)."""
+    steps and mode, the goal of its cycle (or None) and its error (a node's failure, or None: unrested, why it did
+    not come to rest, is one). Raises HardwareError for a refusal of the whole task (a deployed node without
+    allow_disruptive, an interface without the step)."""
     components = client.get_firmware(node['uuid'])
     compliance = node_compliance(baseline, node, components)
     entry = {'node': node, 'label': node_label(node), 'compliance': compliance, 'steps': [], 'mode': None,
-             'goal': None, 'error': None}
-    if not compliance['plan']:
+             'goal': None, 'error': unrested}
+    if not compliance['plan'] or unrested:
         return entry
     mode, error = _mode(node, compliance['plan'], allow_disruptive)
     entry.update(mode=mode, error=error)
@@ -153,14 +157,16 @@ def run_campaign(client, baseline, nodes, allow_disruptive=False, check_mode=Fal
     cycle each: one result per node, in order, with its model, status, components, campaign (the plan), mode, done
     and left (read back from Ironic after its cycle).
 
-    Every node is read and planned first: a refusal raises HardwareError before a single write. A node that cannot
-    take its plan now, or whose cycle fails (left where Ironic put it, with Ironic's reason), carries its error; the
-    others go on.
+    A node still moving (the cycle of an interrupted run) is waited for first, within timeout, and planned from the
+    versions Ironic reports once it rests (hardware.wait_for_moving). Every node is read and planned before a
+    single write: a refusal raises HardwareError. A node that cannot take its plan (one that did not come to rest),
+    or whose cycle fails (left where Ironic put it, with Ironic's reason), carries its error; the others go on.
     """
+    nodes, waited, timeout = hardware.wait_for_moving(client, nodes, CAMPAIGN_NODE_FIELDS, timeout, check_mode)
     entries, problems = [], []
     for node in nodes:
         try:
-            entries.append(plan_node(client, baseline, node, allow_disruptive))
+            entries.append(plan_node(client, baseline, node, allow_disruptive, waited.get(node['uuid'])))
         except HardwareError as exc:
             problems.append(str(exc))
     if problems:

@@ -18,7 +18,7 @@ import collections
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet import drift
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.firmware_baseline import (
-    EVERY_NIC, NIC_COMPONENT_PREFIX, compliance_section, node_compliance)
+    EVERY_NIC, compliance_section, is_nic, node_compliance)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import states
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_label
@@ -160,8 +160,7 @@ def firmware_groups(nodes, firmware):
         for component in firmware.get(node['uuid']) or []:
             vendor = component.get('vendor') or (node.get('properties') or {}).get('vendor')
             name = component['component']
-            key = (vendor or '', component.get('model') or '', EVERY_NIC if name.startswith(NIC_COMPONENT_PREFIX)
-                   else name)
+            key = (vendor or '', component.get('model') or '', EVERY_NIC if is_nic(name) else name)
             groups.setdefault(key, []).append((node_label(node), component.get('current_version')))
     result = []
     for (vendor, model, name), members in sorted(groups.items()):

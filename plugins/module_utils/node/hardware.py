@@ -140,13 +140,29 @@ def prepare(client, node, declaration):
             'record_raid': declaration.apply != 'never' and 'target_raid_config' in changes['raid']}
 
 
+def wait_for_moving(client, nodes, fields, timeout, check_mode=False):
+    """hardware_cycle.wait_for_cycles: (the nodes, each at rest; {uuid: why one did not come to rest}; the seconds
+    left of timeout). A node still moving is most often in the cycle of a run that was interrupted."""
+    if all(graph.is_at_rest(node['provision_state'], node.get('target_provision_state')) for node in nodes):
+        return nodes, {}, timeout
+    # Imported here, as in apply_prepared: only a node still moving waits, with the engine.
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware_cycle
+    return hardware_cycle.wait_for_cycles(client, nodes, fields, timeout, check_mode)
+
+
 def configure(client, requests, check_mode=False, timeout=3600, concurrency=1):
     """Bring each (node, HardwareDeclaration) to its hardware configuration: the nodes as read with HARDWARE_NODE_FIELDS,
     each once, their declarations through check_shapes. Returns one result per node.
 
-    Every node's hardware is read and validated first: any problem raises HardwareError before a single write.
-    A node whose cycle fails carries its error; the others go on.
+    A node still moving (the cycle of an interrupted run) is waited for first, within timeout, and planned from
+    where it rests (hardware_cycle.wait_for_cycles). Every node's hardware is read and validated before a single
+    write: any problem raises HardwareError. A node whose cycle fails carries its error; the others go on.
     """
+    nodes, waited, timeout = wait_for_moving(client, [node for node, _declaration in requests], HARDWARE_NODE_FIELDS,
+                                             timeout, check_mode)
+    if waited:
+        raise HardwareError(' '.join(waited[node['uuid']] for node in nodes if node['uuid'] in waited))
+    requests = [(node, declaration) for node, (_node, declaration) in zip(nodes, requests)]
     problems, prepared = [], []
     for node, declaration in requests:
         try:

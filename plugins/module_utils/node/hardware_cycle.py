@@ -14,12 +14,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import time
+
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import graph, planner, provision
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import interface_field
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail, node_label
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge, landing_of, wait_for_rest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, Locked
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware_declaration as declared
@@ -98,6 +100,33 @@ def explain_failure(error, node, interfaces, release):
         error += '.'  # Ironic's last_error often ends without one: the sentences that follow start on their own
     return ('%s%s The node is left where Ironic put it; baremetal.lifecycle.baremetal_provision_state recovers it %s'
             % (error, needs, recovery(release)))
+
+
+# -- a cycle an interrupted run left going ---------------------------------------------------------------------
+
+def wait_for_cycles(client, nodes, fields, timeout, check_mode=False, clock=time.monotonic, sleep=time.sleep):
+    """(The nodes, each at rest, in order; {uuid: why a node did not come to rest}; the seconds left of timeout).
+
+    A node still moving is most often in the cycle of a run that was interrupted (Ctrl-C ends the task, not Ironic's
+    cycle): it is waited for within timeout (scheduler.wait_for_rest: judged as every converge judges a node someone
+    else moves, never failed on a guess), then read again with ``fields``, and planned from what Ironic reports then,
+    so that a step the cycle completed is not run again. In check mode nothing is waited for: the node is taken where
+    it lands (scheduler.landing_of), and the check-mode converge of its cycle says so in its result.
+    """
+    started = clock()
+    moving = [node for node in nodes
+              if not graph.is_at_rest(node['provision_state'], node.get('target_provision_state'))]
+    if not moving:
+        return nodes, {}, timeout
+    if check_mode:
+        landed = dict((node['uuid'], dict(node, provision_state=landing_of(node), target_provision_state=None))
+                      for node in moving)
+        return [landed.get(node['uuid'], node) for node in nodes], {}, timeout
+    waited = wait_for_rest(client, moving, timeout, clock, sleep)
+    problems = dict((uuid, error) for uuid, error in waited.items() if error)
+    rested = dict((node['uuid'], client.get_node(node['uuid'], fields)) for node in moving
+                  if node['uuid'] not in problems)
+    return [rested.get(node['uuid'], node) for node in nodes], problems, max(1, int(timeout - (clock() - started)))
 
 
 # -- the cycles ----------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job imp
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import Goal
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge, wait_for_rest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_INITIAL_DELAY, POLL_MAX_DELAY
 
 from .fake_ironic import IMAGE, FakeIronic, deploying_with_instance_info, jobs_for, run, scheduler
@@ -769,3 +769,32 @@ def test_check_mode_shows_the_instance_info_step_of_the_plan_and_writes_nothing(
     assert missing == [] and jobs[0].error is None
     assert [step['verb'] for step in jobs[0].result()['plan']] == ['set_instance_info', 'active']
     assert client.calls == [('find_node', 'n1', LookupClient.poll_fields + ('instance_info',))]
+
+
+def test_wait_for_rest_waits_for_a_cycle_someone_else_runs_and_sends_nothing():
+    # A manual clean an interrupted task left running: the next task waits for it before planning the node.
+    fake = FakeIronic(tick=30)
+    fake.add('n1', 'cleaning', target='manageable')
+    fake.add('n2', 'manageable')
+    assert wait_for_rest(fake, [dict(fake.nodes['n1'])], 600, fake.clock, fake.sleep) == {'n1': None}
+    assert fake.nodes['n1']['provision_state'] == 'manageable'
+    assert fake.requests == [] and 30 <= fake.now < 30 + 2 * POLL_MAX_DELAY
+
+
+def test_wait_for_rest_says_a_node_still_moving_at_the_timeout_was_not_started_in_ironics_words():
+    fake = FakeIronic(tick=1000)
+    fake.add('n1', 'service wait', target='active')
+    fake.stalled.add('n1')  # an agent that takes its time: a wait state is never judged stranded
+    errors = wait_for_rest(fake, [dict(fake.nodes['n1'])], 200, fake.clock, fake.sleep)
+    assert errors['n1'].startswith("node n1: not started: it was still 'service wait' (target 'active') after 200 s and "
+                                   "must come to rest before it can be planned.")
+    assert 'stranded' not in errors['n1'] and fake.requests == []
+
+
+def test_wait_for_rest_takes_ironics_way_out_of_a_stranded_clean_its_only_write():
+    fake = FakeIronic(tick=0.3)
+    fake.add('n1', 'cleaning', target='manageable')
+    fake.stalled.add('n1')  # its conductor died during the clean
+    assert wait_for_rest(fake, [dict(fake.nodes['n1'])], 600, fake.clock, fake.sleep) == {'n1': None}
+    assert [verb for _at, _uuid, verb in fake.requests] == ['manage']
+    assert fake.nodes['n1']['provision_state'] == 'manageable'

@@ -12,10 +12,11 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.firmware_campaign import (
-    done_steps, plan_node, stop_deadline, stopper, update_steps)
+    done_steps, plan_node, run_campaign, stop_deadline, stopper, update_steps)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_declaration import HardwareError
 
 from ..common.fake_clock import FakeClock
+from ..engine.fake_ironic import FakeIronic
 
 # 2026-11-28 22:15:00 UTC
 NOW = calendar.timegm((2026, 11, 28, 22, 15, 0))
@@ -115,8 +116,40 @@ def test_a_deployed_node_at_the_baseline_needs_no_consent():
                                "rests."),
 ])
 def test_a_node_that_cannot_take_its_plan_now_fails_alone_with_the_way_out(state, target, reason):
+    # A node still moving here started again after run_campaign waited for it (wait_for_cycles).
     entry = plan_node(Client('2.10', '1.2'), BASELINE, node(state, target), allow_disruptive=True)
     assert entry['error'] == reason and entry['goal'] is None and entry['steps'] == []
+
+
+def test_a_failed_node_is_told_with_ironics_reason_masked():
+    failed = dict(node('clean failed'), last_error='Firmware update failed: https://admin:s3cret@bmc.example/update')
+    entry = plan_node(Client('2.10', '1.2'), BASELINE, failed, allow_disruptive=True)
+    assert entry['error'].startswith("node rack1-node01 is 'clean failed' (Ironic's reason: Firmware update failed: "
+                                     "https://admin:")
+    assert 's3cret' not in entry['error']
+
+
+class MovingClient(FakeIronic):
+    """The fake conductor's nodes, with the firmware components of Client."""
+
+    def __init__(self, tick):
+        super(MovingClient, self).__init__(tick=tick)
+        self.firmware = Client('2.10', '1.2')
+
+    def get_firmware(self, uuid):
+        return self.firmware.get_firmware(uuid)
+
+
+def test_a_node_that_does_not_come_to_rest_fails_alone_with_the_engines_words_and_nothing_is_sent():
+    client = MovingClient(tick=10000)
+    client.add('u1', 'service wait', target='active')
+    client.stalled.add('u1')
+    moving = dict(client.nodes['u1'], firmware_interface='redfish', properties={})
+    result, = run_campaign(client, BASELINE, [moving], allow_disruptive=True, timeout=1, concurrency=1)
+    assert "node u1: not started: it was still 'service wait' (target 'active') after 1 s" in result['error']
+    assert result['campaign'] == result['left'] == [
+        {'component': 'bios', 'version': '1.3', 'url': 'http://127.0.0.1:9/bios-1.3.bin'}]
+    assert client.requests == []
 
 
 NIC_BASELINE = [dict(BASELINE[0], components=BASELINE[0]['components'] + [

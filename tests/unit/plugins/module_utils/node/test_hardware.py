@@ -8,15 +8,19 @@ Servicing end to end, through the engine's planner, is tested against a real Iro
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import functools
+
 import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware as hw
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware_cycle as cycle
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware_declaration as hwd
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware_difference as hwdiff
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 
 from .bios_registry import REGISTRY
 from .test_hardware_difference import BUILT, LAYOUT, current, node
+from ..engine.fake_ironic import FakeIronic
 
 
 def test_password_values_never_appear():
@@ -141,3 +145,19 @@ def test_a_declared_value_of_a_setting_whose_registry_says_password_is_handed_to
     assert 'pin-found' not in repr(result) and 'OLD-PIN' not in repr(result)
     assert 'pin-found-4242' in secrets.found_secrets()
     assert '37' not in secrets.found_secrets()
+
+
+def test_a_node_an_interrupted_cycle_leaves_moving_past_the_timeout_refuses_the_task_in_the_engines_words(
+        monkeypatch):
+    fake = FakeIronic(tick=10000)
+    monkeypatch.setattr(cycle, 'wait_for_cycles', functools.partial(cycle.wait_for_cycles, clock=fake.clock,
+                                                                    sleep=fake.sleep))
+    fake.add('u-1', 'clean wait', target='manageable')
+    fake.stalled.add('u-1')
+    declaration = hwd.HardwareDeclaration(bios_settings={'NumCores': 4})
+    with pytest.raises(hwd.HardwareError) as caught:
+        hw.configure(fake, [(dict(fake.nodes['u-1']), declaration)], timeout=300)
+    assert str(caught.value).startswith(
+        "node u-1: not started: it was still 'clean wait' (target 'manageable') after 300 s and must come to rest "
+        "before it can be planned.")
+    assert fake.requests == [] and fake.now >= 300

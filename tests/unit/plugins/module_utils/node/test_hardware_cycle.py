@@ -17,6 +17,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import PlanError, Step
 
 from .test_hardware_difference import node
+from ..engine.fake_ironic import FakeIronic
 
 
 BIOS_STEP = [{'interface': 'bios', 'step': 'apply_configuration', 'args': {'settings': [{'name': 'A', 'value': 1}]}}]
@@ -103,3 +104,39 @@ def test_a_failure_names_the_interface_that_would_be_needed():
 def test_the_way_out_of_a_failed_cycle_is_the_one_the_server_has(release, recovery):
     message = cycle.explain_failure('node n1: servicing failed.', node(), ['bios'], release)
     assert message.endswith('baremetal_provision_state recovers it ' + recovery)
+
+
+def test_a_node_an_interrupted_cycle_left_moving_is_waited_for_then_read_again_with_the_fields_given():
+    fake = FakeIronic(tick=40)
+    fake.add('u-1', 'servicing', target='active')
+    fake.add('u-2', 'manageable')
+    read = []
+    get_node = fake.get_node
+    fake.get_node = lambda uuid, fields=None: read.append((uuid, fields)) or get_node(uuid, fields)
+
+    nodes, problems, left = cycle.wait_for_cycles(fake, [dict(fake.nodes['u-1']), dict(fake.nodes['u-2'])],
+                                                  ('uuid', 'properties'), 600, clock=fake.clock, sleep=fake.sleep)
+
+    assert [node['provision_state'] for node in nodes] == ['active', 'manageable']
+    assert problems == {} and read == [('u-1', ('uuid', 'properties'))]
+    assert fake.requests == [] and left == int(600 - fake.now) and left < 600 - 40
+
+
+def test_check_mode_waits_for_no_cycle_and_takes_a_moving_node_where_it_lands():
+    fake = FakeIronic(tick=40)
+    fake.add('u-1', 'service wait', target='active')
+    moving = dict(fake.nodes['u-1'])
+    nodes, problems, left = cycle.wait_for_cycles(fake, [moving], ('uuid',), 600, check_mode=True, clock=fake.clock,
+                                                  sleep=fake.sleep)
+    assert nodes == [dict(moving, provision_state='active', target_provision_state=None)]
+    assert (problems, left, fake.polls, fake.now) == ({}, 600, [], 0)
+
+
+def test_a_node_that_does_not_rest_within_the_timeout_is_a_problem_and_not_read_again():
+    fake = FakeIronic(tick=1000)
+    fake.add('u-1', 'clean wait', target='manageable')
+    fake.stalled.add('u-1')
+    nodes, problems, _left = cycle.wait_for_cycles(fake, [dict(fake.nodes['u-1'])], ('uuid',), 100,
+                                                   clock=fake.clock, sleep=fake.sleep)
+    assert nodes[0]['provision_state'] == 'clean wait'
+    assert "not started: it was still 'clean wait' (target 'manageable') after 100 s" in problems['u-1']
