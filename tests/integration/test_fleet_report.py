@@ -400,12 +400,16 @@ def test_firmware_baseline_compliance_from_the_components_ironic_records_through
     assert 'nic:EN25G-0002 (nic:*) 22.31' in behind.text
     assert 'unknown: its firmware interface (fake) records no components' in off[
         'compliance-%s' % _uuid(ironic, 'fw-fake')].text
-    for width in (800, 1280):
+    for width in (800, 1280, 1400, 1920):
         panels = panel_widths(page, width, tmp_path)
-        assert {'compliance', 'compliance-nodes'} <= set(panels), panels
-        for name in ('compliance', 'compliance-nodes'):
+        assert {'compliance', 'compliance-nodes', 'firmware'} <= set(panels), panels
+        for name in ('compliance', 'compliance-nodes', 'firmware'):
             needed, shown, overflow = panels[name]
             assert needed <= shown or overflow in ('auto', 'scroll'), (width, name, panels[name])
+        if width >= 1280:
+            # In a desktop window the firmware panel shows whole, its outliers too: beside the capacity table at
+            # 1400 pixels, its last column was cut off (seen in the screenshot), so the two stack below 1500.
+            assert panels['firmware'][0] <= panels['firmware'][1], (width, panels['firmware'])
     screenshot = tmp_path / 'fleet-report-firmware.png'
     chromium('--screenshot=%s' % screenshot, '--window-size=1400,1000', 'file://%s' % page, workdir=tmp_path)
     keep_artifact(str(screenshot))
