@@ -24,9 +24,10 @@ description:
     malformed RAID layout or firmware entry fails the task and names the key. So does a step the node's
     interface does not offer (see the notes). Nothing is sent to Ironic.
   - When the node already matches, no request that changes anything is made and the task reports no change.
-  - A node still moving is waited for within O(timeout) and read again once it rests, so a step that cycle completed
-    is not run again. Most often it is in the cycle of a run that was interrupted, since Ctrl-C ends the task, not
-    Ironic's cycle. In check mode it is planned from where it lands, without waiting.
+  - A node still moving is waited for within O(timeout) and read again once it rests, so that a step its cycle
+    completed meanwhile is not run again. Such a node is most often in the clean or service cycle of a run that was
+    interrupted, since Ctrl-C ends the task and not Ironic's cycle. In check mode it is planned from where it lands,
+    without waiting.
   - With O(nodes) or O(select), many nodes are validated first and then configured in one task.
 author:
   - baremetal.lifecycle maintainers (@baremetal-lifecycle)
