@@ -63,6 +63,11 @@ def landing_of(node):
     return target if states.STATES.get(target, (None,))[0] == states.STABLE else states.STATES[state][1]
 
 
+def as_landed(node):
+    """The node as check mode plans it: at rest where it lands (landing_of), nothing being sent to wait for."""
+    return dict(node, provision_state=landing_of(node), target_provision_state=None)
+
+
 def check_mode_note(job, node):
     """What check mode tells of a node someone else's operation moves: nothing is sent, so there is nothing to wait
     for; it is planned at once from where it lands (landing_of), and its result says so: a real run waits for it to
@@ -188,7 +193,7 @@ class Scheduler(object):
             return
         job.holder = job.holder if not at_rest else None
         if not at_rest and check_mode:  # nothing is sent, so there is nothing to wait for: see check_mode_note
-            self._plan(job, dict(node, provision_state=landing_of(node), target_provision_state=None), True)
+            self._plan(job, as_landed(node), True)
             job.saw(node)
             job.notes.extend([check_mode_note(job, node)] if job.error is None else [])
         elif not at_rest:

@@ -6,8 +6,10 @@ is explained.
 
 baremetal_hardware and baremetal_firmware_campaign hand the steps to scheduler.converge as
 Options(clean_steps=...) or Options(service_steps=...), so the provision path around them comes from the planner
-like any other. node/hardware.py loads this file only for a node whose hardware must change (a rerun that finds
-every node as declared runs no engine; bench/README.md measures what that saves at a module's start).
+like any other. Before planning, a node still moving (the cycle of an interrupted run) is waited for here
+(wait_for_cycles). node/hardware.py loads this file only for a node whose hardware must change or that is still
+moving (a rerun that finds every node as declared and at rest runs no engine; bench/README.md measures what that
+saves at a module's start).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,7 +23,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.actions import interface_field
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import fail, node_label
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import converge, landing_of, wait_for_rest
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import as_landed, converge, wait_for_rest
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, Locked
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import hardware_declaration as declared
@@ -111,16 +113,13 @@ def wait_for_cycles(client, nodes, fields, timeout, check_mode=False, clock=time
     cycle): it is waited for within timeout (scheduler.wait_for_rest: judged as every converge judges a node someone
     else moves, never failed on a guess), then read again with ``fields``, and planned from what Ironic reports then,
     so that a step the cycle completed is not run again. In check mode nothing is waited for: the node is taken where
-    it lands (scheduler.landing_of), and the check-mode converge of its cycle says so in its result.
+    it lands (scheduler.as_landed), and the check-mode converge of its cycle says so in its result.
     """
     started = clock()
     moving = [node for node in nodes
               if not graph.is_at_rest(node['provision_state'], node.get('target_provision_state'))]
-    if not moving:
-        return nodes, {}, timeout
     if check_mode:
-        landed = dict((node['uuid'], dict(node, provision_state=landing_of(node), target_provision_state=None))
-                      for node in moving)
+        landed = dict((node['uuid'], as_landed(node)) for node in moving)
         return [landed.get(node['uuid'], node) for node in nodes], {}, timeout
     waited = wait_for_rest(client, moving, timeout, clock, sleep)
     problems = dict((uuid, error) for uuid, error in waited.items() if error)
