@@ -8,7 +8,7 @@ import os
 import uuid
 
 import pytest
-from firmware_fleet import FIRMWARE_IRONIC
+from firmware_fleet import FIRMWARE_IRONIC, FIRMWARE_SYNC_POWER_STATE_INTERVAL
 from redfish import FirmwareImages
 
 _serial = itertools.count(1)
@@ -16,8 +16,9 @@ _serial = itertools.count(1)
 
 @pytest.fixture(scope='module')
 def firmware_ironic(shared_ironic):
-    """The worker's shared Ironic with the Redfish firmware interface tuned for the tests (firmware_fleet)."""
-    return shared_ironic(ironic_standalone_config_overrides=FIRMWARE_IRONIC)
+    """The module's shared Ironic with the Redfish firmware interface tuned for the tests (firmware_fleet)."""
+    return shared_ironic(ironic_standalone_config_overrides=FIRMWARE_IRONIC,
+                         ironic_standalone_sync_power_state_interval=FIRMWARE_SYNC_POWER_STATE_INTERVAL)
 
 
 @pytest.fixture(scope='module')

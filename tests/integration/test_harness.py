@@ -14,6 +14,7 @@ import threading
 import time
 
 import pytest
+from process_groups import group_members, stop_process_groups
 
 # The installed collection the tests run (tests/conftest.py's COLLECTIONS).
 COLLECTIONS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), '.work',
@@ -215,3 +216,44 @@ def test_run_playbook_gets_the_environment_and_the_extra_vars(ironic, run_playbo
 ''', {'endpoint': ironic.endpoint})
     assert rc == 0, output
     assert 'config=%s version=' % ironic.clouds_yaml in output
+
+
+
+def started_group(tmp_path, name, script):
+    """A process group started the way the role starts one (setsid, its id in the pid file ``name``), once ``script``
+    has run (it writes the file ``<name>.ready`` when its signal handlers are set)."""
+    ready = tmp_path / (name + '.ready')
+    process = subprocess.Popen(  # pylint: disable=consider-using-with
+        [sys.executable, '-c', script + 'open(%r, "w").close()\ntime.sleep(60)\n' % str(ready)],
+        start_new_session=True)
+    (tmp_path / name).write_text('%d\n' % process.pid, encoding='utf-8')
+    deadline = time.monotonic() + 30
+    while not ready.exists():
+        assert time.monotonic() < deadline and process.poll() is None, 'the process of %s never got ready' % name
+        time.sleep(0.05)
+    ready.unlink()
+    return process
+
+
+def test_an_instance_is_stopped_by_its_pid_files_ironic_first_and_a_process_deaf_to_sigterm_is_killed(tmp_path):
+    order = tmp_path / 'order'
+    # Ironic writes that it got SIGTERM and ends; the database server writes so too, but goes on: SIGKILL ends it.
+    ironic = started_group(tmp_path, 'ironic.pid', (
+        'import signal, sys, time\n'
+        'def end(*_):\n'
+        '    open(%r, "a").write("ironic\\n"); sys.exit(0)\n'
+        'signal.signal(signal.SIGTERM, end)\n') % str(order))
+    database = started_group(tmp_path, 'postgresql.pid', (
+        'import signal, time\n'
+        'signal.signal(signal.SIGTERM, lambda *_: open(%r, "a").write("database\\n"))\n') % str(order))
+    other = started_group(tmp_path, 'other.pid', 'import time\n')
+
+    stop_process_groups(tmp_path, timeout=1)
+
+    assert ironic.wait(5) == 0 and order.read_text(encoding='utf-8') == 'ironic\ndatabase\n'
+    assert database.wait(5) == -9
+    assert not group_members(ironic.pid) and not group_members(database.pid)
+    assert sorted(os.listdir(tmp_path)) == ['order', 'other.pid']  # only the role's pid files are its
+    assert other.poll() is None
+    other.kill()
+    other.wait(5)
