@@ -218,7 +218,6 @@ def test_run_playbook_gets_the_environment_and_the_extra_vars(ironic, run_playbo
     assert 'config=%s version=' % ironic.clouds_yaml in output
 
 
-
 def started_group(tmp_path, name, script):
     """A process group started the way the role starts one (setsid, its id in the pid file ``name``), once ``script``
     has run (it writes the file ``<name>.ready`` when its signal handlers are set)."""

@@ -10,6 +10,7 @@ import socket
 
 import pytest
 import yaml
+from process_groups import group_members
 
 LOOPBACK_REFUSAL = 'ironic_standalone_host must be a loopback IP address'
 
@@ -19,22 +20,6 @@ def recap(output):
     match = re.search(r'^localhost\s+:\s+(.*)$', output, re.MULTILINE)
     assert match, output
     return dict((key, int(value)) for key, value in re.findall(r'(\w+)=(\d+)', match.group(1)))
-
-
-def live_group_members(pgid):
-    """Pids of the live (not zombie) processes of process group ``pgid``."""
-    members = []
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
-        try:
-            with open('/proc/%s/stat' % entry, encoding='utf-8', errors='replace') as handle:
-                fields = handle.read().rsplit(') ', 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[0] not in ('Z', 'X') and int(fields[2]) == pgid:
-            members.append(int(entry))
-    return members
 
 
 def answers(host, port):
@@ -49,7 +34,7 @@ def test_start_is_idempotent(ironic):
     assert rc == 0, output
     assert recap(output)['changed'] == 0, output
     assert ironic.pid == pid
-    assert live_group_members(pid)
+    assert group_members(pid)
 
 
 def test_status_reports_running_pid_endpoint_and_version(ironic):
@@ -94,7 +79,7 @@ def test_start_stop_status_cycle(make_ironic):
     assert recap(output)['changed'] > 0
     pid = instance.pid
     assert pid != 999999999
-    assert live_group_members(pid), 'no Ironic process in group %s' % pid
+    assert group_members(pid), 'no Ironic process in group %s' % pid
     assert instance.api('GET', '/')['default_version']['version']
     with open(instance.clouds_yaml, encoding='utf-8') as handle:
         clouds = yaml.safe_load(handle)['clouds']
@@ -110,7 +95,7 @@ def test_start_stop_status_cycle(make_ironic):
     rc, output = instance.playbook('stop')
     assert rc == 0, output
     assert recap(output)['changed'] == 1, output
-    assert live_group_members(pid) == [], 'the whole process tree must be stopped'
+    assert group_members(pid) == [], 'the whole process tree must be stopped'
     assert not os.path.exists(instance.pid_path)
     assert not answers('127.0.0.1', instance.port)
 
