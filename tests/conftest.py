@@ -15,13 +15,13 @@ Fixtures (see each docstring for details):
   or reconfigures it; ``make_split_ironic`` (per module): a started split Ironic on PostgreSQL or MariaDB.
 - ``shared_ironic(**role_vars)`` (per module): a started ``IronicInstance`` with these variables of the role, one per
   set of variables for the test module, shared by every test of the module that asks for the same configuration (a
-  conductor group, Keystone auth...). Each test uses its own nodes on it and never stops, kills or reconfigures it: a test that
-  does, or that needs an Ironic holding only its own nodes or requests, takes ``make_ironic``.
+  conductor group, Keystone auth...). Each test uses its own nodes on it and never stops, kills or reconfigures it:
+  a test that does, or that needs an Ironic holding only its own nodes or requests, takes ``make_ironic``.
 
 Under pytest-xdist (tests/run.sh runs ``pytest -n 2 --dist loadfile``), a session is one worker: each worker has its
 own ``ironic`` and ``secure_ironic`` instances, and a module runs whole on one worker (with its ``shared_ironic``
-instances). The first
-start-up installs .work/ironic-venv; the workers take a lock for it (``IronicInstance.playbook``).
+instances). The first start-up installs .work/ironic-venv; the workers take a lock for it
+(``IronicInstance.playbook``).
 """
 
 from __future__ import annotations
