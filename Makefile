@@ -97,7 +97,7 @@ $(DEMO_STAMP): requirements.txt requirements-test.txt
 # pip compiles every module to its .pyc as it installs (its default): Python does not write them when Ironic starts
 # wherever PYTHONDONTWRITEBYTECODE is set (as it is on the CI machine), and an Ironic started from sources compiles
 # about 6,000 files each time: 11-12 s of CPU against 3.5 s (ironic, ironic-api, each ironic-conductor, ironic-dbsync;
-# the tests start about fifty of them).
+# a run of the tests starts about seventy).
 $(IRONIC_VENV)/bin/ironic:
 	@$(CHECK_PYTHON)
 	$(PYTHON) -m venv $(IRONIC_VENV)

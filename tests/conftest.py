@@ -295,7 +295,7 @@ class IronicInstance:
     def stop(self):
         """Stops every process the role started for this instance, by the PIDs it recorded (stop_process_groups).
         The tests of the role's own stop run ``playbook('stop')``; here the playbook cost 5-6 s of CPU an instance,
-        for each of the fifty or so instances a session starts."""
+        for each of the forty or so instances a run of the tests starts."""
         stop_process_groups(self.base_dir)
 
     @property
