@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 
+from process_groups import live_stat
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLLECTIONS = os.path.join(ROOT, '.work', 'collections')
 PYTHON = sys.executable  # the ansible-core under test (tests/conftest.py)
@@ -110,8 +112,4 @@ def recorded_pids(instance):
 
 def running(pid):
     """Whether the process is alive (a zombie the container's init never reaped is not)."""
-    try:
-        with open('/proc/%d/stat' % pid, encoding='utf-8', errors='replace') as handle:
-            return handle.read().rsplit(') ', 1)[1].split()[0] not in ('Z', 'X')
-    except OSError:
-        return False
+    return live_stat(pid) is not None
