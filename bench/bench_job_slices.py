@@ -11,8 +11,9 @@ spread over 4 shards, from nothing to available:
               conductor per slice: every node stays in the default conductor group, served by both conductors.
 Reported per slice count: the wall time of the whole run; each slice's controller CPU (user + system of its
 ansible-runner process and every process it waited for: ansible-playbook, its workers, the modules; os.wait4) and
-its requests to Ironic (the api_calls of its tasks' results, from the runner's job events); their sums; and the
-overhead of slicing, the sums over the 1-slice row's. On 2 cores the slices share the CPU with Ironic and
+its requests to Ironic (the api_calls of its tasks' results, from the runner's job events); their sums; the
+overhead of slicing, the sums over the 1-slice row's; and the longest task result, which AWX would drop from its job
+event past MAX_EVENT_RES_DATA (700,000 characters by default; the runner here keeps every result). On 2 cores the slices share the CPU with Ironic and
 PostgreSQL: the wall time is no speed-up figure.
 
     python bench/bench_job_slices.py [--sizes 300] [--slices 1 2 4] [--ironic-venv DIR] [--keep]
@@ -51,8 +52,9 @@ def inventory(slice_names, slices, fleet_file, cloud):
 
 
 def api_calls(private_data_dir):
-    """The api_calls of every task result of a runner's job, summed, from its job events."""
-    calls = 0
+    """(requests, largest result) of a runner's job: the api_calls of every task result, summed, and the length of
+    the longest result (as ansible-runner measures it against MAX_EVENT_RES), from its job events."""
+    calls = largest = 0
     for directory, _subdirectories, files in os.walk(os.path.join(private_data_dir, 'artifacts')):
         if os.path.basename(directory) != 'job_events':
             continue
@@ -60,8 +62,12 @@ def api_calls(private_data_dir):
             with open(os.path.join(directory, name)) as handle:
                 event = json.load(handle)
             if event.get('event') in ('runner_on_ok', 'runner_on_failed'):
-                calls += int((event.get('event_data') or {}).get('res', {}).get('api_calls') or 0)
-    return calls
+                result = (event.get('event_data') or {}).get('res')
+                if not result:  # an Ansible result is never empty: the runner dropped it (MAX_EVENT_RES)
+                    raise common.BenchError('%s: a task result was dropped from its job event' % directory)
+                calls += int(result.get('api_calls') or 0)
+                largest = max(largest, len(str(result)))
+    return calls, largest
 
 
 def private_data_dir(bench, label, number, playbook, slice_inventory):
@@ -69,9 +75,13 @@ def private_data_dir(bench, label, number, playbook, slice_inventory):
     directory = os.path.join(bench.dir, '%s.slice-%d' % (label, number))
     for sub in ('project', 'inventory', 'env'):
         os.makedirs(os.path.join(directory, sub))
+    # ansible-runner removes from a job event a task result longer than MAX_EVENT_RES characters (AWX passes its
+    # MAX_EVENT_RES_DATA, 700,000 by default): the requests are counted from the results, so every one is kept here,
+    # and the longest is reported beside AWX's limit.
+    envvars = dict((key, value) for key, value in bench.env.items() if key.startswith(('ANSIBLE_', 'OS_')))
+    envvars['MAX_EVENT_RES'] = str(10 ** 9)
     files = {'project/slices.yml': playbook, 'inventory/hosts.json': json.dumps(slice_inventory),
-             'env/envvars': json.dumps(dict((key, value) for key, value in bench.env.items()
-                                            if key.startswith(('ANSIBLE_', 'OS_'))))}
+             'env/envvars': json.dumps(envvars)}
     for name, content in files.items():
         with open(os.path.join(directory, name), 'w') as handle:
             handle.write(content)
@@ -101,7 +111,7 @@ def run_slices(bench, size, count):
         process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode:
             raise common.BenchError('a slice of %d failed (rc %d); see %s' % (count, process.returncode, directory))
-        rows.append((usage.ru_utime + usage.ru_stime, api_calls(directory)))
+        rows.append((usage.ru_utime + usage.ru_stime,) + api_calls(directory))
     seconds = time.monotonic() - started
     check_available(bench.raw, size, '%d slices' % count, label)
     delete_fleet(bench.raw, label)
@@ -121,8 +131,8 @@ def main():
             for count in args.slices:
                 print('%d nodes, %d slices' % (size, count), flush=True)
                 seconds, rows = run_slices(bench, size, count)
-                print('  %.1f s; per slice: %s' % (seconds, ', '.join('CPU %.2f s, %d requests' % row for row in rows)),
-                      flush=True)
+                print('  %.1f s; per slice: %s' % (seconds, ', '.join(
+                    'CPU %.2f s, %d requests, longest result %d characters' % row for row in rows)), flush=True)
                 results.append((size, count, seconds, rows))
     table = []
     for size, count, seconds, rows in results:
@@ -133,11 +143,12 @@ def main():
         table.append((size, count, '%.1f' % seconds, ' '.join('%.2f' % row[0] for row in rows), '%.2f' % cpu,
                       ' '.join('%d' % row[1] for row in rows), calls,
                       '%.2fx' % (cpu / base_cpu) if base_cpu else '-',
-                      '%.2fx' % (calls / base_calls) if base_calls else '-'))
+                      '%.2fx' % (calls / base_calls) if base_calls else '-', max(row[2] for row in rows)))
     print()
     print('fake-hardware nodes in %d shards, nothing -> available, the slices at once on one split Ironic' % SHARDS)
     print(common.table(('nodes', 'slices', 'wall s', 'CPU s per slice', 'CPU s sum', 'requests per slice',
-                        'requests sum', 'CPU vs 1 slice', 'requests vs 1 slice'), table))
+                        'requests sum', 'CPU vs 1 slice', 'requests vs 1 slice',
+                        'longest result (AWX keeps 700,000)'), table))
 
 
 if __name__ == '__main__':
