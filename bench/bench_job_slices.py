@@ -13,8 +13,8 @@ Reported per slice count: the wall time of the whole run; each slice's controlle
 ansible-runner process and every process it waited for: ansible-playbook, its workers, the modules; os.wait4) and
 its requests to Ironic (the api_calls of its tasks' results, from the runner's job events); their sums; the
 overhead of slicing, the sums over the 1-slice row's; and the longest task result, which AWX would drop from its job
-event past MAX_EVENT_RES_DATA (700,000 characters by default; the runner here keeps every result). On 2 cores the slices share the CPU with Ironic and
-PostgreSQL: the wall time is no speed-up figure.
+event past MAX_EVENT_RES_DATA (700,000 characters by default; the runner here keeps every result). On 2 cores the
+slices share the CPU with Ironic and PostgreSQL: the wall time is no speed-up figure.
 
     python bench/bench_job_slices.py [--sizes 300] [--slices 1 2 4] [--ironic-venv DIR] [--keep]
 
