@@ -51,7 +51,7 @@ def inventory(slice_names, slices, fleet_file, cloud):
                  'fleet_slice_key': 'shard', 'fleet_slices': slices}}}}}
 
 
-def api_calls(private_data_dir):
+def job_results(private_data_dir):
     """(requests, largest result) of a runner's job: the api_calls of every task result, summed, and the length of
     the longest result (as ansible-runner measures it against MAX_EVENT_RES), from its job events."""
     calls = largest = 0
@@ -111,7 +111,7 @@ def run_slices(bench, size, count):
         process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode:
             raise common.BenchError('a slice of %d failed (rc %d); see %s' % (count, process.returncode, directory))
-        rows.append((usage.ru_utime + usage.ru_stime,) + api_calls(directory))
+        rows.append((usage.ru_utime + usage.ru_stime,) + job_results(directory))
     seconds = time.monotonic() - started
     check_available(bench.raw, size, '%d slices' % count, label)
     delete_fleet(bench.raw, label)
