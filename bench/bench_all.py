@@ -15,9 +15,14 @@ Starts one Ironic on a free loopback port and runs, --repeat rounds each (median
                 (in seconds: its target is absolute) (bench_fleet_role).
 Each line names its target. A regression shows as a ratio over its target, the day it happens.
 
-    python bench/bench_all.py [--repeat 3] [--bulk 100] [--role-sizes 300] [--ironic-venv DIR]
+With --old-checkout DIR (a worktree of an older commit), every measurement runs for that checkout's collection too,
+on the same Ironic, one round at a time, the two checkouts taking turns (which goes first alternates by round): a
+change before and after, in one run, each row with the spread of its rounds. It takes about twice as long.
+
+    python bench/bench_all.py [--repeat 3] [--bulk 100] [--role-sizes 300] [--ironic-venv DIR] [--old-checkout DIR]
 """
 
+import os
 import statistics
 
 import bench_fleet
@@ -33,10 +38,105 @@ def median(samples):
     return statistics.median(sample[0] if isinstance(sample, tuple) else sample for sample in samples)
 
 
-def measure_bulk(bench, size, repeat):
-    """(module seconds, floor seconds), medians of interleaved rounds (bench_fleet.measure)."""
-    samples = bench_fleet.measure(bench, size, [None], repeat, per_host=False)
-    return median(samples['fleet task, concurrency default: module']), median(samples[bench_fleet.FLOOR])
+# Each measurement: (bench, rounds, options) -> [(what, seconds, floor seconds or None, target)], medians of the rounds.
+def single_node(bench, rounds, options):
+    medians, _calls = bench_single.run(bench, rounds)
+    return [('single node to active: module process', medians['cloud'], medians['floor'], 'no target')]
+
+
+def start_up(bench, rounds, options):
+    samples = bench_startup.measure(bench, rounds)
+    return [('start-up: one module process', median(samples['endpoint']), median(samples[bench_startup.FLOORS[0][0]]),
+             '<= 1.6x')]
+
+
+def peer(bench, rounds, options):
+    samples = bench_peer.measure(bench, rounds)
+    return [('one-node no-op rerun, %s, against openstack.cloud' % name.split()[0], median(samples[(name, 'ours')]),
+             median(samples[(name, 'peer')]), '< 1x') for name in ('record (playbook)', 'deployed (playbook)')]
+
+
+def bulk(bench, rounds, options):
+    """The module's own seconds against the floor's, interleaved rounds (bench_fleet.measure)."""
+    samples = bench_fleet.measure(bench, options.bulk, [None], rounds, per_host=False)
+    module = median(samples['fleet task, concurrency default: module'])
+    return [('bulk task: %d nodes to available' % options.bulk, module, median(samples[bench_fleet.FLOOR]), '<= 1.2x')]
+
+
+def waves(bench, rounds, options):
+    medians, _calls, count = bench_waves.measure(bench, 50, 10, rounds)
+    return [('waves: 50 nodes serviced, %d waves of 10' % count, medians['module'], medians['floor'],
+             'overhead/wave < 1 s')]
+
+
+def fleet_role(bench, rounds, options):
+    rows = []
+    for size in options.role_sizes:
+        samples = bench_fleet_role.measure(bench, size, rounds, 5, 1, None)
+        rows += [('fleet role: %d nodes from nothing' % size, median(samples['role: nothing -> available']),
+                  median(samples['floor: raw REST, same requests']), '<= 1.3x'),
+                 ('fleet role: %d nodes, no-op rerun' % size, median(samples['role: no-op rerun']), None,
+                  '< 5 s at 300, < 4 s at 1,000')]
+    return rows
+
+
+def import_rounds(bench, rounds, old_checkout):
+    """The CPU of importing the slowest module against the basics, {'this' or 'old': [[row] of each round]}: the old
+    checkout's rows are of the same module, measured in the same rounds (bench_startup.measure_imports interleaves
+    the two checkouts' imports)."""
+    samples = bench_startup.measure_imports(bench, rounds, old_checkout)
+    slowest = max((name for checkout, name in samples if checkout == 'this' and name != 'basic'),
+                  key=lambda name: median(samples['this', name]))
+    what = 'import CPU: %s, the slowest module' % slowest
+    return dict((checkout, [[(what, cpu, basics, '<= 1.6x')] for cpu, basics
+                            in zip(samples[checkout, slowest], samples['this', 'basic'])])
+                for checkout in ('this', 'old') if (checkout, slowest) in samples)
+
+
+MEASUREMENTS = (single_node, start_up, 'imports', peer, bulk, waves, fleet_role)
+
+
+def one_checkout(bench, options):
+    """The table's rows: (what, seconds, floor, x floor, target)."""
+    rows = []
+    for measurement in MEASUREMENTS:
+        if measurement == 'imports':
+            rounds = import_rounds(bench, max(options.repeat, 5), None)['this']
+            found = [(rounds[0][0][0], median(row[1] for [row] in rounds), median(row[2] for [row] in rounds),
+                      rounds[0][0][3])]
+        else:
+            found = measurement(bench, options.repeat, options)
+        for what, seconds, floor, target in found:
+            print('  %s: %.2f s%s' % (what, seconds, ', floor %.2f s' % floor if floor else ''), flush=True)
+            rows.append((what, '%.2f' % seconds, '%.2f' % floor if floor else '-',
+                         '%.2f' % (seconds / floor) if floor else '-', target))
+    return rows
+
+
+def spread(rounds):
+    """'median (min-max)' of the rounds' ratios to their floors, or of their seconds where there is no floor."""
+    values = [seconds / floor if floor else seconds for _what, seconds, floor, _target in rounds]
+    return '%.2f (%.2f-%.2f)' % (statistics.median(values), min(values), max(values))
+
+
+def two_checkouts(bench, options):
+    """The table's rows with this checkout and the old one side by side: (what, this, old, target), each 'x floor'
+    (or seconds) as the median and the spread of the rounds, the two checkouts taking turns round by round."""
+    checkouts = [('this', bench), ('old', bench.of_checkout(options.old_checkout))]
+    rows = []
+    for measurement in MEASUREMENTS:
+        if measurement == 'imports':  # one call: its rounds interleave the two checkouts' imports already
+            rounds = import_rounds(bench, max(options.repeat, 5), options.old_checkout)
+        else:
+            rounds = {'this': [], 'old': []}
+            for index in range(options.repeat):
+                for checkout, view in checkouts if index % 2 == 0 else checkouts[::-1]:
+                    rounds[checkout].append(measurement(view, 1, options))
+                    print('  round %d, %s checkout: %s' % (index + 1, checkout, rounds[checkout][-1]), flush=True)
+        for index, (what, _seconds, _floor, target) in enumerate(rounds['this'][0]):
+            rows.append((what,) + tuple(spread([found[index] for found in rounds[checkout]])
+                                        for checkout, _view in checkouts) + (target,))
+    return rows
 
 
 def main():
@@ -44,45 +144,25 @@ def main():
     parser.add_argument('--repeat', type=int, default=3, help='rounds of each measurement (at least 3)')
     parser.add_argument('--bulk', type=int, default=100, help='nodes of the bulk task (default 100)')
     parser.add_argument('--role-sizes', type=int, nargs='+', default=[300], help='fleet role sizes (default 300)')
-    args = parser.parse_args()
-    if args.repeat < 3:
+    parser.add_argument('--old-checkout', metavar='DIR',
+                        help='also measure the collection of this checkout, round by round with this one')
+    options = parser.parse_args()
+    if options.repeat < 3:
         parser.error('--repeat must be at least 3')
-    rows = []
-
-    def add(what, seconds, floor, target):
-        rows.append((what, '%.2f' % seconds, '%.2f' % floor if floor else '-',
-                     '%.2f' % (seconds / floor) if floor else '-', target))
-        print('  %s: %.2f s%s' % (what, seconds, ', floor %.2f s' % floor if floor else ''), flush=True)
-
-    with common.ironic(args.ironic_venv, args.keep) as bench:
-        medians, _calls = bench_single.run(bench, args.repeat)
-        add('single node to active: module process', medians['cloud'], medians['floor'], 'no target')
-        startup = bench_startup.measure(bench, args.repeat)
-        add('start-up: one module process', median(startup['endpoint']), median(startup[bench_startup.FLOORS[0][0]]),
-            '<= 1.6x')
-        imports = dict((name, values) for (_checkout, name), values
-                       in bench_startup.measure_imports(bench, max(args.repeat, 5)).items())
-        slowest = max((name for name in imports if name != 'basic'), key=lambda name: median(imports[name]))
-        add('import CPU: %s, the slowest module' % slowest, median(imports[slowest]), median(imports['basic']),
-            '<= 1.6x')
-        peer = bench_peer.measure(bench, args.repeat)
-        for name in ('record (playbook)', 'deployed (playbook)'):
-            add('one-node no-op rerun, %s, against openstack.cloud' % name.split()[0], median(peer[(name, 'ours')]),
-                median(peer[(name, 'peer')]), '< 1x')
-        add('bulk task: %d nodes to available' % args.bulk, *measure_bulk(bench, args.bulk, args.repeat),
-            target='<= 1.2x')
-        waves, _calls, count = bench_waves.measure(bench, 50, 10, args.repeat)
-        add('waves: 50 nodes serviced, %d waves of 10' % count, waves['module'], waves['floor'], 'overhead/wave < 1 s')
-        for size in args.role_sizes:
-            samples = bench_fleet_role.measure(bench, size, args.repeat, 5, 1, None)
-            floor = median(samples['floor: raw REST, same requests'])
-            add('fleet role: %d nodes from nothing' % size, median(samples['role: nothing -> available']), floor,
-                '<= 1.3x')
-            add('fleet role: %d nodes, no-op rerun' % size, median(samples['role: no-op rerun']), None,
-                '< 5 s at 300, < 4 s at 1,000')
+    if options.old_checkout and not os.path.isdir(os.path.join(options.old_checkout, 'plugins', 'modules')):
+        parser.error('--old-checkout %s holds no plugins/modules: give a checkout of this collection'
+                     % options.old_checkout)
+    with common.ironic(options.ironic_venv, options.keep) as bench:
+        if options.old_checkout:
+            rows = two_checkouts(bench, options)
+            headers = ('measurement', 'x floor (rounds)', 'old checkout: x floor (rounds)', 'target')
+        else:
+            rows = one_checkout(bench, options)
+            headers = ('measurement', 'seconds', 'floor s', 'x floor', 'target')
     print()
-    print('median of %d rounds; floors measured in the same run' % args.repeat)
-    print(common.table(('measurement', 'seconds', 'floor s', 'x floor', 'target'), rows))
+    print('median of %d rounds; floors measured in the same run%s' % (
+        options.repeat, '; rows without a floor in seconds' if options.old_checkout else ''))
+    print(common.table(headers, rows))
 
 
 if __name__ == '__main__':

@@ -8,6 +8,7 @@ module and playbooks run against the same Ironic in the same run, so the ratios 
 
 import argparse
 import contextlib
+import copy
 import json
 import os
 import shutil
@@ -155,15 +156,29 @@ class Bench(object):
         self.clouds_yaml = os.path.join(self.dir, 'clouds.yaml')
         self.cloud = 'baremetal-bench'
         # The source tree, importable as the collection: what is measured is what is in this checkout.
-        namespace = os.path.join(self.dir, 'collections', 'ansible_collections', 'baremetal')
-        os.makedirs(namespace)
-        os.symlink(ROOT, os.path.join(namespace, 'lifecycle'))
-        self.collections = os.path.join(self.dir, 'collections')
+        self.checkout = ROOT
+        self.collections = self._collections_of(ROOT, 'collections')
         self.env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=self.collections, OS_CLIENT_CONFIG_FILE=self.clouds_yaml,
                         ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_PYTHON_INTERPRETER=sys.executable,
                         ANSIBLE_HOST_KEY_CHECKING='false', ANSIBLE_RETRY_FILES_ENABLED='false',
                         ANSIBLE_LOCALHOST_WARNING='false', ANSIBLE_INVENTORY_UNPARSED_WARNING='false')
         self.raw = RawIronic(self.endpoint)
+
+    def _collections_of(self, checkout, name):
+        """A directory in which checkout is importable as baremetal.lifecycle."""
+        namespace = os.path.join(self.dir, name, 'ansible_collections', 'baremetal')
+        os.makedirs(namespace)
+        os.symlink(checkout, os.path.join(namespace, 'lifecycle'))
+        return os.path.join(self.dir, name)
+
+    def of_checkout(self, checkout):
+        """This Bench, on the same Ironic, measuring the collection of another checkout (a worktree of an older
+        commit): its modules, its playbooks' collection. Only the Bench that started Ironic stops it."""
+        other = copy.copy(self)
+        other.checkout = os.path.abspath(checkout)
+        other.collections = self._collections_of(other.checkout, 'collections-%s' % os.path.basename(other.checkout))
+        other.env = dict(self.env, ANSIBLE_COLLECTIONS_PATH=other.collections)
+        return other
 
     def _role_vars(self):
         return ['-e', 'ironic_standalone_base_dir=%s' % os.path.join(self.dir, 'ironic'),
@@ -196,7 +211,8 @@ class Bench(object):
         """Run one of our modules as Ansible runs it on a host, minus the controller; (seconds, result)."""
         args_file = self.write('%s.args.json' % name, json.dumps({'ANSIBLE_MODULE_ARGS': args}))
         started = time.monotonic()
-        output = subprocess.run([sys.executable, os.path.join(ROOT, 'plugins', 'modules', name + '.py'), args_file],
+        output = subprocess.run([sys.executable, os.path.join(self.checkout, 'plugins', 'modules', name + '.py'),
+                                 args_file],
                                 env=dict(self.env, PYTHONPATH=self.collections), check=True, capture_output=True,
                                 text=True).stdout
         return time.monotonic() - started, json.loads(output)
