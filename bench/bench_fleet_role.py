@@ -25,6 +25,7 @@ import resource
 import statistics
 import subprocess
 import time
+import uuid
 
 import common
 
@@ -39,18 +40,28 @@ ROLE_PLAYBOOK = '''---
         fleet_cloud: %(cloud)s
 %(settings)s'''
 
+# The fields of a fleet_nodes node that the floor's POST /nodes sends (traits and ports go by their own requests).
+FLOOR_FIELDS = ('name', 'driver', 'resource_class', 'automated_clean', 'properties', 'driver_info')
 RECAP = re.compile(r'localhost\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)')
 
 
-def fleet_nodes(size, label):
-    """A fleet file's nodes: fake-hardware, one port, two traits, properties and a resource class each."""
-    return [{'name': '%s-%04d' % (label, index), 'driver': 'fake-hardware', 'resource_class': 'bench',
-             'automated_clean': False,
-             'properties': {'cpu_arch': 'x86_64', 'memory_mb': 4096},
-             'ports': [{'address': '52:54:%02x:%02x:%02x:%02x' % (sum(map(ord, label)) % 256, index // 65536 % 256,
-                                                                  index // 256 % 256, index % 256)}],
-             'traits': ['CUSTOM_BENCH', 'CUSTOM_RACK%d' % (index // 40)]}
-            for index in range(size)]
+def fleet_nodes(size, label, passwords=False):
+    """A fleet file's nodes: fake-hardware, one port, two traits, properties and a resource class each; with
+    passwords, a driver_info with a BMC password of its own each (fake-hardware does not check driver_info, so
+    validate_driver_info is false)."""
+    nodes = [{'name': '%s-%04d' % (label, index), 'driver': 'fake-hardware', 'resource_class': 'bench',
+              'automated_clean': False,
+              'properties': {'cpu_arch': 'x86_64', 'memory_mb': 4096},
+              'ports': [{'address': '52:54:%02x:%02x:%02x:%02x' % (sum(map(ord, label)) % 256, index // 65536 % 256,
+                                                                   index // 256 % 256, index % 256)}],
+              'traits': ['CUSTOM_BENCH', 'CUSTOM_RACK%d' % (index // 40)]}
+             for index in range(size)]
+    if passwords:
+        for index, node in enumerate(nodes):
+            node.update(validate_driver_info=False, driver_info={
+                'ipmi_address': '10.%d.%d.%d' % (index >> 16 & 255, index >> 8 & 255, index & 255),
+                'ipmi_username': 'admin', 'ipmi_password': 'Bmc-%05d-%s' % (index, uuid.uuid4().hex[:12])})
+    return nodes
 
 
 def fleet_of(raw, label):
@@ -82,15 +93,12 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def run_floor(bench, size, label):
+def run_floor(bench, size, label, passwords=False):
     raw = bench.raw
     started = time.monotonic()
     uuids = []
-    for node in fleet_nodes(size, label):
-        created = raw.call('POST', '/nodes', {'name': node['name'], 'driver': node['driver'],
-                                              'resource_class': node['resource_class'],
-                                              'automated_clean': node['automated_clean'],
-                                              'properties': node['properties']})
+    for node in fleet_nodes(size, label, passwords):
+        created = raw.call('POST', '/nodes', dict((field, node[field]) for field in FLOOR_FIELDS if field in node))
         raw.call('PUT', '/nodes/%s/traits' % created['uuid'], {'traits': node['traits']})
         for port in node['ports']:
             raw.call('POST', '/ports', dict(port, node_uuid=created['uuid']))

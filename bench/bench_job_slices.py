@@ -107,11 +107,10 @@ def run_slices(bench, size, count):
                  for directory in directories]
     rows = []
     for process, directory in zip(processes, directories):
-        _pid, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        if process.returncode:
-            raise common.BenchError('a slice of %d failed (rc %d); see %s' % (count, process.returncode, directory))
-        rows.append((usage.ru_utime + usage.ru_stime,) + job_results(directory))
+        returncode, cpu, _peak = common.wait_usage(process)
+        if returncode:
+            raise common.BenchError('a slice of %d failed (rc %d); see %s' % (count, returncode, directory))
+        rows.append((cpu,) + job_results(directory))
     seconds = time.monotonic() - started
     check_available(bench.raw, size, '%d slices' % count, label)
     delete_fleet(bench.raw, label)

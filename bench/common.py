@@ -137,6 +137,15 @@ def floor(raw, uuids, path, interval, one_get=False):
     return time.monotonic() - started, raw.calls - calls
 
 
+def wait_usage(process):
+    """Wait for a started process: (exit code, CPU seconds, peak resident MiB). The CPU is user + system of the process
+    and of every process it waited for (ansible-playbook's workers, the modules); the peak is the largest resident
+    size any one of them reached (os.wait4's ru_maxrss, in KiB on Linux), not their sum at any moment."""
+    _pid, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+
+
 class Bench(object):
     """A local Ironic on a free loopback port, in a temporary directory, and the means to run our code on it."""
 
