@@ -25,9 +25,18 @@ that every ansible and collection file comes from the zip.
 With --old-checkout DIR, the modules of that checkout too (a worktree of an older commit), from a payload of its own,
 interleaved with this checkout's in each round: the import figures before and after a change, in one run.
 
+Then the controller's part of a module's start-up, which a playbook pays once per module and run (ansible-playbook
+keeps the payload only in its own temporary directory): building the payload. ansible-core's recursive_finder parses
+the module and every module_utils file its imports reach (a function's imports too: a deferred import saves the host's
+compile, not the controller's parse) and zips them. For the three modules whose import costs most, and for a module
+that imports only the basics (the floor), the CPU seconds of recursive_finder in a fresh Python (as the first task of a
+run pays them) and the files and bytes of the collection it zips, interleaved with --old-checkout's, the median of
+the rounds.
+
     python bench/bench_startup.py [--rounds 5] [--ironic-venv DIR] [--old-checkout DIR]
 """
 
+import json
 import os
 import resource
 import statistics
@@ -173,6 +182,72 @@ def measure_imports(bench, rounds, old_checkout=None):
     return samples
 
 
+# Run in a fresh Python: recursive_finder of one module, as ansible-playbook builds its payload (ansible-core 2.19:
+# ansible/executor/module_common.py); prints [CPU seconds, [[file in the zip, bytes]...]].
+PAYLOAD_BUILD = '''
+import datetime, io, json, sys, time, zipfile
+from ansible._internal._ansiballz import _builder
+from ansible.executor import module_common
+from ansible.plugins.loader import init_plugin_loader
+collections, fqn, path = sys.argv[1:4]
+init_plugin_loader([collections])
+with open(path, "rb") as handle:
+    data = handle.read()
+payload = zipfile.ZipFile(io.BytesIO(), "w", compression=zipfile.ZIP_DEFLATED)
+started = time.process_time()
+module_common.recursive_finder(fqn.rsplit(".", 1)[1], fqn, data, payload, datetime.datetime(2020, 1, 1),
+                               _builder.ExtensionManager.create(task_vars={}))
+print(json.dumps([time.process_time() - started, [[info.filename, info.file_size] for info in payload.infolist()]]))
+'''
+BASICS_MODULE = 'from ansible.module_utils.basic import AnsibleModule\n\nAnsibleModule(argument_spec={}).exit_json()\n'
+
+
+def payload_build(collections, fqn, path):
+    """(CPU seconds of recursive_finder for the module fqn at path, {file in the payload: bytes})."""
+    process = subprocess.run([sys.executable, '-c', PAYLOAD_BUILD, collections, fqn, path], capture_output=True,
+                             text=True, check=False)
+    if process.returncode:
+        raise common.BenchError('building the payload of %s failed (this measures ansible-core 2.19\'s '
+                                'recursive_finder): %s' % (fqn, process.stderr[-2000:]))
+    cpu, files = json.loads(process.stdout)
+    return cpu, dict(files)
+
+
+def measure_payloads(bench, rounds, names, old_checkout=None):
+    """{(checkout, module or 'basics'): [(CPU s, collection files, collection bytes) of each round]}, the checkouts
+    and modules interleaved within each round."""
+    checkouts = [('this', bench)] + ([('old', bench.of_checkout(old_checkout))] if old_checkout else [])
+    basics = bench.write('bench_basics.py', BASICS_MODULE)
+    runs = [('this', 'basics', bench.collections, 'ansible.modules.bench_basics', basics)]
+    for checkout, view in checkouts:
+        runs += [(checkout, name, view.collections, '%s.plugins.modules.%s' % (COLLECTION.replace('/', '.'), name),
+                  os.path.join(view.checkout, 'plugins', 'modules', name + '.py')) for name in names]
+    samples = dict(((checkout, name), []) for checkout, name, _collections, _fqn, _path in runs)
+    for _round in range(rounds):
+        for checkout, name, collections, fqn, path in runs:
+            cpu, files = payload_build(collections, fqn, path)
+            ours = [size for member, size in files.items() if member.startswith(COLLECTION + '/')]
+            samples[checkout, name].append((cpu, len(ours), sum(ours)))
+    return samples
+
+
+def report_payloads(samples):
+    basics = statistics.median(cpu for cpu, _files, _bytes in samples['this', 'basics'])
+    old = any(checkout == 'old' for checkout, _name in samples)
+    rows = []
+    for name in [name for checkout, name in samples if checkout == 'this']:
+        row = (name,)
+        for checkout in ('this', 'old') if old else ('this',):
+            values = samples.get((checkout, name)) or samples['this', name]
+            cpu = statistics.median(value[0] for value in values)
+            row += ('%.3f' % cpu, '%.3f' % (cpu - basics), '%d' % values[0][1], '{:,}'.format(values[0][2]))
+        rows.append(row)
+    headers = ('building the payload', 'CPU s', 'above the basics', 'collection files', 'collection bytes')
+    if old:
+        headers += ('old CPU s', 'old above', 'old files', 'old bytes')
+    print(common.table(headers, rows))
+
+
 def report_imports(samples):
     basics = statistics.median(samples['this', 'basic'])
     old = dict((name, values) for (checkout, name), values in samples.items() if checkout == 'old')
@@ -201,8 +276,12 @@ def main():
     with common.ironic(options.ironic_venv) as bench:
         samples = measure(bench, options.rounds)
         imports = measure_imports(bench, options.rounds, options.old_checkout)
+        slowest = sorted((name for checkout, name in imports if checkout == 'this' and name != 'basic'),
+                         key=lambda name: -statistics.median(imports['this', name]))[:3]
+        payloads = measure_payloads(bench, options.rounds, slowest, options.old_checkout)
     report(samples)
     report_imports(imports)
+    report_payloads(payloads)
 
 
 if __name__ == '__main__':

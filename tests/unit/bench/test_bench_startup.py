@@ -44,3 +44,16 @@ def test_a_file_missing_from_the_payload_is_found(tmp_path):
             if info.filename != 'ansible/module_utils/basic.py':
                 part.writestr(info, whole.read(info))
     assert bench_startup.imported_elsewhere(missing, bench_startup.BASICS) == [bench_startup.BASICS]
+
+
+def test_building_the_payload_zips_what_the_module_imports_as_ansible_core_does(tmp_path):
+    namespace = tmp_path / 'ansible_collections' / 'baremetal'
+    namespace.mkdir(parents=True)
+    (namespace / 'lifecycle').symlink_to(ROOT)
+    cpu, files = bench_startup.payload_build(str(tmp_path), NODE.replace('baremetal_node', 'baremetal_node_info'),
+                                             os.path.join(ROOT, 'plugins', 'modules', 'baremetal_node_info.py'))
+    assert cpu > 0
+    assert 'ansible/module_utils/basic.py' in files
+    assert 'ansible_collections/baremetal/lifecycle/plugins/module_utils/task/module.py' in files
+    # A file that the module's imports never reach is not shipped.
+    assert 'ansible_collections/baremetal/lifecycle/plugins/module_utils/node/record_writes.py' not in files
