@@ -15,19 +15,34 @@ In interleaved rounds (medians reported):
   playbook    ansible-playbook playbooks/fleet_report.yml -e fleet_cloud=... -e report_dir=... -e fleet_file=...,
               wall time of the whole run (reading and validating the fleet file, the report, the JSON and the HTML).
 
+With --page-sizes N [N ...], the HTML page alone, without Ironic: for each size a page of N nodes written by
+Ansible's template module from a report that the collection's code builds (tests/integration/report_pages.py: one
+node in ten drifted), opened in headless Chromium (Debian's chromium, as the tests run it), --repeat rounds. Each
+round gives the milliseconds from the start of the navigation to the page's script done and its table laid out, and
+of a sort by name as a click on the header runs it; the table gives their medians, and how each grew per node from
+the first size (1.00: linear).
+
     python bench/bench_fleet_report.py [--nodes 300] [--repeat 3] [--ironic-venv DIR] [--keep]
+    python bench/bench_fleet_report.py --page-sizes 1000 3000 10000 [--repeat 3]
 """
 
 import json
 import os
 import resource
+import shutil
 import sqlite3
 import statistics
 import subprocess
+import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import common
+
+# The page's builder and Chromium's runner are the tests' (tests/integration): the bench opens the page the test
+# opens, and stops every Chromium process it starts as the tests do.
+sys.path.insert(0, os.path.join(common.ROOT, 'tests', 'integration'))
 
 FIELDS = ('uuid,name,provision_state,target_provision_state,power_state,target_power_state,maintenance,'
           'maintenance_reason,fault,retired,retired_reason,protected,protected_reason,inspection_finished_at,'
@@ -121,11 +136,71 @@ def run_playbook(bench, path):
     return seconds, cpu, report, os.path.getsize(os.path.join(report_dir, 'fleet-report.html'))
 
 
+# Run in the page once its own script has: the milliseconds from the start of the navigation to the table laid out,
+# and those of a sort by name as a click on its header runs it, laid out again.
+PAGE_PROBE = '''
+document.body.offsetHeight;
+var loaded = performance.now();
+document.querySelector("#nodes th[data-key=name]").click();
+document.body.offsetHeight;
+return [loaded, performance.now() - loaded];
+'''
+
+
+def measure_pages(sizes, repeat):
+    """{size: [(load ms, sort ms) of each round]}, the sizes taking turns within each round."""
+    workdir = tempfile.mkdtemp(prefix='baremetal-bench-pages-')
+    try:
+        namespace = os.path.join(workdir, 'collections', 'ansible_collections', 'baremetal')
+        os.makedirs(namespace)
+        os.symlink(common.ROOT, os.path.join(namespace, 'lifecycle'))
+        sys.path.append(os.path.join(workdir, 'collections'))
+        import browser  # pylint: disable=import-outside-toplevel
+        import report_pages  # pylint: disable=import-outside-toplevel
+        env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(common.ROOT, 'ansible.cfg'),
+                   ANSIBLE_COLLECTIONS_PATH=os.path.join(workdir, 'collections'))
+        pages = {}
+        for size in sizes:
+            directory = os.path.join(workdir, str(size))
+            os.makedirs(directory)
+            pages[size] = report_pages.write_page(report_pages.report_of(size), directory, env)
+            print('page of %d nodes: %d kB' % (size, os.path.getsize(pages[size]) // 1024), flush=True)
+        samples = dict((size, []) for size in sizes)
+        for index in range(repeat):
+            for size in sizes:
+                samples[size].append(browser.probe(pages[size], PAGE_PROBE, workdir))
+            print('  round %d: %s' % (index + 1, ', '.join('%d nodes %.0f ms, sort %.0f ms' % ((size,) + tuple(
+                samples[size][-1])) for size in sizes)), flush=True)
+        return samples
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def report_pages_table(samples):
+    sizes = sorted(samples)
+    first = sizes[0]
+    medians = dict((size, [statistics.median(sample[column] for sample in samples[size]) for column in (0, 1)])
+                   for size in sizes)
+    rows = [('{:,}'.format(size), '%.0f' % load, '%.0f-%.0f' % (min(s[0] for s in samples[size]),
+                                                                max(s[0] for s in samples[size])),
+             '%.2f' % (load / medians[first][0] / (size / first)), '%.0f' % sort,
+             '%.2f' % (sort / medians[first][1] / (size / first))) for size, (load, sort) in medians.items()]
+    print()
+    print('the fleet report page in headless Chromium; median of %d rounds' % len(samples[first]))
+    print(common.table(('nodes', 'load ms', 'min-max', 'per node vs %d' % first, 'sort by name ms',
+                        'per node vs %d' % first), rows))
+
+
 def main():
     parser = common.options_parser(__doc__)
     parser.add_argument('--nodes', type=int, default=300, help='fleet size (default 300)')
     parser.add_argument('--repeat', type=int, default=3, help='rounds; medians are reported (default 3)')
+    parser.add_argument('--page-sizes', type=int, nargs='+', metavar='N',
+                        help='the HTML page alone, of each size, in Chromium (no Ironic)')
     args = parser.parse_args()
+    if args.page_sizes:
+        report_pages_table(measure_pages(args.page_sizes, args.repeat))
+        return
     samples = {'floor: raw REST, same reads': [], 'module baremetal_fleet_report': [],
                'playbook fleet_report.yml': []}
     with common.ironic(args.ironic_venv, args.keep) as bench:

@@ -116,29 +116,45 @@ def parse(html):
     return builder.root
 
 
-# Added to a copy of a page: for each element of class panel, named by the first element with an id inside it, the
-# width its content needs, the width it shows, and its overflow-x (whether what does not fit scrolls or is cut off).
-_PANEL_PROBE = '''<script>
-document.body.setAttribute('data-panels', JSON.stringify(Array.prototype.map.call(
-  document.querySelectorAll('.panel'), function (panel) {
-    return [(panel.querySelector('[id]') || {}).id || '', panel.scrollWidth, panel.clientWidth,
-            getComputedStyle(panel).overflowX];
-  })));
+# Added to a copy of a page, after the page's own script: runs a probe (the body of a function) once the page has run
+# its own, keeps what it returns as JSON in the body's data-probe attribute, and empties the body but for it, so that
+# the dumped document is small whatever the page's size.
+_PROBE = '''<script>
+(function () {
+  var result = JSON.stringify((function () { PROBE }()));
+  document.body.textContent = "";
+  document.body.setAttribute("data-probe", result);
+}());
 </script>'''
+
+
+def probe(page, script, workdir, window_width=1280, fragment=''):
+    """What script returns (JavaScript, the body of a function returning what JSON can hold) on the page (a path),
+    run in Chromium once the page has run its own script, in a window window_width pixels wide, the page opened with
+    fragment (#...) in its address. The page is read from a copy with the probe added before </body>."""
+    with open(page, encoding='utf-8') as handle:
+        html = handle.read()
+    if '</body>' not in html:
+        raise AssertionError('%s has no </body> to add the probe before' % page)
+    copy = os.path.join(str(workdir), 'probed-%d-%s' % (window_width, os.path.basename(str(page))))
+    with open(copy, 'w', encoding='utf-8') as handle:
+        handle.write(html.replace('</body>', _PROBE.replace('PROBE', script) + '</body>', 1))
+    dumped = parse(chromium('--dump-dom', '--window-size=%d,1000' % window_width, 'file://' + copy + fragment,
+                            workdir=workdir))
+    return json.loads(next(dumped.iter('body')).attrs['data-probe'])
+
+
+# For each element of class panel, named by the first element with an id inside it, the width its content needs, the
+# width it shows, and its overflow-x (whether what does not fit scrolls or is cut off).
+_PANEL_PROBE = '''return Array.prototype.map.call(document.querySelectorAll(".panel"), function (panel) {
+  return [(panel.querySelector("[id]") || {}).id || "", panel.scrollWidth, panel.clientWidth,
+          getComputedStyle(panel).overflowX];
+});'''
 
 
 def panel_widths(page, window_width, workdir):
     """{panel: (width its content needs, width it shows, its overflow-x)} of each panel of the page (a path) as
     Chromium lays it out in a window window_width pixels wide; a panel is named by the first element with an id in
-    it. The page is read from a copy with a script added that measures the panels once the page has run its own."""
-    with open(page, encoding='utf-8') as handle:
-        html = handle.read()
-    if '</body>' not in html:
-        raise AssertionError('%s has no </body> to add the measuring script before' % page)
-    copy = os.path.join(str(workdir), 'measured-%d-%s' % (window_width, os.path.basename(str(page))))
-    with open(copy, 'w', encoding='utf-8') as handle:
-        handle.write(html.replace('</body>', _PANEL_PROBE + '</body>', 1))
-    dumped = parse(chromium('--dump-dom', '--window-size=%d,1000' % window_width, 'file://' + copy, workdir=workdir))
-    body = next(dumped.iter('body'))
+    it."""
     return dict((name, (needed, shown, overflow)) for name, needed, shown, overflow
-                in json.loads(body.attrs['data-panels']))
+                in probe(page, _PANEL_PROBE, workdir, window_width))
