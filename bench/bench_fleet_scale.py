@@ -22,7 +22,7 @@ Each figure: wall seconds, the controller's CPU (user + system of the command an
 its peak resident memory (the largest of those processes, os.wait4's ru_maxrss; not their sum at one moment).
 Reported per size: medians of the rounds, each against its floor where it has one, and per node.
 
-A round at 10,000 nodes takes over two hours on this 2-core machine (about 160,000 requests to one ironic-api
+A round at 10,000 nodes takes over two hours on this 2-core machine (about 190,000 requests to one ironic-api
 worker: the floor's and the role's enrolments, both deletions, the report's reads), so the 10,000 row is one round.
 
     python bench/bench_fleet_scale.py [--sizes 1000 3000] [--repeat 3] [--reruns 1] [--ironic-venv DIR] [--keep]
