@@ -151,14 +151,12 @@ def measure_pages(sizes, repeat):
     """{size: [(load ms, sort ms) of each round]}, the sizes taking turns within each round."""
     workdir = tempfile.mkdtemp(prefix='baremetal-bench-pages-')
     try:
-        namespace = os.path.join(workdir, 'collections', 'ansible_collections', 'baremetal')
-        os.makedirs(namespace)
-        os.symlink(common.ROOT, os.path.join(namespace, 'lifecycle'))
-        sys.path.append(os.path.join(workdir, 'collections'))
+        collections = common.collections_dir(workdir, common.ROOT, 'collections')
+        sys.path.append(collections)  # report_pages imports the collection's report code
         import browser  # pylint: disable=import-outside-toplevel
         import report_pages  # pylint: disable=import-outside-toplevel
         env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(common.ROOT, 'ansible.cfg'),
-                   ANSIBLE_COLLECTIONS_PATH=os.path.join(workdir, 'collections'))
+                   ANSIBLE_COLLECTIONS_PATH=collections)
         pages = {}
         for size in sizes:
             directory = os.path.join(workdir, str(size))

@@ -83,12 +83,12 @@ def vaulted_fleet_file(bench, nodes, label):
     return path, password_file
 
 
-def play_recap(run_, name):
-    """(ok, changed) of localhost from a run's recap; a failed or unreachable host is a BenchError."""
+def changed_of(run_, name):
+    """localhost's changed count from a run's recap; a failed or unreachable host is a BenchError."""
     recap = bench_fleet_role.RECAP.search(run_.output)
     if not recap or int(recap.group(3)) or int(recap.group(4)):
         raise common.BenchError('%s: no clean recap: %s' % (name, run_.output[-3000:]))
-    return int(recap.group(1)), int(recap.group(2))
+    return int(recap.group(2))
 
 
 def records_task(bench, nodes, with_passwords):
@@ -153,7 +153,7 @@ def measure_round(bench, size, index, reruns):
     bench_fleet_role.check_available(bench.raw, size, 'role', label)
     for rerun in range(reruns):
         runs['role: no-op rerun %d' % rerun] = run(bench, command, label + '-rerun')
-        if play_recap(runs['role: no-op rerun %d' % rerun], 'rerun')[1]:
+        if changed_of(runs['role: no-op rerun %d' % rerun], 'rerun'):
             raise common.BenchError('the rerun reported a change')
     runs['empty play'] = run(bench, [common.tool('ansible-playbook'), bench.write('empty.yml', EMPTY_PLAY)], 'empty')
     runs['records: a BMC password per node'] = records_task(bench, nodes, True)

@@ -137,6 +137,14 @@ def floor(raw, uuids, path, interval, one_get=False):
     return time.monotonic() - started, raw.calls - calls
 
 
+def collections_dir(parent, checkout, name):
+    """parent/name, a directory in which checkout is importable as baremetal.lifecycle (a link to it); its path."""
+    namespace = os.path.join(parent, name, 'ansible_collections', 'baremetal')
+    os.makedirs(namespace)
+    os.symlink(checkout, os.path.join(namespace, 'lifecycle'))
+    return os.path.join(parent, name)
+
+
 def wait_usage(process):
     """Wait for a started process: (exit code, CPU seconds, peak resident MiB). The CPU is user + system of the process
     and of every process it waited for (ansible-playbook's workers, the modules); the peak is the largest resident
@@ -166,26 +174,20 @@ class Bench(object):
         self.cloud = 'baremetal-bench'
         # The source tree, importable as the collection: what is measured is what is in this checkout.
         self.checkout = ROOT
-        self.collections = self._collections_of(ROOT, 'collections')
+        self.collections = collections_dir(self.dir, ROOT, 'collections')
         self.env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=self.collections, OS_CLIENT_CONFIG_FILE=self.clouds_yaml,
                         ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_PYTHON_INTERPRETER=sys.executable,
                         ANSIBLE_HOST_KEY_CHECKING='false', ANSIBLE_RETRY_FILES_ENABLED='false',
                         ANSIBLE_LOCALHOST_WARNING='false', ANSIBLE_INVENTORY_UNPARSED_WARNING='false')
         self.raw = RawIronic(self.endpoint)
 
-    def _collections_of(self, checkout, name):
-        """A directory in which checkout is importable as baremetal.lifecycle."""
-        namespace = os.path.join(self.dir, name, 'ansible_collections', 'baremetal')
-        os.makedirs(namespace)
-        os.symlink(checkout, os.path.join(namespace, 'lifecycle'))
-        return os.path.join(self.dir, name)
-
     def of_checkout(self, checkout):
         """This Bench, on the same Ironic, measuring the collection of another checkout (a worktree of an older
         commit): its modules, its playbooks' collection. Only the Bench that started Ironic stops it."""
         other = copy.copy(self)
         other.checkout = os.path.abspath(checkout)
-        other.collections = self._collections_of(other.checkout, 'collections-%s' % os.path.basename(other.checkout))
+        other.collections = collections_dir(self.dir, other.checkout,
+                                            'collections-%s' % os.path.basename(other.checkout))
         other.env = dict(self.env, ANSIBLE_COLLECTIONS_PATH=other.collections)
         return other
 
