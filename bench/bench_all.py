@@ -18,8 +18,10 @@ Each line names its target. A regression shows as a ratio over its target, the d
 With --old-checkout DIR (a worktree of an older commit), every measurement runs for that checkout's collection too,
 on the same Ironic, one round at a time, the two checkouts taking turns (which goes first alternates by round): a
 change before and after, in one run, each row with the spread of its rounds. It takes about twice as long.
+With --only NAME [NAME ...] (single, start-up, imports, peer, bulk, waves, role), only those rows.
 
     python bench/bench_all.py [--repeat 3] [--bulk 100] [--role-sizes 300] [--ironic-venv DIR] [--old-checkout DIR]
+                              [--only NAME ...]
 """
 
 import os
@@ -93,13 +95,20 @@ def import_rounds(bench, rounds, old_checkout):
                 for checkout in ('this', 'old') if (checkout, slowest) in samples)
 
 
-MEASUREMENTS = (single_node, start_up, 'imports', peer, bulk, waves, fleet_role)
+# Each measurement by the name --only takes, in the table's order.
+MEASUREMENTS = (('single', single_node), ('start-up', start_up), ('imports', 'imports'), ('peer', peer), ('bulk', bulk),
+                ('waves', waves), ('role', fleet_role))
+
+
+def chosen(options):
+    """The measurements options.only names (every one without it), in the table's order."""
+    return [measurement for name, measurement in MEASUREMENTS if not options.only or name in options.only]
 
 
 def one_checkout(bench, options):
     """The table's rows: (what, seconds, floor, x floor, target)."""
     rows = []
-    for measurement in MEASUREMENTS:
+    for measurement in chosen(options):
         if measurement == 'imports':
             rounds = import_rounds(bench, max(options.repeat, 5), None)['this']
             found = [(rounds[0][0][0], median(row[1] for [row] in rounds), median(row[2] for [row] in rounds),
@@ -124,7 +133,7 @@ def two_checkouts(bench, options):
     (or seconds) as the median and the spread of the rounds, the two checkouts taking turns round by round."""
     checkouts = [('this', bench), ('old', bench.of_checkout(options.old_checkout))]
     rows = []
-    for measurement in MEASUREMENTS:
+    for measurement in chosen(options):
         if measurement == 'imports':  # one call: its rounds interleave the two checkouts' imports already
             rounds = import_rounds(bench, max(options.repeat, 5), options.old_checkout)
         else:
@@ -146,6 +155,8 @@ def main():
     parser.add_argument('--role-sizes', type=int, nargs='+', default=[300], help='fleet role sizes (default 300)')
     parser.add_argument('--old-checkout', metavar='DIR',
                         help='also measure the collection of this checkout, round by round with this one')
+    parser.add_argument('--only', nargs='+', choices=[name for name, _measurement in MEASUREMENTS], metavar='NAME',
+                        help='run only these measurements: %s' % ' '.join(name for name, _measurement in MEASUREMENTS))
     options = parser.parse_args()
     if options.repeat < 3:
         parser.error('--repeat must be at least 3')

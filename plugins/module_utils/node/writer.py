@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Write the declared nodes once every one of them is checked (node/snapshot.py), and delete those declared absent
-(node/removal.py). The BMC check (node/bmc_check.py) and the removal load the engine, so a task loads them only for
-a node that needs them (bench/README.md measures the deferral).
+(node/removal.py). The BMC check (node/bmc_check.py) and the removal load the engine, and the writes themselves
+(node/record_writes.py) are code a rerun of nodes as declared never runs, so a task loads each only for a node that
+needs it (bench/README.md measures the deferrals).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,11 +15,9 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.parallel import run_each
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result import node_result
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node import wiring
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.declaration import check_declarations, refusal
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record import UPDATE_SECRETS_ALWAYS, NodeError, node_view
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_writes import write_record
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.snapshot import plan_changes
 
 
@@ -42,6 +41,10 @@ def apply_change(client, change, check_mode, verify_bmc=True, timeout=1800, cloc
             result.setdefault('warnings', []).append(warning)
     if not change.changed or check_mode:
         return result
+    # Imported here: the record's write path costs a module's start-up 15 ms on a host, and a rerun that finds every
+    # node as declared never runs it (bench/README.md, "the deferrals kept").
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
+    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.record_writes import write_record
     writes = NodeWrites(change.declaration.name, (change.node or {}).get('provision_state', 'enroll'), timeout,
                         clock=clock, sleep=sleep)
     try:

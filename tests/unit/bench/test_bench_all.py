@@ -35,8 +35,8 @@ def test_the_checkouts_take_turns_one_round_at_a_time_and_which_goes_first_alter
         calls.append((bench.checkout, rounds))
         return [('a row', next(seconds[bench.checkout]), 1.0, '<= 1.2x'), ('a rerun', 4.0, None, '< 5 s')]
 
-    monkeypatch.setattr(bench_all, 'MEASUREMENTS', (measurement,))
-    options = argparse.Namespace(repeat=3, old_checkout='old')
+    monkeypatch.setattr(bench_all, 'MEASUREMENTS', (('a', measurement),))
+    options = argparse.Namespace(repeat=3, old_checkout='old', only=None)
     rows = bench_all.two_checkouts(FakeBench(), options)
     assert calls == [('this', 1), ('old', 1), ('old', 1), ('this', 1), ('this', 1), ('old', 1)]
     assert rows == [('a row', '2.20 (2.00-2.40)', '3.30 (3.00-3.60)', '<= 1.2x'),
@@ -51,8 +51,14 @@ def test_the_import_row_comes_from_one_call_that_measures_both_checkouts(monkeyp
         return {'this': [[('import CPU: m', 0.8, 0.5, '<= 1.6x')]] * 5,
                 'old': [[('import CPU: m', 0.7, 0.5, '<= 1.6x')]] * 5}
 
-    monkeypatch.setattr(bench_all, 'MEASUREMENTS', ('imports',))
+    monkeypatch.setattr(bench_all, 'MEASUREMENTS', (('imports', 'imports'),))
     monkeypatch.setattr(bench_all, 'import_rounds', import_rounds)
-    rows = bench_all.two_checkouts(FakeBench(), argparse.Namespace(repeat=3, old_checkout='old'))
+    rows = bench_all.two_checkouts(FakeBench(), argparse.Namespace(repeat=3, old_checkout='old', only=None))
     assert asked == [(5, 'old')]
     assert rows == [('import CPU: m', '1.60 (1.60-1.60)', '1.40 (1.40-1.40)', '<= 1.6x')]
+
+
+def test_only_runs_the_measurements_it_names_in_the_tables_order():
+    chosen = bench_all.chosen(argparse.Namespace(only=['role', 'imports']))
+    assert chosen == ['imports', bench_all.fleet_role]
+    assert len(bench_all.chosen(argparse.Namespace(only=None))) == len(bench_all.MEASUREMENTS)

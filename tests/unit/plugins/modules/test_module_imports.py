@@ -31,17 +31,17 @@ HARDWARE = ('node.hardware', 'node.hardware_declaration')  # not hardware_differ
 # neither), jsonschema (node/driver_schemas.py), PyYAML (a named cloud's clouds.yaml, ironic/clouds_file.py).
 OPTIONAL_LIBRARIES = ('keystoneauth1', 'openstack', 'jsonschema', 'yaml')
 # What no module loads at its start: ironic/keystone.py (a task with endpoint, or a standalone cloud, needs none of
-# it; bench/README.md measures the deferral).
-EVERY = ('ironic.keystone',)
+# it) and common/free_text.py (read only at a text that names a secret); bench/README.md measures the deferrals.
+EVERY = ('ironic.keystone', 'common.free_text')
 
 # What importing each module must not load: the code its plain task (one node, none of the facets) never runs.
 NOT_LOADED = {
     # The stages after the record (only for a node that declares maintenance, power or a provision state), port
-    # groups and virtual media, the BMC check after a write and the removal of a node: bench/README.md measures what
-    # deferring each saves.
+    # groups and virtual media, the writes of a record that changes, the BMC check after a write and the removal of a
+    # node: bench/README.md measures what deferring each saves.
     'baremetal_node': ENGINE + (
-        'node.port_groups', 'node.virtual_media', 'ironic.wiring', 'node.bmc_check', 'node.removal', 'node.power',
-        'node.maintenance', 'node.stages'),
+        'node.port_groups', 'node.virtual_media', 'ironic.wiring', 'node.record_writes', 'engine.writes',
+        'node.bmc_check', 'node.removal', 'node.power', 'node.maintenance', 'node.stages'),
     'baremetal_provision_state': (),
     'baremetal_power': ENGINE,
     'baremetal_maintenance': ENGINE,
