@@ -12,6 +12,7 @@ import copy
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -252,13 +253,31 @@ class Bench(object):
 
 
 @contextlib.contextmanager
-def ironic(ironic_venv, keep=False, split=False, config_overrides=None):
-    bench = Bench(ironic_venv, keep, split, config_overrides)
+def ended_by_sigterm():
+    """Within it, SIGTERM (a timeout's, a kill PID) ends the run as Ctrl-C does, by an exception (SystemExit 143), so
+    that the finally blocks on the way out stop what the run started; a second SIGTERM is ignored until they have.
+    The handler before it is put back at its end."""
+    def terminate(signum, _frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, terminate)
     try:
-        bench.start()
-        yield bench
+        yield
     finally:
-        bench.stop()
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def ironic(ironic_venv, keep=False, split=False, config_overrides=None):
+    """A started Bench, stopped at the end: also when the run fails, is interrupted or gets SIGTERM."""
+    bench = Bench(ironic_venv, keep, split, config_overrides)
+    with ended_by_sigterm():
+        try:
+            bench.start()
+            yield bench
+        finally:
+            bench.stop()
 
 
 def default_ironic_venv():
