@@ -130,19 +130,10 @@ def build_fleet(ironic):
     return nodes
 
 
-def ansible_env():
-    """The environment of an ansible-playbook run: the installed collection, the repository's config, no OS_*."""
-    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
-    env.update(ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1', ANSIBLE_FORCE_COLOR='0',
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, '.work', 'collections'),
-               PATH=os.path.dirname(sys.executable) + os.pathsep + env['PATH'])
-    return env
-
-
-def fleet_report(ironic, **extra_vars):
+def fleet_report(ironic, ansible_env, **extra_vars):
     """Run playbooks/fleet_report.yml as the docs say (-e fleet_cloud=... -e report_dir=...) against the instance, with
-    the installed collection and the instance's clouds.yaml; returns (rc, output)."""
-    env = dict(ansible_env(), OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml)
+    the installed collection and the instance's clouds.yaml (ansible_env: the fixture); returns (rc, output)."""
+    env = ansible_env(OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml)
     command = [ANSIBLE_PLAYBOOK, 'playbooks/fleet_report.yml', '-e', 'fleet_cloud=%s' % ironic.cloud_name]
     for name, value in extra_vars.items():
         command += ['-e', '%s=%s' % (name, value)]
@@ -159,7 +150,7 @@ def keep_artifact(path):
     return kept
 
 
-def test_the_fleet_report_in_json_and_in_a_browser(make_ironic, tmp_path):
+def test_the_fleet_report_in_json_and_in_a_browser(make_ironic, ansible_env, tmp_path):
     ironic = make_ironic()
     ironic.start()
     uuids = build_fleet(ironic)
@@ -169,7 +160,7 @@ def test_the_fleet_report_in_json_and_in_a_browser(make_ironic, tmp_path):
     report_dir = tmp_path / 'report'
 
     mark = ironic.log_mark()
-    rc, output = fleet_report(ironic, report_dir=report_dir, fleet_file=fleet_file)
+    rc, output = fleet_report(ironic, ansible_env, report_dir=report_dir, fleet_file=fleet_file)
     assert rc == 0, output
     assert ironic.write_requests_since(mark) == []
     reads = [request.path.split('?')[0] for request in ironic.requests_since(mark) if request.path.startswith('/v1/nodes')]
@@ -311,7 +302,7 @@ return result;
 '''
 
 
-def test_a_page_of_10000_nodes_filters_sorts_and_puts_the_drifted_nodes_first_in_a_browser(tmp_path):
+def test_a_page_of_10000_nodes_filters_sorts_and_puts_the_drifted_nodes_first_in_a_browser(ansible_env, tmp_path):
     # How long Chromium takes over a page of this size is a bench figure (bench_fleet_report.py --page-sizes), never
     # asserted here.
     report = report_of(10000)
@@ -375,7 +366,7 @@ BASELINE_FILE = '''
 
 
 def test_firmware_baseline_compliance_from_the_components_ironic_records_through_redfish(
-        make_ironic, redfish_bmc, tmp_path):
+        make_ironic, redfish_bmc, ansible_env, tmp_path):
     """Two emulated Redfish systems, whose components Ironic's real redfish firmware interface records when it
     verifies them (manage), and a fake-hardware node of the same model that records none: the report shows one at
     target, one behind with its plan through the stepping stone, and the fake one unknown, saying why. Each system's
@@ -401,7 +392,7 @@ def test_firmware_baseline_compliance_from_the_components_ironic_records_through
     report_dir = tmp_path / 'report'
 
     mark = ironic.log_mark()
-    rc, output = fleet_report(ironic, report_dir=report_dir, firmware_baseline_file=baseline_file)
+    rc, output = fleet_report(ironic, ansible_env, report_dir=report_dir, firmware_baseline_file=baseline_file)
     assert rc == 0, output
     assert ironic.write_requests_since(mark) == []
     assert '1 behind their firmware baseline' in output
