@@ -18,9 +18,11 @@ In interleaved rounds (medians reported):
 With --page-sizes N [N ...], the HTML page alone, without Ironic: for each size a page of N nodes written by
 Ansible's template module from a report that the collection's code builds (tests/integration/report_pages.py: one
 node in ten drifted), opened in headless Chromium (Debian's chromium, as the tests run it), --repeat rounds. Each
-round gives the milliseconds from the start of the navigation to the page's script done and its table laid out, and
-of a sort by name as a click on the header runs it; the table gives their medians, and how each grew per node from
-the first size (1.00: linear).
+round gives the milliseconds from the start of the navigation to the page's script done and its table laid out, then
+those of each action as the page's own events run it, laid out again: a sort by name (a click on its header), the
+filter (typing "active", a word of one node in three) and, where the page has the button (since issue 44 the table
+holds the first 500 rows of its order and filter), showing all the nodes. The table gives their medians, and how the
+load and the sort grew per node from the first size (1.00: linear).
 
     python bench/bench_fleet_report.py [--nodes 300] [--repeat 3] [--ironic-venv DIR] [--keep]
     python bench/bench_fleet_report.py --page-sizes 1000 3000 10000 [--repeat 3]
@@ -137,18 +139,34 @@ def run_playbook(bench, path):
 
 
 # Run in the page once its own script has: the milliseconds from the start of the navigation to the table laid out,
-# and those of a sort by name as a click on its header runs it, laid out again.
+# then those of a sort by name as a click on its header runs it, of the filter as typing "active" runs it and, on a
+# page that has the button, of showing every node (after the filter box is emptied), each laid out again.
 PAGE_PROBE = '''
+function timed(action) {
+  var started = performance.now();
+  action();
+  document.body.offsetHeight;
+  return performance.now() - started;
+}
+function type(text) {
+  var filter = document.getElementById("filter");
+  filter.value = text;
+  filter.dispatchEvent(new Event("input"));
+}
 document.body.offsetHeight;
 var loaded = performance.now();
-document.querySelector("#nodes th[data-key=name]").click();
-document.body.offsetHeight;
-return [loaded, performance.now() - loaded];
+var sort = timed(function () { document.querySelector("#nodes th[data-key=name]").click(); });
+var filter = timed(function () { type("active"); });
+type("");
+var button = document.getElementById("show-all");
+return [loaded, sort, filter, button ? timed(function () { button.click(); }) : null];
 '''
+COLUMNS = ('load', 'sort', 'filter', 'show all')
 
 
 def measure_pages(sizes, repeat):
-    """{size: [(load ms, sort ms) of each round]}, the sizes taking turns within each round."""
+    """{size: [(load ms, sort ms, filter ms, show all ms or None) of each round]}, the sizes taking turns within each
+    round."""
     workdir = tempfile.mkdtemp(prefix='baremetal-bench-pages-')
     try:
         collections = common.collections_dir(workdir, common.ROOT, 'collections')
@@ -167,8 +185,9 @@ def measure_pages(sizes, repeat):
         for index in range(repeat):
             for size in sizes:
                 samples[size].append(browser.probe(pages[size], PAGE_PROBE, workdir))
-            print('  round %d: %s' % (index + 1, ', '.join('%d nodes %.0f ms, sort %.0f ms' % ((size,) + tuple(
-                samples[size][-1])) for size in sizes)), flush=True)
+            print('  round %d: %s' % (index + 1, '; '.join('%d nodes %s' % (size, ', '.join(
+                '%s %s ms' % (name, '-' if value is None else '%.0f' % value)
+                for name, value in zip(COLUMNS, samples[size][-1]))) for size in sizes)), flush=True)
         return samples
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -177,16 +196,25 @@ def measure_pages(sizes, repeat):
 def report_pages_table(samples):
     sizes = sorted(samples)
     first = sizes[0]
-    medians = dict((size, [statistics.median(sample[column] for sample in samples[size]) for column in (0, 1)])
-                   for size in sizes)
-    rows = [('{:,}'.format(size), '%.0f' % load, '%.0f-%.0f' % (min(s[0] for s in samples[size]),
-                                                                max(s[0] for s in samples[size])),
-             '%.2f' % (load / medians[first][0] / (size / first)), '%.0f' % sort,
-             '%.2f' % (sort / medians[first][1] / (size / first))) for size, (load, sort) in medians.items()]
+
+    def median(size, column):
+        values = [sample[column] for sample in samples[size]]
+        return None if None in values else statistics.median(values)
+
+    def shown(value):
+        return '-' if value is None else '%.0f' % value
+
+    rows = []
+    for size in sizes:
+        load, sort, filtered, show_all = (median(size, column) for column in range(len(COLUMNS)))
+        loads = [sample[0] for sample in samples[size]]
+        rows.append(('{:,}'.format(size), shown(load), '%.0f-%.0f' % (min(loads), max(loads)),
+                     '%.2f' % (load / median(first, 0) / (size / first)), shown(sort),
+                     '%.2f' % (sort / median(first, 1) / (size / first)), shown(filtered), shown(show_all)))
     print()
     print('the fleet report page in headless Chromium; median of %d rounds' % len(samples[first]))
     print(common.table(('nodes', 'load ms', 'min-max', 'per node vs %d' % first, 'sort by name ms',
-                        'per node vs %d' % first), rows))
+                        'per node vs %d' % first, 'filter ms', 'show all ms'), rows))
 
 
 def main():

@@ -11,6 +11,8 @@ Fixtures (see each docstring for details):
   (in a fork of the worker's ``module_server``, tests/module_server.py, its imports done once), and returns its
   parsed JSON result.
 - ``run_playbook(path_or_yaml_text, extra_vars=None)``: runs ansible-playbook, returns ``(rc, output)``.
+- ``ansible_env(**extra)``: the environment of an ansible command a test runs itself (against an Ironic of its own,
+  for example): the repository's ansible.cfg, the installed collection, no OS_* variable, the venv's bin first.
 - ``make_ironic`` (per test): a new, not started ``IronicInstance`` of its own, for a test that starts, stops, kills
   or reconfigures it; ``make_split_ironic`` (per module): a started split Ironic on PostgreSQL or MariaDB.
 - ``shared_ironic(**role_vars)`` (per module): a started ``IronicInstance`` with these variables of the role, one per
@@ -600,6 +602,14 @@ def run_module(ironic, tmp_path, module_server):
         return result
 
     return run
+
+
+@pytest.fixture(scope='session')
+def ansible_env():
+    """``ansible_env(**extra)``: the environment the fixtures run ansible commands in (no OS_* variable of the caller,
+    the repository's ansible.cfg, the installed collection, the venv's bin first on PATH), with ``extra`` set; for a
+    test that runs an ansible command itself."""
+    return _clean_env
 
 
 @pytest.fixture

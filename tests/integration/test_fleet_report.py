@@ -3,7 +3,7 @@
 the JSON it writes is valid against the schema the collection ships, and the HTML page, opened in headless Chromium,
 shows the summary, the drifted nodes and every node, sorts its table, and never the secret of a node's last error.
 The page of a fleet of 10,000 nodes (built without an Ironic that holds them: report_pages.py) filters, sorts and
-shows the drifted nodes first in the browser.
+shows the drifted nodes first in the browser, 500 rows at a time, and every node on request.
 
 Ironic records firmware components only from a BMC (the Redfish firmware interface caches the BIOS and BMC versions;
 fake-hardware records none, and sushy-tools' emulator gives every system one BMC version), so the test writes the rows
@@ -130,19 +130,10 @@ def build_fleet(ironic):
     return nodes
 
 
-def ansible_env():
-    """The environment of an ansible-playbook run: the installed collection, the repository's config, no OS_*."""
-    env = dict((key, value) for key, value in os.environ.items() if not key.startswith('OS_'))
-    env.update(ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1', ANSIBLE_FORCE_COLOR='0',
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, '.work', 'collections'),
-               PATH=os.path.dirname(sys.executable) + os.pathsep + env['PATH'])
-    return env
-
-
-def fleet_report(ironic, **extra_vars):
+def fleet_report(ironic, ansible_env, **extra_vars):
     """Run playbooks/fleet_report.yml as the docs say (-e fleet_cloud=... -e report_dir=...) against the instance, with
-    the installed collection and the instance's clouds.yaml; returns (rc, output)."""
-    env = dict(ansible_env(), OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml)
+    the installed collection and the instance's clouds.yaml (ansible_env: the fixture); returns (rc, output)."""
+    env = ansible_env(OS_CLIENT_CONFIG_FILE=ironic.clouds_yaml)
     command = [ANSIBLE_PLAYBOOK, 'playbooks/fleet_report.yml', '-e', 'fleet_cloud=%s' % ironic.cloud_name]
     for name, value in extra_vars.items():
         command += ['-e', '%s=%s' % (name, value)]
@@ -159,7 +150,7 @@ def keep_artifact(path):
     return kept
 
 
-def test_the_fleet_report_in_json_and_in_a_browser(make_ironic, tmp_path):
+def test_the_fleet_report_in_json_and_in_a_browser(make_ironic, ansible_env, tmp_path):
     ironic = make_ironic()
     ironic.start()
     uuids = build_fleet(ironic)
@@ -169,7 +160,7 @@ def test_the_fleet_report_in_json_and_in_a_browser(make_ironic, tmp_path):
     report_dir = tmp_path / 'report'
 
     mark = ironic.log_mark()
-    rc, output = fleet_report(ironic, report_dir=report_dir, fleet_file=fleet_file)
+    rc, output = fleet_report(ironic, ansible_env, report_dir=report_dir, fleet_file=fleet_file)
     assert rc == 0, output
     assert ironic.write_requests_since(mark) == []
     reads = [request.path.split('?')[0] for request in ironic.requests_since(mark) if request.path.startswith('/v1/nodes')]
@@ -244,6 +235,8 @@ def check_page(page, tmp_path):
     rows = rows_of(document)
     assert [next(row.iter('b')).text for row in rows] == [
         'rack1-node01', 'rack1-node02', 'rack1-node03', 'rack1-node04', 'rack1-node05', 'rack2-node01']
+    # Six rows, fewer than the 500 the table shows at once: all of them, and no button to show more.
+    assert document.find('shown').text == '6 of 6 nodes' and 'hidden' in document.find('more').attrs
     highlighted = dict((next(row.iter('b')).text, row.classes) for row in rows)
     assert 'drifted' in highlighted['rack1-node02'] and 'drifted' not in highlighted['rack1-node01']
     assert highlighted['rack1-node05'] >= {'drifted', 'failed'} and 'maintenance' in highlighted['rack1-node04']
@@ -282,36 +275,58 @@ def check_page(page, tmp_path):
 
 
 # Run in the page of 10,000 nodes, once its own script has sorted the table from the address (#sort=drift-desc, the
-# order a click on the drift header gives): how the rows came, then what the filter box and the "only nodes with a
-# problem" box show, as the events a person's typing and clicks send.
+# order a click on the drift header gives): which rows the table holds and what the counter says after each step, the
+# steps as the events a person's clicks, typing and keys send. The table holds the first 500 rows of the order and the
+# filter; the buttons under it show 500 more, or all.
 LARGE_PAGE_PROBE = '''
 var table = document.getElementById("nodes");
 var filter = document.getElementById("filter");
 var problems = document.getElementById("problems");
+var more = document.getElementById("more");
 function rows() { return Array.prototype.slice.call(table.tBodies[0].rows); }
-function shown() {
-  return rows().filter(function (row) { return row.style.display !== "none"; }).map(function (row) {
-    return row.querySelector("b").textContent;
-  });
+function step() {
+  return {names: rows().map(function (row) { return row.querySelector("b").textContent; }),
+          drifted: rows().map(function (row) { return row.classList.contains("drifted"); }),
+          problem: rows().map(function (row) { return row.getAttribute("data-problem") === "1"; }),
+          hidden: rows().filter(function (row) { return row.style.display === "none"; }).length,
+          counter: document.getElementById("shown").textContent, more: !more.hidden,
+          sorted: table.getAttribute("data-sorted"), hash: window.location.hash,
+          aria: Array.prototype.map.call(table.tHead.rows[0].cells, function (th) {
+            return th.getAttribute("aria-sort"); })};
 }
 function type(text) { filter.value = text; filter.dispatchEvent(new Event("input")); }
-var drifted = rows().map(function (row) { return row.classList.contains("drifted"); });
-var result = {rows: drifted.length, sorted: table.getAttribute("data-sorted"),
-              drifted: drifted.filter(Boolean).length, leading_drifted: drifted.indexOf(false),
-              first: rows()[0].querySelector("b").textContent};
+function header(key) { return table.querySelector("th[data-key=" + key + "]"); }
+var result = {opened: step()};
+document.getElementById("show-more").click();
+result.more = step();
+document.getElementById("show-all").click();
+result.all = step();
 type("rack7-");
-result.rack7 = shown();
+result.rack7 = step();
 type("deploy failed");
-result.deploy_failed = shown();
-result.counter = document.getElementById("shown").textContent;
+result.deploy_failed = step();
 type("");
+result.cleared = step();
 problems.click();
-result.problems = shown().length;
+result.problems = step();
+document.getElementById("show-all").click();
+result.all_problems = step();
+problems.click();
+header("name").click();
+result.by_name = step();
+header("name").dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", bubbles: true}));
+result.by_name_desc = step();
 return result;
 '''
 
 
-def test_a_page_of_10000_nodes_filters_sorts_and_puts_the_drifted_nodes_first_in_a_browser(tmp_path):
+def rack_order(name):
+    """Where rackR-nodeNN stands in the page's sort by name, which compares numbers as numbers (rack2 before rack10)."""
+    rack, node = name[len('rack'):].split('-node')
+    return int(rack), int(node)
+
+
+def test_a_page_of_10000_nodes_filters_sorts_and_puts_the_drifted_nodes_first_in_a_browser(ansible_env, tmp_path):
     # How long Chromium takes over a page of this size is a bench figure (bench_fleet_report.py --page-sizes), never
     # asserted here.
     report = report_of(10000)
@@ -319,17 +334,54 @@ def test_a_page_of_10000_nodes_filters_sorts_and_puts_the_drifted_nodes_first_in
     found = probe(page, LARGE_PAGE_PROBE, tmp_path, fragment='#sort=drift-desc')
 
     entries = report['nodes']
-    drifted = report['summary']['drifted']
-    assert drifted == 1000 and found['rows'] == len(entries) == 10000
-    assert found['sorted'] == 'drift-desc'
-    assert (found['drifted'], found['leading_drifted']) == (drifted, drifted)  # every drifted node first
-    assert found['first'] == report['drift']['drifted'][0] == 'rack1-node04'  # in the order of their names
-    assert sorted(found['rack7']) == ['rack7-node%02d' % index for index in range(1, 41)]
-    deploy_failed = [entry['name'] for entry in entries if entry['provision_state'] == 'deploy failed']
-    assert len(deploy_failed) == 200 and sorted(found['deploy_failed']) == sorted(deploy_failed)
-    assert found['counter'] == '200 of 10000 nodes'
-    assert found['problems'] == sum(1 for entry in entries if entry['drift'] or entry['maintenance']
-                                    or entry['provision_state'] == 'deploy failed' or entry['last_error'])
+    names = [entry['name'] for entry in entries]
+    drifted = report['drift']['drifted']
+    assert len(drifted) == report['summary']['drifted'] == 1000 and len(set(names)) == 10000
+    assert sorted(drifted, key=names.index) == drifted  # in the order of the rows in the page
+
+    # Opened sorted by drift: the first 500 of the drifted nodes; the counter says so, and more can be shown.
+    opened = found['opened']
+    assert (opened['sorted'], opened['hash'], opened['aria'][7]) == ('drift-desc', '#sort=drift-desc', 'descending')
+    assert opened['names'] == drifted[:500] and opened['names'][0] == 'rack1-node04'
+    assert (opened['counter'], opened['more']) == ('10000 of 10000 nodes, the first 500 shown', True)
+    assert found['more']['names'] == drifted
+    assert found['more']['counter'] == '10000 of 10000 nodes, the first 1000 shown'
+    # Shown all: every node, the drifted ones first, and nothing more to show.
+    shown_all = found['all']
+    assert shown_all['names'][:1000] == drifted and sorted(shown_all['names']) == sorted(names)
+    assert shown_all['drifted'].index(False) == 1000 and shown_all['drifted'].count(True) == 1000
+    assert (shown_all['counter'], shown_all['more'], shown_all['hidden']) == ('10000 of 10000 nodes', False, 0)
+
+    # The filter looks at every node, not only at those shown, and keeps the order of the sort (rack7's drifted
+    # nodes first).
+    rack7 = ['rack7-node%02d' % index for index in range(1, 41)]
+    assert found['rack7']['names'] == [name for name in shown_all['names'] if name in set(rack7)]
+    assert sorted(found['rack7']['names']) == rack7 and found['rack7']['names'][0] == 'rack7-node04'
+    assert found['rack7']['counter'] == '40 of 10000 nodes'
+    deploy_failed = set(entry['name'] for entry in entries if entry['provision_state'] == 'deploy failed')
+    assert len(deploy_failed) == 200
+    assert found['deploy_failed']['names'] == [name for name in shown_all['names'] if name in deploy_failed]
+    assert (found['deploy_failed']['counter'], found['deploy_failed']['more']) == ('200 of 10000 nodes', False)
+    assert found['cleared']['names'] == drifted[:500]
+    assert found['cleared']['counter'] == '10000 of 10000 nodes, the first 500 shown'
+
+    with_problem = [entry['name'] for entry in entries if entry['drift'] or entry['maintenance']
+                    or entry['provision_state'] == 'deploy failed' or entry['last_error']]
+    assert len(with_problem) > 1000
+    assert found['problems']['counter'] == '%d of 10000 nodes, the first 500 shown' % len(with_problem)
+    assert found['problems']['names'] == drifted[:500]
+    assert sorted(found['all_problems']['names']) == sorted(with_problem)
+    assert all(found['all_problems']['problem']) and found['all_problems']['more'] is False
+
+    # A click on the name header sorts every node by name; Enter on the header (the keyboard) reverses the order.
+    by_name = sorted(names, key=rack_order)
+    assert by_name[:2] == ['rack1-node01', 'rack1-node02'] and by_name[480] == 'rack13-node01'
+    assert found['by_name']['names'] == by_name[:500]
+    assert (found['by_name']['sorted'], found['by_name']['hash']) == ('name-asc', '#sort=name-asc')
+    assert found['by_name']['aria'] == ['ascending'] + [None] * 8
+    assert found['by_name']['counter'] == '10000 of 10000 nodes, the first 500 shown'
+    assert found['by_name_desc']['names'] == by_name[::-1][:500]
+    assert (found['by_name_desc']['sorted'], found['by_name_desc']['aria'][0]) == ('name-desc', 'descending')
 
 
 def test_a_fleet_that_cannot_be_compared_fails_naming_each_problem_before_any_node_is_read(ironic, run_module):
@@ -375,7 +427,7 @@ BASELINE_FILE = '''
 
 
 def test_firmware_baseline_compliance_from_the_components_ironic_records_through_redfish(
-        make_ironic, redfish_bmc, tmp_path):
+        make_ironic, redfish_bmc, ansible_env, tmp_path):
     """Two emulated Redfish systems, whose components Ironic's real redfish firmware interface records when it
     verifies them (manage), and a fake-hardware node of the same model that records none: the report shows one at
     target, one behind with its plan through the stepping stone, and the fake one unknown, saying why. Each system's
@@ -401,7 +453,7 @@ def test_firmware_baseline_compliance_from_the_components_ironic_records_through
     report_dir = tmp_path / 'report'
 
     mark = ironic.log_mark()
-    rc, output = fleet_report(ironic, report_dir=report_dir, firmware_baseline_file=baseline_file)
+    rc, output = fleet_report(ironic, ansible_env, report_dir=report_dir, firmware_baseline_file=baseline_file)
     assert rc == 0, output
     assert ironic.write_requests_since(mark) == []
     assert '1 behind their firmware baseline' in output
