@@ -44,6 +44,11 @@ class Job(object):
         return self.plan[self.issued:]
 
     @property
+    def landing(self):
+        """The resting state the step in flight lands in when it succeeds, or None: no step in flight."""
+        return self.plan[self.issued - 1].landing if self.stage == MOVING and self.issued else None
+
+    @property
     def label(self):
         return node_label(self.node)
 

@@ -131,7 +131,7 @@ class Waiter(object):
         asked = self.clock()
         try:
             nodes = self.client.poll_nodes(dict((job.uuid, job.node) for job in jobs), states.TRANSIENT_STATES,
-                                           WAIT_STATES)
+                                           WAIT_STATES, dict((job.uuid, job.landing) for job in jobs if job.landing))
         except Unreachable:
             if self._unreachable_since is None:
                 self._unreachable_since = asked

@@ -204,7 +204,7 @@ class FakeIronic(FakeClock):
                 node['target_provision_state'] = None
                 node['reservation'] = None
 
-    def poll_nodes(self, last_seen, transient_states, agent_states=()):
+    def poll_nodes(self, last_seen, transient_states, agent_states=(), landing=None):
         self._refuse_connections()
         self.polls.append((self.now, sorted(last_seen)))
         for uuid in last_seen:

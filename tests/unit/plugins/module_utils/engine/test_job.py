@@ -35,6 +35,16 @@ def test_the_remaining_steps_are_those_of_the_plan_not_issued_yet():
     assert moving.remaining == [Step('deploy', 'available', 'active')]
 
 
+def test_the_landing_is_that_of_the_step_in_flight_and_none_while_no_step_is():
+    moving = a_job()
+    moving.plan = [Step('provide', 'manageable', 'available'), Step('deploy', 'available', 'active')]
+    assert moving.landing is None  # nothing issued
+    moving.issued, moving.stage = 1, job.READY
+    assert moving.landing is None  # between two steps
+    moving.stage = job.MOVING
+    assert moving.landing == 'available'
+
+
 def test_a_failure_names_the_node_by_its_name_else_its_uuid_and_ends_the_job():
     named, unnamed = a_job(), a_job(name=None)
     named.fail('cleaning failed')

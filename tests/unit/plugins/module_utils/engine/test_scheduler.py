@@ -271,7 +271,7 @@ def test_a_node_deleted_while_waiting_is_reported_at_once():
     jobs = jobs_for(fake, 'available')
     original = fake.poll_nodes
 
-    def poll_then_delete(last_seen, transient_states, agent_states=()):
+    def poll_then_delete(last_seen, transient_states, agent_states=(), landing=None):
         if fake.now > 10:
             fake.nodes.pop('gone', None)
         return original(last_seen, transient_states, agent_states)
@@ -643,7 +643,7 @@ def test_a_takeover_is_still_awaited_while_the_conductor_taking_over_holds_the_n
     killed_in_its_first_clean(fake, 'n1')
     polled = fake.poll_nodes
 
-    def locked_by_the_conductor_taking_over(last_seen, transient_states, agent_states=()):
+    def locked_by_the_conductor_taking_over(last_seen, transient_states, agent_states=(), landing=None):
         if fake.died and fake.now >= fake.died['c1'] + fake.HEARTBEAT_TIMEOUT + 10 and 'n1' in fake.orphans:
             fake.nodes['n1']['reservation'] = 'conductor'
         return polled(last_seen, transient_states, agent_states)

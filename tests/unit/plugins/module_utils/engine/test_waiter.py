@@ -10,6 +10,7 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine import waiter
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph import Step
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import MOVING, Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
@@ -90,7 +91,7 @@ class SilentIronic(object):
         self.clock, self.api_timeout = clock, api_timeout
         self.polls = 0
 
-    def poll_nodes(self, last_seen, transient_states, agent_states=()):
+    def poll_nodes(self, last_seen, transient_states, agent_states=(), landing=None):
         self.polls += 1
         self.clock.now += 2 * self.api_timeout
         raise Unreachable('Ironic at http://127.0.0.1:6385 accepted the connection but did not answer')
@@ -107,6 +108,25 @@ def test_the_time_a_poll_took_without_answer_counts_toward_the_unreachable_grace
     with pytest.raises(Unreachable):
         poller.poll([job])
     assert ironic.polls == polls and clock.now == polls * 2 * api_timeout
+
+
+class RecordingIronic(object):
+    """An Ironic whose polls answer that nothing moved, and keep what they were asked."""
+
+    def __init__(self):
+        self.asked = []
+
+    def poll_nodes(self, last_seen, transient_states, agent_states=(), landing=None):
+        self.asked.append((last_seen, landing))
+        return dict(last_seen)
+
+
+def test_a_poll_names_where_each_moving_node_lands_if_its_step_succeeds():
+    ironic = RecordingIronic()
+    moving, waiting = (Job({'uuid': uuid, 'provision_state': 'enroll'}, 'available', Options()) for uuid in ('m', 'w'))
+    moving.plan, moving.issued, moving.stage = [Step('manage', 'enroll', 'manageable')], 1, MOVING
+    Waiter(ironic, Wait(60, clock=Clock(), sleep=None)).poll([moving, waiting])
+    assert ironic.asked == [({'m': moving.node, 'w': waiting.node}, {'m': 'manageable'})]
 
 
 HEARTBEAT = {'at': '2026-11-28T21:59:42.931413', 'age': 4.0}

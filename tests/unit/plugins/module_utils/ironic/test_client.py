@@ -57,6 +57,32 @@ def test_polls_list_everything_while_ironic_holds_at_most_the_ratio_of_nodes_per
     assert polls == (['/v1/nodes'] if lists_all else ['/v1/nodes/u0', '/v1/nodes/u1'])
 
 
+def test_nodes_that_may_have_landed_are_looked_for_in_one_list_of_their_landing_state_latest_first(server):
+    # u0 landed, u1 is still on its way, u2 is the only one landing in 'available', c was last seen cleaning.
+    server.on('GET', '/v1/nodes', (200, {'nodes': [{'uuid': 'c', 'provision_state': 'cleaning'}]}),
+              (200, {'nodes': [{'uuid': 'other', 'provision_state': 'manageable'},
+                               {'uuid': 'u0', 'provision_state': 'manageable'}]}))
+    server.on('GET', '/v1/nodes/u1', (200, {'uuid': 'u1', 'provision_state': 'verifying'}))
+    server.on('GET', '/v1/nodes/u2', (200, {'uuid': 'u2', 'provision_state': 'available'}))
+    client = IronicClient(server.endpoint)
+    latest = client.poll_nodes({'u0': {'provision_state': 'enroll'}, 'u1': {'provision_state': 'enroll'},
+                                'u2': {'provision_state': 'manageable'}, 'c': {'provision_state': 'cleaning'},
+                                'c2': {'provision_state': 'cleaning'}},
+                               TRANSIENT_STATES, landing={'u0': 'manageable', 'u1': 'manageable', 'u2': 'available'})
+    assert latest['u0']['provision_state'] == 'manageable' and latest['u1']['provision_state'] == 'verifying'
+    assert latest['u2']['provision_state'] == 'available' and 'other' not in latest
+    paths = [unquote(request[1]) for request in server.requests[1:]]
+    lists = [path for path in paths if path.startswith('/v1/nodes?')]
+    landed = [path for path in lists if 'provision_state=manageable' in path]
+    assert len(lists) == 2 and len(landed) == 1 and 'sort_key=provision_updated_at' in landed[0] and 'sort_dir=desc' in landed[0]
+    assert 'limit=4' in landed[0]  # POLL_LANDED_FACTOR times the two looked for
+    # Read alone: c2, which left the list of cleaning nodes for a landing not given; u1, not landed yet; u2, the only
+    # one landing in 'available'.
+    assert sorted(path for path in paths if path.startswith('/v1/nodes/')) == [
+        '/v1/nodes/c2?fields=' + ','.join(client.poll_fields), '/v1/nodes/u1?fields=' + ','.join(client.poll_fields),
+        '/v1/nodes/u2?fields=' + ','.join(client.poll_fields)]
+
+
 @pytest.mark.parametrize('max_version, absent', [('1.94', {'disable_power_off', 'health'}), ('1.108', {'health'}),
                                                  ('1.115', set())])
 def test_a_field_newer_than_the_server_is_never_requested_and_is_absent_from_views(max_version, absent):

@@ -30,7 +30,7 @@ class StagedIronic(object):
     def get_node(self, ident, fields=None):
         return dict(self.nodes[ident])
 
-    def poll_nodes(self, last_seen, transient_states, agent_states=()):
+    def poll_nodes(self, last_seen, transient_states, agent_states=(), landing=None):
         return dict((uuid, dict(self.nodes[uuid])) for uuid in last_seen)
 
     def require_provision_request(self, verb, arguments):
