@@ -106,7 +106,6 @@ def run_floor(bench, size, label, passwords=False):
     common.floor(raw, uuids, common.TO_AVAILABLE, 0.1)
     seconds = time.monotonic() - started
     check_available(raw, size, 'floor', label)
-    delete_fleet(raw, label)
     return {'floor: raw REST, same requests': (seconds, None, None)}
 
 
@@ -146,6 +145,7 @@ def measure(bench, size, repeat, forks, reruns, concurrency):
         label = 'r%d-%d' % (size, index)
         for path, sample in run_floor(bench, size, label).items():
             add(path, sample)
+        delete_fleet(bench.raw, label)
         for path, sample in run_role(bench, size, label, forks, reruns, concurrency).items():
             # The reruns of a round are samples of one path.
             add(re.sub(r' \d+$', '', path), sample)
