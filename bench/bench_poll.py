@@ -72,7 +72,8 @@ def main():
     print(common.table(('path', 'requests', 'big', 'x', 'bytes', 'big', 'x', 'seconds', 'big'), rows))
     print()
     print('module: lookup reads one list of 2x the nodes asked for plus a GET for each node it did not hold; each '
-          'poll lists the nodes of one transient state (provision_state filter) and GETs the few that left it.')
+          'poll lists the nodes of one transient state (provision_state filter), looks for those that left it in '
+          'one list of their landing state\'s latest arrivals, and GETs the few in neither.')
     print('list-all: the raw floor polling one list of every node, as every fleet poll did before.')
 
 
