@@ -83,6 +83,21 @@ def test_nodes_that_may_have_landed_are_looked_for_in_one_list_of_their_landing_
         '/v1/nodes/u2?fields=' + ','.join(client.poll_fields)]
 
 
+def test_a_poll_of_100_nodes_in_an_ironic_of_1000_reads_their_landing_state_not_every_node(server):
+    # The fleet role's 1,000-node round, 100 nodes in play: each just sent a verb from 'enroll' and lands in
+    # 'manageable'. One list of their landing state (200 nodes) costs Ironic less than one of all 1,000.
+    nodes = [{'uuid': 'u%d' % index, 'provision_state': 'manageable'} for index in range(1000)]
+    server.on('GET', '/v1/nodes', (200, {'nodes': nodes}), (200, {'nodes': nodes[:200]}))
+    client = IronicClient(server.endpoint)
+    client.count_nodes(client.list_nodes(fields=('uuid',), first=1001)[0])
+    in_play = ['u%d' % index for index in range(100)]
+    latest = client.poll_nodes(dict((uuid, {'provision_state': 'enroll'}) for uuid in in_play), TRANSIENT_STATES,
+                               landing=dict((uuid, 'manageable') for uuid in in_play))
+    assert sorted(latest) == sorted(in_play)
+    polls = [unquote(request[1]) for request in server.requests[2:]]
+    assert len(polls) == 1 and 'provision_state=manageable' in polls[0] and 'limit=200' in polls[0]
+
+
 @pytest.mark.parametrize('max_version, absent', [('1.94', {'disable_power_off', 'health'}), ('1.108', {'health'}),
                                                  ('1.115', set())])
 def test_a_field_newer_than_the_server_is_never_requested_and_is_absent_from_views(max_version, absent):
