@@ -39,8 +39,8 @@ POLL_LIST_MIN_NODES = 2
 # A poll reads every node of Ironic in one list when Ironic holds at most this many nodes per node polled. The other
 # way reads about two lists (the nodes' transient state, and their landing state with POLL_LANDED_FACTOR times as
 # many nodes as are looked for), and a request costs Ironic about what listing 40 nodes does (the split Ironic of
-# bench_fleet_scale: 15 ms a request, 0.37 ms a node listed). So listing every node costs less only while Ironic
-# holds fewer than about 3 + 80 / n nodes per node polled (n of them): 4 at 100.
+# bench_fleet_scale: 15 ms a request, 0.37 ms a node listed). So for n nodes polled, listing every node costs less
+# only while Ironic holds fewer than 2 + 40 / n to 3 + 40 / n nodes per node polled: 2.4-3.4 at 100, 4-5 at 20.
 POLL_LIST_ALL_RATIO = 4
 
 # A poll reads the nodes that may just have landed in one resting state (at least POLL_LIST_MIN_NODES of them) by one
