@@ -141,11 +141,18 @@ def report_runs(bench, fleet_file, password_file, nodes):
             'report: floor, same reads': Run(floor, None, None, '')}
 
 
+def progress(runs, path):
+    """Print the figure of path just measured: a long round (two hours at 10,000 nodes) shows its figures as it
+    goes, and an interrupted one keeps those it measured."""
+    print('  %s: %.1f s' % (path, runs[path].seconds), flush=True)
+
+
 def measure_round(args, size, index):
     """{path: Run} of one round at size: the floor on an Ironic of its own, the rest on another."""
     with common.ironic(args.ironic_venv, args.keep, split=True) as bench:
         floor = bench_fleet_role.run_floor(bench, size, 'f%d-%d' % (size, index), passwords=True)
     runs = {'floor: raw REST, same requests': Run(floor['floor: raw REST, same requests'][0], None, None, '')}
+    progress(runs, 'floor: raw REST, same requests')
     with common.ironic(args.ironic_venv, args.keep, split=True) as bench:
         runs.update(measure_role(bench, size, index, args.reruns))
     return runs
@@ -162,10 +169,12 @@ def measure_role(bench, size, index, reruns):
     command = [common.tool('ansible-playbook'), playbook, '--vault-password-file', password_file]
     runs['role: nothing -> available'] = run(bench, command, label + '-role')
     bench_fleet_role.check_available(bench.raw, size, 'role', label)
+    progress(runs, 'role: nothing -> available')
     for rerun in range(reruns):
         runs['role: no-op rerun %d' % rerun] = run(bench, command, label + '-rerun')
         if changed_of(runs['role: no-op rerun %d' % rerun], 'rerun'):
             raise common.BenchError('the rerun reported a change')
+        progress(runs, 'role: no-op rerun %d' % rerun)
     runs['empty play'] = run(bench, [common.tool('ansible-playbook'), bench.write('empty.yml', EMPTY_PLAY)], 'empty')
     runs['records: a BMC password per node'] = records_task(bench, nodes, True)
     runs['records: no driver_info'] = records_task(bench, nodes, False)
