@@ -25,8 +25,9 @@ Each figure: wall seconds, the controller's CPU (user + system of the command an
 its peak resident memory (the largest of those processes, os.wait4's ru_maxrss; not their sum at one moment).
 Reported per size: medians of the rounds, each against its floor where it has one, and per node.
 
-A round at 10,000 nodes takes over two hours on this 2-core machine (over 100,000 requests to one ironic-api
-worker: the floor's and the role's enrolments, the report's reads), so the 10,000 row is one round.
+A round at 10,000 nodes sends over 100,000 requests to one ironic-api worker (the floor's and the role's enrolments,
+the report's reads): 45 minutes on the 2-core machine of its first round, about two hours on the slower machine
+of the rounds before it (bench/README.md), so the 10,000 row is one round.
 
     python bench/bench_fleet_scale.py [--sizes 1000 3000] [--repeat 3] [--reruns 1] [--ironic-venv DIR] [--keep]
 """
@@ -67,8 +68,8 @@ def run(bench, command, name, env=None):
     log = os.path.join(bench.dir, name + '.log')
     with open(log, 'w') as handle:
         started = time.monotonic()
-        process = subprocess.Popen(command, env=env or bench.env, stdout=handle, stderr=subprocess.STDOUT)
-        returncode, cpu, peak = common.wait_usage(process)
+        returncode, cpu, peak = common.wait_usage(common.start_measured(
+            command, env=env or bench.env, stdout=handle, stderr=subprocess.STDOUT))
         seconds = time.monotonic() - started
     with open(log) as handle:
         output = handle.read()
@@ -142,8 +143,8 @@ def report_runs(bench, fleet_file, password_file, nodes):
 
 
 def progress(runs, path):
-    """Print the figure of path just measured: a long round (two hours at 10,000 nodes) shows its figures as it
-    goes, and an interrupted one keeps those it measured."""
+    """Print the figure of path just measured: a long round (45 minutes to two hours at 10,000 nodes) shows its
+    figures as it goes, and an interrupted one keeps those it measured."""
     print('  %s: %.1f s' % (path, runs[path].seconds), flush=True)
 
 

@@ -102,8 +102,8 @@ def run_slices(bench, size, count):
     # The runner finds ansible-playbook on PATH: this Python's first.
     env = dict(bench.env, PATH=os.path.dirname(common.tool('ansible-playbook')) + os.pathsep + os.environ['PATH'])
     started = time.monotonic()
-    processes = [subprocess.Popen([common.tool('ansible-runner'), 'run', directory, '-p', 'slices.yml'],
-                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    processes = [common.start_measured([common.tool('ansible-runner'), 'run', directory, '-p', 'slices.yml'],
+                                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
                  for directory in directories]
     rows = []
     for process, directory in zip(processes, directories):

@@ -146,13 +146,55 @@ def collections_dir(parent, checkout, name):
     return os.path.join(parent, name)
 
 
-def wait_usage(process):
-    """Wait for a started process: (exit code, CPU seconds, peak resident MiB). The CPU is user + system of the process
-    and of every process it waited for (ansible-playbook's workers, the modules); the peak is the largest resident
-    size any one of them reached (os.wait4's ru_maxrss, in KiB on Linux), not their sum at any moment."""
-    _pid, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+# A process's peak resident size (ru_maxrss) starts at its parent's resident size when it is forked, and exec keeps
+# it (Linux): a command the bench's own Python started read at least the bench's size, which grows with the fleet it
+# holds (115 MiB in a 3,000-node round, above most of that round's commands). So each command is started by a small
+# Python of its own, which waits for it, writes its usage to a file and passes on SIGTERM and SIGINT.
+USAGE_HELPER = '''import json, os, signal, subprocess, sys
+process, pending = None, []
+
+
+def forward(number, _frame):
+    if process is None:
+        pending.append(number)
+    else:
+        process.send_signal(number)
+
+
+for number in (signal.SIGTERM, signal.SIGINT):
+    signal.signal(number, forward)
+process = subprocess.Popen(sys.argv[2:])
+for number in pending:
+    process.send_signal(number)
+_pid, status, usage = os.wait4(process.pid, 0)
+with open(sys.argv[1], 'w') as handle:
+    json.dump([os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime, usage.ru_maxrss], handle)
+'''
+
+
+def start_measured(command, **popen_options):
+    """Start command (with subprocess.Popen's options) through USAGE_HELPER, for wait_usage: (the helper's Popen, the
+    file it writes the command's usage to)."""
+    handle, usage_file = tempfile.mkstemp(prefix='baremetal-bench-usage-')
+    os.close(handle)
+    return subprocess.Popen([sys.executable, '-c', USAGE_HELPER, usage_file] + list(command),
+                            **popen_options), usage_file
+
+
+def wait_usage(started):
+    """Wait for a command start_measured started: (exit code, CPU seconds, peak resident MiB). The CPU is user +
+    system of the command and of every process it waited for (ansible-playbook's workers, the modules); the peak is
+    the largest resident size any one of them reached (os.wait4's ru_maxrss, in KiB on Linux), not their sum at any
+    moment."""
+    process, usage_file = started
+    process.wait()
+    with open(usage_file) as handle:
+        written = handle.read()
+    os.remove(usage_file)
+    if not written:
+        raise BenchError('%s wrote no usage (rc %d)' % (' '.join(process.args[4:]), process.returncode))
+    returncode, cpu, peak_kib = json.loads(written)
+    return returncode, cpu, peak_kib / 1024.0
 
 
 class Bench(object):

@@ -1,5 +1,6 @@
 # -*- coding: utf-8 -*-
-"""bench/common.py: a bench that gets SIGTERM (a timeout, kill PID) still stops the Ironic it started."""
+"""bench/common.py: a bench that gets SIGTERM (a timeout, kill PID) still stops the Ironic it started; a command's
+usage is its own."""
 
 import os
 import signal
@@ -45,3 +46,30 @@ def test_the_handler_before_it_is_put_back():
     with common.ended_by_sigterm():
         assert signal.getsignal(signal.SIGTERM) is not before
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_commands_peak_memory_is_its_own_not_the_bench_s():
+    # A process's peak starts at its parent's size when forked: started by this Python, holding 300 MiB, an empty
+    # Python read over 300 MiB.
+    held = b'x' * (300 << 20)
+    returncode, _cpu, peak = common.wait_usage(common.start_measured([sys.executable, '-c', 'pass']))
+    assert len(held) and returncode == 0 and peak < 100
+
+
+def test_a_commands_exit_code_cpu_and_peak_are_read():
+    command = [sys.executable, '-c', 'import sys; held = b"x" * (200 << 20); sum(range(10 ** 7)); sys.exit(3)']
+    returncode, cpu, peak = common.wait_usage(common.start_measured(command))
+    assert returncode == 3 and cpu > 0.05 and peak >= 200
+
+
+def test_sigterm_to_a_measured_command_reaches_the_command():
+    started = common.start_measured([sys.executable, '-c', 'import time; print("ready", flush=True); time.sleep(60)'],
+                                    stdout=subprocess.PIPE, text=True)
+    process = started[0]
+    try:
+        assert process.stdout.readline() == 'ready\n'
+        process.send_signal(signal.SIGTERM)
+        assert common.wait_usage(started)[0] == -signal.SIGTERM
+    finally:
+        process.kill()
+        process.wait()
