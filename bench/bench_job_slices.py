@@ -102,12 +102,12 @@ def run_slices(bench, size, count):
     # The runner finds ansible-playbook on PATH: this Python's first.
     env = dict(bench.env, PATH=os.path.dirname(common.tool('ansible-playbook')) + os.pathsep + os.environ['PATH'])
     started = time.monotonic()
-    processes = [common.start_measured([common.tool('ansible-runner'), 'run', directory, '-p', 'slices.yml'],
-                                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-                 for directory in directories]
+    slices = [common.start_measured([common.tool('ansible-runner'), 'run', directory, '-p', 'slices.yml'],
+                                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+              for directory in directories]
     rows = []
-    for process, directory in zip(processes, directories):
-        returncode, cpu, _peak = common.wait_usage(process)
+    for slice_, directory in zip(slices, directories):
+        returncode, cpu, _peak = common.wait_usage(slice_)
         if returncode:
             raise common.BenchError('a slice of %d failed (rc %d); see %s' % (count, returncode, directory))
         rows.append((cpu,) + job_results(directory))
