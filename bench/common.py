@@ -215,9 +215,12 @@ class Bench(object):
         self.endpoint = 'http://127.0.0.1:%d' % self.port
         self.clouds_yaml = os.path.join(self.dir, 'clouds.yaml')
         self.cloud = 'baremetal-bench'
-        # The source tree, importable as the collection: what is measured is what is in this checkout.
+        # The source tree, importable as the collection: what is measured is what is in this checkout. Not in a
+        # directory named collections: ansible-playbook looks first in the collections directory beside the playbook,
+        # and the bench writes its playbooks in self.dir, so every playbook would run this checkout, also one that
+        # measures another (of_checkout).
         self.checkout = ROOT
-        self.collections = collections_dir(self.dir, ROOT, 'collections')
+        self.collections = collections_dir(self.dir, ROOT, 'collections-this')
         self.env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=self.collections, OS_CLIENT_CONFIG_FILE=self.clouds_yaml,
                         ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_PYTHON_INTERPRETER=sys.executable,
                         ANSIBLE_HOST_KEY_CHECKING='false', ANSIBLE_RETRY_FILES_ENABLED='false',
@@ -230,7 +233,7 @@ class Bench(object):
         other = copy.copy(self)
         other.checkout = os.path.abspath(checkout)
         other.collections = collections_dir(self.dir, other.checkout,
-                                            'collections-%s' % os.path.basename(other.checkout))
+                                            'collections-old-%s' % os.path.basename(other.checkout))
         other.env = dict(self.env, ANSIBLE_COLLECTIONS_PATH=other.collections)
         return other
 

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 """bench/common.py: a bench that gets SIGTERM (a timeout, kill PID) still stops the Ironic it started; a command's
-usage is its own."""
+usage is its own; a playbook it writes runs the checkout it measures."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -73,3 +74,26 @@ def test_sigterm_to_a_measured_command_reaches_the_command():
     finally:
         process.kill()
         process.wait()
+
+
+def test_a_playbook_the_bench_writes_runs_the_checkout_it_measures(tmp_path):
+    # ansible-playbook looks first in a collections directory beside the playbook; the bench writes its playbooks in
+    # its own directory, where the collection of this checkout must not be found by that name, or a playbook meant
+    # for another checkout (of_checkout, make bench --old-checkout) runs this one.
+    other = tmp_path / 'other-checkout'
+    other.symlink_to(ROOT)
+    bench = common.Bench(os.path.join(ROOT, '.work', 'ironic-venv'))
+    try:
+        old = bench.of_checkout(str(other))
+        play = bench.write('play.yml', '- hosts: localhost\n  gather_facts: false\n  tasks:\n'
+                                       '    - baremetal.lifecycle.baremetal_node_info:\n'
+                                       '        endpoint: http://127.0.0.1:9\n        node: absent\n'
+                                       '      ignore_errors: true\n')
+        for view in (bench, old):
+            output = subprocess.run([common.tool('ansible-playbook'), play, '-vvvv'], env=view.env, check=True,
+                                    capture_output=True, text=True).stdout
+            loaded = [line for line in output.splitlines() if line.startswith('Loading collection baremetal.lifecycle')]
+            assert loaded == ['Loading collection baremetal.lifecycle from %s'
+                              % os.path.join(view.collections, 'ansible_collections', 'baremetal', 'lifecycle')], output
+    finally:
+        shutil.rmtree(bench.dir)
