@@ -26,6 +26,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import PROGRESS_FILE_ENV
+from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._module_action import CollectorPausedPayload
 
 display = Display()
 
@@ -200,8 +201,9 @@ class ProgressView(object):
         return ', '.join('%d %s' % (count, phase) for phase, count in sorted(counts.items()))
 
 
-class ProgressAction(ActionBase):
-    """Runs the module of the same name and shows its progress lines as they come."""
+class ProgressAction(CollectorPausedPayload, ActionBase):
+    """Runs the module of the same name and shows its progress lines as they come (its payload built with the
+    garbage collector paused: plugin_utils/_module_action.py)."""
 
     _progress_file = None
 

@@ -1,0 +1,79 @@
+# -*- coding: utf-8 -*-
+"""Every module's payload is built with the garbage collector paused, and the collector is put back as it was."""
+
+import gc
+import importlib
+import os
+
+import pytest
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._module_action import CollectorPausedPayload
+from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._progress import ProgressAction
+
+PLUGINS_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))))
+MODULES = sorted(name[:-3] for name in os.listdir(os.path.join(PLUGINS_DIR, 'plugins', 'modules'))
+                 if name.endswith('.py') and not name.startswith('_'))
+
+
+class Building(object):
+    """ActionBase._configure_module as the mixin finds it: notes whether the collector ran while it built."""
+
+    def __init__(self, error=None):
+        self.error = error
+        self.collector_enabled = []
+
+    def _configure_module(self, module_name, module_args, task_vars):
+        self.collector_enabled.append(gc.isenabled())
+        if self.error:
+            raise self.error
+        return ('built', module_name, module_args, task_vars)
+
+
+class Action(CollectorPausedPayload, Building):
+    pass
+
+
+@pytest.fixture
+def collector():
+    """The collector as the test found it, put back after."""
+    enabled = gc.isenabled()
+    yield
+    (gc.enable if enabled else gc.disable)()
+
+
+def test_the_payload_is_built_with_the_collector_paused_and_it_runs_again_after(collector):
+    gc.enable()
+    action = Action()
+    assert action._configure_module('baremetal_node', {'name': 'n1'}, {}) == ('built', 'baremetal_node',
+                                                                              {'name': 'n1'}, {})
+    assert action.collector_enabled == [False]
+    assert gc.isenabled()
+
+
+def test_a_failed_build_puts_the_collector_back_too(collector):
+    gc.enable()
+    action = Action(error=RuntimeError('no such module_utils file'))
+    with pytest.raises(RuntimeError, match='no such module_utils file'):
+        action._configure_module('baremetal_node', {}, {})
+    assert action.collector_enabled == [False] and gc.isenabled()
+
+
+def test_a_collector_paused_before_the_build_stays_paused(collector):
+    gc.disable()
+    action = Action()
+    action._configure_module('baremetal_node', {}, {})
+    assert action.collector_enabled == [False] and not gc.isenabled()
+
+
+@pytest.mark.parametrize('name', MODULES)
+def test_every_module_has_an_action_that_builds_its_payload_with_the_collector_paused(name):
+    action = importlib.import_module('ansible_collections.baremetal.lifecycle.plugins.action.%s' % name).ActionModule
+    assert issubclass(action, CollectorPausedPayload) and issubclass(action, ActionBase)
+    # The mixin comes before ActionBase, so that its _configure_module is the one the task calls.
+    assert action._configure_module is CollectorPausedPayload._configure_module
+
+
+def test_the_progress_action_pauses_the_collector_too():
+    assert ProgressAction._configure_module is CollectorPausedPayload._configure_module
