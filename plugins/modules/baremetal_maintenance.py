@@ -191,13 +191,14 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner i
     NODE_SELECTION_SPEC, each_node, run, targets)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import NODE_SUMMARY_FIELDS
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import (
-    STATES, declared_maintenance, ensure_maintenance, node_maintenance, refuse_dropped_reasons, task_maintenance)
+    MAINTENANCE_STATES, declared_maintenance, ensure_maintenance, node_maintenance, refuse_dropped_reasons,
+    task_maintenance)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import BaremetalModule
 
 ARGUMENT_SPEC = dict(
     NODE_SELECTION_SPEC,
     maintenance=dict(type='bool'),
-    state=dict(type='str', choices=list(STATES)),
+    state=dict(type='str', choices=list(MAINTENANCE_STATES)),
     reason=dict(type='str'),
     timeout=dict(type='int', default=300),
 )
@@ -213,7 +214,7 @@ def main_logic(module):
 
     # An element's maintenance and state default to none, so that either one of them overrides the task's.
     nodes = targets(module.client, params, {'maintenance': None, 'state': None, 'reason': params['reason']},
-                    {'maintenance': bool, 'state': tuple(STATES), 'reason': str}, fields=NODE_SUMMARY_FIELDS)
+                    {'maintenance': bool, 'state': tuple(MAINTENANCE_STATES), 'reason': str}, fields=NODE_SUMMARY_FIELDS)
     refuse_dropped_reasons(params, nodes, task)  # with nodes, the elements were only parsed: nothing was read yet
     module.finish(run(module, nodes, each_node(apply, params['concurrency']), NODE_SUMMARY_FIELDS,
                       declared=lambda target: declared_maintenance(node_maintenance(target.settings, task))))

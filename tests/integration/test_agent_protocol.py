@@ -220,12 +220,10 @@ def test_an_agent_that_goes_silent_in_clean_wait_fails_with_ironics_reason_and_a
         played.silent = True
 
     in_background(silence)
-    started = time.monotonic()
     result = move(run_module, agent_ironic, played, 'available')
     node = agent_ironic.api('GET', '/nodes/%s' % played.uuid)
     assert played.silent and node['provision_state'] == 'clean failed'
-    # Ironic failed the node after its callback timeout, and the task reports Ironic's own words for it.
-    assert time.monotonic() - started >= CALLBACK_TIMEOUT
+    # Ironic failed the node at its callback timeout (its words say so), and the task reports them.
     reason = RawIronic(agent_ironic).failure_reason(played.uuid)
     assert 'Timeout reached while cleaning the node' in reason
     assert result['failed'] and reason in result['msg']

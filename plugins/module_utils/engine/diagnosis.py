@@ -37,7 +37,7 @@ NO_TAKEOVER = {
 }
 
 
-def no_takeover(reason, node):
+def no_takeover_words(reason, node):
     """waiter.no_takeover's reason for the node, in words."""
     return NO_TAKEOVER[reason] % {'state': node['provision_state'], 'group': node.get('conductor_group') or ''}
 
@@ -84,7 +84,7 @@ def abandoned(node, dead, reason):
     """A node a dead conductor left where no other takes it over."""
     return "left in '%s' by conductor %s, which Ironic reports down since %s. %s" % (
         node['provision_state'], dead['hostname'], dead.get('updated_at') or 'an unknown time',
-        restart_advice(no_takeover(reason, node), [dead]))
+        restart_advice(no_takeover_words(reason, node), [dead]))
 
 
 def stranded(state, quiet):
@@ -99,7 +99,7 @@ def no_way_out(state, verb, dead):
     if verb:
         return "Run the task without check mode: it takes the node out with '%s'." % verb
     return "Ironic takes no request that moves a node out of '%s'. %s" % (
-        state, restart_advice(no_takeover('state', {'provision_state': state}), dead))
+        state, restart_advice(no_takeover_words('state', {'provision_state': state}), dead))
 
 
 def refused(step, plan, exc, node):

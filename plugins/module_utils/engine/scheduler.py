@@ -12,7 +12,7 @@ up the others. What went wrong is worded by engine/diagnosis.py.
 Waiting polls with a delay that starts short and backs off to a cap, within one overall deadline on a monotonic clock
 (common/wait.py). A step the takeover of a dead conductor failed (``clean failed``, "aborted due to conductor take
 over") is planned again from there where the planner has a way. A node left stranded by a dead conductor takes
-Ironic's safe way out (STRANDED_WAY_OUT), and the step it did not finish is run again once it rests.
+Ironic's safe way out (STRANDED_WAY_OUT_STEPS), and the step it did not finish is run again once it rests.
 
 Ironic paces the work itself: past its concurrent action limits ([conductor]max_concurrent_clean and
 max_concurrent_deploy) or with no conductor worker free it answers a verb with HTTP 503 and does nothing. The
@@ -42,7 +42,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, IronicError, Unreachable
 
 # Ironic's safe ways out of a stranded state (states.STRANDED_WAY_OUT), as steps.
-STRANDED_WAY_OUT = dict(
+STRANDED_WAY_OUT_STEPS = dict(
     (state, graph.Step(verb, state, next(destination for source, event, destination in states.TRANSITIONS
                                          if (source, event) == (state, states.VERBS[verb]))))
     for state, verb in states.STRANDED_WAY_OUT.items())
@@ -110,7 +110,7 @@ def wait_for_rest(client, nodes, timeout, clock=time.monotonic, sleep=time.sleep
     """Wait until each node (as read), moved by someone else, rests: a cycle an interrupted task left running (Ctrl-C
     ends the task, not Ironic's cycle) ends before the node is planned again. Each is polled and judged as converge
     judges a node not at rest (engine/waiter.py): waited for while it moves, in a wait state, or until a dead
-    conductor's takeover; the only write is Ironic's way out of a stranded state (STRANDED_WAY_OUT).
+    conductor's takeover; the only write is Ironic's way out of a stranded state (STRANDED_WAY_OUT_STEPS).
 
     Returns {uuid: None once the node rests, else why it did not within timeout, worded by engine/diagnosis.py}.
     """
@@ -296,7 +296,7 @@ class Scheduler(object):
         the node is planned again; a step it did not finish is run again first."""
         state = node['provision_state']
         what = diagnosis.stranded(state, round(self.clock() - job.quiet[1], 1))
-        step = STRANDED_WAY_OUT.get(state)
+        step = STRANDED_WAY_OUT_STEPS.get(state)
         if step is None or check_mode:
             dead = [] if step else self.waiter.dead_conductors(conductors)
             job.fail('%s %s' % (what, diagnosis.no_way_out(state, step and step.verb, dead)))

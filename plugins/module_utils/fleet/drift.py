@@ -5,8 +5,9 @@
 Pure functions on data already read. Each field is compared by the rule of the module that would converge it:
 resource class, properties and traits as baremetal_node compares a record, BIOS settings, RAID and firmware as
 baremetal_hardware does (a firmware component drifts when it runs a version below the declared one). A node drifts
-exactly where one of those modules would change it. Those rules (node/record.py, node/hardware_declaration.py,
-node/hardware_difference.py) are imported only by a report given a fleet: a report of Ironic alone never loads them.
+exactly where one of those modules would change it. Those rules (node/record.py, node/hardware_declaration.py)
+are imported only by a report given a fleet: a report of Ironic alone never loads them. The hardware difference
+(node/hardware_difference.py) is imported at the top: the report loads it anyway (fleet/report.py, for version_key).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,6 +16,7 @@ __metaclass__ = type
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common import secrets
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors import BaremetalError
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_difference import difference
 
 # The fields of a fleet node that drift compares; the others (driver_info, ports, states...) are not reported on.
 RECORD_FIELDS = ('resource_class', 'properties')
@@ -103,7 +105,6 @@ def _record_drift(declared, node):
 
 
 def _hardware_drift(declared, node, bios, firmware):
-    from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.hardware_difference import difference
     changes = difference(hardware_declaration(declared), {'node': node, 'bios': bios, 'firmware': firmware})
     items = []
     for field in HARDWARE_FIELDS:

@@ -17,14 +17,14 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.result 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import NodeWrites
 
 # baremetal_maintenance's older spelling of maintenance: true and false, kept working.
-STATES = {'enabled': True, 'disabled': False}
+MAINTENANCE_STATES = {'enabled': True, 'disabled': False}
 
 
 def maintenance_of(maintenance, state, where='the task'):
     """Whether maintenance is declared on (True), off (False) or not at all (None), from maintenance (the word of
     every module) or state (enabled or disabled, baremetal_maintenance's older spelling)."""
     _refuse_both_spellings(maintenance, state, where)
-    return STATES[state] if state is not None else maintenance
+    return MAINTENANCE_STATES[state] if state is not None else maintenance
 
 
 def _refuse_both_spellings(maintenance, state, where):

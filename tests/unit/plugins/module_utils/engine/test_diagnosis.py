@@ -14,9 +14,9 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.graph i
 
 def test_every_reason_no_conductor_takes_a_node_over_is_worded():
     node = {'provision_state': 'inspecting', 'conductor_group': 'rack1'}
-    assert diagnosis.no_takeover('state', node) == "No other conductor takes over a node in 'inspecting'"
-    assert 'HOST:PORT' in diagnosis.no_takeover('port', node)
-    assert "conductor group 'rack1'" in diagnosis.no_takeover('group', node)
+    assert diagnosis.no_takeover_words('state', node) == "No other conductor takes over a node in 'inspecting'"
+    assert 'HOST:PORT' in diagnosis.no_takeover_words('port', node)
+    assert "conductor group 'rack1'" in diagnosis.no_takeover_words('group', node)
 
 
 def test_a_refused_step_says_which_of_the_plan_and_where_the_node_rests():

@@ -15,7 +15,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.errors 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_MAX_DELAY
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.fleet.runner import targets_from_elements
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.node.maintenance import (
-    STATES, ensure_maintenance, maintenance_of, node_maintenance, refuse_dropped_reasons, task_maintenance,
+    MAINTENANCE_STATES, ensure_maintenance, maintenance_of, node_maintenance, refuse_dropped_reasons, task_maintenance,
     wanted_maintenance)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Locked
 
@@ -99,7 +99,7 @@ def test_with_nodes_an_elements_own_reason_where_it_is_off_and_a_reason_no_node_
         params = maintenance_task(nodes=elements, **task_given)
         task = task_maintenance(params)
         nodes = targets_from_elements(elements, {'maintenance': None, 'state': None, 'reason': params['reason']},
-                                      {'maintenance': bool, 'state': tuple(STATES), 'reason': str})
+                                      {'maintenance': bool, 'state': tuple(MAINTENANCE_STATES), 'reason': str})
         with pytest.raises(BaremetalError) as caught:
             refuse_dropped_reasons(params, nodes, task)
         assert str(caught.value).startswith('nodes[2] (c): reason is only kept while maintenance is on'), caught.value
@@ -108,7 +108,7 @@ def test_with_nodes_an_elements_own_reason_where_it_is_off_and_a_reason_no_node_
     params = maintenance_task(nodes=['a', {'node': 'b', 'maintenance': True, 'reason': 'Disk'}], maintenance=False,
                               reason='Fan')
     nodes = targets_from_elements(params['nodes'], {'maintenance': None, 'state': None, 'reason': 'Fan'},
-                                  {'maintenance': bool, 'state': tuple(STATES), 'reason': str})
+                                  {'maintenance': bool, 'state': tuple(MAINTENANCE_STATES), 'reason': str})
     with pytest.raises(BaremetalError, match="^the task's reason is kept by none of its nodes"):
         refuse_dropped_reasons(params, nodes, False)
 
