@@ -19,12 +19,13 @@ __metaclass__ = type
 
 import gc
 
+from ansible.plugins.action import ActionBase
 from ansible.plugins.action.normal import ActionModule as NormalAction
 
 
-class CollectorPausedPayload(object):
-    """Builds the module's payload (ActionBase._configure_module) with the garbage collector paused, and puts the
-    collector back as it was, also when the build fails."""
+class CollectorPausedPayload(ActionBase):
+    """An action that builds the module's payload (ActionBase._configure_module) with the garbage collector paused,
+    and puts the collector back as it was, also when the build fails; its run is the subclass's."""
 
     def _configure_module(self, *args, **kwargs):
         enabled = gc.isenabled()

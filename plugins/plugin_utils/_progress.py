@@ -22,7 +22,6 @@ import threading
 import time
 
 from ansible.errors import AnsibleError
-from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import PROGRESS_FILE_ENV
@@ -201,7 +200,7 @@ class ProgressView(object):
         return ', '.join('%d %s' % (count, phase) for phase, count in sorted(counts.items()))
 
 
-class ProgressAction(CollectorPausedPayload, ActionBase):
+class ProgressAction(CollectorPausedPayload):
     """Runs the module of the same name and shows its progress lines as they come (its payload built with the
     garbage collector paused: plugin_utils/_module_action.py)."""
 
