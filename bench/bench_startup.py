@@ -29,9 +29,11 @@ Then the controller's part of a module's start-up, which a playbook pays once pe
 keeps the payload only in its own temporary directory): building the payload. ansible-core's recursive_finder parses
 the module and every module_utils file its imports reach (a function's imports too: a deferred import saves the host's
 compile, not the controller's parse) and zips them. For the three modules whose import costs most, and for a module
-that imports only the basics (the floor), the CPU seconds of recursive_finder in a fresh Python (as the first task of a
-run pays them) and the files and bytes of the collection it zips, interleaved with --old-checkout's, the median of
-the rounds.
+that imports only the basics (the floor), the CPU seconds of recursive_finder in a fresh Python and the files and
+bytes of the collection it zips, interleaved with --old-checkout's, the median of the rounds. The first task of a run
+pays the build in a worker of ansible-playbook, whose larger heap made the garbage collector cost more than here
+until the collection's action plugins paused it for the build (bench/README.md, "The controller's payload build and
+the garbage collector").
 
     python bench/bench_startup.py [--rounds 5] [--ironic-venv DIR] [--old-checkout DIR]
 """
