@@ -8,7 +8,7 @@ reach) once per module and run, in the worker process of the first task that run
 (ActionBase._configure_module, then recursive_finder). It parses each of those files into a syntax tree whose nodes
 point back to their parents: cycles of objects that only the garbage collector frees, and the collector ran through
 the worker's whole heap again and again while they were made. For baremetal_node (72 files of this collection) that
-was more than half of the build: 0.16-0.23 s of 0.32-0.39 s. With the collector paused, the build takes 0.16 s, and
+was more than half of the build: 0.16-0.23 s of 0.32-0.39 s. With the collector paused, it takes 0.14-0.18 s, and
 one collection after it frees the trees; the worker's peak memory is about 16 MiB higher for that moment
 (bench/README.md, "The controller's payload build and the garbage collector").
 """

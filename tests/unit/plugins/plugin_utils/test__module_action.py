@@ -11,9 +11,9 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._module_action import CollectorPausedPayload
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._progress import ProgressAction
 
-PLUGINS_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))))
-MODULES = sorted(name[:-3] for name in os.listdir(os.path.join(PLUGINS_DIR, 'plugins', 'modules'))
+MODULES = sorted(name[:-3] for name in os.listdir(os.path.join(ROOT, 'plugins', 'modules'))
                  if name.endswith('.py') and not name.startswith('_'))
 
 
