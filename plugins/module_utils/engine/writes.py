@@ -20,7 +20,8 @@ import time
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.secrets import masked_text
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import Wait
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import task_progress
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, Locked, resent_while_held
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
+    Busy, ConductorUnreachable, Locked, resent_while_held)
 
 # What the progress says of a node Ironic took no more of (Busy): it waits for room.
 HELD_BACK = 'held back: Ironic takes no more nodes at once for now'
@@ -28,10 +29,16 @@ HELD_BACK = 'held back: Ironic takes no more nodes at once for now'
 # What the progress says of a node a conductor holds (Locked): its step is sent again until the conductor lets go.
 LOCKED = 'waiting for its lock: a conductor is at work on it'
 
+# What the progress says of a node whose conductor Ironic's API cannot reach (ConductorUnreachable): its request is
+# sent again until Ironic gives the node a live conductor.
+NO_CONDUCTOR = "waiting for a conductor: Ironic's API cannot reach the one it gives the node"
+
 
 def held_state(answer):
-    """What the progress says of a node whose request Ironic holds off: LOCKED for a lock (transport.Locked), else
-    HELD_BACK (transport.Busy)."""
+    """What the progress says of a node whose request Ironic holds off: NO_CONDUCTOR (transport.ConductorUnreachable),
+    LOCKED for a lock (transport.Locked), else HELD_BACK (transport.Busy)."""
+    if isinstance(answer, ConductorUnreachable):
+        return NO_CONDUCTOR
     return LOCKED if isinstance(answer, Locked) else HELD_BACK
 
 
@@ -41,6 +48,11 @@ def held_off(label, undone, answer, timeout=None, seconds=0):
     task's timeout passed (None: a task without one, through the transport's retries for ``seconds``)."""
     latest = masked_text(answer.reason or str(answer)).rstrip('.')
     until = 'for %d s of retries' % seconds if timeout is None else 'until the timeout (%d s) passed' % timeout
+    if isinstance(answer, ConductorUnreachable):
+        return ("node %s: %s: Ironic's API could not reach the node's conductor %s (Ironic's latest answer: %s). That "
+                "conductor is down and Ironic does not count it dead yet: start it again, or %s; Ironic gives the "
+                "node a live conductor of its group once [conductor]heartbeat_timeout has passed."
+                % (label, undone, until, latest, 'run the task again later' if timeout is None else 'raise timeout'))
     if isinstance(answer, Locked):
         fix = ("run the task again once it is done, or look at the conductor's log" if timeout is None
                else "raise timeout, or look at the conductor's log")

@@ -3,12 +3,13 @@
 """The transport to Ironic: one request to its API with the credentials and the negotiated microversion, its errors,
 and the retries that make it safe to send again.
 
-Locks, HTTP 503 and dropped connections are retried with bounded, jittered backoff; a write whose answer was lost
-is never sent again blindly (AnswerLost: the caller re-reads). A request that gets no answer at all within the
-timeout (api_timeout) is tried NO_ANSWER_TRIES times in all: an Ironic that accepts connections and never answers
-fails the request in about NO_ANSWER_TRIES x api_timeout, not RETRY_ATTEMPTS x api_timeout. A keystone token Ironic
-says expired (HTTP 401) is renewed once, and the request sent again. The session below it (ironic/http.py) opens the
-connections; the endpoint calls above it (ironic/nodes.py, ironic/resources.py) name the URLs.
+Locks, HTTP 503, a conductor Ironic's API cannot reach and dropped connections are retried with bounded, jittered
+backoff; a write whose answer was lost is never sent again blindly (AnswerLost: the caller re-reads). A request that
+gets no answer at all within the timeout (api_timeout) is tried NO_ANSWER_TRIES times in all: an Ironic that accepts
+connections and never answers fails the request in about NO_ANSWER_TRIES x api_timeout, not RETRY_ATTEMPTS x
+api_timeout. A keystone token Ironic says expired (HTTP 401) is renewed once, and the request sent again. The session
+below it (ironic/http.py) opens the connections; the endpoint calls above it (ironic/nodes.py, ironic/resources.py)
+name the URLs.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -36,6 +37,11 @@ RETRY_MAX_DELAY = 5.0
 NO_ANSWER_TRIES = 2
 # What SQLite says when a write waited for another past its timeout; Ironic answers HTTP 500 with it.
 SQLITE_LOCKED = 'database is locked'
+# What Ironic's API answers (HTTP 500) when the conductor its hash ring gives the node is not listening on its
+# json-rpc port: keystoneauth's ConnectFailure, raised before the request reached any conductor. A conductor that
+# died stays in the API's ring until Ironic notices it dead ([conductor]heartbeat_timeout) and the ring is built
+# again, after which the same request goes to a live conductor of the node's group.
+CONDUCTOR_UNREACHABLE = 'Unable to establish connection to '
 # Requests sent again when their answer is lost: reading, PUTs that set a value, DELETE. A provision
 # verb is a transition, not a value: sent twice, Ironic refuses the second. A POST could create twice and
 # a JSON patch may not apply twice. For those, AnswerLost: the caller re-reads and goes on from there.
@@ -71,6 +77,12 @@ class Locked(IronicError):
     """A conductor at work on the node holds its lock (HTTP 409 'locked'), often waiting for a slow BMC: through the
     retries, or at once with retry_busy=False. Nothing was done; the same request may be sent again once the
     conductor is done (resent_while_held)."""
+
+
+class ConductorUnreachable(Locked):
+    """Ironic's API could not pass the request on to the node's conductor (HTTP 500, CONDUCTOR_UNREACHABLE): one that
+    died and that Ironic does not yet count as dead. Nothing was done; like a lock, it holds this node only, and the
+    same request reaches a live conductor once Ironic drops the dead one from its hash ring."""
 
 
 class AnswerLost(IronicError):
@@ -118,6 +130,10 @@ def _error_message(response):
 def _is_node_locked(status, message):
     # 409 also means "name or MAC already taken"; only a lock is worth waiting for.
     return status == 409 and 'locked' in message.lower()
+
+
+def _is_conductor_unreachable(status, message):
+    return status == 500 and message.startswith(CONDUCTOR_UNREACHABLE)
 
 
 def _is_database_locked(status, message):
@@ -284,7 +300,8 @@ class Transport(object):
     def _raise_refused(self, response, method, url, retry_busy, attempt):
         """Raise the error an answer of HTTP 400 or more ends with, unless it is to be tried again."""
         message = _error_message(response)
-        node_locked = _is_node_locked(response.status_code, message)
+        conductor_unreachable = _is_conductor_unreachable(response.status_code, message)
+        node_locked = _is_node_locked(response.status_code, message) or conductor_unreachable
         database_locked = _is_database_locked(response.status_code, message)
         retryable = ((response.status_code == 503 or node_locked) and retry_busy) or database_locked
         if retryable and attempt < RETRY_ATTEMPTS:
@@ -298,5 +315,6 @@ class Transport(object):
         if response.status_code == 401:
             raise IronicError('%s. The credentials were refused: check auth_type and auth (username and password '
                               'for http_basic), or the cloud they come from.' % refused.rstrip('.'), 401)
-        error = Locked if node_locked else {404: NotFound, 503: Busy}.get(response.status_code, IronicError)
+        error = ConductorUnreachable if conductor_unreachable else Locked if node_locked else {
+            404: NotFound, 503: Busy}.get(response.status_code, IronicError)
         raise error(refused, response.status_code, message)

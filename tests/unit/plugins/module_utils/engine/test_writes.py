@@ -15,12 +15,18 @@ import pytest
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.common.wait import POLL_MAX_DELAY
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import Progress
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import LOCKED, NodeWrites
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import Busy, Locked
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import LOCKED, NO_CONDUCTOR, NodeWrites
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
+    Busy, ConductorUnreachable, Locked)
 
 from ..common.fake_clock import FakeClock
 
 LOCK = 'Node u-1 is locked by host c1, please retry after the current operation is completed.'
+# Ironic's API, its hash ring still giving the node a conductor that died (HTTP 500).
+NO_CONDUCTOR_ANSWER = ("Unable to establish connection to http://127.0.131.3:8089: "
+                       "HTTPConnectionPool(host='127.0.131.3', port=8089): Max retries exceeded with url: /")
+ANSWERS = {Locked: (409, LOCK), Busy: (503, 'No free conductor workers available'),
+           ConductorUnreachable: (500, NO_CONDUCTOR_ANSWER)}
 
 
 class HeldNode(FakeClock):
@@ -37,8 +43,7 @@ class HeldNode(FakeClock):
         if self.now < self.until:
             if retry_busy:
                 self.sleep(30)
-            reason = LOCK if self.answer is Locked else 'No free conductor workers available'
-            status = 409 if self.answer is Locked else 503
+            status, reason = ANSWERS[self.answer]
             raise self.answer('Ironic refused PUT /v1/nodes/u-1/maintenance (HTTP %d): %s' % (status, reason), status,
                               reason)
 
@@ -47,7 +52,7 @@ def writes(fake, timeout, progress=None):
     return NodeWrites('n1', 'active', timeout, progress=progress, clock=fake.clock, sleep=fake.sleep)
 
 
-@pytest.mark.parametrize('answer', [Locked, Busy])
+@pytest.mark.parametrize('answer', [Locked, Busy, ConductorUnreachable])
 def test_a_write_held_off_for_a_while_is_sent_again_at_the_polls_pace_until_ironic_takes_it(answer):
     fake = HeldNode(40.0, answer)
     writes(fake, 300).send('setting maintenance', fake.set_maintenance, 'u-1', 'disk')
@@ -92,3 +97,25 @@ def test_the_progress_shows_the_node_waiting_for_its_lock(tmp_path):
     with open(path) as stream:
         records = [json.loads(line) for line in stream]
     assert [(record['node'], record['state'], record['step']) for record in records] == [('n1', 'active', LOCKED)]
+
+
+def test_a_write_whose_conductor_ironic_cannot_reach_past_the_timeout_says_the_conductor_is_down():
+    fake = HeldNode(float('inf'), ConductorUnreachable)
+    with pytest.raises(ConductorUnreachable) as caught:
+        writes(fake, 300).send('clearing the fault', fake.set_maintenance, 'u-1', 'disk')
+    assert str(caught.value) == (
+        "node n1: clearing the fault never went through: Ironic's API could not reach the node's conductor until the "
+        "timeout (300 s) passed (Ironic's latest answer: %s). That conductor is down and Ironic does not count it "
+        "dead yet: start it again, or raise timeout; Ironic gives the node a live conductor of its group once "
+        "[conductor]heartbeat_timeout has passed." % NO_CONDUCTOR_ANSWER)
+    assert caught.value.status == 500 and fake.now == 300
+
+
+def test_the_progress_shows_the_node_waiting_for_a_conductor(tmp_path):
+    fake = HeldNode(10.0, ConductorUnreachable)
+    path = str(tmp_path / 'progress')
+    writes(fake, 300, Progress(path, fake.clock)).send('clearing the fault', fake.set_maintenance, 'u-1', 'disk')
+    with open(path) as stream:
+        records = [json.loads(line) for line in stream]
+    assert [(record['node'], record['state'], record['step']) for record in records] == [
+        ('n1', 'active', NO_CONDUCTOR)]

@@ -17,7 +17,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic import 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.client import IronicClient
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.http import ConnectionFailed, Response
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
-    AnswerLost, Busy, IronicError, Locked, Transport, Unreachable)
+    AnswerLost, Busy, ConductorUnreachable, IronicError, Locked, Transport, Unreachable)
 
 from ..common.fake_clock import FakeClock
 from .scripted import ScriptedIronic, ironic_error
@@ -105,6 +105,33 @@ def test_a_database_locked_at_every_attempt_gives_up_saying_why_without_the_sql(
         "Ironic's SQLite database cannot take this many writes at once. Lower concurrency, or run Ironic on MySQL "
         "or PostgreSQL." % _transport.RETRY_ATTEMPTS)
     assert caught.value.status == 500 and client.api_calls == 1 + _transport.RETRY_ATTEMPTS
+
+
+# What Ironic's API answers when the conductor its hash ring gives the node does not listen on its json-rpc port (a
+# conductor killed, not yet counted dead): the request reached no conductor.
+CONDUCTOR_REFUSED = ("Unable to establish connection to http://127.0.131.3:8089: "
+                     "HTTPConnectionPool(host='127.0.131.3', port=8089): Max retries exceeded with url: / "
+                     "(Caused by NewConnectionError(\"HTTPConnection(host='127.0.131.3', port=8089): "
+                     "Failed to establish a new connection: [Errno 111] Connection refused\"))")
+
+
+def test_a_conductor_the_api_cannot_reach_is_retried_then_succeeds(server):
+    server.on('DELETE', '/v1/nodes/n1/maintenance', (500, ironic_error(CONDUCTOR_REFUSED)),
+              (500, ironic_error(CONDUCTOR_REFUSED)), (202, None))
+    client = IronicClient(server.endpoint)
+    client.unset_maintenance('n1')
+    assert [request[0] for request in server.requests] == ['GET', 'DELETE', 'DELETE', 'DELETE']
+
+
+def test_a_conductor_the_api_cannot_reach_holds_the_node_like_a_lock_for_a_caller_that_waits_itself(server):
+    # In a task with a timeout (resent_while_held) and for the scheduler's steps, it is sent again within the timeout.
+    server.on('DELETE', '/v1/nodes/n1/maintenance', (500, ironic_error(CONDUCTOR_REFUSED)))
+    client = IronicClient(server.endpoint)
+    with pytest.raises(ConductorUnreachable) as caught:
+        client.unset_maintenance('n1', retry_busy=False)
+    assert isinstance(caught.value, Locked) and caught.value.status == 500
+    assert str(caught.value) == 'Ironic refused DELETE /v1/nodes/n1/maintenance (HTTP 500): %s' % CONDUCTOR_REFUSED
+    assert client.api_calls == 2
 
 
 @pytest.mark.parametrize('status, message', [
