@@ -35,7 +35,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.progress import running_step, task_progress
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import NodePlans
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.sender import Sender
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, LOCKED
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, held_state
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     ABANDONED, STRANDED, STRANDED_GRACE, TAKEOVER, Waiter, agent_heartbeat)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.lookup import find_nodes, no_node_message
@@ -239,8 +239,8 @@ class Scheduler(object):
                 self.wait.reset()
             elif not job.remaining:  # every step done when answered: nothing is left to wait for
                 job.stage = DONE
-            elif job.locked is not None:  # Locked: a conductor holds this node only; the others go on.
-                self.progress.node(job.label, job.node.get('provision_state'), LOCKED)
+            elif job.locked is not None:  # Locked (or its conductor unreachable): this node only; the others go on.
+                self.progress.node(job.label, job.node.get('provision_state'), held_state(job.locked))
             elif job.stage == READY:  # Busy: Ironic takes no more now; as many as move now may move.
                 self.limit = max(1, moving)
                 self.progress.node(job.label, job.node.get('provision_state'), HELD_BACK)

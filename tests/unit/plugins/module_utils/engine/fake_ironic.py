@@ -15,7 +15,7 @@ from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.conduct
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import Job
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.scheduler import Scheduler
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.ironic.transport import (
-    AnswerLost, Busy, IronicError, Locked, Unreachable)
+    AnswerLost, Busy, ConductorUnreachable, IronicError, Locked, Unreachable)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.options import Options
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.provision import plan_node
 
@@ -55,6 +55,7 @@ class FakeIronic(FakeClock):
         self.busy_answers = []  # when Ironic answered Busy, and to which node
         self.locked_until = {}  # node -> until when a conductor at work on it holds its lock (fake clock)
         self.locked_answers = []  # when Ironic answered Locked, and to which node
+        self.dead_conductor_until = {}  # node -> until when Ironic's API passes its requests to a dead conductor
 
     HEARTBEAT_INTERVAL = 5.0
     HEARTBEAT_TIMEOUT = 15.0
@@ -114,6 +115,11 @@ class FakeIronic(FakeClock):
             self.busy_answers.append((self.now, uuid))
             raise Busy('Ironic refused PUT /nodes/%s/states/provision (HTTP 503): The concurrent action limit for '
                        'cleaning has been reached.' % uuid, 503)
+        if self.now < self.dead_conductor_until.get(uuid, 0):
+            self.locked_answers.append((self.now, uuid))
+            reason = 'Unable to establish connection to http://127.0.131.3:8089: Connection refused'
+            raise ConductorUnreachable('Ironic refused PUT /nodes/%s/states/provision (HTTP 500): %s' % (uuid, reason),
+                                       500, reason)
         if self.now < self.locked_until.get(uuid, 0):
             self.locked_answers.append((self.now, uuid))
             reason = 'Node %s is locked by host c1, please retry after the current operation is completed.' % uuid

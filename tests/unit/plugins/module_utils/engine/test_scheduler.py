@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, LOCKED
+from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.writes import HELD_BACK, LOCKED, NO_CONDUCTOR
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.waiter import (
     STRANDED_GRACE, SUSPECT_AFTER, UNREACHABLE_GRACE)
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.engine.job import DONE
@@ -189,6 +189,24 @@ def test_a_node_a_conductor_keeps_locked_is_sent_again_while_the_others_move(tmp
     with open(path) as stream:
         steps = [json.loads(line).get('step') for line in stream]
     assert LOCKED in steps and HELD_BACK not in steps
+
+
+def test_a_node_whose_dead_conductor_ironic_still_routes_to_is_sent_again_while_the_others_move(tmp_path):
+    # Ironic's API passes n1's step to a conductor that died (HTTP 500) until it counts it dead: nothing was done, so
+    # the step is sent again, as for a lock, and n1 moves once a live conductor takes it.
+    fake = FakeIronic()
+    for name in ('n1', 'n2'):
+        fake.add(name, 'manageable')
+    fake.dead_conductor_until['n1'] = 30.0
+    path = str(tmp_path / 'progress')
+    jobs = scheduler(fake, timeout=300, concurrency=2, progress=Progress(path, fake.clock)).run(
+        jobs_for(fake, 'available', ['n1', 'n2']))
+    assert all(job.error is None and job.node['provision_state'] == 'available' for job in jobs)
+    sent = dict((uuid, at) for at, uuid, _verb in fake.requests)
+    assert sent['n2'] < 1 and sent['n1'] >= 30.0
+    with open(path) as stream:
+        steps = [json.loads(line).get('step') for line in stream]
+    assert NO_CONDUCTOR in steps and LOCKED not in steps and HELD_BACK not in steps
 
 
 def test_a_node_locked_until_the_timeout_names_the_lock_and_its_step():
