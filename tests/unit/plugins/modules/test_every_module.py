@@ -12,8 +12,10 @@ import os
 import pytest
 import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.action import ActionBase
 
 from ansible_collections.baremetal.lifecycle.plugins.module_utils.task.module import CONNECTION_ARGUMENT_SPEC
+from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._module_action import CollectorPausedPayload
 
 MODULES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))), 'plugins', 'modules')
@@ -87,3 +89,10 @@ def test_a_module_whose_name_is_not_a_node_takes_node_only_for_another_node(name
 def test_a_module_that_reads_every_node_takes_neither_node_nor_name(name):
     assert not set(('node', 'name', 'nodes')) & set(module(name).ARGUMENT_SPEC)
     assert not set(('node', 'name', 'nodes')) & set(documented(name))
+
+
+@pytest.mark.parametrize('name', sorted(ONE_NODE + NOT_A_NODE + EVERY_NODE))
+def test_every_module_has_an_action_that_builds_its_payload_with_the_collector_paused(name):
+    action = importlib.import_module('ansible_collections.baremetal.lifecycle.plugins.action.%s' % name).ActionModule
+    assert issubclass(action, CollectorPausedPayload) and issubclass(action, ActionBase)
+    assert action._configure_module is CollectorPausedPayload._configure_module

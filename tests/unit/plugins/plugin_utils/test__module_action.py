@@ -1,20 +1,14 @@
 # -*- coding: utf-8 -*-
-"""Every module's payload is built with the garbage collector paused, and the collector is put back as it was."""
+"""A module's payload is built with the garbage collector paused, and the collector is put back as it was
+(that every module's action does so: tests/unit/plugins/modules/test_every_module.py)."""
 
 import gc
-import importlib
-import os
 
 import pytest
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._module_action import CollectorPausedPayload
 from ansible_collections.baremetal.lifecycle.plugins.plugin_utils._progress import ProgressAction
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))))
-MODULES = sorted(name[:-3] for name in os.listdir(os.path.join(ROOT, 'plugins', 'modules'))
-                 if name.endswith('.py') and not name.startswith('_'))
 
 
 class Building(ActionBase):
@@ -68,13 +62,6 @@ def test_a_collector_paused_before_the_build_stays_paused(collector):
     action = Action()
     action._configure_module('baremetal_node', {}, {})
     assert action.collector_enabled == [False] and not gc.isenabled()
-
-
-@pytest.mark.parametrize('name', MODULES)
-def test_every_module_has_an_action_that_builds_its_payload_with_the_collector_paused(name):
-    action = importlib.import_module('ansible_collections.baremetal.lifecycle.plugins.action.%s' % name).ActionModule
-    assert issubclass(action, CollectorPausedPayload) and issubclass(action, ActionBase)
-    assert action._configure_module is CollectorPausedPayload._configure_module
 
 
 def test_the_progress_action_pauses_the_collector_too():
