@@ -315,6 +315,7 @@ class Transport(object):
         if response.status_code == 401:
             raise IronicError('%s. The credentials were refused: check auth_type and auth (username and password '
                               'for http_basic), or the cloud they come from.' % refused.rstrip('.'), 401)
-        error = ConductorUnreachable if conductor_unreachable else Locked if node_locked else {
-            404: NotFound, 503: Busy}.get(response.status_code, IronicError)
+        if conductor_unreachable:
+            raise ConductorUnreachable(refused, response.status_code, message)
+        error = Locked if node_locked else {404: NotFound, 503: Busy}.get(response.status_code, IronicError)
         raise error(refused, response.status_code, message)
